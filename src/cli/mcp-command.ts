@@ -1,0 +1,120 @@
+/**
+ * `ast-mcp mcp`: load the configuration, build the root policy, and serve the one MCP server
+ * over stdio (default) or Streamable HTTP.
+ */
+import { ConfigStore } from "../config/store.ts";
+import type { ConfigSnapshot } from "../config/types.ts";
+import { log, setLogLevel } from "../core/log.ts";
+import { VERSION } from "../core/version.ts";
+import { Workspace } from "../policy/workspace.ts";
+import { startHttpServer } from "../server/http.ts";
+import { manageLifecycle } from "../server/lifecycle.ts";
+import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
+import { StdioTransport } from "../server/stdio.ts";
+import { parseArgs, UsageError } from "./args.ts";
+import type { CommandIO } from "./io.ts";
+
+export const MCP_USAGE = `Usage: ast-mcp mcp [--transport stdio|http] [--host H] [--port P] [--json-response] [ROOT…]
+
+Serve the ast-mcp tools to an MCP host.
+
+  --transport stdio|http  stdio (default): JSON-RPC over stdin/stdout.
+                          http: Streamable HTTP at http://HOST:PORT/mcp (default 127.0.0.1:3768).
+  --host H                Address to bind for http. A non-loopback address needs a token
+                          (AST_MCP_TOKEN or [http].token_file in the user config).
+  --port P                Port for http (0 picks a free one).
+  --json-response         Answer HTTP POSTs with plain JSON instead of SSE streams.
+  ROOT…                   Directories the tools may see (default: [workspace].roots, else the
+                          current directory unless that is / or your home directory).
+
+Environment: AST_MCP_LOG_LEVEL (debug|info|warn|error), AST_MCP_TOKEN, AST_MCP_CONFIG, AST_MCP_<SECTION>_<KEY>.
+`;
+
+const FLAGS = {
+  help: { type: "boolean" },
+  transport: { type: "string", choices: ["stdio", "http"] },
+  host: { type: "string" },
+  port: { type: "string" },
+  "json-response": { type: "boolean" },
+} as const;
+
+/** The process-wide dependencies every session's server shares. */
+export function serverDeps(store: ConfigStore): ServerDeps {
+  let cached: { generation: number; workspace: Promise<Workspace> } | undefined;
+  return {
+    snapshot: () => store.refresh(),
+    workspaceFor: (snapshot: ConfigSnapshot) => {
+      if (!cached || cached.generation !== snapshot.generation) {
+        cached = { generation: snapshot.generation, workspace: Workspace.create(snapshot.config) };
+      }
+      return cached.workspace;
+    },
+  };
+}
+
+export async function runMcpCommand(argv: string[], io: CommandIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS);
+  if (flags.help) {
+    io.stdout(MCP_USAGE);
+    return 0;
+  }
+  const cliOverrides: { host?: string; port?: number; json_response?: boolean } = {};
+  if (typeof flags.host === "string") cliOverrides.host = flags.host;
+  if (typeof flags.port === "string") {
+    const port = Number(flags.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535`);
+    cliOverrides.port = port;
+  }
+  if (flags["json-response"]) cliOverrides.json_response = true;
+
+  const store = await ConfigStore.open({ cwd: io.cwd, cliRoots: positionals, cliOverrides, env: io.env });
+  const snapshot = store.current();
+  setLogLevel(snapshot.config.log.level);
+  if (snapshot.problems.length > 0) {
+    for (const problem of snapshot.problems) io.stderr(`ast-mcp: config problem in ${problem.file}: ${problem.keyPath}: ${problem.message}\n`);
+    io.stderr("ast-mcp: refusing to start with an invalid configuration; run `ast-mcp config validate` for details.\n");
+    return 1;
+  }
+  for (const warning of snapshot.warnings) log.warn(warning);
+  if (snapshot.config.workspace.roots.length === 0) {
+    log.warn("no roots: every path answer will say how to configure one (pass a ROOT or set [workspace].roots)");
+  } else {
+    log.info("roots", { roots: snapshot.config.workspace.roots });
+  }
+
+  const deps = serverDeps(store);
+  if ((flags.transport ?? "stdio") === "stdio") {
+    const server = createMcpServer(deps, "stdio");
+    const transport = new StdioTransport({ input: process.stdin, output: process.stdout });
+    const lifecycle = manageLifecycle(async () => {
+      await server.close();
+    });
+    transport.onclose = () => lifecycle.shutdown("stdin closed");
+    await server.connect(transport);
+    log.info(`ast-mcp ${VERSION} serving over stdio`);
+    return await new Promise<number>(() => {});
+  }
+
+  const http = snapshot.config.http;
+  let handle: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    handle = await startHttpServer({
+      host: http.host,
+      port: http.port,
+      jsonResponse: http.json_response,
+      token: snapshot.token,
+      maxSessions: http.max_sessions,
+      sessionIdleMs: http.session_idle_minutes * 60_000,
+      allowedHosts: http.allowed_hosts,
+      allowedOrigins: http.allowed_origins,
+      version: VERSION,
+      createServer: (sessionId) => createMcpServer(deps, sessionId),
+    });
+  } catch (error) {
+    io.stderr(`ast-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  manageLifecycle(() => handle.close());
+  log.info(`ast-mcp ${VERSION} listening on ${handle.url}`);
+  return await new Promise<number>(() => {});
+}

@@ -1,0 +1,189 @@
+/**
+ * Language identification from a file name (extension or well-known name) and a shebang line.
+ */
+
+export const LANGUAGES = [
+  "typescript",
+  "tsx",
+  "javascript",
+  "python",
+  "go",
+  "rust",
+  "java",
+  "kotlin",
+  "c",
+  "cpp",
+  "csharp",
+  "ruby",
+  "php",
+  "swift",
+  "scala",
+  "lua",
+  "bash",
+  "elixir",
+  "haskell",
+  "dart",
+  "sql",
+  "json",
+  "jsonc",
+  "yaml",
+  "toml",
+  "markdown",
+  "html",
+  "css",
+] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** Structured data formats document_query can parse. */
+export const DOCUMENT_LANGUAGES = ["json", "jsonc", "toml", "yaml"] as const;
+export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
+
+const BY_EXTENSION: Record<string, Language> = {
+  ts: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  tsx: "tsx",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  jsx: "javascript",
+  py: "python",
+  pyi: "python",
+  pyw: "python",
+  go: "go",
+  rs: "rust",
+  java: "java",
+  kt: "kotlin",
+  kts: "kotlin",
+  c: "c",
+  h: "c",
+  cc: "cpp",
+  cpp: "cpp",
+  cxx: "cpp",
+  "c++": "cpp",
+  hh: "cpp",
+  hpp: "cpp",
+  hxx: "cpp",
+  "h++": "cpp",
+  ipp: "cpp",
+  cs: "csharp",
+  rb: "ruby",
+  rake: "ruby",
+  gemspec: "ruby",
+  php: "php",
+  swift: "swift",
+  scala: "scala",
+  sc: "scala",
+  lua: "lua",
+  sh: "bash",
+  bash: "bash",
+  zsh: "bash",
+  ex: "elixir",
+  exs: "elixir",
+  hs: "haskell",
+  lhs: "haskell",
+  dart: "dart",
+  sql: "sql",
+  json: "json",
+  jsonc: "jsonc",
+  "code-workspace": "jsonc",
+  yaml: "yaml",
+  yml: "yaml",
+  toml: "toml",
+  md: "markdown",
+  markdown: "markdown",
+  html: "html",
+  htm: "html",
+  css: "css",
+};
+
+/** Files whose name alone says the language (checked before the extension). */
+const BY_FILE_NAME: Record<string, Language> = {
+  // These .json files are read by tools that accept comments and trailing commas.
+  "tsconfig.json": "jsonc",
+  "jsconfig.json": "jsonc",
+  ".eslintrc.json": "jsonc",
+  ".babelrc": "jsonc",
+  ".swcrc": "jsonc",
+  "devcontainer.json": "jsonc",
+  ".devcontainer.json": "jsonc",
+  rakefile: "ruby",
+  gemfile: "ruby",
+  "cargo.lock": "toml",
+  "poetry.lock": "toml",
+  pipfile: "toml",
+  ".bashrc": "bash",
+  ".bash_profile": "bash",
+  ".profile": "bash",
+  ".zshrc": "bash",
+};
+
+/** Interpreter names in a shebang (after any directory and `env` options). */
+const BY_INTERPRETER: Array<[RegExp, Language]> = [
+  [/^(node|nodejs)$/, "javascript"],
+  [/^(deno|bun|ts-node|tsx)$/, "typescript"],
+  [/^python([0-9.]*)?$/, "python"],
+  [/^(bash|sh|zsh|dash|ksh)$/, "bash"],
+  [/^ruby([0-9.]*)?$/, "ruby"],
+  [/^php([0-9.]*)?$/, "php"],
+  [/^lua([0-9.]*)?$|^luajit$/, "lua"],
+  [/^(elixir|iex)$/, "elixir"],
+  [/^(runghc|runhaskell|stack)$/, "haskell"],
+  [/^swift$/, "swift"],
+  [/^(scala|amm)$/, "scala"],
+  [/^dart$/, "dart"],
+];
+
+function baseName(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] ?? path;
+}
+
+/** Language from the file name only; null when nothing matches. */
+export function languageFromPath(path: string): Language | null {
+  const name = baseName(path).toLowerCase();
+  const named = BY_FILE_NAME[name];
+  if (named) return named;
+  if (/^tsconfig\..+\.json$/.test(name) || /^jsconfig\..+\.json$/.test(name)) return "jsonc";
+  const dot = name.lastIndexOf(".");
+  if (dot === -1) return null;
+  const extension = name.slice(dot + 1);
+  return Object.hasOwn(BY_EXTENSION, extension) ? BY_EXTENSION[extension]! : null;
+}
+
+/** Language from a first line such as "#!/usr/bin/env -S deno run" or "#!/bin/bash -e"; null otherwise. */
+export function languageFromShebang(firstLine: string): Language | null {
+  if (!firstLine.startsWith("#!")) return null;
+  const words = firstLine.slice(2).trim().split(/\s+/).filter((word) => word.length > 0);
+  let index = 0;
+  if (words[0] !== undefined && baseName(words[0]) === "env") {
+    index = 1;
+    // Skip env's own options and VAR=value assignments to reach the interpreter.
+    while (index < words.length && (words[index]!.startsWith("-") || words[index]!.includes("="))) index++;
+  }
+  const program = words[index];
+  if (program === undefined) return null;
+  const interpreter = baseName(program);
+  for (const [pattern, language] of BY_INTERPRETER) {
+    if (pattern.test(interpreter)) return language;
+  }
+  return null;
+}
+
+/** The file name decides first; a shebang decides for extensionless scripts. */
+export function detectLanguage(path: string, firstLine: string | undefined): Language | null {
+  return languageFromPath(path) ?? (firstLine === undefined ? null : languageFromShebang(firstLine));
+}
+
+export function isDocumentLanguage(language: Language | null): language is DocumentLanguage {
+  return language !== null && (DOCUMENT_LANGUAGES as readonly string[]).includes(language);
+}
+
+export type FileKind = "source" | "document" | "text" | "binary";
+
+/** Data and prose formats are documents; every other known language is source. */
+export function kindOf(language: Language | null, binary: boolean): FileKind {
+  if (binary) return "binary";
+  if (language === null) return "text";
+  return isDocumentLanguage(language) || language === "markdown" ? "document" : "source";
+}

@@ -1,0 +1,146 @@
+/**
+ * Line structure of decoded text: line endings, indentation style, and 1-based line windows
+ * bounded by byte and character budgets. Pure functions over strings.
+ */
+import { utf8Length } from "./encoding.ts";
+
+export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none";
+
+const LINE_BREAK = /\r\n|\r|\n/g;
+
+/** The file's line terminator style: one kind, "mixed" when several occur, "none" without any. */
+export function detectLineEnding(text: string): LineEnding {
+  let lf = 0;
+  let crlf = 0;
+  let cr = 0;
+  for (const match of text.matchAll(LINE_BREAK)) {
+    if (match[0] === "\r\n") crlf++;
+    else if (match[0] === "\n") lf++;
+    else cr++;
+  }
+  const kinds = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
+  if (kinds === 0) return "none";
+  if (kinds > 1) return "mixed";
+  return lf > 0 ? "lf" : crlf > 0 ? "crlf" : "cr";
+}
+
+/**
+ * The lines of `text` without their terminators. A terminator ends a line rather than starting
+ * a new one, so "a\nb\n" has two lines and "" has none.
+ */
+export function splitLines(text: string): string[] {
+  if (text.length === 0) return [];
+  const lines = text.split(LINE_BREAK);
+  if (hasFinalNewline(text)) lines.pop();
+  return lines;
+}
+
+export function hasFinalNewline(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  return last === 0x0a || last === 0x0d;
+}
+
+/** True when some line's leading whitespace contains a tab. */
+export function usesTabIndentation(text: string): boolean {
+  return /^ *\t/m.test(text);
+}
+
+/** 1-based line and column (in UTF-16 code units) of a character offset. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  const end = Math.max(0, Math.min(offset, text.length));
+  let line = 1;
+  let lineStart = 0;
+  for (let index = 0; index < end; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) {
+      line++;
+      lineStart = index + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+export interface LineWindowRequest {
+  /** First line wanted, 1-based; must be within 1..lines.length (checked by the caller). */
+  startLine: number;
+  /** Last line wanted, inclusive, already clamped to the file. */
+  endLine: number;
+  /** Budget for the returned lines in UTF-8 bytes, counting one "\n" between lines. */
+  maxBytes: number;
+  /** Budget in rendered characters: each line costs its length plus `perLineOverhead`. */
+  maxChars: number;
+  perLineOverhead: number;
+  /**
+   * A first line that alone exceeds maxBytes is always cut to fit (the caller chose that budget).
+   * One that exceeds maxChars is cut only when this is true; otherwise nothing is returned.
+   */
+  cutFirstLineAtOutputLimit: boolean;
+}
+
+export interface LineWindow {
+  lines: string[];
+  /** Last line returned (startLine - 1 when none). */
+  endLine: number;
+  /** Which budget stopped the window before `endLine`, or null when it reached it. */
+  limitedBy: "maxBytes" | "outputLimit" | null;
+  /** Set when the first line was cut to fit: how much of it is present. */
+  cutLine: { line: number; keptChars: number; totalChars: number } | null;
+  /** Characters charged against maxChars. */
+  charsUsed: number;
+}
+
+/** Takes whole lines from startLine while both budgets allow, reporting which budget stopped it. */
+export function takeLineWindow(lines: readonly string[], request: LineWindowRequest): LineWindow {
+  const taken: string[] = [];
+  let bytes = 0;
+  let chars = 0;
+  for (let lineNumber = request.startLine; lineNumber <= request.endLine; lineNumber++) {
+    const line = lines[lineNumber - 1] ?? "";
+    const lineBytes = utf8Length(line) + (taken.length > 0 ? 1 : 0);
+    const lineChars = line.length + request.perLineOverhead;
+    const overBytes = bytes + lineBytes > request.maxBytes;
+    const overChars = chars + lineChars > request.maxChars;
+    if (overBytes || overChars) {
+      // Raising maxBytes does not help past the output limit, so that one is reported first.
+      const limitedBy = overChars ? "outputLimit" : "maxBytes";
+      if (taken.length === 0 && (!overChars || request.cutFirstLineAtOutputLimit)) {
+        const keep = prefixWithin(line, request.maxBytes, request.maxChars - request.perLineOverhead);
+        if (keep > 0) {
+          return {
+            lines: [line.slice(0, keep)],
+            endLine: lineNumber,
+            limitedBy,
+            cutLine: { line: lineNumber, keptChars: keep, totalChars: line.length },
+            charsUsed: keep + request.perLineOverhead,
+          };
+        }
+      }
+      return { lines: taken, endLine: lineNumber - 1, limitedBy, cutLine: null, charsUsed: chars };
+    }
+    taken.push(line);
+    bytes += lineBytes;
+    chars += lineChars;
+  }
+  return { lines: taken, endLine: request.endLine, limitedBy: null, cutLine: null, charsUsed: chars };
+}
+
+/** Longest prefix length of `text` within both budgets that does not split a surrogate pair. */
+export function prefixWithin(text: string, maxBytes: number, maxChars: number): number {
+  let bytes = 0;
+  let index = 0;
+  const charLimit = Math.max(0, Math.min(text.length, maxChars));
+  while (index < charLimit) {
+    const code = text.charCodeAt(index);
+    const isPair = code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && isLowSurrogate(text.charCodeAt(index + 1));
+    const width = isPair ? 2 : 1;
+    const size = isPair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+    if (bytes + size > maxBytes || index + width > charLimit) break;
+    bytes += size;
+    index += width;
+  }
+  return index;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}

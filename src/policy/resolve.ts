@@ -1,0 +1,97 @@
+/**
+ * A realpath that never leaves the roots. It walks segment by segment from a root's real path
+ * with lstat/readlink; a link's target text is resolved lexically and checked against the roots
+ * before anything at the target is touched, so nothing outside the roots is ever probed.
+ *
+ * ".." is resolved lexically (as path.resolve does), in inputs and in link targets alike. The
+ * result contains no symlinks up to its last existing segment, so callers must open `real`,
+ * never the input, to act on exactly what was checked.
+ */
+import { lstat, readlink } from "node:fs/promises";
+import path from "node:path";
+import type { Stats } from "node:fs";
+import { LIMITS } from "../core/limits.ts";
+import { locateLexically, type RootLocation } from "./roots.ts";
+import type { PathKind, Root } from "./types.ts";
+import * as messages from "./messages.ts";
+
+export interface WalkResult {
+  real: string;
+  exists: boolean;
+  kind: PathKind;
+}
+
+export interface WalkOptions {
+  /** The roots a path and every link target must stay in. */
+  roots: readonly Root[];
+  /** The input as given, for error messages. */
+  input: string;
+  /**
+   * Called for every link before it is followed, with the link's own real path and its target
+   * in real form (both inside the roots); throws to refuse following it.
+   */
+  beforeFollow: (link: string, target: string) => void;
+}
+
+function kindOf(stats: Stats): PathKind {
+  if (stats.isFile()) return "file";
+  if (stats.isDirectory()) return "directory";
+  return "other";
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // ENAMETOOLONG: no such name can exist, which is the same answer as not existing.
+  return code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG";
+}
+
+function joinAll(base: string, segments: readonly string[]): string {
+  return segments.length === 0 ? base : path.join(base, ...segments);
+}
+
+async function lstatInRoot(candidate: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(candidate);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw messages.ioError(candidate, error);
+  }
+}
+
+/** Resolves `start` (a located, in-root path) to its real path. Throws path_outside_roots when a link leads out. */
+export async function walkRealPath(start: RootLocation, options: WalkOptions): Promise<WalkResult> {
+  let current = start.root.real;
+  const pending = [...start.segments];
+  let hops = 0;
+  while (pending.length > 0) {
+    const segment = pending.shift() as string;
+    const candidate = path.join(current, segment);
+    const stats = await lstatInRoot(candidate);
+    if (!stats) return { real: joinAll(candidate, pending), exists: false, kind: "missing" };
+    if (stats.isSymbolicLink()) {
+      hops += 1;
+      if (hops > LIMITS.symlinkHops) throw messages.tooManyLinks(options.input);
+      let targetText: string;
+      try {
+        targetText = await readlink(candidate);
+      } catch (error) {
+        if (isMissing(error)) return { real: joinAll(candidate, pending), exists: false, kind: "missing" };
+        throw messages.ioError(candidate, error);
+      }
+      // `current` is real, so a relative target resolves against the link's real directory.
+      const target = locateLexically(options.roots, path.resolve(current, targetText));
+      if (!target) throw messages.outsideRoots(options.input);
+      options.beforeFollow(candidate, joinAll(target.root.real, target.segments));
+      current = target.root.real;
+      pending.unshift(...target.segments);
+      continue;
+    }
+    if (pending.length === 0) return { real: candidate, exists: true, kind: kindOf(stats) };
+    // A file in the middle of a path: nothing below it can exist.
+    if (!stats.isDirectory()) return { real: joinAll(candidate, pending), exists: false, kind: "missing" };
+    current = candidate;
+  }
+  // Ended on a root itself (the input named a root, or a link pointed at one).
+  const stats = await lstatInRoot(current);
+  return stats ? { real: current, exists: true, kind: kindOf(stats) } : { real: current, exists: false, kind: "missing" };
+}

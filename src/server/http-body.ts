@@ -1,0 +1,63 @@
+/**
+ * Reads an HTTP request body under a byte limit. The declared Content-Length is
+ * checked first; chunked bodies (no length) are counted while they arrive and
+ * reading stops as soon as the limit is passed.
+ */
+
+/** The part of a stream reader used here (Node's and Bun's reader types differ). */
+interface BodyReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+export type BodyReadResult = { ok: true; bytes: Uint8Array } | { ok: false; reason: "too_large" };
+
+export async function readBodyWithinLimit(request: Request, maxBytes: number): Promise<BodyReadResult> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) return { ok: false, reason: "too_large" };
+  if (request.body === null) return { ok: true, bytes: new Uint8Array(0) };
+
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > maxBytes) {
+      void discardRest(reader, maxBytes);
+      return { ok: false, reason: "too_large" };
+    }
+    chunks.push(value);
+  }
+  reader.releaseLock();
+  const bytes = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
+
+/**
+ * Swallows the rest of an oversized body in the background. Cancelling at once would
+ * reset the connection, and a client still sending might lose the 413; leaving it unread
+ * stalls the connection. Past another `maxBytes` the sender is abusive: cancel after all.
+ */
+async function discardRest(reader: BodyReader, maxBytes: number): Promise<void> {
+  let discarded = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      discarded += value.byteLength;
+      if (discarded > maxBytes) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The connection went away; nothing left to discard.
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The one MCP server: every tool registered once, whatever the transport.
+ * Validation, error shaping and output capping happen here so every tool behaves alike.
+ */
+import { fileURLToPath } from "node:url";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ConfigSnapshot } from "../config/types.ts";
+import { ToolError, type ToolErrorPayload } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { log } from "../core/log.ts";
+import { PRODUCT, VERSION } from "../core/version.ts";
+import { capText } from "../helpers/text-cap.ts";
+import type { Workspace } from "../policy/workspace.ts";
+import type { AnyTool, ToolContext } from "../tools/contract.ts";
+import { TOOLS } from "../tools/index.ts";
+
+/** What the server needs from the process: the current configuration and its workspace. */
+export interface ServerDeps {
+  /** The current configuration snapshot, refreshed cheaply before each call. */
+  snapshot: () => Promise<ConfigSnapshot>;
+  /** The workspace (root policy) built for a snapshot. */
+  workspaceFor: (snapshot: ConfigSnapshot) => Promise<Workspace>;
+  tools?: readonly AnyTool[];
+}
+
+const INSTRUCTIONS = [
+  "ast-mcp reads a repository through guarded, root-confined tools.",
+  "Paths are absolute or relative to the first root; lines are 1-based; hashes are lowercase hex SHA-256.",
+  "Start with config_status to see the roots, file_capabilities to learn what a file supports, and file_read with line ranges instead of whole files.",
+  "Failed calls return {error: {code, message, hint, retryable, suggestedNextCall}}: follow the hint.",
+].join(" ");
+
+/** Published JSON Schemas are computed once per tool list. */
+function describeTools(tools: readonly AnyTool[]): Tool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+    outputSchema: z.toJSONSchema(tool.output, { target: "draft-7", io: "output" }) as Tool["outputSchema"],
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+}
+
+export function errorResult(payload: ToolErrorPayload): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: payload }) }] };
+}
+
+/** Names the first failing field the way a caller wrote it, e.g. `files[0].startLine`. */
+export function invalidInput(toolName: string, error: z.ZodError): ToolError {
+  const issue = error.issues[0];
+  const path = issue ? formatIssuePath(issue.path) : "";
+  const field = path === "" ? "arguments" : path;
+  let message = issue ? `${field}: ${issue.message}` : "invalid arguments";
+  if (issue?.code === "unrecognized_keys") message = `${field === "arguments" ? "" : `${field}: `}unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+  return new ToolError("invalid_input", message, {
+    details: { tool: toolName, field, issues: error.issues.slice(0, 10).map((i) => ({ path: formatIssuePath(i.path), message: i.message })) },
+  });
+}
+
+function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/**
+ * Roots the client announces narrow the configured ones for this session only.
+ * Until the client has answered, calls wait so they never run with roots wider than the client asked for.
+ */
+class ClientRoots {
+  private paths: string[] | undefined;
+  private pending: Promise<void> | undefined;
+
+  constructor(private readonly server: Server) {}
+
+  refresh(): void {
+    if (!this.server.getClientCapabilities()?.roots) return;
+    this.pending = this.server
+      .listRoots(undefined, { timeout: 10_000 })
+      .then((result) => {
+        this.paths = result.roots.flatMap((root) => {
+          if (!root.uri.startsWith("file:")) return [];
+          try {
+            return [fileURLToPath(root.uri)];
+          } catch {
+            return [];
+          }
+        });
+        log.debug("client roots", { roots: this.paths });
+      })
+      .catch((error: unknown) => {
+        // A client that advertises roots but cannot list them keeps the configured roots.
+        log.warn("roots/list failed; using the configured roots", { error: error instanceof Error ? error.message : String(error) });
+      });
+  }
+
+  async narrow(workspace: Workspace): Promise<Workspace> {
+    if (this.pending) await this.pending;
+    return this.paths ? workspace.narrow(this.paths) : workspace;
+  }
+}
+
+export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
+  const tools = deps.tools ?? TOOLS;
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const published = describeTools(tools);
+
+  const server = new Server(
+    { name: PRODUCT, title: PRODUCT, version: VERSION },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS },
+  );
+  const clientRoots = new ClientRoots(server);
+  server.oninitialized = () => clientRoots.refresh();
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => clientRoots.refresh());
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: published }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      return errorResult(
+        new ToolError("unknown_tool", `no tool named ${JSON.stringify(request.params.name.slice(0, 100))}`, {
+          details: { available: tools.map((t) => t.name) },
+        }).toPayload(),
+      );
+    }
+    try {
+      const parsed = tool.input.safeParse(request.params.arguments ?? {});
+      if (!parsed.success) throw invalidInput(tool.name, parsed.error);
+      const snapshot = await deps.snapshot();
+      const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
+      const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal };
+      const raw = await tool.handler(parsed.data, context);
+      const checked = tool.output.safeParse(raw);
+      if (!checked.success) {
+        log.error("tool produced output that does not match its schema", { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
+        throw new ToolError("internal_error", `${tool.name} failed unexpectedly`);
+      }
+      return { content: [{ type: "text", text: capText(tool.render(checked.data), LIMITS.output.maxTextChars) }], structuredContent: checked.data };
+    } catch (error) {
+      if (error instanceof ToolError) return errorResult(error.toPayload());
+      log.error("unexpected failure in tool", { tool: tool.name, error });
+      return errorResult(new ToolError("internal_error", `${tool.name} failed unexpectedly; the server logged the details`).toPayload());
+    }
+  });
+
+  return server;
+}

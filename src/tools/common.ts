@@ -1,0 +1,183 @@
+/**
+ * What the read-only tools share: resolving a path to a readable regular file through the
+ * workspace, reading and hashing its bytes, and reporting per-item failures in batches.
+ */
+import { createHash } from "node:crypto";
+import { constants, createReadStream } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { z } from "zod";
+import { LIMITS } from "../core/limits.ts";
+import { ToolError, isToolError, type ErrorCode } from "../core/errors.ts";
+import { decodeText, looksBinary, type TextEncodingName } from "../helpers/encoding.ts";
+import type { ResolvedPath } from "../policy/workspace.ts";
+import type { ToolContext } from "./contract.ts";
+
+export const PathInput = z.string().min(1).max(LIMITS.pathChars);
+
+export const ItemErrorSchema = z
+  .object({
+    code: z.string().describe("Stable error code from the error catalog, e.g. file_not_found."),
+    message: z.string().describe("What went wrong for this item."),
+    hint: z.string().describe("How to fix the call."),
+    retryable: z.boolean().describe("Whether the same call can succeed later unchanged."),
+  })
+  .describe("Why this item failed; the other items are unaffected.");
+export type ItemError = z.infer<typeof ItemErrorSchema>;
+
+/**
+ * Resolves `input` for reading and insists on an existing regular file. Every file access of the
+ * read tools starts here so the workspace policy sees each path first.
+ */
+export async function resolveReadableFile(context: ToolContext, input: string): Promise<ResolvedPath> {
+  const resolved = await context.workspace.resolve(input, "read");
+  if (resolved.kind === "missing" || !resolved.exists) {
+    throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
+  }
+  if (resolved.kind === "directory") {
+    throw new ToolError("not_a_file", `${resolved.display} is a directory.`);
+  }
+  if (resolved.kind !== "file") {
+    throw new ToolError("not_a_file", `${resolved.display} is not a regular file (device, socket or pipe).`);
+  }
+  return resolved;
+}
+
+const ERRNO_CODES: Record<string, ErrorCode> = {
+  ENOENT: "file_not_found",
+  ENOTDIR: "file_not_found",
+  EISDIR: "not_a_file",
+};
+
+/** A file-system failure on an already resolved path, as the tool error a model can act on; anything that is not an fs error is rethrown. */
+export function fileSystemError(error: unknown, display: string): ToolError {
+  if (isToolError(error)) return error;
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof errno === "string") {
+    const code = ERRNO_CODES[errno] ?? "io_error";
+    const what = code === "file_not_found" ? "does not exist (it disappeared while being read)" : code === "not_a_file" ? "is not a regular file" : `could not be read (${errno})`;
+    return new ToolError(code, `${display} ${what}.`);
+  }
+  throw error;
+}
+
+/** Turns a per-item failure into its reported form; anything that is not a tool or I/O error is a bug and propagates. */
+export function toItemError(error: unknown, display: string): ItemError {
+  const toolError = fileSystemError(error, display);
+  return { code: toolError.code, message: toolError.message, hint: toolError.hint, retryable: toolError.retryable };
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Opens a resolved path and confirms on the descriptor that it is still a regular file.
+ * Non-blocking, so a FIFO swapped in after resolution cannot stall the open.
+ */
+async function openRegularFile(resolved: ResolvedPath): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+    return { handle, size: stats.size };
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw fileSystemError(error, resolved.display);
+  }
+}
+
+/** Streams the file through SHA-256 so hashing never holds a large file in memory. */
+export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
+  const { handle } = await openRegularFile(resolved);
+  const hash = createHash("sha256");
+  let size = 0;
+  try {
+    for await (const chunk of createReadStream("", { fd: handle, autoClose: false, signal })) {
+      const bytes = chunk as Buffer;
+      hash.update(bytes);
+      size += bytes.length;
+    }
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw fileSystemError(error, resolved.display);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  return { sha256: hash.digest("hex"), size };
+}
+
+/** Reads a whole regular file, refusing files over `maxBytes` before reading them. */
+export async function readFileBytes(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<Buffer> {
+  const { handle, size } = await openRegularFile(resolved);
+  try {
+    if (size > maxBytes) {
+      throw new ToolError("file_too_large", `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`, tooLargeHint === undefined ? {} : { hint: tooLargeHint });
+    }
+    const bytes = await handle.readFile();
+    if (bytes.length > maxBytes) {
+      throw new ToolError("file_too_large", `${resolved.display} grew past ${maxBytes} bytes while being read.`);
+    }
+    return bytes;
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The whole file when it has at most `maxBytes`; otherwise only its first `headBytes`
+ * (enough to sniff binary content and a BOM) and `complete: false`.
+ */
+export async function readWholeOrHead(resolved: ResolvedPath, maxBytes: number, headBytes: number): Promise<{ bytes: Buffer; size: number; complete: boolean }> {
+  const { handle, size } = await openRegularFile(resolved);
+  try {
+    if (size <= maxBytes) {
+      const bytes = await handle.readFile();
+      return { bytes, size: bytes.length, complete: bytes.length <= maxBytes };
+    }
+    const head = Buffer.alloc(headBytes);
+    const { bytesRead } = await handle.read(head, 0, headBytes, 0);
+    return { bytes: head.subarray(0, bytesRead), size, complete: false };
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+export interface LoadedText {
+  bytes: Buffer;
+  sha256: string;
+  text: string;
+  encoding: TextEncodingName;
+  bom: boolean;
+}
+
+/** Reads and decodes a text file: binary files and invalid encodings are refused, never guessed at. */
+export async function loadTextFile(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<LoadedText> {
+  const bytes = await readFileBytes(resolved, maxBytes, tooLargeHint);
+  if (looksBinary(bytes, LIMITS.read.binarySniffBytes)) {
+    throw new ToolError("binary_file", `${resolved.display} looks binary (a NUL byte in its first ${LIMITS.read.binarySniffBytes} bytes).`);
+  }
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) {
+    throw new ToolError("unsupported_encoding", `${resolved.display} has encoding "unknown": ${decoded.reason}.`);
+  }
+  return { bytes, sha256: sha256Hex(bytes), text: decoded.text, encoding: decoded.encoding, bom: decoded.bom };
+}
+
+/** "1 line", "3 lines". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** One-line rendering of a failed item. */
+export function renderItemError(label: string, error: ItemError): string {
+  return `${label}: error ${error.code}: ${error.message} Hint: ${error.hint}`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The contract every tool follows: a strict zod input schema, a published output schema,
+ * annotations, a handler that returns structured data or throws ToolError, and a renderer
+ * that turns the structured result into compact text for a model.
+ */
+import type { z } from "zod";
+import type { ConfigSnapshot } from "../config/types.ts";
+import type { Workspace } from "../policy/workspace.ts";
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+/** What a handler may use: the session's workspace (the only path authority) and the configuration. */
+export interface ToolContext {
+  workspace: Workspace;
+  config: ConfigSnapshot;
+  sessionId: string;
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  /** Shown to the model in tools/list; the schema's field descriptions document each parameter. */
+  description: string;
+  input: Input;
+  output: Output;
+  annotations: ToolAnnotations;
+  handler: (args: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
+  /** Compact text for the model; not the JSON printed again. */
+  render: (result: z.output<Output>) => string;
+}
+
+/** Identity helper that keeps each tool's input and output types tied together. */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
+  definition: ToolDefinition<Input, Output>,
+): ToolDefinition<Input, Output> {
+  return definition;
+}
+
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any, any>;

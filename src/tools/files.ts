@@ -1,0 +1,398 @@
+/**
+ * Read-only file tools: file_hash (streamed SHA-256), file_read (bounded line ranges of text)
+ * and file_capabilities (what a file is and what may be done with it).
+ */
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../helpers/encoding.ts";
+import { detectLanguage, isDocumentLanguage, kindOf, LANGUAGES, type Language } from "../helpers/language.ts";
+import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../helpers/lines.ts";
+import { capText } from "../helpers/text-cap.ts";
+import type { Decision, Operation } from "../policy/workspace.ts";
+import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
+import {
+  hashFileStream,
+  ItemErrorSchema,
+  loadTextFile,
+  PathInput,
+  plural,
+  readWholeOrHead,
+  renderItemError,
+  resolveReadableFile,
+  toItemError,
+  type ItemError,
+} from "./common.ts";
+
+const FilePathInput = PathInput.describe("A file path, absolute or relative to the first root.");
+const ResultPath = z.string().describe("The file's path as the workspace displays it; usable as input to any tool.");
+const Sha256 = z.string().describe("Lowercase hex SHA-256 of the file's raw bytes.");
+
+const FilePathsInput = z
+  .array(FilePathInput)
+  .min(1)
+  .max(LIMITS.batchPaths)
+  .describe(`Files to process, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`);
+
+const FailedItem = z.object({ path: ResultPath, error: ItemErrorSchema });
+
+/** Runs one batch item, turning its tool or I/O failure into a per-item error; aborts and bugs still propagate. */
+async function perItem<T>(context: ToolContext, input: string, run: (setDisplay: (display: string) => void) => Promise<T>): Promise<T | { path: string; error: ItemError }> {
+  context.signal.throwIfAborted();
+  let display = input;
+  try {
+    return await run((resolvedDisplay) => {
+      display = resolvedDisplay;
+    });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return { path: display, error: toItemError(error, display) };
+  }
+}
+
+function isFailed(item: object): item is { path: string; error: ItemError } {
+  return "error" in item;
+}
+
+// ---------------------------------------------------------------- file_hash
+
+const HashedFile = z.object({
+  path: ResultPath,
+  sha256: Sha256,
+  size: z.number().int().describe("File size in bytes."),
+});
+
+export const fileHashTool = defineTool({
+  name: "file_hash",
+  title: "Hash files",
+  description:
+    "SHA-256 and size of each file's raw bytes, without content. Use it to check whether files changed and to get the expectedSha256 guarded writes require. Works on any file, text or binary.",
+  input: z.strictObject({ filePaths: FilePathsInput }),
+  output: z.object({ files: z.array(z.union([HashedFile, FailedItem])).describe("One entry per requested path, in order.") }),
+  annotations: READ_ONLY,
+  handler: async ({ filePaths }, context) => {
+    const files = [];
+    for (const filePath of filePaths) {
+      files.push(
+        await perItem(context, filePath, async (setDisplay) => {
+          const resolved = await resolveReadableFile(context, filePath);
+          setDisplay(resolved.display);
+          const { sha256, size } = await hashFileStream(resolved, context.signal);
+          return { path: resolved.display, sha256, size };
+        }),
+      );
+    }
+    return { files };
+  },
+  render: ({ files }) =>
+    capText(
+      files.map((item) => (isFailed(item) ? renderItemError(item.path, item.error) : `${item.sha256}  ${plural(item.size, "byte")}  ${item.path}`)).join("\n"),
+      LIMITS.output.maxTextChars,
+    ),
+});
+
+// ---------------------------------------------------------------- file_read
+
+const LINE_ENDINGS = ["lf", "crlf", "cr", "mixed", "none"] as const;
+const TEXT_ENCODINGS = ["utf-8", "utf-8-bom", "utf-16le", "utf-16be"] as const;
+
+/** Narrowest line-number gutter in the rendering ("  12| text"). */
+const MIN_GUTTER = 4;
+/** Rendered characters set aside per file for its header and continuation note. */
+const RENDER_OVERHEAD_PER_FILE = 320;
+
+const ReadRequest = z.strictObject({
+  filePath: FilePathInput,
+  startLine: z.number().int().min(1).optional().describe("First line to return, 1-based (default 1)."),
+  endLine: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      `Last line to return, inclusive; clamped to the file's last line. Default: startLine + ${LIMITS.read.defaultMaxLines - 1} (${LIMITS.read.defaultMaxLines} lines).`,
+    ),
+  maxBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.read.maxBytesCeiling)
+    .optional()
+    .describe(`Most UTF-8 bytes of content to return for this file (default ${LIMITS.read.defaultMaxBytes}); the range stops at the last whole line that fits.`),
+});
+
+const ReadFile = z.object({
+  path: ResultPath,
+  sha256: Sha256.describe("Lowercase hex SHA-256 of the whole file's raw bytes (not just the returned lines)."),
+  size: z.number().int().describe("File size in bytes."),
+  encoding: z.enum(TEXT_ENCODINGS).describe("Text encoding: UTF-8, or as announced by a byte-order mark."),
+  bom: z.boolean().describe("Whether the file starts with a byte-order mark."),
+  lineEnding: z.enum(LINE_ENDINGS).describe("The file's line terminators: one kind, mixed, or none (a single line)."),
+  usesTabs: z.boolean().describe("Whether some line is indented with a tab."),
+  finalNewline: z.boolean().describe("Whether the file ends with a line terminator."),
+  totalLines: z.number().int().describe("Lines in the whole file; a final terminator does not start another line."),
+  startLine: z.number().int().describe("First line returned, 1-based."),
+  endLine: z.number().int().describe("Last line returned, inclusive (startLine - 1 when no line was returned)."),
+  content: z
+    .string()
+    .describe("The returned lines joined with \"\\n\" and without a trailing newline, whatever the file's own terminators (see lineEnding)."),
+  hasMore: z.boolean().describe("Whether the file has lines after endLine."),
+  nextStartLine: z.number().int().nullable().describe("startLine for the next call to continue, or null at the end of the file."),
+  truncated: z.boolean().describe("Whether less than the requested range was returned (see limitedBy and cutLine)."),
+  limitedBy: z
+    .enum(["maxLines", "maxBytes", "outputLimit"])
+    .nullable()
+    .describe(
+      `What stopped the range early: the default line count (no endLine given), maxBytes, or the ${LIMITS.output.maxTextChars}-character output limit shared by all files of the call. Null when the requested range was returned whole.`,
+    ),
+  cutLine: z
+    .object({ line: z.number().int(), keptChars: z.number().int(), totalChars: z.number().int() })
+    .nullable()
+    .describe("Set when a single line was longer than the budget and only its beginning is in content."),
+});
+
+export const fileReadTool = defineTool({
+  name: "file_read",
+  title: "Read text files",
+  description: `Read line ranges of text files (1-based, inclusive), with each file's SHA-256, line count, encoding and line-ending style. Reads are bounded: by default ${LIMITS.read.defaultMaxLines} lines or ${LIMITS.read.defaultMaxBytes} bytes per file; when more remains, hasMore is true and nextStartLine says where to continue. Binary files and invalid encodings are refused.`,
+  input: z.strictObject({
+    files: z
+      .array(ReadRequest)
+      .min(1)
+      .max(LIMITS.batchPaths)
+      .describe(`Files and ranges to read, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`),
+  }),
+  output: z.object({ files: z.array(z.union([ReadFile, FailedItem])).describe("One entry per request, in order.") }),
+  annotations: READ_ONLY,
+  handler: async ({ files }, context) => {
+    let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
+    let returnedAnyContent = false;
+    const results = [];
+    for (const request of files) {
+      results.push(
+        await perItem(context, request.filePath, async (setDisplay) => {
+          const resolved = await resolveReadableFile(context, request.filePath);
+          setDisplay(resolved.display);
+          const loaded = await loadTextFile(
+            resolved,
+            LIMITS.read.maxDecodeBytes,
+            `Files over ${LIMITS.read.maxDecodeBytes} bytes are not decoded; use file_hash for their identity.`,
+          );
+          const lines = splitLines(loaded.text);
+          const totalLines = lines.length;
+          const startLine = request.startLine ?? 1;
+          if (request.endLine !== undefined && request.endLine < startLine) {
+            throw new ToolError("invalid_range", `endLine ${request.endLine} is before startLine ${startLine}.`);
+          }
+          // An empty file still answers the default range (line 1) with no content.
+          if (startLine > Math.max(totalLines, 1)) {
+            throw new ToolError("invalid_range", `startLine ${startLine} is past the end of ${resolved.display}, which has ${plural(totalLines, "line")}.`);
+          }
+          const wantedEnd = Math.min(request.endLine ?? startLine + LIMITS.read.defaultMaxLines - 1, totalLines);
+          const window = takeLineWindow(lines, {
+            startLine,
+            endLine: wantedEnd,
+            maxBytes: request.maxBytes ?? LIMITS.read.defaultMaxBytes,
+            maxChars: outputBudget,
+            perLineOverhead: gutterWidth(wantedEnd) + 3,
+            // Cutting a huge first line keeps every call useful, but only the first file gets to spend the shared budget that way.
+            cutFirstLineAtOutputLimit: !returnedAnyContent,
+          });
+          outputBudget = Math.max(0, outputBudget - window.charsUsed);
+          if (window.lines.length > 0) returnedAnyContent = true;
+          const hasMore = window.endLine < totalLines;
+          const limitedBy: ReadFileResult["limitedBy"] = window.limitedBy ?? (request.endLine === undefined && hasMore ? "maxLines" : null);
+          return {
+            path: resolved.display,
+            sha256: loaded.sha256,
+            size: loaded.bytes.length,
+            encoding: loaded.encoding,
+            bom: loaded.bom,
+            lineEnding: detectLineEnding(loaded.text),
+            usesTabs: usesTabIndentation(loaded.text),
+            finalNewline: hasFinalNewline(loaded.text),
+            totalLines,
+            startLine,
+            endLine: window.endLine,
+            content: window.lines.join("\n"),
+            hasMore,
+            nextStartLine: hasMore ? window.endLine + 1 : null,
+            truncated: limitedBy !== null || window.cutLine !== null,
+            limitedBy,
+            cutLine: window.cutLine,
+          };
+        }),
+      );
+    }
+    return { files: results };
+  },
+  render: ({ files }) => capText(files.map(renderReadFile).join("\n\n"), LIMITS.output.maxTextChars),
+});
+
+function gutterWidth(lastLine: number): number {
+  return Math.max(MIN_GUTTER, String(lastLine).length);
+}
+
+type ReadFileResult = z.output<typeof ReadFile>;
+
+function renderReadFile(item: ReadFileResult | { path: string; error: ItemError }): string {
+  if (isFailed(item)) return renderItemError(item.path, item.error);
+  const traits: string[] = [item.encoding, item.lineEnding === "none" ? "no line breaks" : `${item.lineEnding} line endings`];
+  if (item.usesTabs) traits.push("tab indentation");
+  if (!item.finalNewline && item.totalLines > 0) traits.push("no final newline");
+  const range = item.totalLines === 0 ? "empty file" : item.endLine < item.startLine ? `no lines returned of ${item.totalLines}` : `lines ${item.startLine}-${item.endLine} of ${item.totalLines}`;
+  const out = [`${item.path} · ${range} · ${traits.join(", ")} · sha256 ${item.sha256}`];
+  if (item.endLine >= item.startLine) {
+    const width = gutterWidth(item.endLine);
+    item.content.split("\n").forEach((text, index) => {
+      out.push(`${String(item.startLine + index).padStart(width)}| ${text}`);
+    });
+  }
+  if (item.cutLine) {
+    out.push(`[line ${item.cutLine.line} cut: ${item.cutLine.keptChars} of ${item.cutLine.totalChars} characters shown]`);
+  }
+  if (item.hasMore && item.nextStartLine !== null) {
+    const why = item.limitedBy === "outputLimit" ? " (output limit of this call reached)" : item.limitedBy === "maxBytes" ? " (maxBytes reached)" : "";
+    out.push(`[${plural(item.totalLines - item.endLine, "more line")}${why}; continue with startLine ${item.nextStartLine}]`);
+  }
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------- file_capabilities
+
+const READ_MODES = ["text", "document"] as const;
+/** Bytes examined for a shebang when the file as a whole does not decode. */
+const SHEBANG_PEEK_BYTES = 256;
+const OPERATIONS: readonly Operation[] = ["read", "write", "delete"];
+
+const RuleSchema = z
+  .object({
+    path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
+    source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
+    access: z.enum(["allow", "deny"]),
+  })
+  .describe("The rule that decided.");
+
+const OperationDecision = z.object({
+  allowed: z.boolean(),
+  code: z.string().optional().describe("Error code the operation would fail with, when not allowed."),
+  reason: z.string().describe("Why the operation is allowed or not."),
+  rule: RuleSchema.optional(),
+});
+
+const FileCapabilities = z.object({
+  path: ResultPath,
+  size: z.number().int().describe("File size in bytes."),
+  kind: z.enum(["source", "document", "text", "binary"]).describe("source: a programming or markup language; document: data or prose (JSON, YAML, TOML, Markdown); text: other text; binary."),
+  language: z.enum(LANGUAGES).nullable().describe("Language by file name, extension or shebang; null when unknown."),
+  encoding: z
+    .enum([...TEXT_ENCODINGS, "unknown"])
+    .nullable()
+    .describe("Text encoding; \"unknown\" when the bytes are not valid UTF-8 (or not valid in their BOM's encoding); null for binary files and files too large to decode."),
+  bom: z.boolean().describe("Whether the file starts with a byte-order mark."),
+  lineEnding: z.enum(LINE_ENDINGS).nullable().describe("Line terminator style; null when the file is not decodable text."),
+  readModes: z.array(z.enum(READ_MODES)).describe("How the file can be read now: text (file_read) and document (document_query)."),
+  patchStrategies: z.array(z.string()).describe("Edit strategies available for this file (none in this version)."),
+  policy: z
+    .object({ read: OperationDecision, write: OperationDecision, delete: OperationDecision })
+    .describe("What the workspace policy decides for each operation on this path."),
+  notes: z.array(z.string()).describe("Anything that limited the inspection."),
+});
+
+export const fileCapabilitiesTool = defineTool({
+  name: "file_capabilities",
+  title: "Describe files",
+  description:
+    "What each file is (kind, language, encoding, line endings, size), how it can be read (file_read text, document_query), and what the policy allows (read, write, delete, with the deciding rule).",
+  input: z.strictObject({ filePaths: FilePathsInput }),
+  output: z.object({ files: z.array(z.union([FileCapabilities, FailedItem])).describe("One entry per requested path, in order.") }),
+  annotations: READ_ONLY,
+  handler: async ({ filePaths }, context) => {
+    const files = [];
+    for (const filePath of filePaths) {
+      files.push(
+        await perItem(context, filePath, async (setDisplay) => {
+          const resolved = await resolveReadableFile(context, filePath);
+          setDisplay(resolved.display);
+          const { bytes, size, complete } = await readWholeOrHead(resolved, LIMITS.read.maxDecodeBytes, LIMITS.read.binarySniffBytes);
+          const notes: string[] = [];
+          const binary = looksBinary(bytes, LIMITS.read.binarySniffBytes);
+          let encoding: DetectedEncoding | null = null;
+          let lineEnding: (typeof LINE_ENDINGS)[number] | null = null;
+          let bom = detectBom(bytes).length > 0;
+          let firstLine: string | undefined;
+          if (!binary && complete) {
+            const decoded = decodeText(bytes);
+            encoding = decoded.encoding;
+            bom = decoded.bom;
+            if (decoded.ok) {
+              lineEnding = detectLineEnding(decoded.text);
+              firstLine = firstLineOf(decoded.text);
+            } else {
+              // A shebang is ASCII, so a lenient look at the start still identifies scripts.
+              firstLine = firstLineOf(new TextDecoder().decode(bytes.subarray(0, SHEBANG_PEEK_BYTES)));
+              notes.push(`Not readable as text: ${decoded.reason}.`);
+            }
+          } else if (!binary) {
+            notes.push(`Larger than ${LIMITS.read.maxDecodeBytes} bytes: not decoded, so encoding and line endings are unknown and text reads are refused.`);
+          }
+          const language: Language | null = detectLanguage(resolved.display, firstLine);
+          const readModes: Array<(typeof READ_MODES)[number]> = [];
+          if (lineEnding !== null) {
+            readModes.push("text");
+            if (isDocumentLanguage(language)) {
+              if (size <= LIMITS.document.maxFileBytes) readModes.push("document");
+              else notes.push(`Larger than ${LIMITS.document.maxFileBytes} bytes: too large for document_query.`);
+            }
+          }
+          const [read, write, remove] = await Promise.all(OPERATIONS.map((operation) => context.workspace.check(filePath, operation)));
+          return {
+            path: resolved.display,
+            size,
+            kind: kindOf(language, binary),
+            language,
+            encoding,
+            bom,
+            lineEnding,
+            readModes,
+            patchStrategies: [],
+            policy: { read: briefDecision(read!), write: briefDecision(write!), delete: briefDecision(remove!) },
+            notes,
+          };
+        }),
+      );
+    }
+    return { files };
+  },
+  render: ({ files }) => capText(files.map(renderCapabilities).join("\n"), LIMITS.output.maxTextChars),
+});
+
+function firstLineOf(text: string): string {
+  const end = text.search(/\r|\n/);
+  return end === -1 ? text : text.slice(0, end);
+}
+
+function briefDecision(decision: Decision): z.input<typeof OperationDecision> {
+  const brief: z.input<typeof OperationDecision> = { allowed: decision.allowed, reason: decision.reason };
+  if (decision.code !== undefined) brief.code = decision.code;
+  if (decision.rule !== undefined) brief.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
+  return brief;
+}
+
+function renderDecision(operation: string, decision: z.output<typeof OperationDecision>): string {
+  const verdict = decision.allowed ? "allowed" : `denied (${decision.code ?? "path_denied"})`;
+  const rule = decision.rule && decision.rule.path !== "<roots>" ? ` by ${JSON.stringify(decision.rule.path)} from ${decision.rule.source}` : "";
+  return `${operation} ${verdict}${rule}`;
+}
+
+function renderCapabilities(item: z.output<typeof FileCapabilities> | { path: string; error: ItemError }): string {
+  if (isFailed(item)) return renderItemError(item.path, item.error);
+  const what = [item.kind, item.language ?? "unknown language"].join(" ");
+  const breaks = item.lineEnding === "none" ? "no line breaks" : `${item.lineEnding} line endings`;
+  const text = item.encoding === null ? "not decoded" : item.lineEnding === null ? `encoding ${item.encoding}` : `${item.encoding}, ${breaks}`;
+  const policy = [renderDecision("read", item.policy.read), renderDecision("write", item.policy.write), renderDecision("delete", item.policy.delete)].join(", ");
+  const modes = item.readModes.length > 0 ? item.readModes.join("+") : "none";
+  const patches = item.patchStrategies.length > 0 ? item.patchStrategies.join("+") : "none";
+  const line = `${item.path}: ${what} · ${text} · ${plural(item.size, "byte")} · read modes ${modes} · patch strategies ${patches} · ${policy}`;
+  return item.notes.length > 0 ? `${line}\n  ${item.notes.join("\n  ")}` : line;
+}

@@ -1,0 +1,7 @@
+/** Every tool the server offers; the server factory registers exactly this list. */
+import type { AnyTool } from "./contract.ts";
+import { documentQueryTool } from "./document.ts";
+import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "./files.ts";
+import { configStatusTool, policyCheckTool } from "./workspace.ts";
+
+export const TOOLS: AnyTool[] = [fileReadTool, fileHashTool, fileCapabilitiesTool, documentQueryTool, policyCheckTool, configStatusTool];

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { LIMITS } from "../../src/core/limits.ts";
+import type { ToolContext } from "../../src/tools/contract.ts";
+import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "../../src/tools/files.ts";
+import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+
+let temp: TempDir;
+let context: ToolContext;
+
+const numbered = (count: number, terminator = "\n") => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join(terminator) + terminator;
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  await temp.write("src/a.ts", "export const a = 1;\nexport const b = 2;\n");
+  await temp.write("long.txt", numbered(1000));
+  await temp.write("crlf.txt", "one\r\ntwo\r\nthree");
+  await temp.write("cr.txt", "one\rtwo\r");
+  await temp.write("mixed.txt", "one\r\ntwo\nthree\n");
+  await temp.write("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\nworld\n")]));
+  await temp.write("utf16le.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("alpha\r\nbeta\r\n", "utf16le")]));
+  await temp.write("utf16be.txt", Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("alpha\nbeta\n", "utf16le").swap16()]));
+  await temp.write("tabs.go", "package main\n\nfunc main() {\n\tprintln(1)\n}\n");
+  await temp.write("empty.txt", "");
+  await temp.write("image.png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]));
+  await temp.write("latin1.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+  await temp.write("bin/tool", "#!/usr/bin/env python3\nprint('hi')\n");
+  await temp.write("config.toml", "a = 1\n");
+  await temp.write(".env", "SECRET=1\n");
+  await temp.write("wide.txt", `${"x".repeat(100_000)}\nshort\n`);
+  await mkdir(path.join(temp.dir, "folder"));
+  context = await makeContext([temp.dir], { rules: [{ path: "src/**", write: "deny" }] });
+});
+
+afterAll(async () => {
+  await temp.cleanup();
+});
+
+describe("file_hash", () => {
+  test("equals node crypto over the raw bytes, with the size", async () => {
+    const result = await runTool(fileHashTool, { filePaths: ["src/a.ts", "image.png", "empty.txt"] }, context);
+    for (const [index, name] of ["src/a.ts", "image.png", "empty.txt"].entries()) {
+      const bytes = await readFile(path.join(temp.dir, name));
+      expect(result.files[index]).toEqual({ path: name, sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length });
+    }
+  });
+
+  test("absolute paths come back in display form", async () => {
+    const result = await runTool(fileHashTool, { filePaths: [path.join(temp.dir, "src/a.ts")] }, context);
+    expect(result.files[0].path).toBe("src/a.ts");
+  });
+
+  test("one missing file among present ones fails alone", async () => {
+    const result = await runTool(fileHashTool, { filePaths: ["src/a.ts", "missing.txt", "folder", "../outside.txt", "long.txt"] }, context);
+    expect(result.files).toHaveLength(5);
+    expect(result.files[0].sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(result.files[1]).toMatchObject({ path: "missing.txt", error: { code: "file_not_found", retryable: false } });
+    expect(result.files[1].error.hint.length).toBeGreaterThan(0);
+    expect(result.files[2].error.code).toBe("not_a_file");
+    expect(result.files[3].error.code).toBe("path_outside_roots");
+    expect(result.files[4].sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test("special files are not read (a FIFO would block)", async () => {
+    const fifo = path.join(temp.dir, "pipe");
+    if (spawnSync("mkfifo", [fifo]).status !== 0) return;
+    const result = await runTool(fileHashTool, { filePaths: ["pipe"] }, context);
+    expect(result.files[0].error.code).toBe("not_a_file");
+  });
+
+  test("an aborted call stops instead of reporting per-item errors", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(runTool(fileHashTool, { filePaths: ["src/a.ts"] }, { ...context, signal: controller.signal })).rejects.toThrow();
+  });
+
+  test("read-denied files are refused by the policy", async () => {
+    const result = await runTool(fileHashTool, { filePaths: [".env"] }, context);
+    expect(result.files[0].error.code).toBe("path_denied");
+  });
+
+  test("schema: unknown fields, empty and oversized batches are rejected", () => {
+    expect(fileHashTool.input.safeParse({ filePaths: ["a"], extra: true }).success).toBe(false);
+    expect(fileHashTool.input.safeParse({ filePaths: [] }).success).toBe(false);
+    expect(fileHashTool.input.safeParse({ filePaths: Array.from({ length: LIMITS.batchPaths + 1 }, () => "a") }).success).toBe(false);
+    expect(fileHashTool.input.safeParse({ filePaths: Array.from({ length: LIMITS.batchPaths }, () => "a") }).success).toBe(true);
+  });
+
+  test("render lists hash, size and path, not JSON", async () => {
+    const result = await runTool(fileHashTool, { filePaths: ["src/a.ts", "missing.txt"] }, context);
+    const text = fileHashTool.render(result);
+    expect(text).toContain(`${result.files[0].sha256}  40 bytes  src/a.ts`);
+    expect(text).toContain("missing.txt: error file_not_found");
+    expect(() => JSON.parse(text)).toThrow();
+  });
+});
+
+describe("file_read", () => {
+  const read = async (request: Record<string, unknown>) => (await runTool(fileReadTool, { files: [request] }, context)).files[0];
+
+  test("whole small file with metadata and whole-file hash", async () => {
+    const item = await read({ filePath: "src/a.ts" });
+    const bytes = await readFile(path.join(temp.dir, "src/a.ts"));
+    expect(item).toEqual({
+      path: "src/a.ts",
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      size: bytes.length,
+      encoding: "utf-8",
+      bom: false,
+      lineEnding: "lf",
+      usesTabs: false,
+      finalNewline: true,
+      totalLines: 2,
+      startLine: 1,
+      endLine: 2,
+      content: "export const a = 1;\nexport const b = 2;",
+      hasMore: false,
+      nextStartLine: null,
+      truncated: false,
+      limitedBy: null,
+      cutLine: null,
+    });
+  });
+
+  test("explicit inclusive range; the hash still covers the whole file", async () => {
+    const item = await read({ filePath: "long.txt", startLine: 10, endLine: 12 });
+    expect(item.content).toBe("line 10\nline 11\nline 12");
+    expect(item).toMatchObject({ startLine: 10, endLine: 12, totalLines: 1000, hasMore: true, nextStartLine: 13, truncated: false, limitedBy: null });
+    expect(item.sha256).toBe(createHash("sha256").update(await readFile(path.join(temp.dir, "long.txt"))).digest("hex"));
+  });
+
+  test("default range is bounded by the default line count", async () => {
+    const item = await read({ filePath: "long.txt" });
+    expect(item.endLine).toBe(LIMITS.read.defaultMaxLines);
+    expect(item).toMatchObject({ hasMore: true, nextStartLine: LIMITS.read.defaultMaxLines + 1, truncated: true, limitedBy: "maxLines" });
+    const next = await read({ filePath: "long.txt", startLine: item.nextStartLine });
+    expect(next.content.split("\n")[0]).toBe(`line ${LIMITS.read.defaultMaxLines + 1}`);
+  });
+
+  test("endLine past the end is clamped", async () => {
+    const item = await read({ filePath: "long.txt", startLine: 999, endLine: 5000 });
+    expect(item).toMatchObject({ startLine: 999, endLine: 1000, content: "line 999\nline 1000", hasMore: false, nextStartLine: null, limitedBy: null });
+  });
+
+  test("maxBytes stops at the last whole line that fits", async () => {
+    const item = await read({ filePath: "long.txt", maxBytes: 20 });
+    // "line 1\nline 2\nline 3" is 20 bytes.
+    expect(item).toMatchObject({ content: "line 1\nline 2\nline 3", endLine: 3, nextStartLine: 4, truncated: true, limitedBy: "maxBytes" });
+  });
+
+  test("a line longer than maxBytes is cut and says so", async () => {
+    const item = await read({ filePath: "wide.txt", maxBytes: 1000 });
+    expect(item.content).toBe("x".repeat(1000));
+    expect(item).toMatchObject({ endLine: 1, cutLine: { line: 1, keptChars: 1000, totalChars: 100_000 }, nextStartLine: 2, truncated: true });
+  });
+
+  test("startLine beyond the end and endLine before startLine are invalid_range", async () => {
+    expect((await read({ filePath: "src/a.ts", startLine: 3 })).error.code).toBe("invalid_range");
+    expect((await read({ filePath: "src/a.ts", startLine: 2, endLine: 1 })).error.code).toBe("invalid_range");
+  });
+
+  test("an empty file reads as zero lines", async () => {
+    const item = await read({ filePath: "empty.txt" });
+    expect(item).toMatchObject({ totalLines: 0, startLine: 1, endLine: 0, content: "", hasMore: false, finalNewline: false, lineEnding: "none" });
+    expect((await read({ filePath: "empty.txt", startLine: 2 })).error.code).toBe("invalid_range");
+  });
+
+  test("CRLF without final newline", async () => {
+    const item = await read({ filePath: "crlf.txt" });
+    expect(item).toMatchObject({ lineEnding: "crlf", finalNewline: false, totalLines: 3, content: "one\ntwo\nthree" });
+  });
+
+  test("CR and mixed line endings", async () => {
+    expect(await read({ filePath: "cr.txt" })).toMatchObject({ lineEnding: "cr", totalLines: 2, content: "one\ntwo" });
+    expect(await read({ filePath: "mixed.txt" })).toMatchObject({ lineEnding: "mixed", totalLines: 3 });
+  });
+
+  test("UTF-8 BOM is reported and not part of the content", async () => {
+    expect(await read({ filePath: "bom.txt" })).toMatchObject({ encoding: "utf-8-bom", bom: true, content: "héllo\nworld" });
+  });
+
+  test("UTF-16 by BOM, both byte orders", async () => {
+    expect(await read({ filePath: "utf16le.txt" })).toMatchObject({ encoding: "utf-16le", bom: true, lineEnding: "crlf", content: "alpha\nbeta" });
+    expect(await read({ filePath: "utf16be.txt" })).toMatchObject({ encoding: "utf-16be", bom: true, lineEnding: "lf", content: "alpha\nbeta" });
+  });
+
+  test("tab indentation", async () => {
+    expect((await read({ filePath: "tabs.go" })).usesTabs).toBe(true);
+    expect((await read({ filePath: "src/a.ts" })).usesTabs).toBe(false);
+  });
+
+  test("binary files and invalid UTF-8 are refused", async () => {
+    expect((await read({ filePath: "image.png" })).error.code).toBe("binary_file");
+    const invalid = await read({ filePath: "latin1.txt" });
+    expect(invalid.error.code).toBe("unsupported_encoding");
+    expect(invalid.error.message).toContain("unknown");
+  });
+
+  test("per-file errors in a batch leave the other files intact", async () => {
+    const result = await runTool(fileReadTool, { files: [{ filePath: "src/a.ts" }, { filePath: "nope.ts" }, { filePath: "crlf.txt", startLine: 2, endLine: 2 }] }, context);
+    expect(result.files[0].content).toContain("export const a");
+    expect(result.files[1]).toMatchObject({ path: "nope.ts", error: { code: "file_not_found" } });
+    expect(result.files[2].content).toBe("two");
+  });
+
+  test("the output limit is shared by the batch and continues exactly", async () => {
+    const wideLine = "y".repeat(200);
+    await temp.write("wide-lines.txt", `${Array.from({ length: 400 }, () => wideLine).join("\n")}\n`);
+    const result = await runTool(
+      fileReadTool,
+      { files: [{ filePath: "wide-lines.txt", maxBytes: LIMITS.read.maxBytesCeiling }, { filePath: "wide-lines.txt", maxBytes: LIMITS.read.maxBytesCeiling }] },
+      context,
+    );
+    const [first, second] = result.files;
+    expect(first.limitedBy).toBe("outputLimit");
+    expect(first.hasMore).toBe(true);
+    expect(first.nextStartLine).toBe(first.endLine + 1);
+    expect(second.limitedBy).toBe("outputLimit");
+    expect(second.endLine).toBe(second.startLine - 1);
+    expect(second.content).toBe("");
+    const text = fileReadTool.render(result);
+    expect(text.length).toBeLessThanOrEqual(LIMITS.output.maxTextChars);
+    expect(text).not.toContain("output cut");
+    expect(text).toContain(`continue with startLine ${first.nextStartLine}`);
+  });
+
+  test("schema: strict items, 1-based lines, maxBytes ceiling", () => {
+    expect(fileReadTool.input.safeParse({ files: [{ filePath: "a", bogus: 1 }] }).success).toBe(false);
+    expect(fileReadTool.input.safeParse({ files: [{ filePath: "a" }], extra: 1 }).success).toBe(false);
+    expect(fileReadTool.input.safeParse({ files: [{ filePath: "a", startLine: 0 }] }).success).toBe(false);
+    expect(fileReadTool.input.safeParse({ files: [{ filePath: "a", maxBytes: LIMITS.read.maxBytesCeiling + 1 }] }).success).toBe(false);
+    expect(fileReadTool.input.safeParse({ files: [{ path: "a" }] }).success).toBe(false);
+  });
+
+  test("render shows numbered lines and a continuation hint, not JSON", async () => {
+    const result = await runTool(fileReadTool, { files: [{ filePath: "long.txt", startLine: 9, endLine: 11 }, { filePath: "nope.ts" }] }, context);
+    const text = fileReadTool.render(result);
+    expect(text).toContain("   9| line 9");
+    expect(text).toContain("  10| line 10");
+    expect(text).toContain("  11| line 11");
+    expect(text).toContain("lines 9-11 of 1000");
+    expect(text).toContain("continue with startLine 12");
+    expect(text).toContain("nope.ts: error file_not_found");
+    expect(() => JSON.parse(text)).toThrow();
+  });
+});
+
+describe("file_capabilities", () => {
+  const capabilities = async (filePath: string) => (await runTool(fileCapabilitiesTool, { filePaths: [filePath] }, context)).files[0];
+
+  test("a source file: kind, language, encoding, modes and policy with rules", async () => {
+    const item = await capabilities("src/a.ts");
+    expect(item).toMatchObject({
+      path: "src/a.ts",
+      size: 40,
+      kind: "source",
+      language: "typescript",
+      encoding: "utf-8",
+      bom: false,
+      lineEnding: "lf",
+      readModes: ["text"],
+      patchStrategies: [],
+      notes: [],
+    });
+    expect(item.policy.read.allowed).toBe(true);
+    expect(item.policy.write).toMatchObject({ allowed: false, code: "path_denied", rule: { path: "src/**", source: "user:/test/ast-mcp.toml", access: "deny" } });
+    expect(item.policy.delete.allowed).toBe(true);
+  });
+
+  test("documents get the document read mode", async () => {
+    expect(await capabilities("config.toml")).toMatchObject({ kind: "document", language: "toml", readModes: ["text", "document"] });
+  });
+
+  test("shebang detection for extensionless scripts", async () => {
+    expect(await capabilities("bin/tool")).toMatchObject({ kind: "source", language: "python" });
+  });
+
+  test("binary, UTF-16 and undecodable files", async () => {
+    expect(await capabilities("image.png")).toMatchObject({ kind: "binary", encoding: null, lineEnding: null, readModes: [] });
+    expect(await capabilities("utf16le.txt")).toMatchObject({ kind: "text", encoding: "utf-16le", bom: true, lineEnding: "crlf", readModes: ["text"] });
+    const latin1 = await capabilities("latin1.txt");
+    expect(latin1).toMatchObject({ kind: "text", encoding: "unknown", lineEnding: null, readModes: [] });
+    expect(latin1.notes[0]).toContain("invalid UTF-8");
+  });
+
+  test("per-item errors", async () => {
+    const result = await runTool(fileCapabilitiesTool, { filePaths: ["src/a.ts", "missing.ts", ".env"] }, context);
+    expect(result.files[0].language).toBe("typescript");
+    expect(result.files[1].error.code).toBe("file_not_found");
+    expect(result.files[2].error.code).toBe("path_denied");
+  });
+
+  test("schema rejects unknown fields", () => {
+    expect(fileCapabilitiesTool.input.safeParse({ filePaths: ["a"], mode: "x" }).success).toBe(false);
+  });
+
+  test("render is compact text with the policy", async () => {
+    const result = await runTool(fileCapabilitiesTool, { filePaths: ["src/a.ts"] }, context);
+    const text = fileCapabilitiesTool.render(result);
+    expect(text).toContain("src/a.ts: source typescript");
+    expect(text).toContain('write denied (path_denied) by "src/**"');
+    expect(() => JSON.parse(text)).toThrow();
+  });
+});
