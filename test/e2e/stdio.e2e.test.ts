@@ -2,7 +2,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { connectStdio, errorOf, exitOf, isolatedEnv, spawnCli, tempRoot } from "../support/cli.ts";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CLI, connectStdio, errorOf, exitOf, isolatedEnv, PROJECT_DIR, spawnCli, tempRoot } from "../support/cli.ts";
 
 const EXPECTED_TOOLS = ["config_status", "document_query", "file_capabilities", "file_hash", "file_read", "policy_check"];
 
@@ -170,5 +174,45 @@ describe("stdio end to end", () => {
     const lines = raw.split("\n").filter((l) => l !== "");
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+  });
+
+  test("client roots narrow the configured roots for the session, and list_changed re-reads them", async () => {
+    let clientRoots = [{ uri: pathToFileURL(join(root, "src")).href, name: "src" }];
+    const client = new Client({ name: "roots-client", version: "0" }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: clientRoots }));
+    const transport = new StdioClientTransport({ command: "node", args: [CLI, "mcp", root], env, cwd: PROJECT_DIR, stderr: "pipe" });
+    await client.connect(transport);
+    try {
+      const firstFile = (r: unknown) => (r as { structuredContent: { files: Array<{ error?: { code: string }; sha256?: string }> } }).structuredContent.files[0];
+      const inside = firstFile(await client.callTool({ name: "file_hash", arguments: { filePaths: [join(root, "src", "a.ts")] } }));
+      expect(inside?.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const narrowedOut = firstFile(await client.callTool({ name: "file_hash", arguments: { filePaths: [join(root, "package.json")] } }));
+      expect(narrowedOut?.error?.code).toBe("path_outside_roots");
+
+      // A client root outside the configured ones never widens them.
+      clientRoots = [{ uri: pathToFileURL(root).href, name: "all" }, { uri: "file:///", name: "everything" }];
+      await client.sendRootsListChanged();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const widened = firstFile(await client.callTool({ name: "file_hash", arguments: { filePaths: [join(root, "package.json")] } }));
+      expect(widened?.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const etc = firstFile(await client.callTool({ name: "file_hash", arguments: { filePaths: ["/etc/hostname"] } }));
+      expect(etc?.error?.code).toBe("path_outside_roots");
+    } finally {
+      await transport.close();
+    }
+  });
+
+  test("the built CLI also runs on Bun", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath.includes("bun") ? process.execPath : "bun", args: [CLI, "mcp", root], env, cwd: PROJECT_DIR, stderr: "pipe" });
+    const client = new Client({ name: "bun-runtime", version: "0" });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
+      const read = await client.callTool({ name: "file_read", arguments: { files: [{ filePath: "src/a.ts", startLine: 2, endLine: 3 }] } });
+      expect(read.isError).toBeFalsy();
+      expect(JSON.stringify(read.structuredContent)).toContain("export function f()");
+    } finally {
+      await transport.close();
+    }
   });
 });
