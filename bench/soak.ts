@@ -5,7 +5,7 @@
  *
  * Options: --minutes M (default 10), --sessions N (concurrent workers, default 32), --sample-seconds S
  * (default 10), --warmup-minutes W (left out of the slope, default 1), --max-slope F (MB per minute
- * above which growth is flagged, default 1), --strict (exit 1 when growth or errors are flagged).
+ * above which growth is flagged, default 1; judged only over at least 2 settled minutes), --strict (exit 1 when growth or errors are flagged).
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -34,6 +34,8 @@ import {
 
 /** Pause after a failed cycle so a broken server is not hammered in a tight loop. */
 const ERROR_BACKOFF_MS = 100;
+/** A slope fitted over less settled time than this is mostly GC sawtooth: it is shown but not judged. */
+const MIN_JUDGED_SPAN_MINUTES = 2;
 /** Upper bound on cycles per worker, whatever the duration: the loop is bounded in count as well as time. */
 const MAX_CYCLES_PER_WORKER = 5_000_000;
 
@@ -135,7 +137,9 @@ async function main(): Promise<number> {
     const slopeMbPerMinute = slope(slopeSamples.map((s) => ({ x: s.minutes, y: megabytes(s.rssBytes) ?? 0 })));
     const rssAvailable = samples.length > 0;
     const maxRss = rssAvailable ? Math.max(...samples.map((s) => s.rssBytes)) : undefined;
-    const growthFlagged = Number.isFinite(slopeMbPerMinute) && slopeMbPerMinute > options.maxSlopeMbPerMinute;
+    const slopeSpanMinutes = slopeSamples.length >= 2 ? (slopeSamples[slopeSamples.length - 1] as RssSample).minutes - (slopeSamples[0] as RssSample).minutes : 0;
+    const slopeJudged = Number.isFinite(slopeMbPerMinute) && slopeSpanMinutes >= MIN_JUDGED_SPAN_MINUTES;
+    const growthFlagged = slopeJudged && slopeMbPerMinute > options.maxSlopeMbPerMinute;
     const cycle = summarize(cycleMs);
 
     const rows: ResultRow[] = [
@@ -152,12 +156,13 @@ async function main(): Promise<number> {
         metric: `RSS slope${settled.length >= 2 ? " after warm-up" : " (whole run: too short for a warm-up)"} (${slopeSamples.length} samples)`,
         value: Number.isFinite(slopeMbPerMinute) ? `${slopeMbPerMinute.toFixed(2)} MB/min` : "n/a",
         target: `≤ ${options.maxSlopeMbPerMinute} MB/min`,
-        verdict: Number.isFinite(slopeMbPerMinute) ? verdict(!growthFlagged) : "info",
+        verdict: slopeJudged ? verdict(!growthFlagged) : "info",
       },
     ];
     const finishedAt = new Date();
     console.log(`\nast-mcp soak — ${finishedAt.toISOString()}\n`);
     printResultRows(rows);
+    if (!slopeJudged) console.log(`\nThe slope spans ${slopeSpanMinutes.toFixed(1)} min after warm-up; growth is judged from ${MIN_JUDGED_SPAN_MINUTES} min on (run longer).`);
     if (growthFlagged) console.log(`\nGROWTH: RSS rose ${slopeMbPerMinute.toFixed(2)} MB/min after warm-up (limit ${options.maxSlopeMbPerMinute}).`);
     if (firstError !== undefined) console.log(`\nfirst error: ${firstError}`);
     if (!rssAvailable) console.log("\nRSS is read from /proc and is n/a on this platform.");
@@ -180,6 +185,8 @@ async function main(): Promise<number> {
         maxSampledBytes: maxRss ?? null,
         peakBytes: peakRssBytes ?? null,
         slopeMbPerMinute: Number.isFinite(slopeMbPerMinute) ? slopeMbPerMinute : null,
+        slopeSpanMinutes,
+        slopeJudged,
         growthFlagged,
         samples,
       },

@@ -25,7 +25,20 @@ const dist = join(root, "dist");
 rmSync(dist, { recursive: true, force: true });
 const result = spawnSync(
   bunBinary(),
-  ["build", "src/cli.ts", "--target=node", "--format=esm", "--outdir", "dist", "--sourcemap=linked"],
+  [
+    "build",
+    "src/cli.ts",
+    "--target=node",
+    "--format=esm",
+    "--outdir",
+    "dist",
+    "--sourcemap=linked",
+    // Native parsers and formatter plugins load from the installed packages, never from the build machine.
+    "--external",
+    "@ast-grep/*",
+    "--external",
+    "@dprint/*",
+  ],
   { cwd: root, stdio: "inherit" },
 );
 if (result.status !== 0) {

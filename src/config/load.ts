@@ -252,7 +252,7 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
   }
 
   // Layer everything, lowest first.
-  const config = structuredClone({ ...DEFAULT_CONFIG, paths: [] as PathRule[] }) as EffectiveConfig;
+  const config = structuredClone({ ...DEFAULT_CONFIG, paths: [] as PathRule[], formatters: [] }) as EffectiveConfig;
   const sources: Record<string, ValueSource> = {};
   for (const leaf of CONFIG_LEAVES) sources[leaf.dotted] = "default";
   for (const layer of [userLayer, projectLayer, envLayer, cliLayer]) {
@@ -270,6 +270,8 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
     ...(userFile.data.paths ?? []).map((rule) => ({ ...rule, source: userSource })),
     ...projectRules,
   ];
+  // Formatters run commands: only the user file may name them (the trust filter drops them from the project file).
+  config.formatters = (userFile.data.formatters ?? []).map((formatter) => ({ ...formatter }));
 
   for (const root of roots) {
     const problemFile = rootsSource.startsWith("user:") ? userFile.path : rootsSource;

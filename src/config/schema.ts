@@ -24,6 +24,18 @@ export const PathRuleSchema = z
   });
 export type PathRuleInput = z.infer<typeof PathRuleSchema>;
 
+export const ExternalFormatterSchema = z.strictObject({
+  /** File extensions (without the dot) this formatter handles, e.g. ["rs"]. */
+  extensions: z.array(z.string().min(1)).min(1),
+  /** The executable (absolute, or found on PATH); never run through a shell. */
+  command: z.string().min(1),
+  /** Arguments; the candidate is given on stdin and read back from stdout. "{path}" is replaced by the file's path. */
+  args: z.array(z.string()).optional(),
+  /** Milliseconds before the formatter is killed and the write refused. */
+  timeout_ms: z.number().int().min(100).max(120_000).optional(),
+});
+export type ExternalFormatter = z.infer<typeof ExternalFormatterSchema>;
+
 const LOG_LEVEL = z.enum(["debug", "info", "warn", "error"]);
 
 /** One configuration file (user or project): every key optional. */
@@ -44,8 +56,36 @@ export const ConfigFileSchema = z.strictObject({
     })
     .optional(),
   log: z.strictObject({ level: LOG_LEVEL.optional() }).optional(),
-  safety: z.strictObject({ require_hash: z.boolean().optional() }).optional(),
+  safety: z
+    .strictObject({
+      /** Writes to existing files must name the file's current SHA-256. */
+      require_hash: z.boolean().optional(),
+      /** Let Aider blocks fall back to fuzzy matching (unique match, similarity ≥ fuzzy_threshold). */
+      fuzzy_match: z.boolean().optional(),
+      fuzzy_threshold: z.number().min(0.5).max(1).optional(),
+    })
+    .optional(),
+  format: z
+    .strictObject({
+      /** Format candidates of formatter-clean files with the bundled dprint plugins. */
+      enabled: z.boolean().optional(),
+      /** When a clean file's candidate cannot be formatted: refuse the write, or write it unformatted. */
+      on_failure: z.enum(["refuse", "write_unformatted"]).optional(),
+    })
+    .optional(),
+  journal: z
+    .strictObject({
+      /** Committed batches kept for undo, at most. */
+      max_batches: z.number().int().min(1).max(100_000).optional(),
+      /** Bytes of before-images kept for undo, at most. */
+      max_bytes: z.number().int().min(1024 * 1024).optional(),
+      /** Days a committed batch stays undoable. */
+      max_age_days: z.number().positive().max(3650).optional(),
+    })
+    .optional(),
   paths: z.array(PathRuleSchema).optional(),
+  /** External formatters (user file only: they run commands). Run without a shell, with a timeout. */
+  formatters: z.array(ExternalFormatterSchema).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
@@ -63,9 +103,13 @@ export interface EffectiveConfig {
     allowed_origins: string[];
   };
   log: { level: "debug" | "info" | "warn" | "error" };
-  safety: { require_hash: boolean };
+  safety: { require_hash: boolean; fuzzy_match: boolean; fuzzy_threshold: number };
+  format: { enabled: boolean; on_failure: "refuse" | "write_unformatted" };
+  journal: { max_batches: number; max_bytes: number; max_age_days: number };
   /** Rules from every layer, each tagged with where it came from. */
   paths: PathRule[];
+  /** External formatters from the user file only. */
+  formatters: ExternalFormatter[];
 }
 
 export interface PathRule extends PathRuleInput {
@@ -73,7 +117,7 @@ export interface PathRule extends PathRuleInput {
   source: string;
 }
 
-export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths"> = {
+export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths" | "formatters"> = {
   workspace: { roots: [] },
   http: {
     host: LIMITS.http.defaultHost,
@@ -86,7 +130,13 @@ export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths"> = {
     allowed_origins: [],
   },
   log: { level: "info" },
-  safety: { require_hash: true },
+  safety: { require_hash: true, fuzzy_match: false, fuzzy_threshold: LIMITS.patch.defaultFuzzyThreshold },
+  format: { enabled: true, on_failure: "refuse" },
+  journal: {
+    max_batches: LIMITS.journal.defaultMaxBatches,
+    max_bytes: LIMITS.journal.defaultMaxBytes,
+    max_age_days: LIMITS.journal.defaultMaxAgeDays,
+  },
 };
 
 /** Secret-like files: denied for read and write unless a user rule says otherwise. */

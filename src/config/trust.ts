@@ -18,6 +18,11 @@ const ONLY_DENY: ProjectPermission = { kind: "tighten", direction: '"deny"', isT
 /** Key patterns ("[]" stands for any element of a list of tables) → what a project file may do. */
 export const PROJECT_PERMISSIONS: Readonly<Record<string, ProjectPermission>> = {
   "safety.require_hash": { kind: "tighten", direction: "true", isTightening: (value) => value === true },
+  "safety.fuzzy_match": { kind: "tighten", direction: "false", isTightening: (value) => value === false },
+  "safety.fuzzy_threshold": { kind: "tighten", direction: "a value of at least 0.9", isTightening: (value) => typeof value === "number" && value >= 0.9 },
+  // Formatting is a repository's own style choice, not a security boundary.
+  "format.enabled": ANY,
+  "format.on_failure": { kind: "tighten", direction: '"refuse"', isTightening: (value) => value === "refuse" },
   "paths[].path": ANY,
   "paths[].include": ANY,
   "paths[].exclude": ANY,

@@ -76,6 +76,46 @@ export const LIMITS = {
     maxTextChars: 48 * KiB,
   },
 
+  patch: {
+    /** Similarity a fuzzy Aider match needs by default (config: [safety].fuzzy_threshold). */
+    defaultFuzzyThreshold: 0.9,
+    /** Bytes of unified diff returned by a preview before it is cut. */
+    maxPreviewDiffBytes: 64 * KiB,
+    /** Candidate files larger than this are refused. */
+    maxCandidateBytes: 16 * MiB,
+    /** Preview receipts kept per session, and their candidate bytes. */
+    maxReceiptsPerSession: 64,
+    maxReceiptBytesPerSession: 64 * MiB,
+    /** How long a preview receipt stays valid. */
+    receiptTtlMs: 10 * 60_000,
+    /** Structural rules per file_patch entry, and match locations listed in errors. */
+    maxAstRules: 50,
+    maxListedMatches: 50,
+  },
+
+  locks: {
+    /** How long a writer waits for another writer's lock before lock_timeout. */
+    acquireTimeoutMs: 10_000,
+    /** A cross-process lock not refreshed for this long is considered stale and recovered. */
+    staleMs: 30_000,
+  },
+
+  journal: {
+    /** Committed batches kept for undo (config: [journal].max_batches). */
+    defaultMaxBatches: 500,
+    /** Bytes of before-images kept for undo (config: [journal].max_bytes). */
+    defaultMaxBytes: 512 * MiB,
+    /** Days a batch stays undoable (config: [journal].max_age_days). */
+    defaultMaxAgeDays: 14,
+  },
+
+  format: {
+    /** Default timeout of an external formatter (config: formatters[].timeout_ms). */
+    externalTimeoutMs: 10_000,
+    /** Bytes an external formatter may print before it is stopped. */
+    externalMaxOutputBytes: 32 * MiB,
+  },
+
   config: {
     /** Largest configuration file read. */
     maxFileBytes: 1 * MiB,

@@ -35,7 +35,7 @@ describe("schema-derived environment mapping", () => {
 
 describe("redactedView", () => {
   const snapshot: ConfigSnapshot = {
-    config: { ...structuredClone(DEFAULT_CONFIG), paths: DEFAULT_RULES },
+    config: { ...structuredClone(DEFAULT_CONFIG), paths: DEFAULT_RULES, formatters: [] },
     sources: { "http.port": "env:AST_MCP_HTTP_PORT" },
     problems: [],
     warnings: ["w"],

@@ -38,7 +38,7 @@ export async function makeContext(roots: string[], options: ContextOptions = {})
   const paths: PathRule[] = [...DEFAULT_RULES, ...(options.rules ?? []).map((rule) => ({ ...rule, source: "user:/test/ast-mcp.toml" }))];
   const workspace = await Workspace.create({ workspace: { roots }, paths });
   const config: ConfigSnapshot = {
-    config: { ...DEFAULT_CONFIG, workspace: { roots }, paths },
+    config: { ...DEFAULT_CONFIG, workspace: { roots }, paths, formatters: [] },
     sources: {},
     problems: [],
     warnings: [],
