@@ -5,7 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -414,4 +414,67 @@ export async function serverNodeVersion(): Promise<string> {
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   await new Promise<void>((resolve) => child.once("close", () => resolve()));
   return out.trim();
+}
+
+// ---------------------------------------------------------------- phases
+
+/** A side-by-side comparison with a peer tool measured in the same run. */
+export interface PeerTable {
+  title: string;
+  headers: string[];
+  rows: string[][];
+}
+
+/** What one benchmark phase (bench/write.ts, bench/intel.ts) hands back to bench/run.ts or prints alone. */
+export interface PhaseReport {
+  phase: string;
+  rows: ResultRow[];
+  peers: PeerTable[];
+  notes: string[];
+  details: Record<string, unknown>;
+}
+
+/** "1.23×" for a / b, "n/a" when either side is missing. */
+export function ratioText(a: number, b: number): string {
+  return Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : "n/a";
+}
+
+export function printPhase(report: PhaseReport): void {
+  console.log(`\n[${report.phase}]\n`);
+  if (report.rows.length > 0) printResultRows(report.rows);
+  for (const peer of report.peers) {
+    console.log(`\n${peer.title}\n`);
+    printTable(peer.headers, peer.rows);
+  }
+  for (const note of report.notes) console.log(`note: ${note}`);
+}
+
+/** Runs a phase on its own (`bun bench/<phase>.ts`): prints it and writes bench/results/<phase>-<timestamp>.json. */
+export async function runPhaseAlone(phase: string, options: unknown, run: () => Promise<PhaseReport>, strict: boolean): Promise<number> {
+  if (!existsSync(CLI)) {
+    console.error(`bench: ${CLI} is missing; run \`npm run build\` first.`);
+    return 1;
+  }
+  const startedAt = new Date();
+  const report = await run();
+  const finishedAt = new Date();
+  console.log(`\nast-mcp benchmark, phase ${phase} — ${finishedAt.toISOString()} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(1)} s)`);
+  printPhase(report);
+  const path = await writeResults(`${phase}-`, {
+    kind: `bench-${phase}`,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    machine: { ...machineInfo(), serverRuntime: `node ${await serverNodeVersion()}` },
+    options,
+    report,
+  });
+  console.log(`\nresults: ${path}`);
+  const missed = report.rows.filter((row) => row.verdict === "FAIL").length;
+  if (missed > 0) console.log(`${missed} target(s) missed`);
+  return strict && missed > 0 ? 1 : 0;
+}
+
+/** Sends a phase's progress to stderr so stdout keeps only the tables. */
+export function progressFor(phase: string): (text: string) => void {
+  return (text) => void process.stderr.write(`bench ${phase}: ${text}\n`);
 }

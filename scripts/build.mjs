@@ -33,11 +33,16 @@ const result = spawnSync(
     "--outdir",
     "dist",
     "--sourcemap=linked",
+    // Commands load lazily (dynamic import in src/cli.ts); splitting keeps `ast-mcp hook` from loading the server.
+    "--splitting",
     // Native parsers and formatter plugins load from the installed packages, never from the build machine.
     "--external",
     "@ast-grep/*",
     "--external",
     "@dprint/*",
+    // The TypeScript compiler (for typed answers) loads lazily from its package.
+    "--external",
+    "typescript",
   ],
   { cwd: root, stdio: "inherit" },
 );

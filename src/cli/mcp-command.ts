@@ -2,10 +2,13 @@
  * `ast-mcp mcp`: load the configuration, build the root policy, and serve the one MCP server
  * over stdio (default) or Streamable HTTP.
  */
+import { randomUUID } from "node:crypto";
 import { ConfigStore } from "../config/store.ts";
 import type { ConfigSnapshot } from "../config/types.ts";
+import { LIMITS } from "../core/limits.ts";
 import { log, setLogLevel } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
+import { recoverJournal } from "../patch/recover.ts";
 import { Workspace } from "../policy/workspace.ts";
 import { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";
@@ -41,8 +44,16 @@ const FLAGS = {
 /** The process-wide dependencies every session's server shares. */
 export function serverDeps(store: ConfigStore): ServerDeps {
   let cached: { generation: number; workspace: Promise<Workspace> } | undefined;
+  let lastRefresh = 0;
   return {
-    snapshot: () => store.refresh(),
+    // Re-stat the config files at most once per interval: edits are picked up within it, and a
+    // busy session does not pay for stat calls on every request.
+    snapshot: async () => {
+      const now = Date.now();
+      if (now - lastRefresh < LIMITS.config.refreshIntervalMs) return store.current();
+      lastRefresh = now;
+      return store.refresh();
+    },
     workspaceFor: (snapshot: ConfigSnapshot) => {
       if (!cached || cached.generation !== snapshot.generation) {
         cached = { generation: snapshot.generation, workspace: Workspace.create(snapshot.config) };
@@ -82,9 +93,13 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
     log.info("roots", { roots: snapshot.config.workspace.roots });
   }
 
+  // Finish or roll back batches a crashed writer left half-done before anyone reads or writes.
+  const recovery = await recoverJournal();
+  if (recovery.batches.length > 0) log.warn("journal recovery", { report: recovery });
   const deps = serverDeps(store);
   if ((flags.transport ?? "stdio") === "stdio") {
-    const server = createMcpServer(deps, "stdio");
+    // Unique per process: "this session's last batch" must never reach a batch of an earlier run.
+    const server = createMcpServer(deps, `stdio-${randomUUID()}`);
     const transport = new StdioTransport({ input: process.stdin, output: process.stdout });
     const lifecycle = manageLifecycle(async () => {
       await server.close();

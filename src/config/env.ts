@@ -15,7 +15,10 @@ export const CONFIG_PATH_ENV = "AST_MCP_CONFIG";
 /** AST_MCP_LOG_LEVEL is also read directly by core/log.ts, before any configuration loads. */
 export const LOG_LEVEL_ENV = "AST_MCP_LOG_LEVEL";
 
-const SPECIAL_VARIABLES: ReadonlySet<string> = new Set([TOKEN_ENV, CONFIG_PATH_ENV]);
+/** Directory of the code index's persisted snapshots, replacing the platform cache directory. */
+export const CACHE_DIR_ENV = "AST_MCP_CACHE_DIR";
+
+const SPECIAL_VARIABLES: ReadonlySet<string> = new Set([TOKEN_ENV, CONFIG_PATH_ENV, CACHE_DIR_ENV]);
 
 export function envVariableFor(leaf: ConfigLeaf): string {
   return `${ENV_PREFIX}${leaf.section.toUpperCase()}_${leaf.key.toUpperCase()}`;
@@ -55,6 +58,17 @@ function coerce(leaf: ConfigLeaf, text: string): Coerced {
     case "string_list": {
       const separator = PATH_KEYS.has(leaf.dotted) ? path.delimiter : ",";
       return { ok: true, value: text.split(separator).map((item) => item.trim()).filter((item) => item !== "") };
+    }
+    case "string_map": {
+      // "glob=value,glob2=value2"; a key holding "=" or "," cannot be written this way (use a file).
+      const map: Record<string, string> = {};
+      for (const pair of text.split(",")) {
+        if (pair.trim() === "") continue;
+        const equals = pair.indexOf("=");
+        if (equals <= 0) return { ok: false, message: 'expected key=value pairs separated by ","' };
+        map[pair.slice(0, equals).trim()] = pair.slice(equals + 1).trim();
+      }
+      return { ok: true, value: map };
     }
     case "string":
     case "enum":

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ConfigFileSchema } from "./schema.ts";
 
-export type LeafKind = "string" | "number" | "boolean" | "enum" | "string_list";
+export type LeafKind = "string" | "number" | "boolean" | "enum" | "string_list" | "string_map";
 
 /** One settable scalar (or list of strings) inside a section, e.g. http.port. */
 export interface ConfigLeaf {
@@ -31,12 +31,19 @@ export function unwrapOptional(schema: z.ZodType): z.ZodType {
   return current;
 }
 
+function isStringLike(schema: z.ZodType): boolean {
+  const inner = unwrapOptional(schema);
+  return inner instanceof z.ZodString || inner instanceof z.ZodEnum;
+}
+
 function leafKind(schema: z.ZodType, dotted: string): LeafKind {
   if (schema instanceof z.ZodString) return "string";
   if (schema instanceof z.ZodNumber) return "number";
   if (schema instanceof z.ZodBoolean) return "boolean";
   if (schema instanceof z.ZodEnum) return "enum";
   if (schema instanceof z.ZodArray && unwrapOptional(schema.element as z.ZodType) instanceof z.ZodString) return "string_list";
+  // A table of string keys to string values, e.g. [languages].overrides = { "*.tmpl.js" = "javascript" }.
+  if (schema instanceof z.ZodRecord && isStringLike(schema.valueType as z.ZodType)) return "string_map";
   // Fails at import (and in every test) so a new kind of key cannot silently escape the env mapping.
   throw new Error(`config key ${dotted} has a schema kind the configuration loader does not support`);
 }

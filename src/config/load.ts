@@ -15,7 +15,7 @@ import { CONFIG_LEAVES, PATH_KEYS } from "./keys.ts";
 import type { ConfigLeaf } from "./keys.ts";
 import { DEFAULT_CONFIG, DEFAULT_RULES } from "./schema.ts";
 import type { ConfigFile, EffectiveConfig, PathRule } from "./schema.ts";
-import { filterProjectFile } from "./trust.ts";
+import { filterProjectFile, PROJECT_PERMISSIONS } from "./trust.ts";
 import type { ConfigProblem, ConfigSnapshot, ValueSource } from "./types.ts";
 
 export const CONFIG_FILE_NAME = "ast-mcp.toml";
@@ -255,13 +255,22 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
   const config = structuredClone({ ...DEFAULT_CONFIG, paths: [] as PathRule[], formatters: [] }) as EffectiveConfig;
   const sources: Record<string, ValueSource> = {};
   for (const leaf of CONFIG_LEAVES) sources[leaf.dotted] = "default";
+  const addOnly = (leaf: ConfigLeaf) => PROJECT_PERMISSIONS[leaf.dotted]?.kind === "add";
   for (const layer of [userLayer, projectLayer, envLayer, cliLayer]) {
     for (const leaf of CONFIG_LEAVES) {
       const setting = layer.get(leaf.dotted);
-      if (!setting) continue;
+      if (!setting || (layer === projectLayer && addOnly(leaf))) continue;
       setLeaf(config, leaf, setting.value);
       sources[leaf.dotted] = setting.source;
     }
+  }
+  // Lists the untrusted project may only add to keep every item the trusted layers set.
+  for (const leaf of CONFIG_LEAVES.filter(addOnly)) {
+    const added = projectLayer.get(leaf.dotted);
+    if (!added) continue;
+    const current = (config as unknown as Record<string, Record<string, unknown>>)[leaf.section]?.[leaf.key];
+    setLeaf(config, leaf, uniqueInOrder([...(Array.isArray(current) ? (current as string[]) : []), ...(added.value as string[])]));
+    if (sources[leaf.dotted] === "default") sources[leaf.dotted] = added.source;
   }
   config.workspace.roots = roots;
   sources["workspace.roots"] = rootsSource;

@@ -4,6 +4,8 @@
  */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
+import { isKnownToolName } from "./tool-names.ts";
+import { LANGUAGES, type Language } from "../helpers/language.ts";
 
 export const ACCESS = z.enum(["allow", "deny"]);
 export type Access = z.infer<typeof ACCESS>;
@@ -37,6 +39,17 @@ export const ExternalFormatterSchema = z.strictObject({
 export type ExternalFormatter = z.infer<typeof ExternalFormatterSchema>;
 
 const LOG_LEVEL = z.enum(["debug", "info", "warn", "error"]);
+
+export const TOOL_PROFILES = ["read", "write", "full"] as const;
+export type ToolProfile = (typeof TOOL_PROFILES)[number];
+
+/** A tool name from the catalog; an unknown one is a configuration problem naming its key. */
+const ToolNameSchema = z
+  .string()
+  .min(1)
+  .superRefine((name, context) => {
+    if (!isKnownToolName(name)) context.addIssue({ code: "custom", message: `unknown tool ${JSON.stringify(name)}; tools/list names every tool` });
+  });
 
 /** One configuration file (user or project): every key optional. */
 export const ConfigFileSchema = z.strictObject({
@@ -83,6 +96,42 @@ export const ConfigFileSchema = z.strictObject({
       max_age_days: z.number().positive().max(3650).optional(),
     })
     .optional(),
+  hook: z
+    .strictObject({
+      /** What `ast-mcp hook` does with a direct edit or a writing shell command: deny it, warn, or let it pass. */
+      mode: z.enum(["deny", "warn", "off"]).optional(),
+      /** Globs (relative to the repository) where direct edits and shell writes are fine, e.g. ["docs/**"]. */
+      allow_paths: z.array(z.string().min(1)).optional(),
+      /** Commands whose writes are fine (the command name, e.g. "prettier"), besides the built-in read-only set. */
+      allow_commands: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  index: z
+    .strictObject({
+      /** Keep a snapshot of the code index in the user cache directory for a fast cold start (validated before use). */
+      persist: z.boolean().optional(),
+      /** Files the code index holds at most; the rest are counted as skipped. */
+      max_files: z.number().int().min(1).max(LIMITS.intel.index.maxFilesCeiling).optional(),
+      /** Files larger than this many bytes are not indexed (counted as skipped). */
+      max_file_bytes: z.number().int().min(1024).max(LIMITS.intel.index.maxFileBytesCeiling).optional(),
+    })
+    .optional(),
+  languages: z
+    .strictObject({
+      /** Glob (relative to the root; a glob without "/" matches file names at any depth) → language id, e.g. { "*.tmpl.js" = "javascript" }. */
+      overrides: z.record(z.string().min(1), z.enum(LANGUAGES)).optional(),
+    })
+    .optional(),
+  tools: z
+    .strictObject({
+      /** Which tools tools/list offers: read (every read-only tool), write (read plus the file_* mutation tools), full (every tool). */
+      profile: z.enum(TOOL_PROFILES).optional(),
+      /** Tools offered on top of the profile, e.g. ["file_patch"] with profile "read". */
+      enabled: z.array(ToolNameSchema).optional(),
+      /** Tools never offered, whatever the profile and enabled say; calls to them answer unknown_tool. */
+      disabled: z.array(ToolNameSchema).optional(),
+    })
+    .optional(),
   paths: z.array(PathRuleSchema).optional(),
   /** External formatters (user file only: they run commands). Run without a shell, with a timeout. */
   formatters: z.array(ExternalFormatterSchema).optional(),
@@ -106,6 +155,10 @@ export interface EffectiveConfig {
   safety: { require_hash: boolean; fuzzy_match: boolean; fuzzy_threshold: number };
   format: { enabled: boolean; on_failure: "refuse" | "write_unformatted" };
   journal: { max_batches: number; max_bytes: number; max_age_days: number };
+  hook: { mode: "deny" | "warn" | "off"; allow_paths: string[]; allow_commands: string[] };
+  index: { persist: boolean; max_files: number; max_file_bytes: number };
+  languages: { overrides: Record<string, Language> };
+  tools: { profile: ToolProfile; enabled: string[]; disabled: string[] };
   /** Rules from every layer, each tagged with where it came from. */
   paths: PathRule[];
   /** External formatters from the user file only. */
@@ -137,6 +190,10 @@ export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths" | "formatters"> = {
     max_bytes: LIMITS.journal.defaultMaxBytes,
     max_age_days: LIMITS.journal.defaultMaxAgeDays,
   },
+  hook: { mode: "deny", allow_paths: [], allow_commands: [] },
+  index: { persist: true, max_files: LIMITS.intel.index.defaultMaxFiles, max_file_bytes: LIMITS.intel.index.defaultMaxFileBytes },
+  languages: { overrides: {} },
+  tools: { profile: "full", enabled: [], disabled: [] },
 };
 
 /** Secret-like files: denied for read and write unless a user rule says otherwise. */

@@ -4,15 +4,22 @@
  * every key not listed (roots, [http], [log], and any future key naming commands to run) is
  * ignored with a warning. A new key a project may tighten gets one line here.
  */
+import { LIMITS } from "../core/limits.ts";
 import type { ConfigFile } from "./schema.ts";
 
 export type ProjectPermission =
   /** Any valid value: the key only narrows something the project itself declares. */
   | { kind: "any" }
   /** Only values that make ast-mcp stricter; `direction` says which, for the warning. */
-  | { kind: "tighten"; direction: string; isTightening: (value: unknown) => boolean };
+  | { kind: "tighten"; direction: string; isTightening: (value: unknown) => boolean }
+  /** A list the project may only add to: its items join what the trusted layers set, never replace it. */
+  | { kind: "add" };
 
 const ANY: ProjectPermission = { kind: "any" };
+/** A limit a project may only lower: at most the built-in default, whatever the user set. */
+function atMost(ceiling: number): ProjectPermission {
+  return { kind: "tighten", direction: `a value of at most ${ceiling}`, isTightening: (value) => typeof value === "number" && value <= ceiling };
+}
 const ONLY_DENY: ProjectPermission = { kind: "tighten", direction: '"deny"', isTightening: (value) => value === "deny" };
 
 /** Key patterns ("[]" stands for any element of a list of tables) → what a project file may do. */
@@ -23,6 +30,15 @@ export const PROJECT_PERMISSIONS: Readonly<Record<string, ProjectPermission>> = 
   // Formatting is a repository's own style choice, not a security boundary.
   "format.enabled": ANY,
   "format.on_failure": { kind: "tighten", direction: '"refuse"', isTightening: (value) => value === "refuse" },
+  // The hook only steers agents; a project may switch it to deny but never loosen it or add allow-lists.
+  "hook.mode": { kind: "tighten", direction: '"deny"', isTightening: (value) => value === "deny" },
+  // The code index: a project may stop persisting and lower the limits (never above the defaults), and say how its own files parse.
+  "index.persist": { kind: "tighten", direction: "false", isTightening: (value) => value === false },
+  "index.max_files": atMost(LIMITS.intel.index.defaultMaxFiles),
+  "index.max_file_bytes": atMost(LIMITS.intel.index.defaultMaxFileBytes),
+  "languages.overrides": ANY,
+  // A project may switch tools off (joining the user's list), never on: no profile, no enabled.
+  "tools.disabled": { kind: "add" },
   "paths[].path": ANY,
   "paths[].include": ANY,
   "paths[].exclude": ANY,
@@ -58,7 +74,7 @@ export function filterProjectFile(file: ConfigFile, fileLabel: string): { kept: 
       const childShown = shown === "" ? key : `${shown}.${key}`;
       const permission = PROJECT_PERMISSIONS[childPattern];
       if (permission) {
-        if (permission.kind === "any" || permission.isTightening(child)) {
+        if (permission.kind === "any" || permission.kind === "add" || permission.isTightening(child)) {
           kept[key] = child;
         } else {
           warnings.push(

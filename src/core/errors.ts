@@ -50,6 +50,9 @@ export const ERROR_CODES = {
   undo_conflict: { retryable: false, hint: "The listed files changed after the batch; undo them by hand or re-read them." },
   destination_exists: { retryable: false, hint: "Choose a destination that does not exist; renames never overwrite." },
   referenced_file: { retryable: false, hint: "Other files import this one; update them first or pass force: true." },
+  // Code intelligence.
+  symbol_not_found: { retryable: false, hint: "Check the name (map or search lists declarations); pass a path to look in one file, or a qualified name such as Class.method." },
+  ambiguous_symbol: { retryable: false, hint: "Several declarations match: pass path (or path#Name) or a qualified name such as Class.method to pick one of the listed candidates." },
 } as const satisfies Record<string, { retryable: boolean; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -52,6 +52,8 @@ export const LIMITS = {
     maxBytesCeiling: 1 * MiB,
     /** Bytes inspected to tell text from binary. */
     binarySniffBytes: 8000,
+    /** Files up to this size are hashed with one read instead of a stream. */
+    singleReadHashBytes: 256 * KiB,
     /** Files larger than this are not decoded for text reads (hashing still streams). */
     maxDecodeBytes: 64 * MiB,
   },
@@ -69,6 +71,8 @@ export const LIMITS = {
     maxYamlAliasCount: 100,
     /** Keys listed at the deepest existing level when a selector does not match. */
     maxSuggestedKeys: 20,
+    /** Syntax errors listed in one parse_error. */
+    maxListedSyntaxErrors: 10,
   },
 
   output: {
@@ -91,6 +95,234 @@ export const LIMITS = {
     /** Structural rules per file_patch entry, and match locations listed in errors. */
     maxAstRules: 50,
     maxListedMatches: 50,
+    /** Characters of matched text shown per listed match. */
+    maxMatchTextChars: 200,
+    /** Syntax errors listed in one syntax_regression, and characters of source shown per error. */
+    maxListedSyntaxErrors: 50,
+    maxErrorTextChars: 120,
+    /** A fuzzy window whose similarity is within this of the best one makes the match ambiguous. */
+    fuzzyAmbiguityMargin: 0.02,
+    /** Character comparisons one block's similarity scan may spend (fuzzy match and nearest-text report). */
+    fuzzyMaxWork: 20_000_000,
+    /** Characters of the nearest text and of its character diff shown when a search does not match. */
+    nearestTextChars: 4000,
+    nearestDiffChars: 2000,
+    /** Edit distance the nearest-text character diff may explore before it gives up. */
+    nearestDiffMaxEdits: 256,
+    /** Unchanged lines shown around each change in a unified diff. */
+    diffContextLines: 3,
+    /** Line comparisons one unified diff may spend on minimal (Myers) diffing before it settles for coarser hunks. */
+    diffMaxWork: 20_000_000,
+  },
+
+  intel: {
+    /** Files an importer scan (file_delete's reference check) looks at before it gives up. */
+    importScanMaxFiles: 20_000,
+    /** Files larger than this are not searched for imports (generated bundles). */
+    importScanMaxFileBytes: 4 * MiB,
+    /** Files an importer scan reads at once. */
+    importScanConcurrency: 16,
+
+    /** The per-language fact extractors (src/intel/facts/). */
+    facts: {
+      /** Characters of a declaration head kept as its signature (whitespace collapsed). */
+      signatureChars: 200,
+      /** Characters of the first doc sentence kept. */
+      docChars: 200,
+      /** Characters of a callee expression kept (the end, which holds the called name, is kept). */
+      calleeChars: 120,
+      /** Nesting levels of JSON/YAML/TOML keys outlined (1 = top-level keys only). */
+      documentKeyDepth: 2,
+      /** Keys one document outline holds before the rest are left out. */
+      documentMaxKeys: 2_000,
+      /** Headings, ids, classes or selectors one markup/stylesheet outline holds. */
+      markupMaxSymbols: 2_000,
+    },
+
+    /** The code index (src/intel/index/). */
+    index: {
+      /** Files the index holds by default (config: [index].max_files; a project file may only lower it). */
+      defaultMaxFiles: 50_000,
+      maxFilesCeiling: 1_000_000,
+      /** Files larger than this are not indexed (config: [index].max_file_bytes; a project file may only lower it). */
+      defaultMaxFileBytes: 2 * MiB,
+      maxFileBytesCeiling: 64 * MiB,
+      /** Head of a file examined for minified (bundled) code. */
+      minifiedSniffBytes: 64 * KiB,
+      /** A line at least this long counts as minified; a head mostly made of such lines marks a bundle. */
+      minifiedLineChars: 1000,
+      /** Files read and parsed at once while indexing (parsing runs on the libuv thread pool). */
+      concurrency: 8,
+      /** Files or directories stat'ed at once during a freshness check. */
+      statConcurrency: 64,
+      /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
+      maxWatchedDirectories: 8192,
+      /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
+      fullCheckIntervalMs: 60_000,
+      /** Largest .gitignore file read; a larger one is ignored (with a warning). */
+      maxIgnoreFileBytes: 1 * MiB,
+      /** A persisted snapshot is rewritten at most this often while files keep changing. */
+      snapshotMinIntervalMs: 30_000,
+      /** Largest persisted snapshot read back. */
+      maxSnapshotBytes: 512 * MiB,
+      /** Indexes (one per set of roots) kept alive; the least recently used beyond this is closed. */
+      maxIndexes: 8,
+    },
+
+    /** Module resolution and the import graph (src/intel/graph/, src/tools/graph.ts). */
+    graph: {
+      /** Largest resolution-steering file read (tsconfig.json, package.json, go.mod, Cargo.toml). */
+      maxConfigBytes: 1 * MiB,
+      /** tsconfig `extends` levels followed before the chain is cut. */
+      maxExtendsDepth: 16,
+      /** Workspace packages (npm/yarn/pnpm) discovered per root. */
+      maxWorkspacePackages: 2_000,
+      /** Default and ceiling of deps/reverse_deps depth. */
+      defaultDepth: 1,
+      maxDepth: 16,
+      /** Files one transitive walk visits before it stops (and says so). */
+      maxWalkNodes: 20_000,
+      /** Edges (or adjacency rows) the graph tool lists before it cuts. */
+      defaultMaxEdges: 500,
+      maxEdgesCeiling: 20_000,
+      /** Cycles the cycles tool lists, and files shown per listed cycle. */
+      maxCycles: 100,
+      maxCycleMembersShown: 50,
+      /** External packages and unresolved specifiers listed in one answer. */
+      maxExternalsListed: 50,
+      maxUnresolvedListed: 100,
+      /** Importers file_rename rewrites in one batch (with the renamed files, within batchPaths). */
+      maxImportRewrites: 49,
+    },
+
+    /** The call graph and its tools (src/intel/calls/, src/tools/calls.ts). */
+    calls: {
+      /** Re-export and import hops followed to find a declaration (cycles stop earlier). */
+      maxReexportHops: 16,
+      /** Default and ceiling of callers/callees depth. */
+      defaultDepth: 1,
+      maxDepth: 8,
+      /** Default and ceiling of the call sites one callers/callees answer lists. */
+      defaultLimit: 100,
+      maxLimit: 2_000,
+      /** Candidates listed for one ambiguous call. */
+      maxCandidates: 10,
+      /** Default and ceiling of trace's path length, and paths trace returns. */
+      defaultTraceDepth: 6,
+      maxTraceDepth: 12,
+      maxTracePaths: 20,
+      /** Symbols one trace or impact search expands before it stops (and says so). */
+      maxExpanded: 20_000,
+      /** Default depth of the caller walk impact makes. */
+      impactDepth: 3,
+      /** Default and ceiling of context's token budget. */
+      defaultContextBudget: 4000,
+      maxContextBudget: 100_000,
+      /** Implementations implements follows transitively (a subclass of an implementation). */
+      maxHeritageDepth: 8,
+    },
+
+    /** The outline tools (src/tools/outline.ts). */
+    outline: {
+      /** Default token budget of map and digest output. */
+      defaultMaxTokens: 6000,
+      /** Default token budget of file_read mode "ast" and of show. */
+      defaultShowTokens: 8000,
+      /** Ceiling for a caller-supplied maxTokens. */
+      maxTokensCeiling: 100_000,
+      /** Symbol names one show call may ask for. */
+      maxSymbols: 50,
+      /** Files matched by one map/digest call before the rest is cut (and said so). */
+      maxFiles: 5000,
+      /** file_read mode "auto" returns the outline instead of text for source files larger than this. */
+      autoOutlineBytes: 32 * KiB,
+      /** Characters of a rendered signature before it is cut. */
+      maxSignatureChars: 240,
+      /** Re-export hops surface follows before it stops (cycles stop earlier). */
+      maxReexportDepth: 16,
+    },
+
+    typescript: {
+      /** TypeScript language services (one per project) kept alive; the least recently used is disposed. */
+      maxServices: 4,
+      /** Root files one project takes from its tsconfig (or, without one, from its root). */
+      maxProjectFiles: 5_000,
+      /** Directories whose policy-approved listings one project keeps. */
+      maxDirectories: 20_000,
+      /** Rounds of "list the directories the compiler asked about, then rebuild" before answering with what is known. */
+      maxApprovalRounds: 24,
+      /** Directories listed (or stat'ed) at once. */
+      listConcurrency: 16,
+      /** Files larger than this are invisible to the compiler (generated bundles). */
+      maxFileBytes: 4 * MiB,
+      /** Characters of one rendered type or signature before it is cut. */
+      maxTypeChars: 400,
+      /** Symbols one typed outline reports. */
+      maxOutlineSymbols: 2_000,
+      /** References one typed lookup reports. */
+      maxReferences: 1_000,
+      /** Introduced diagnostics one delta reports. */
+      maxDiagnostics: 100,
+      /** Files importing the changed file whose diagnostics are compared too. */
+      maxDeltaImporters: 20,
+      /** Characters of one diagnostic message. */
+      maxMessageChars: 600,
+      /** Characters of a reference's source line shown with it. */
+      maxLineTextChars: 200,
+    },
+
+    search: {
+      /** Lines per window when a file (or a long symbol, or the code between symbols) is cut into chunks. */
+      chunkWindowLines: 40,
+      /** A symbol up to this many lines is one chunk; a longer one is split into its members and windows. */
+      maxSymbolChunkLines: 80,
+      /** Results search returns by default, and at most. */
+      defaultTopK: 10,
+      maxTopK: 50,
+      /** Lines of a chunk shown as a result's snippet. */
+      snippetLines: 6,
+      /** Characters of one snippet line before it is cut. */
+      snippetLineChars: 160,
+      /** Distinct query terms used (the rest are ignored and reported). */
+      maxQueryTerms: 32,
+      /** Files larger than this are left out of source chunks (their symbols still count). */
+      maxChunkedFileBytes: 1024 * KiB,
+      /** Files whose chunks are built at once while the search index catches up. */
+      buildConcurrency: 16,
+      /** Import-graph hops from contextFile that still earn a proximity boost. */
+      proximityMaxHops: 3,
+      /** Texts handed to an embedder in one call. */
+      embedBatchSize: 64,
+    },
+
+    run: {
+      /** Files one run may rewrite in its single journaled batch. */
+      maxWriteFiles: 500,
+      /** Matches listed in one run result (every match is still counted). */
+      maxListedMatches: 200,
+      /** Characters of matched text and of each capture shown per match. */
+      maxMatchTextChars: 200,
+      /** Files read at once for the literal pre-filter. */
+      readConcurrency: 16,
+      /** Files larger than this are not searched (generated bundles). */
+      maxFileBytes: 4 * MiB,
+      /** Diff bytes returned per file of a dry run, and in total. */
+      maxDiffBytesPerFile: 16 * KiB,
+      maxDiffBytesTotal: 40 * KiB,
+      /** Progress notifications sent at most this often during a wide run. */
+      progressIntervalMs: 200,
+    },
+
+    squeeze: {
+      /** Longest block of lines detected as repeating as a whole. */
+      maxBlockLines: 16,
+      /** Lines shorter than this are never turned into template rows (a row would not be shorter). */
+      minTemplateChars: 8,
+      /** Largest file squeeze reads. */
+      maxInputBytes: 16 * MiB,
+      /** Characters of squeezed text one call returns; a longer result stops at a line and says where to go on. */
+      maxOutputChars: 40 * KiB,
+    },
   },
 
   locks: {
@@ -114,10 +346,35 @@ export const LIMITS = {
     externalTimeoutMs: 10_000,
     /** Bytes an external formatter may print before it is stopped. */
     externalMaxOutputBytes: 32 * MiB,
+    /** Characters of an external formatter's stderr (or a plugin's error) quoted in format_failed. */
+    maxErrorChars: 2000,
+    /** Remembered "original is formatter-clean" verdicts, per (path, sha256). */
+    cleanCacheEntries: 10_000,
+    /** Formatter sets (one per distinct repository config) kept loaded. */
+    cachedFormatterSets: 8,
   },
 
   config: {
+    /** The configuration files are re-checked for changes at most this often. */
+    refreshIntervalMs: 1_000,
     /** Largest configuration file read. */
     maxFileBytes: 1 * MiB,
+  },
+
+  hosts: {
+    /** Seconds a host waits for `ast-mcp hook` (written into each host's hook entry). */
+    hookTimeoutSeconds: 10,
+    /** Bytes of hook payload read from stdin; a larger payload is allowed with a warning. */
+    hookMaxPayloadBytes: 4 * MiB,
+    /** Characters of one shell command the hook parses; a longer one counts as a possible write. */
+    hookMaxCommandChars: 64 * KiB,
+    /** Levels of `bash -c '…'` and `eval` the hook follows before treating the rest as unknown. */
+    hookMaxShellDepth: 4,
+    /** Host configuration files larger than this are reported and left untouched. */
+    maxConfigFileBytes: 16 * MiB,
+    /** How long `install --service` waits for GET /healthz to answer. */
+    serviceHealthTimeoutMs: 15_000,
+    /** How long `doctor` waits for an entry's server to start and list its tools. */
+    doctorProbeTimeoutMs: 20_000,
   },
 } as const;

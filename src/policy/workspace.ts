@@ -110,6 +110,14 @@ export class Workspace {
     return new Workspace(roots, roots, new RuleSet(config.paths, roots), unusable, reason);
   }
 
+  /**
+   * An opaque token for caches of policy answers: the same for every narrowing of one configuration,
+   * different once the rules change. Combine it with the roots; never inspect it.
+   */
+  get policyIdentity(): object {
+    return this.#rules;
+  }
+
   /** Throws ToolError(invalid_path | no_roots | path_outside_roots | path_denied), or io_error when an in-root lstat fails. */
   async resolve(input: string, operation: Operation): Promise<ResolvedPath> {
     return (await this.#evaluate(input, operation)).resolved;

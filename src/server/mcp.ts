@@ -20,7 +20,8 @@ import { PRODUCT, VERSION } from "../core/version.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Workspace } from "../policy/workspace.ts";
 import type { AnyTool, ToolContext } from "../tools/contract.ts";
-import { TOOLS } from "../tools/index.ts";
+import { closeToolSession, TOOLS } from "../tools/index.ts";
+import { type OfferedTools, offeredTools } from "../tools/profiles.ts";
 
 /** What the server needs from the process: the current configuration and its workspace. */
 export interface ServerDeps {
@@ -38,9 +39,13 @@ const INSTRUCTIONS = [
   "Failed calls return {error: {code, message, hint, retryable, suggestedNextCall}}: follow the hint.",
 ].join(" ");
 
-/** Published JSON Schemas are computed once per tool list. */
+const publishedCache = new WeakMap<readonly AnyTool[], Tool[]>();
+
+/** Published JSON Schemas are computed once per tool list, not once per session. */
 function describeTools(tools: readonly AnyTool[]): Tool[] {
-  return tools.map((tool) => ({
+  const cached = publishedCache.get(tools);
+  if (cached) return cached;
+  const described = tools.map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -48,6 +53,8 @@ function describeTools(tools: readonly AnyTool[]): Tool[] {
     outputSchema: z.toJSONSchema(tool.output, { target: "draft-7", io: "output" }) as Tool["outputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   }));
+  publishedCache.set(tools, described);
+  return described;
 }
 
 export function errorResult(payload: ToolErrorPayload): CallToolResult {
@@ -114,34 +121,62 @@ class ClientRoots {
 
 export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
   const tools = deps.tools ?? TOOLS;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const published = describeTools(tools);
 
   const server = new Server(
     { name: PRODUCT, title: PRODUCT, version: VERSION },
-    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
+  // [tools] in the configuration decides what is offered; when an edit changes that, the client hears of it.
+  let listed: OfferedTools | undefined;
+  const offeredFor = (snapshot: ConfigSnapshot): OfferedTools => {
+    const selection = offeredTools(tools, snapshot.config.tools);
+    if (listed !== undefined && listed !== selection) {
+      listed = selection;
+      server.sendToolListChanged().catch((error: unknown) => {
+        log.debug("tools/list_changed was not sent", { error: error instanceof Error ? error.message : String(error) });
+      });
+    }
+    return selection;
+  };
   const clientRoots = new ClientRoots(server);
   server.oninitialized = () => clientRoots.refresh();
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => clientRoots.refresh());
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: published }));
+  server.onclose = () => closeToolSession(sessionId);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    listed = offeredFor(await deps.snapshot());
+    return { tools: describeTools(listed.tools) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name);
+    let snapshot: ConfigSnapshot;
+    try {
+      snapshot = await deps.snapshot();
+    } catch (error) {
+      log.error("the configuration could not be read for a tool call", { error });
+      return errorResult(new ToolError("internal_error", "the configuration could not be read; the server logged the details").toPayload());
+    }
+    const selection = offeredFor(snapshot);
+    const tool = selection.byName.get(request.params.name);
     if (!tool) {
-      return errorResult(
-        new ToolError("unknown_tool", `no tool named ${JSON.stringify(request.params.name.slice(0, 100))}`, {
-          details: { available: tools.map((t) => t.name) },
-        }).toPayload(),
-      );
+      const shown = JSON.stringify(request.params.name.slice(0, 100));
+      const message = selection.withheld.has(request.params.name) ? `tool ${shown} is not offered: the [tools] configuration turns it off` : `no tool named ${shown}`;
+      return errorResult(new ToolError("unknown_tool", message, { details: { available: selection.tools.map((t) => t.name) } }).toPayload());
     }
     try {
       const parsed = tool.input.safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw invalidInput(tool.name, parsed.error);
-      const snapshot = await deps.snapshot();
       const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
       const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal };
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken !== undefined) {
+        context.progress = (done, total) => {
+          extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: done, total } }).catch((error: unknown) => {
+            log.debug("a progress notification was not sent", { error: error instanceof Error ? error.message : String(error) });
+          });
+        };
+      }
       const raw = await tool.handler(parsed.data, context);
       const checked = tool.output.safeParse(raw);
       if (!checked.success) {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError, isToolError, type ErrorCode } from "../core/errors.ts";
 import { decodeText, looksBinary, type TextEncodingName } from "../helpers/encoding.ts";
+import { sha256Hex } from "../helpers/hash.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
 
@@ -66,9 +67,7 @@ export function toItemError(error: unknown, display: string): ItemError {
   return { code: toolError.code, message: toolError.message, hint: toolError.hint, retryable: toolError.retryable };
 }
 
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
+export { sha256Hex };
 
 /**
  * Opens a resolved path and confirms on the descriptor that it is still a regular file.
@@ -91,12 +90,18 @@ async function openRegularFile(resolved: ResolvedPath): Promise<{ handle: FileHa
   }
 }
 
-/** Streams the file through SHA-256 so hashing never holds a large file in memory. */
+/** Streams the file through SHA-256 so hashing never holds a large file in memory; small files take one read. */
 export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
-  const { handle } = await openRegularFile(resolved);
+  const { handle, size: statSize } = await openRegularFile(resolved);
   const hash = createHash("sha256");
   let size = 0;
   try {
+    if (statSize <= LIMITS.read.singleReadHashBytes) {
+      // One read of at most the stat size + 1 byte: a file that grew since the stat falls through to streaming.
+      const buffer = Buffer.alloc(statSize + 1);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      if (bytesRead <= statSize) return { sha256: sha256Hex(buffer.subarray(0, bytesRead)), size: bytesRead };
+    }
     for await (const chunk of createReadStream("", { fd: handle, autoClose: false, signal })) {
       const bytes = chunk as Buffer;
       hash.update(bytes);

@@ -20,6 +20,11 @@ export interface ToolContext {
   config: ConfigSnapshot;
   sessionId: string;
   signal: AbortSignal;
+  /**
+   * Reports progress of a long call (MCP notifications/progress) when the client asked for it with a
+   * progressToken; absent otherwise. `done` must not decrease between calls.
+   */
+  progress?: (done: number, total: number) => void;
 }
 
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {

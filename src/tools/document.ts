@@ -1,17 +1,13 @@
 /**
  * document_query: values from JSON, JSONC, TOML and YAML files selected by RFC 6901 JSON Pointers.
  */
-// The ESM build: the UMD entry resolves its parts with a dynamic require a bundle cannot follow.
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser/lib/esm/main.js";
-import { parse as parseToml, TomlError } from "smol-toml";
-import { parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { DOCUMENT_FORMAT_NAMES, DocumentSyntaxError, parseDocumentText, type ParsedDocument, type SyntaxProblem } from "../helpers/documents.ts";
 import { evaluatePointer, parsePointer, PointerSyntaxError } from "../helpers/json-pointer.ts";
 import { capJsonValue, jsonBytes, normalizeValue, valueTypeOf, type ValueType } from "../helpers/json-value.ts";
 import { DOCUMENT_LANGUAGES, isDocumentLanguage, languageFromPath, type DocumentLanguage } from "../helpers/language.ts";
-import { lineColumnAt } from "../helpers/lines.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ItemErrorSchema, loadTextFile, PathInput, renderItemError, resolveReadableFile, type ItemError } from "./common.ts";
@@ -20,8 +16,6 @@ const VALUE_TYPES = ["object", "array", "string", "number", "boolean", "null", "
 
 /** Rendered characters set aside per selector for its label and annotations. */
 const RENDER_OVERHEAD_PER_SELECTOR = 160;
-/** Syntax errors listed in one parse_error. */
-const MAX_LISTED_SYNTAX_ERRORS = 10;
 
 const SelectorResult = z.object({
   selector: z.string().describe("The selector as given."),
@@ -133,30 +127,13 @@ function renderSelectorResult(item: z.output<typeof SelectorResult>): string {
 
 // ---------------------------------------------------------------- parsing
 
-interface ParsedDocument {
-  value: unknown;
-  documents: number;
-  note: string | null;
-}
-
 function parseDocument(format: DocumentLanguage, text: string, display: string): ParsedDocument {
-  switch (format) {
-    case "json":
-      return { value: parseStrictJson(text, display), documents: 1, note: null };
-    case "jsonc":
-      return { value: parseJsoncText(text, display), documents: 1, note: null };
-    case "toml":
-      return { value: parseTomlText(text, display), documents: 1, note: null };
-    case "yaml":
-      return parseYamlText(text, display);
+  try {
+    return parseDocumentText(format, text);
+  } catch (error) {
+    if (error instanceof DocumentSyntaxError) throw parseError(display, DOCUMENT_FORMAT_NAMES[error.format], error.problems);
+    throw error;
   }
-}
-
-interface SyntaxProblem {
-  /** 1-based; null when the parser gives no position. */
-  line: number | null;
-  column: number | null;
-  message: string;
 }
 
 function at(problem: SyntaxProblem): string {
@@ -170,71 +147,4 @@ function parseError(display: string, format: string, problems: SyntaxProblem[]):
   return new ToolError("parse_error", `${display} is not valid ${format}${where}${more}.`, {
     details: { line: first?.line ?? null, column: first?.column ?? null, errors: problems },
   });
-}
-
-function jsoncProblems(text: string, errors: ParseError[]): SyntaxProblem[] {
-  return errors.slice(0, MAX_LISTED_SYNTAX_ERRORS).map((error) => ({ ...lineColumnAt(text, error.offset), message: printParseErrorCode(error.error) }));
-}
-
-function parseStrictJson(text: string, display: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    // JSON.parse messages carry no reliable position across runtimes; a strict jsonc-parser pass locates the error.
-    const errors: ParseError[] = [];
-    try {
-      parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-    } catch {
-      // Too deeply nested for the locating pass: report without a position.
-    }
-    throw parseError(display, "JSON", jsoncProblems(text, errors));
-  }
-}
-
-function parseJsoncText(text: string, display: string): unknown {
-  const errors: ParseError[] = [];
-  let value: unknown;
-  try {
-    value = parseJsonc(text, errors, { disallowComments: false, allowTrailingComma: true, allowEmptyContent: false });
-  } catch {
-    throw parseError(display, "JSONC", []);
-  }
-  if (errors.length > 0) throw parseError(display, "JSONC", jsoncProblems(text, errors));
-  return value;
-}
-
-function parseTomlText(text: string, display: string): unknown {
-  try {
-    return parseToml(text, { integersAsBigInt: "asNeeded" });
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const message = (error.message.split("\n")[0] ?? "").replace(/^Invalid TOML document:\s*/, "");
-      throw parseError(display, "TOML", [{ line: error.line, column: error.column, message }]);
-    }
-    throw error;
-  }
-}
-
-function parseYamlText(text: string, display: string): ParsedDocument {
-  const documents = parseAllDocuments(text, { prettyErrors: false, logLevel: "silent" });
-  const first = documents[0];
-  if (first === undefined) return { value: null, documents: 0, note: "The file holds no YAML document; the root is null." };
-  if (first.errors.length > 0) {
-    throw parseError(
-      display,
-      "YAML",
-      first.errors.slice(0, MAX_LISTED_SYNTAX_ERRORS).map((error) => ({
-        ...lineColumnAt(text, error.pos[0]),
-        message: error.message.split("\n")[0] ?? error.code,
-      })),
-    );
-  }
-  let value: unknown;
-  try {
-    value = first.toJS({ maxAliasCount: LIMITS.document.maxYamlAliasCount });
-  } catch (error) {
-    throw parseError(display, "YAML", [{ line: null, column: null, message: error instanceof Error ? error.message : String(error) }]);
-  }
-  const note = documents.length > 1 ? `The file holds ${documents.length} YAML documents; selectors apply to the first.` : null;
-  return { value, documents: documents.length, note };
 }

@@ -3,6 +3,7 @@
  * and file_capabilities (what a file is and what may be done with it).
  */
 import { z } from "zod";
+import { supportsSyntaxTree } from "../intel/languages.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../helpers/encoding.ts";
@@ -292,7 +293,9 @@ const FileCapabilities = z.object({
   bom: z.boolean().describe("Whether the file starts with a byte-order mark."),
   lineEnding: z.enum(LINE_ENDINGS).nullable().describe("Line terminator style; null when the file is not decodable text."),
   readModes: z.array(z.enum(READ_MODES)).describe("How the file can be read now: text (file_read) and document (document_query)."),
-  patchStrategies: z.array(z.string()).describe("Edit strategies available for this file (none in this version)."),
+  patchStrategies: z
+    .array(z.enum(["aider_block", "ast"]))
+    .describe("file_patch strategies this file supports: aider_block for any editable text file, ast where a syntax tree parser exists."),
   policy: z
     .object({ read: OperationDecision, write: OperationDecision, delete: OperationDecision })
     .describe("What the workspace policy decides for each operation on this path."),
@@ -355,7 +358,7 @@ export const fileCapabilitiesTool = defineTool({
             bom,
             lineEnding,
             readModes,
-            patchStrategies: [],
+            patchStrategies: patchStrategiesFor(language, lineEnding !== null, size),
             policy: { read: briefDecision(read!), write: briefDecision(write!), delete: briefDecision(remove!) },
             notes,
           };
@@ -395,4 +398,10 @@ function renderCapabilities(item: z.output<typeof FileCapabilities> | { path: st
   const patches = item.patchStrategies.length > 0 ? item.patchStrategies.join("+") : "none";
   const line = `${item.path}: ${what} · ${text} · ${plural(item.size, "byte")} · read modes ${modes} · patch strategies ${patches} · ${policy}`;
   return item.notes.length > 0 ? `${line}\n  ${item.notes.join("\n  ")}` : line;
+}
+
+/** Text files within the write path's size limit take Aider blocks; those with a parser also take structural rules. */
+function patchStrategiesFor(language: Language | null, decodable: boolean, size: number): Array<"aider_block" | "ast"> {
+  if (!decodable || size > LIMITS.patch.maxCandidateBytes) return [];
+  return language !== null && supportsSyntaxTree(language) ? ["aider_block", "ast"] : ["aider_block"];
 }

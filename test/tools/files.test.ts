@@ -48,6 +48,14 @@ describe("file_hash", () => {
     }
   });
 
+  test("large files stream through the hash and match node crypto", async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17, 0x5a);
+    big[12345] = 0x00;
+    await temp.write("big.bin", big);
+    const result = await runTool(fileHashTool, { filePaths: ["big.bin"] }, context);
+    expect(result.files[0]).toEqual({ path: "big.bin", sha256: createHash("sha256").update(big).digest("hex"), size: big.length });
+  });
+
   test("absolute paths come back in display form", async () => {
     const result = await runTool(fileHashTool, { filePaths: [path.join(temp.dir, "src/a.ts")] }, context);
     expect(result.files[0].path).toBe("src/a.ts");
@@ -262,7 +270,7 @@ describe("file_capabilities", () => {
       bom: false,
       lineEnding: "lf",
       readModes: ["text"],
-      patchStrategies: [],
+      patchStrategies: ["aider_block", "ast"],
       notes: [],
     });
     expect(item.policy.read.allowed).toBe(true);

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { READ_ONLY } from "../../src/tools/contract.ts";
 import { TOOLS } from "../../src/tools/index.ts";
 
+const MUTATION_TOOLS = ["file_write", "file_patch", "file_rename", "file_delete", "file_chattr", "file_undo"];
+
 type JsonSchema = { type?: string; description?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown; anyOf?: JsonSchema[] };
 
 /** Every property of every object in the schema must carry a description (the schema is the docs). */
@@ -19,23 +21,33 @@ function undocumented(schema: JsonSchema, at: string): string[] {
 
 function objectsAllowExtra(schema: JsonSchema, at: string): string[] {
   const loose: string[] = [];
-  if (schema.type === "object" && schema.additionalProperties !== false) loose.push(at);
+  // Strict objects say additionalProperties: false; records ({files: {"<path>": …}}) give it a schema.
+  const extra = schema.additionalProperties;
+  if (schema.type === "object" && extra !== false && (typeof extra !== "object" || extra === null)) loose.push(at);
+  if (typeof extra === "object" && extra !== null) loose.push(...objectsAllowExtra(extra as JsonSchema, `${at}{}`));
   for (const [key, property] of Object.entries(schema.properties ?? {})) loose.push(...objectsAllowExtra(property, `${at}.${key}`));
   if (schema.items) loose.push(...objectsAllowExtra(schema.items, `${at}[]`));
   return loose;
 }
 
 describe("TOOLS", () => {
-  test("lists the read-only tools once each", () => {
+  test("lists every tool once, including the file tools and the mutation tools", () => {
     const names = TOOLS.map((tool) => tool.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names.sort()).toEqual(["config_status", "document_query", "file_capabilities", "file_hash", "file_read", "policy_check"]);
+    for (const name of ["config_status", "document_query", "file_capabilities", "file_hash", "file_read", "policy_check", ...MUTATION_TOOLS]) {
+      expect(names).toContain(name);
+    }
   });
 
   for (const tool of TOOLS) {
     describe(tool.name, () => {
-      test("is annotated read-only and described", () => {
-        expect(tool.annotations).toEqual(READ_ONLY);
+      test("is annotated (read-only unless it mutates files) and described", () => {
+        if (MUTATION_TOOLS.includes(tool.name)) {
+          expect(tool.annotations.readOnlyHint).toBe(false);
+          expect(tool.annotations.openWorldHint).toBe(false);
+        } else {
+          expect(tool.annotations).toEqual(READ_ONLY);
+        }
         expect(tool.description.length).toBeGreaterThan(40);
         expect(tool.title.length).toBeGreaterThan(0);
       });

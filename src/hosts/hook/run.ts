@@ -1,0 +1,73 @@
+/**
+ * One run of `ast-mcp hook`: payload in, the host's answer out. It must never break the host:
+ * a payload that is not JSON, or any failure of our own, lets the call through with a warning on
+ * stderr. Configuration and the shell parser load only for calls that need them, so the common
+ * case (a tool that is no file edit) answers without either.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { LIMITS } from "../../core/limits.ts";
+import type { HookSettings } from "./decide.ts";
+import { allowAnswer, denyAnswer, parsePayload, warnAnswer, type HookAnswer } from "./protocol.ts";
+import { toolKind } from "./tools.ts";
+
+export interface HookRunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** Reads the effective [hook] settings for a repository (injected by tests). */
+  loadSettings?: (repoRoot: string) => Promise<{ settings: HookSettings; warnings: string[] }>;
+}
+
+/** The nearest folder at or above `start` holding .git (a directory, or a worktree's file). */
+export async function findRepoRoot(start: string): Promise<string> {
+  let dir = path.resolve(start);
+  for (;;) {
+    try {
+      await fs.stat(path.join(dir, ".git"));
+      return dir;
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return path.resolve(start);
+      dir = parent;
+    }
+  }
+}
+
+/** The [hook] settings from the user and project configuration. */
+export async function loadHookSettings(repoRoot: string, env: NodeJS.ProcessEnv): Promise<{ settings: HookSettings; warnings: string[] }> {
+  const { loadConfig } = await import("../../config/load.ts");
+  const snapshot = await loadConfig({ cwd: repoRoot, cliRoots: [repoRoot], env });
+  const hook = snapshot.config.hook;
+  const warnings = snapshot.problems.map((problem) => `ast-mcp hook: config problem in ${problem.file}: ${problem.keyPath}: ${problem.message}`);
+  return { settings: { mode: hook.mode, allowPaths: hook.allow_paths, allowCommands: hook.allow_commands }, warnings };
+}
+
+export async function runHook(payload: string, options: HookRunOptions): Promise<HookAnswer> {
+  try {
+    if (Buffer.byteLength(payload, "utf8") > LIMITS.hosts.hookMaxPayloadBytes) {
+      return allowAnswer(`ast-mcp hook: the hook input is larger than ${LIMITS.hosts.hookMaxPayloadBytes} bytes; allowing the call unchecked\n`);
+    }
+    const parsed = parsePayload(payload);
+    if (parsed.kind === "invalid") return allowAnswer(`ast-mcp hook: ${parsed.reason}; allowing the call unchecked\n`);
+    if (parsed.kind === "ignore") return allowAnswer();
+    const call = parsed.call;
+    if (toolKind(call.tool) === "other") return allowAnswer();
+
+    const cwd = path.resolve(options.cwd, call.cwd ?? ".");
+    const projectDir = options.env.CLAUDE_PROJECT_DIR;
+    const repoRoot = call.dialect === "claude" && projectDir !== undefined && projectDir !== "" ? path.resolve(projectDir) : await findRepoRoot(cwd);
+    const load = options.loadSettings ?? ((root: string) => loadHookSettings(root, options.env));
+    let loaded: { settings: HookSettings; warnings: string[] } | undefined;
+    const settings = async () => (loaded ??= await load(repoRoot)).settings;
+    const { decide } = await import("./decide.ts");
+    const verdict = await decide(call, { repoRoot, cwd, home: options.home, env: options.env, settings });
+    const stderr = (loaded?.warnings ?? []).map((warning) => `${warning}\n`).join("");
+    if (verdict.kind === "allow") return allowAnswer(stderr);
+    const mode = (await settings()).mode;
+    const answer = mode === "warn" ? warnAnswer(call.dialect, `${verdict.reason} (warning only: [hook].mode is "warn")`) : denyAnswer(call.dialect, verdict.reason);
+    return { ...answer, stderr: stderr + answer.stderr };
+  } catch (error) {
+    return allowAnswer(`ast-mcp hook: internal error, allowing the call: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+}

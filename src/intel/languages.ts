@@ -1,0 +1,340 @@
+/**
+ * The one language layer over ast-grep: maps the language ids of src/helpers/language.ts to
+ * ast-grep languages, loads the native parsers on first use, and parses source into a tree
+ * with its syntax errors located.
+ *
+ * napi keeps only the FIRST registerDynamicLanguage call of a process (later calls are silently
+ * ignored, measured with 0.51.2), so the dynamic grammars cannot be added one by one: the first
+ * time any of them is needed, every installed @ast-grep/lang-* package is registered in one call
+ * (about 30 ms for all 22, mostly requiring the small package entry points). Nothing else in the
+ * process may call registerDynamicLanguage.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { SgNode, SgRoot } from "@ast-grep/napi";
+import { LIMITS } from "../core/limits.ts";
+import { log } from "../core/log.ts";
+import { LANGUAGES, languageFromPath } from "../helpers/language.ts";
+
+export type LanguageId = string;
+
+type Napi = typeof import("@ast-grep/napi");
+
+/** Built into napi: the value is the napi Lang name. */
+const BUILTIN: Readonly<Record<string, string>> = {
+  typescript: "TypeScript",
+  tsx: "Tsx",
+  // tree-sitter-javascript parses JSX, so .jsx files need no grammar of their own.
+  javascript: "JavaScript",
+  html: "Html",
+  css: "Css",
+};
+
+/** Loaded from @ast-grep/lang-<package>; the package name is also the registered language name. */
+const DYNAMIC: Readonly<Record<string, string>> = {
+  python: "python",
+  go: "go",
+  rust: "rust",
+  java: "java",
+  kotlin: "kotlin",
+  c: "c",
+  cpp: "cpp",
+  csharp: "csharp",
+  ruby: "ruby",
+  php: "php",
+  swift: "swift",
+  scala: "scala",
+  lua: "lua",
+  bash: "bash",
+  elixir: "elixir",
+  haskell: "haskell",
+  dart: "dart",
+  sql: "sql",
+  json: "json",
+  // Comments parse as tree-sitter-json extras; trailing commas show up as syntax errors.
+  jsonc: "json",
+  yaml: "yaml",
+  toml: "toml",
+  markdown: "markdown",
+};
+
+/**
+ * Named tokens the grammar's external scanner makes, per napi language (for the dynamic ones
+ * taken from the package's src/grammar.json; a test keeps them in step). Only these may
+ * legitimately be empty (markdown's block_continuation, an empty <script>'s raw_text), so an
+ * empty leaf of any other kind is a token the parser had to assume: a MISSING node.
+ */
+const SCANNER_TOKENS: Readonly<Record<string, readonly string[]>> = {
+  JavaScript: ["html_comment", "jsx_text", "escape_sequence", "regex_pattern"],
+  TypeScript: ["html_comment", "jsx_text", "escape_sequence", "regex_pattern"],
+  Tsx: ["html_comment", "jsx_text", "escape_sequence", "regex_pattern"],
+  Html: ["comment", "erroneous_end_tag_name", "raw_text"],
+  Css: [],
+  bash: ["extglob_pattern", "file_descriptor", "heredoc_body", "heredoc_content", "heredoc_end", "heredoc_start", "regex", "simple_heredoc_body", "test_operator", "variable_name", "word"],
+  cpp: ["raw_string_content", "raw_string_delimiter"],
+  csharp: [
+    "interpolation_brace", "interpolation_close_brace", "interpolation_end_quote", "interpolation_open_brace", "interpolation_quote",
+    "interpolation_raw_start", "interpolation_regular_start", "interpolation_start", "interpolation_start_quote",
+    "interpolation_string_content", "interpolation_verbatim_start", "raw_string_content", "raw_string_end", "raw_string_start", "string_content",
+  ],
+  elixir: ["quoted_content"],
+  haskell: ["comment", "cpp", "error_sentinel", "haddock", "pragma", "quasiquote_body"],
+  kotlin: ["multiline_comment", "safe_nav", "string_content"],
+  lua: ["comment_content", "string_content"],
+  markdown: [
+    "atx_h1_marker", "atx_h2_marker", "atx_h3_marker", "atx_h4_marker", "atx_h5_marker", "atx_h6_marker", "block_continuation",
+    "block_quote_marker", "fenced_code_block_delimiter", "minus_metadata", "plus_metadata", "setext_h1_underline", "setext_h2_underline",
+  ],
+  php: [
+    "encapsed_string_chars", "encapsed_string_chars_after_variable", "encapsed_string_chars_after_variable_heredoc", "encapsed_string_chars_heredoc",
+    "execution_string_chars", "execution_string_chars_after_variable", "heredoc_end", "heredoc_start", "nowdoc_string", "sentinel_error", "string_content",
+  ],
+  python: ["block", "comment", "escape_interpolation", "string_end", "string_start"],
+  ruby: ["hash_key_symbol", "heredoc_beginning", "heredoc_content", "heredoc_end", "simple_symbol", "string_content"],
+  rust: ["doc_comment", "float_literal", "inner_doc_comment_marker", "outer_doc_comment_marker", "raw_string_literal_content", "string_content"],
+  scala: ["error_sentinel", "identifier"],
+  sql: ["dollar_quote"],
+  swift: ["catch_keyword", "default_keyword", "else", "multiline_comment", "raw_str_continuing_indicator", "raw_str_end_part", "raw_str_part", "where_keyword"],
+  yaml: [
+    "alias_name", "anchor_name", "boolean_scalar", "comment", "directive_name", "directive_parameter", "escape_sequence", "float_scalar",
+    "integer_scalar", "null_scalar", "string_scalar", "tag", "tag_handle", "tag_prefix", "timestamp_scalar", "yaml_version",
+  ],
+};
+
+/** For tests: the scanner token table (napi language name → kinds). */
+export function scannerTokenTable(): Readonly<Record<string, readonly string[]>> {
+  return SCANNER_TOKENS;
+}
+
+/** The shape every @ast-grep/lang-* package exports. */
+interface LanguagePackage {
+  libraryPath: string;
+  extensions: string[];
+  languageSymbol?: string;
+  metaVarChar?: string;
+  expandoChar?: string;
+}
+
+interface DynamicState {
+  /** Registered package name → the character that stands in for "$" in its patterns. */
+  expando: Map<string, string>;
+  /** Packages that could not be loaded, with the reason (logged once). */
+  failed: Map<string, string>;
+}
+
+const require = createRequire(import.meta.url);
+let napiModule: Napi | undefined;
+let dynamicState: DynamicState | undefined;
+
+function napi(): Napi {
+  napiModule ??= require("@ast-grep/napi") as Napi;
+  return napiModule;
+}
+
+/** Some lang packages print through console.debug while locating their parser; stdout is not theirs. */
+function withQuietConsole<T>(fn: () => T): T {
+  const saved = { log: console.log, debug: console.debug, info: console.info };
+  const toLog = (...args: unknown[]) => log.debug(args.map(String).join(" "));
+  console.log = toLog;
+  console.debug = toLog;
+  console.info = toLog;
+  try {
+    return fn();
+  } finally {
+    console.log = saved.log;
+    console.debug = saved.debug;
+    console.info = saved.info;
+  }
+}
+
+function loadPackage(name: string): LanguagePackage {
+  return withQuietConsole(() => {
+    const loaded = require(`@ast-grep/lang-${name}`) as LanguagePackage;
+    // libraryPath is a getter that searches for the prebuilt parser and throws when there is none.
+    const libraryPath = loaded.libraryPath;
+    if (typeof libraryPath !== "string" || libraryPath.length === 0) throw new Error("the package names no parser library");
+    // napi aborts the registration (or the process) on a library it cannot open, so check first.
+    if (!existsSync(libraryPath)) throw new Error(`its parser library ${libraryPath} is missing`);
+    const registration: LanguagePackage = { libraryPath, extensions: [...loaded.extensions] };
+    if (loaded.languageSymbol !== undefined) registration.languageSymbol = loaded.languageSymbol;
+    if (loaded.metaVarChar !== undefined) registration.metaVarChar = loaded.metaVarChar;
+    if (loaded.expandoChar !== undefined) registration.expandoChar = loaded.expandoChar;
+    return registration;
+  });
+}
+
+function registerDynamicLanguages(): DynamicState {
+  if (dynamicState) return dynamicState;
+  const state: DynamicState = { expando: new Map(), failed: new Map() };
+  const registrations: Record<string, LanguagePackage> = {};
+  for (const name of new Set(Object.values(DYNAMIC))) {
+    try {
+      registrations[name] = loadPackage(name);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      state.failed.set(name, reason);
+      log.warn(`syntax trees for ${name} are unavailable: @ast-grep/lang-${name} did not load`, { reason });
+    }
+  }
+  const started = performance.now();
+  try {
+    napi().registerDynamicLanguage(registrations);
+    for (const [name, registration] of Object.entries(registrations)) {
+      // A registration made elsewhere in the process first would make napi ignore this one.
+      try {
+        napi().parse(name, "");
+        state.expando.set(name, registration.expandoChar ?? "$");
+      } catch (error) {
+        state.failed.set(name, error instanceof Error ? error.message : String(error));
+        log.warn(`syntax trees for ${name} are unavailable: napi did not register it`, { reason: state.failed.get(name) });
+      }
+    }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    for (const name of Object.keys(registrations)) state.failed.set(name, reason);
+    log.warn("registering the ast-grep language packages failed", { reason });
+  }
+  log.debug("registered ast-grep language packages", { count: state.expando.size, ms: Math.round(performance.now() - started) });
+  dynamicState = state;
+  return state;
+}
+
+function normalizeId(id: LanguageId): string {
+  return id.trim().toLowerCase();
+}
+
+/**
+ * The napi language name for a language id (a Lang name such as "TypeScript", or a registered
+ * dynamic name such as "python"); registers the dynamic grammars on first use. Undefined when the
+ * language has no syntax tree support here.
+ */
+export function astGrepLanguageFor(id: LanguageId): string | undefined {
+  const key = normalizeId(id);
+  if (Object.hasOwn(BUILTIN, key)) return BUILTIN[key];
+  if (!Object.hasOwn(DYNAMIC, key)) return undefined;
+  const name = DYNAMIC[key]!;
+  return registerDynamicLanguages().expando.has(name) ? name : undefined;
+}
+
+export function supportsSyntaxTree(id: LanguageId): boolean {
+  return astGrepLanguageFor(id) !== undefined;
+}
+
+/** Language ids with a syntax tree parser available in this process. */
+export function listSupportedLanguages(): LanguageId[] {
+  return LANGUAGES.filter((id) => supportsSyntaxTree(id));
+}
+
+/**
+ * A language id from what a caller typed: an id ("python"), any case, or a file extension
+ * ("py", ".rs"). Undefined when nothing matches.
+ */
+export function languageIdFromName(name: string): LanguageId | undefined {
+  const key = normalizeId(name).replace(/^\./, "");
+  if ((LANGUAGES as readonly string[]).includes(key)) return key;
+  if (key.length === 0 || /[\\/]/.test(key)) return undefined;
+  return languageFromPath(`file.${key}`) ?? undefined;
+}
+
+/**
+ * The character ast-grep puts in place of "$" before parsing a pattern of this language ("$" for
+ * languages whose identifiers may contain it). Undefined without syntax tree support.
+ */
+export function patternExpandoFor(id: LanguageId): string | undefined {
+  const language = astGrepLanguageFor(id);
+  if (language === undefined) return undefined;
+  if (Object.hasOwn(BUILTIN, normalizeId(id))) return "$";
+  return registerDynamicLanguages().expando.get(language);
+}
+
+export interface SyntaxErrorLocation {
+  /** 1-based line and column (UTF-16 code units) where the error starts. */
+  line: number;
+  column: number;
+  endLine: number;
+  /** The source text of an ERROR node (cut to a bounded length); "" for a missing token. */
+  text: string;
+  /** "error": text the parser could not fit; "missing": a token the parser had to assume. */
+  kind: "error" | "missing";
+  /** For a missing token: the token kind the parser expected, such as ")" or "identifier". */
+  expected?: string;
+}
+
+export interface ParsedSource {
+  root: SgRoot;
+  /** Outermost ERROR nodes plus MISSING tokens outside them. */
+  errorCount: number;
+  /** Every counted error, in source order. */
+  errors: SyntaxErrorLocation[];
+}
+
+/** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
+export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
+  const language = astGrepLanguageFor(id);
+  return language === undefined ? undefined : napi().parse(language, text);
+}
+
+/**
+ * The tree alone, parsed on the libuv thread pool so several files parse at once (the code index
+ * keeps a few in flight); undefined when the language has no parser here.
+ */
+export async function parseTreeAsync(id: LanguageId, text: string): Promise<SgRoot | undefined> {
+  const language = astGrepLanguageFor(id);
+  return language === undefined ? undefined : napi().parseAsync(language, text);
+}
+
+/** Parses `text` as language `id`; undefined when the language has no parser here. */
+export function parseSource(id: LanguageId, text: string): ParsedSource | undefined {
+  const language = astGrepLanguageFor(id);
+  if (language === undefined) return undefined;
+  const root = napi().parse(language, text);
+  const errors = syntaxErrorsOf(root.root(), text, language);
+  return { root, errorCount: errors.length, errors };
+}
+
+interface Span {
+  start: number;
+  end: number;
+  location: SyntaxErrorLocation;
+}
+
+function spanOf(node: SgNode, text: string, kind: "error" | "missing"): Span {
+  const range = node.range();
+  const location: SyntaxErrorLocation = {
+    line: range.start.line + 1,
+    column: range.start.column + 1,
+    endLine: range.end.line + 1,
+    text: kind === "error" ? text.slice(range.start.index, Math.min(range.end.index, range.start.index + LIMITS.patch.maxErrorTextChars)) : "",
+    kind,
+  };
+  if (kind === "missing") location.expected = String(node.kind());
+  return { start: range.start.index, end: range.end.index, location };
+}
+
+/**
+ * The syntax errors of a tree parsed from `text` as napi language `language`. Both kinds are
+ * found natively: ERROR nodes by kind, MISSING tokens as empty leaves (napi has no isMissing)
+ * that are not scanner tokens. Errors inside an ERROR node fold into it, so one broken region
+ * counts once.
+ */
+function syntaxErrorsOf(root: SgNode, text: string, language: string): SyntaxErrorLocation[] {
+  const spans: Span[] = root.findAll({ rule: { kind: "ERROR" } }).map((node) => spanOf(node, text, "error"));
+  if (text.length > 0) {
+    const scannerTokens = SCANNER_TOKENS[language] ?? [];
+    for (const node of root.findAll({ rule: { regex: "^$" } })) {
+      // Empty ERROR nodes are counted above; empty inner nodes hold only empty leaves.
+      if (!node.isLeaf() || node.kind() === "ERROR" || node.parent() === null) continue;
+      if (node.isNamed() && scannerTokens.includes(String(node.kind()))) continue;
+      spans.push(spanOf(node, text, "missing"));
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const outermost: SyntaxErrorLocation[] = [];
+  let covered: { start: number; end: number } | undefined;
+  for (const span of spans) {
+    if (covered && span.start >= covered.start && span.end <= covered.end) continue;
+    outermost.push(span.location);
+    if (span.location.kind === "error" && span.end > span.start) covered = { start: span.start, end: span.end };
+  }
+  return outermost;
+}

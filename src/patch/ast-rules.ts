@@ -1,0 +1,341 @@
+/**
+ * Structural rewrites: ast-grep rules applied in order, each to the text the previous one left.
+ *
+ * napi's replace() inserts the fix text as written (no metavariable expansion in 0.51.2), so
+ * metavariables are substituted here from each match's captures, keeping the original source
+ * text (separators included for $$$ captures).
+ *
+ * Nested matches (`foo(foo(1))` with `foo($A)`): commitEdits would silently drop the inner edit,
+ * and re-running the rule on its own output could rewrite text the fix just produced (a swap
+ * `$A + $B` → `$B + $A` would undo itself). So every rewrite happens in one pass over the
+ * original matches: an outer match's fix is built from its captures with the matches inside
+ * them rewritten first. A match counts as applied only when its rewritten text reaches the
+ * output; one whose capture the outer fix leaves out is dropped with it and not counted.
+ */
+import type { NapiConfig, Rule, SgNode } from "@ast-grep/napi";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { languageIdFromName, parseSource, parseTree, patternExpandoFor, supportsSyntaxTree, type LanguageId } from "../intel/languages.ts";
+
+export interface AstRule {
+  /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
+  pattern: string;
+  /** Replacement text; $NAME and $$$NAME are replaced by what the pattern captured. */
+  fix: string;
+  /** Language id or extension overriding the file's language ("python", "py"). */
+  lang?: string;
+  /** Node kind within `pattern` that is the actual match (ast-grep pattern object `selector`). */
+  selector?: string;
+  /** ast-grep constraints: metavariable name → rule (for example { A: { regex: "^log" } }). */
+  constraints?: Record<string, unknown>;
+  /** How many matches the rule must have: a number (default 1; 0 asserts absence) or "all" (at least one). */
+  expectedMatches?: number | "all";
+}
+
+export interface AstRuleMatch {
+  /** 1-based lines and column (UTF-16 code units) of the match in the text the rule ran on. */
+  startLine: number;
+  endLine: number;
+  column: number;
+  /** The matched source, cut to LIMITS.patch.maxMatchTextChars. */
+  text: string;
+}
+
+export interface AstRuleReport {
+  index: number;
+  /** The language id the rule ran with. */
+  language: LanguageId;
+  /** The matches, in source order, at most LIMITS.patch.maxListedMatches of them. */
+  matches: AstRuleMatch[];
+  /** Every match found (matches may list fewer). */
+  matchCount: number;
+  /** Matches whose rewrite is in the result (fewer than matchCount when a fix drops nested ones). */
+  applied: number;
+  /** $NAMEs in the fix that the pattern does not define; they were kept as literal text. */
+  literalVariables?: string[];
+}
+
+interface Capture {
+  start: number;
+  end: number;
+}
+
+interface FoundMatch {
+  start: number;
+  end: number;
+  order: number;
+  node: SgNode;
+  children: FoundMatch[];
+  captures?: Map<string, Capture | null>;
+}
+
+type FixPart = { literal: string } | { variable: string };
+
+const VARIABLE = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$?([A-Z_][A-Z0-9_]*)/g;
+
+/** Metavariables a pattern defines, each marked multi when written $$$NAME. Names starting with "_" capture nothing. */
+function patternVariables(pattern: string): Map<string, "single" | "multi"> {
+  const variables = new Map<string, "single" | "multi">();
+  for (const match of pattern.matchAll(VARIABLE)) {
+    const name = match[1] ?? match[2]!;
+    if (name.startsWith("_")) continue;
+    variables.set(name, match[1] !== undefined ? "multi" : (variables.get(name) ?? "single"));
+  }
+  return variables;
+}
+
+function parseFix(fix: string, defined: Map<string, "single" | "multi">): { parts: FixPart[]; literal: string[] } {
+  const parts: FixPart[] = [];
+  const literal = new Set<string>();
+  let last = 0;
+  for (const match of fix.matchAll(VARIABLE)) {
+    const name = match[1] ?? match[2]!;
+    if (!defined.has(name)) {
+      literal.add(name);
+      continue;
+    }
+    if (match.index > last) parts.push({ literal: fix.slice(last, match.index) });
+    parts.push({ variable: name });
+    last = match.index + match[0].length;
+  }
+  if (last < fix.length) parts.push({ literal: fix.slice(last) });
+  return { parts, literal: [...literal] };
+}
+
+function invalidRule(index: number, field: string, message: string, hint?: string): ToolError {
+  return new ToolError("invalid_input", `rules[${index}]${field ? `.${field}` : ""}: ${message}`, hint === undefined ? {} : { hint });
+}
+
+/** napi's rule errors span several "|->" lines; one line reads better in a tool result. */
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\.?\s*\n\s*\|->\s*/g, ": ").replace(/\s*\n\s*/g, " ").trim();
+}
+
+function validateRule(rule: AstRule, index: number): void {
+  if (rule === null || typeof rule !== "object") throw invalidRule(index, "", "each rule is an object with pattern and fix.");
+  if (typeof rule.pattern !== "string" || rule.pattern.trim() === "") throw invalidRule(index, "pattern", "must be non-empty ast-grep pattern text.");
+  if (typeof rule.fix !== "string") throw invalidRule(index, "fix", "must be a string (\"\" deletes the match).");
+  if (rule.selector !== undefined && (typeof rule.selector !== "string" || rule.selector.trim() === "")) {
+    throw invalidRule(index, "selector", "must be a node kind name such as \"call_expression\".");
+  }
+  if (rule.constraints !== undefined && (rule.constraints === null || typeof rule.constraints !== "object" || Array.isArray(rule.constraints))) {
+    throw invalidRule(index, "constraints", "must map metavariable names to ast-grep rules, for example {\"A\": {\"regex\": \"^log\"}}.");
+  }
+  const expected = rule.expectedMatches;
+  if (expected !== undefined && expected !== "all" && !(Number.isInteger(expected) && expected >= 0)) {
+    throw invalidRule(index, "expectedMatches", "must be a whole number (0 asserts there is no match) or \"all\".");
+  }
+}
+
+function ruleLanguage(rule: AstRule, index: number, fileLanguage: LanguageId | null): LanguageId {
+  if (rule.lang !== undefined) {
+    const id = typeof rule.lang === "string" ? languageIdFromName(rule.lang) : undefined;
+    if (id === undefined || !supportsSyntaxTree(id)) {
+      throw invalidRule(index, "lang", `unknown language ${JSON.stringify(rule.lang)}.`, "Use a language id such as typescript, python, go or rust, or a file extension.");
+    }
+    return id;
+  }
+  if (!fileLanguage || !supportsSyntaxTree(fileLanguage)) {
+    const what = !fileLanguage ? "the file's language is not known" : `${fileLanguage} files have no syntax tree support`;
+    throw invalidRule(index, "lang", `${what}; structural rules need one.`, "Pass lang on the rule (for example \"python\"), or edit the file with a text patch.");
+  }
+  return fileLanguage;
+}
+
+function matcherFor(rule: AstRule): NapiConfig {
+  const config: NapiConfig = {
+    rule: { pattern: rule.selector === undefined ? rule.pattern : { context: rule.pattern, selector: rule.selector } },
+  };
+  // Shapes are checked by napi; a wrong one surfaces as invalid_input naming the rule.
+  if (rule.constraints !== undefined) config.constraints = rule.constraints as Record<string, Rule>;
+  return config;
+}
+
+function describeMatch(match: FoundMatch, text: string): AstRuleMatch {
+  const range = match.node.range();
+  return {
+    startLine: range.start.line + 1,
+    endLine: range.end.line + 1,
+    column: range.start.column + 1,
+    text: text.slice(match.start, Math.min(match.end, match.start + LIMITS.patch.maxMatchTextChars)),
+  };
+}
+
+/** Orders matches by position (outer before inner at the same start) and nests each in the innermost match containing it. */
+function nestMatches(nodes: SgNode[]): FoundMatch[] {
+  const matches: FoundMatch[] = nodes.map((node, order) => {
+    const range = node.range();
+    return { start: range.start.index, end: range.end.index, order, node, children: [] };
+  });
+  matches.sort((a, b) => a.start - b.start || b.end - a.end || a.order - b.order);
+  const top: FoundMatch[] = [];
+  const open: FoundMatch[] = [];
+  for (const match of matches) {
+    while (open.length > 0 && !(match.start >= open[open.length - 1]!.start && match.end <= open[open.length - 1]!.end)) open.pop();
+    const parent = open[open.length - 1];
+    if (parent) parent.children.push(match);
+    else top.push(match);
+    open.push(match);
+  }
+  return top;
+}
+
+class Rewriter {
+  readonly applied = new Set<FoundMatch>();
+  readonly #memo = new Map<FoundMatch, string>();
+
+  constructor(
+    private readonly text: string,
+    private readonly parts: FixPart[],
+    private readonly variables: Map<string, "single" | "multi">,
+  ) {}
+
+  /** `text` from start to end with the given matches inside it replaced by their rewrites. */
+  render(start: number, end: number, inner: FoundMatch[]): string {
+    let out = "";
+    let position = start;
+    for (const match of inner) {
+      if (match.start < position || match.end > end) continue;
+      out += this.text.slice(position, match.start) + this.rewrite(match);
+      position = match.end;
+    }
+    return out + this.text.slice(position, end);
+  }
+
+  rewrite(match: FoundMatch): string {
+    const known = this.#memo.get(match);
+    if (known !== undefined) return known;
+    this.applied.add(match);
+    let out = "";
+    for (const part of this.parts) {
+      if ("literal" in part) {
+        out += part.literal;
+        continue;
+      }
+      const capture = this.#capture(match, part.variable);
+      if (capture) out += this.render(capture.start, capture.end, match.children);
+    }
+    this.#memo.set(match, out);
+    return out;
+  }
+
+  #capture(match: FoundMatch, name: string): Capture | null {
+    match.captures ??= new Map();
+    if (match.captures.has(name)) return match.captures.get(name)!;
+    let capture: Capture | null = null;
+    if (this.variables.get(name) === "multi") {
+      const nodes = match.node.getMultipleMatches(name);
+      const first = nodes[0];
+      const last = nodes[nodes.length - 1];
+      if (first && last) capture = { start: first.range().start.index, end: last.range().end.index };
+    } else {
+      const node = match.node.getMatch(name);
+      if (node) {
+        const range = node.range();
+        capture = { start: range.start.index, end: range.end.index };
+      }
+    }
+    match.captures.set(name, capture);
+    return capture;
+  }
+}
+
+function countMismatch(index: number, expected: number | "all", found: FoundMatch[], text: string, language: LanguageId): ToolError {
+  const listed = found.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, text));
+  const wanted = expected === "all" ? "at least one" : String(expected);
+  const where = listed.map((match) => `${match.startLine}:${match.column}`).join(", ");
+  const more = found.length > listed.length ? ` (first ${listed.length} listed)` : "";
+  const message =
+    found.length === 0
+      ? `rules[${index}] matched nothing in the ${language} text; expected ${wanted}.`
+      : `rules[${index}] matched ${found.length} times, expected ${wanted}; matches at ${where}${more}.`;
+  const hint =
+    found.length === 0
+      ? "Check the pattern against the current file; a fragment that is not valid code on its own (such as a Go call outside a function) needs the surrounding code as pattern and the node kind as selector."
+      : undefined;
+  return new ToolError("match_count", message, {
+    ...(hint === undefined ? {} : { hint }),
+    details: { ruleIndex: index, expected, found: found.length, matches: listed, listedAll: listed.length === found.length },
+  });
+}
+
+/** Errors in the pattern parsed on its own, with metavariables written the way ast-grep parses them. */
+function patternProblem(rule: AstRule, language: LanguageId): string | undefined {
+  const expando = patternExpandoFor(language) ?? "$";
+  const parsed = parseSource(language, rule.pattern.replaceAll("$", expando));
+  const first = parsed?.errors[0];
+  if (!first) return undefined;
+  return first.kind === "missing" ? `a ${JSON.stringify(first.expected)} is missing at column ${first.column} of line ${first.line}` : `it has a syntax error at line ${first.line}, column ${first.column}`;
+}
+
+/**
+ * Applies the rules in order, each to the result of the previous one, rewriting every match.
+ * Throws ToolError match_count when a rule's match count differs from expectedMatches, and
+ * invalid_input for a rule that cannot run (bad pattern, selector, constraints or language).
+ */
+export function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[]): { text: string; rules: AstRuleReport[] } {
+  if (rules.length > LIMITS.patch.maxAstRules) {
+    throw new ToolError("too_many_items", `${rules.length} structural rules given; at most ${LIMITS.patch.maxAstRules} per file.`);
+  }
+  const reports: AstRuleReport[] = [];
+  let current = text;
+  rules.forEach((rule, index) => {
+    validateRule(rule, index);
+    const language = ruleLanguage(rule, index, languageId);
+    const root = parseTree(language, current);
+    if (!root) throw invalidRule(index, "lang", `no parser for ${language}.`);
+
+    let nodes: SgNode[];
+    try {
+      nodes = root.root().findAll(matcherFor(rule));
+    } catch (error) {
+      const reason = oneLine(error);
+      const field =
+        rule.constraints !== undefined && /constraint/i.test(reason) ? "constraints" : rule.selector !== undefined && /\bKind\b/.test(reason) ? "selector" : "pattern";
+      throw invalidRule(index, field, `ast-grep cannot use this rule: ${reason}`);
+    }
+    if (nodes.length === 0) {
+      const problem = patternProblem(rule, language);
+      if (problem !== undefined) {
+        throw invalidRule(
+          index,
+          "pattern",
+          `the pattern does not parse as ${language} (${problem}).`,
+          "Write the pattern as complete code; for a fragment, pass the surrounding code as pattern and the node kind to match as selector.",
+        );
+      }
+    }
+
+    const top = nestMatches(nodes);
+    const ordered: FoundMatch[] = [];
+    const flatten = (list: FoundMatch[]) => {
+      for (const match of list) {
+        ordered.push(match);
+        flatten(match.children);
+      }
+    };
+    flatten(top);
+
+    const expected = rule.expectedMatches ?? 1;
+    const countOk = expected === "all" ? ordered.length >= 1 : ordered.length === expected;
+    if (!countOk) throw countMismatch(index, expected, ordered, current, language);
+
+    const defined = patternVariables(rule.pattern);
+    const fix = parseFix(rule.fix, defined);
+    const rewriter = new Rewriter(current, fix.parts, defined);
+    const next = rewriter.render(0, current.length, top);
+
+    const report: AstRuleReport = {
+      index,
+      language,
+      matches: ordered.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, current)),
+      matchCount: ordered.length,
+      applied: rewriter.applied.size,
+    };
+    if (fix.literal.length > 0) report.literalVariables = fix.literal;
+    reports.push(report);
+    current = next;
+  });
+  return { text: current, rules: reports };
+}

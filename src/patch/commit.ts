@@ -1,0 +1,479 @@
+/**
+ * commitBatch: the one way guarded writes reach the disk. Under the locks of every path it
+ * rechecks each expected hash, journals the batch with before-images (write-ahead, fsynced),
+ * stages new content next to each target, and then applies the ops in order, re-verifying each
+ * parent directory right before touching it. Until the commit mark is written any failure rolls
+ * every earlier step back, so a refused or failed batch leaves every byte as it was.
+ */
+import { lstat, mkdir, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { log } from "../core/log.ts";
+import { sha256Hex } from "../helpers/hash.ts";
+import { relativeInside } from "../helpers/path-text.ts";
+import { applyOp, fsyncAll, hardLinked, rollbackRecord, tempPath } from "./apply.ts";
+import { errnoOf, fsyncDirectory, inspectFile, isMissing, stageBytes, type FileFacts } from "./durable-fs.ts";
+import {
+  DEFAULT_JOURNAL_LIMITS,
+  IMAGES_SUBDIR,
+  batchDirectory,
+  createBatch,
+  imagePath,
+  newBatchId,
+  pruneJournal,
+  removeBatch,
+  writeRecord,
+  type BatchRecord,
+  type JournalLimits,
+  type JournalOp,
+} from "./journal-store.ts";
+import { withPathLocks } from "./locks.ts";
+import { currentProcess } from "./process-identity.ts";
+import { assertOutsideRoots, stateDirectory } from "./state-dir.ts";
+
+export type CommitOp =
+  /**
+   * Replace or create `path` (a canonical real path). expectedBefore: sha256 of the current bytes,
+   * or null: the file must not exist. Missing parent directories are created below
+   * createParentsUpTo, or below the containing root with mkdirParents.
+   */
+  | { kind: "write"; path: string; expectedBefore: string | null; after: Uint8Array; mode?: number; createParentsUpTo?: string; mkdirParents?: boolean }
+  /** Delete `path`, then remove parent directories left empty, up to (not including) removeEmptyParentsUpTo. */
+  | { kind: "delete"; path: string; expectedBefore: string; removeEmptyParentsUpTo?: string }
+  /** Move `from` to `to`, never replacing an existing `to`; parents of `to` as for write, emptied parents of `from` as for delete. */
+  | {
+      kind: "rename";
+      from: string;
+      to: string;
+      expectedBefore: string;
+      createParentsUpTo?: string;
+      mkdirParents?: boolean;
+      removeEmptyParentsUpTo?: string;
+    }
+  /** Change the permission bits of `path`; refused for a file with several hard links. */
+  | { kind: "chmod"; path: string; expectedBefore: string; mode: number };
+
+export interface CommitMeta {
+  sessionId: string;
+  tool: string;
+  /** Real paths of the workspace roots; every path of the batch must lie inside one. */
+  roots: string[];
+  description?: string;
+}
+
+export interface CommitResult {
+  batchId: string;
+  /**
+   * One entry per op, in op order: the op's path (a rename's destination, with `from`) and its
+   * sha256 before and after (null: absent).
+   */
+  files: Array<{ path: string; before: string | null; after: string | null; from?: string }>;
+  /** False when journal limits pruned the batch's own before-images right away. */
+  undoable: boolean;
+}
+
+export interface CommitOptions {
+  stateDir?: string;
+  journalLimits?: JournalLimits;
+  /** Asked with each parent directory's real path right before an op touches it; false refuses the batch. */
+  verifyParent?: (dirReal: string) => Promise<boolean>;
+  lockTimeoutMs?: number;
+  /** Operations one batch may hold (default LIMITS.batchPaths); a structural run commits up to LIMITS.intel.run.maxWriteFiles. */
+  maxOps?: number;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function invalid(message: string): ToolError {
+  return new ToolError("invalid_input", message);
+}
+
+function opPaths(op: CommitOp): string[] {
+  return op.kind === "rename" ? [op.from, op.to] : [op.path];
+}
+
+function checkAbsolute(text: unknown, what: string): string {
+  if (typeof text !== "string" || text.length === 0 || text.includes("\0") || !path.isAbsolute(text) || path.normalize(text) !== text || text.length > LIMITS.pathChars) {
+    throw invalid(`${what} must be a normalized absolute path (got ${JSON.stringify(text)}).`);
+  }
+  if (text.length > 1 && text.endsWith(path.sep)) throw invalid(`${what} must not end with a separator (got ${JSON.stringify(text)}).`);
+  return text;
+}
+
+function checkBound(bound: string | undefined, target: string, what: string): void {
+  if (bound === undefined) return;
+  checkAbsolute(bound, what);
+  const rest = relativeInside(bound, target, path.sep);
+  if (rest === undefined || rest === "") throw invalid(`${what} (${bound}) must be a directory above ${target}.`);
+}
+
+function validate(ops: readonly CommitOp[], meta: CommitMeta, maxOps: number): void {
+  if (ops.length === 0) throw invalid("A batch needs at least one operation.");
+  if (ops.length > maxOps) throw new ToolError("too_many_items", `A batch holds at most ${maxOps} operations (got ${ops.length}).`);
+  if (meta.roots.length === 0) throw invalid("A batch needs the workspace roots it writes in.");
+  const seen = new Set<string>();
+  for (const op of ops) {
+    for (const [index, target] of opPaths(op).entries()) {
+      checkAbsolute(target, op.kind === "rename" ? (index === 0 ? "rename.from" : "rename.to") : `${op.kind}.path`);
+      if (seen.has(target)) throw invalid(`${target} appears in more than one operation of the batch; split it into separate batches.`);
+      seen.add(target);
+      if (!meta.roots.some((root) => (relativeInside(root, target, path.sep) ?? "") !== "")) {
+        throw new ToolError("path_outside_roots", `${target} is not inside a workspace root.`, { details: { path: target } });
+      }
+    }
+    if (op.kind === "write" ? op.expectedBefore !== null && !SHA256_HEX.test(op.expectedBefore) : !SHA256_HEX.test(op.expectedBefore)) {
+      throw invalid(`expectedBefore of ${opPaths(op)[0]} must be a lowercase hex SHA-256${op.kind === "write" ? " or null" : ""}.`);
+    }
+    if (op.kind === "write") {
+      if (!(op.after instanceof Uint8Array)) throw invalid(`write.after of ${op.path} must be bytes.`);
+      if (op.after.length > LIMITS.patch.maxCandidateBytes) throw new ToolError("file_too_large", `The new content of ${op.path} exceeds ${LIMITS.patch.maxCandidateBytes} bytes.`);
+    }
+    if ((op.kind === "write" && op.mode !== undefined) || op.kind === "chmod") {
+      const mode = op.mode as number;
+      if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw invalid(`mode of ${op.path} must be an integer from 0 to 0o7777.`);
+    }
+    if (op.kind === "write") checkBound(op.createParentsUpTo, op.path, "createParentsUpTo");
+    if (op.kind === "delete") checkBound(op.removeEmptyParentsUpTo, op.path, "removeEmptyParentsUpTo");
+    if (op.kind === "rename") {
+      checkBound(op.createParentsUpTo, op.to, "createParentsUpTo");
+      checkBound(op.removeEmptyParentsUpTo, op.from, "removeEmptyParentsUpTo");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning: the recheck under the locks.
+
+function staleHash(target: string, expected: string | null, current: string | null): ToolError {
+  const message =
+    expected === null
+      ? `${target} exists now (it was expected not to exist).`
+      : current === null
+        ? `${target} no longer exists.`
+        : `${target} changed since it was read (current sha256 ${current}).`;
+  return new ToolError("stale_hash", message, { details: { path: target, expectedSha256: expected, currentSha256: current } });
+}
+
+interface ParentPlan {
+  parentReal: string;
+  createdDirs: string[];
+}
+
+/** Checks that `dir` exists (or may be created up to `bound`) and returns its real path. */
+async function planParent(dir: string, bound: string | undefined, target: string): Promise<ParentPlan> {
+  const missing: string[] = [];
+  let existing = dir;
+  for (;;) {
+    let stats;
+    try {
+      stats = await lstat(existing);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    if (stats !== undefined) {
+      if (stats.isSymbolicLink()) throw new ToolError("path_denied", `${existing} is now a symbolic link; ${target} is not written through it.`, { details: { path: target } });
+      if (!stats.isDirectory()) throw new ToolError("not_a_file", `${existing} is not a directory, so ${target} cannot be created.`, { details: { path: target } });
+      break;
+    }
+    missing.unshift(existing);
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  if (missing.length > 0) {
+    if (bound === undefined) throw new ToolError("file_not_found", `The directory ${dir} does not exist.`, { details: { path: target } });
+    if (relativeInside(bound, existing, path.sep) === undefined) {
+      throw new ToolError("file_not_found", `The directory ${existing === bound ? dir : bound} does not exist.`, { details: { path: target } });
+    }
+  }
+  const existingReal = await realpath(existing);
+  return { parentReal: missing.length === 0 ? existingReal : path.join(existingReal, path.relative(existing, dir)), createdDirs: missing };
+}
+
+async function requireFile(target: string, expected: string): Promise<FileFacts> {
+  const current = await inspectFile(target);
+  if (current === null || current.sha256 !== expected) throw staleHash(target, expected, current?.sha256 ?? null);
+  return current;
+}
+
+function baseJournalOp(kind: JournalOp["kind"], target: string, parentReal: string): JournalOp {
+  return {
+    kind,
+    path: target,
+    to: null,
+    before: null,
+    after: null,
+    beforeMode: null,
+    afterMode: null,
+    beforeOwner: null,
+    image: null,
+    imageBytes: 0,
+    temp: null,
+    createdDirs: [],
+    createParentsUpTo: null,
+    removeEmptyParentsUpTo: null,
+    parentReal,
+    toParentReal: null,
+  };
+}
+
+/** Where missing parents may be created from: the explicit bound, or the containing root. */
+function parentBound(op: CommitOp & { kind: "write" | "rename" }, roots: readonly string[]): string | undefined {
+  if (op.createParentsUpTo !== undefined) return op.createParentsUpTo;
+  if (op.mkdirParents !== true) return undefined;
+  const target = op.kind === "write" ? op.path : op.to;
+  return roots.find((root) => (relativeInside(root, target, path.sep) ?? "") !== "");
+}
+
+async function planOp(op: CommitOp, index: number, batchId: string, roots: readonly string[]): Promise<JournalOp> {
+  switch (op.kind) {
+    case "write": {
+      const bound = parentBound(op, roots);
+      const parent = await planParent(path.dirname(op.path), bound, op.path);
+      const current = await inspectFile(op.path);
+      const currentHash = current?.sha256 ?? null;
+      if (currentHash !== op.expectedBefore) throw staleHash(op.path, op.expectedBefore, currentHash);
+      return {
+        ...baseJournalOp("write", op.path, parent.parentReal),
+        before: currentHash,
+        after: sha256Hex(op.after),
+        beforeMode: current?.mode ?? null,
+        afterMode: op.mode ?? current?.mode ?? null,
+        beforeOwner: current === null ? null : { uid: current.uid, gid: current.gid },
+        image: current === null ? null : String(index),
+        temp: tempPath(path.dirname(op.path), batchId, index, "stage"),
+        createdDirs: parent.createdDirs,
+        createParentsUpTo: bound ?? null,
+      };
+    }
+    case "delete": {
+      const parent = await planParent(path.dirname(op.path), undefined, op.path);
+      const current = await requireFile(op.path, op.expectedBefore);
+      return {
+        ...baseJournalOp("delete", op.path, parent.parentReal),
+        before: current.sha256,
+        beforeMode: current.mode,
+        beforeOwner: { uid: current.uid, gid: current.gid },
+        image: String(index),
+        removeEmptyParentsUpTo: op.removeEmptyParentsUpTo ?? null,
+      };
+    }
+    case "rename": {
+      const source = await planParent(path.dirname(op.from), undefined, op.from);
+      const bound = parentBound(op, roots);
+      const destination = await planParent(path.dirname(op.to), bound, op.to);
+      const current = await requireFile(op.from, op.expectedBefore);
+      try {
+        await lstat(op.to);
+        throw new ToolError("destination_exists", `${op.to} already exists; a rename never replaces a file.`, { details: { path: op.to } });
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+      return {
+        ...baseJournalOp("rename", op.from, source.parentReal),
+        to: op.to,
+        before: current.sha256,
+        after: current.sha256,
+        beforeMode: current.mode,
+        afterMode: current.mode,
+        beforeOwner: { uid: current.uid, gid: current.gid },
+        temp: tempPath(path.dirname(op.to), batchId, index, "stage"),
+        createdDirs: destination.createdDirs,
+        createParentsUpTo: bound ?? null,
+        removeEmptyParentsUpTo: op.removeEmptyParentsUpTo ?? null,
+        toParentReal: destination.parentReal,
+      };
+    }
+    case "chmod": {
+      const parent = await planParent(path.dirname(op.path), undefined, op.path);
+      const current = await requireFile(op.path, op.expectedBefore);
+      if (current.nlink > 1) throw hardLinked(op.path, current.nlink);
+      return {
+        ...baseJournalOp("chmod", op.path, parent.parentReal),
+        before: current.sha256,
+        after: current.sha256,
+        beforeMode: current.mode,
+        afterMode: op.mode,
+      };
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The commit.
+
+async function captureImages(stateDir: string, record: BatchRecord): Promise<void> {
+  for (const op of record.ops) {
+    if (op.image === null) continue;
+    const copied = await inspectFile(op.path, imagePath(stateDir, record.id, op.image));
+    // The file changed between the recheck and the copy (a writer that ignores our locks).
+    if (copied === null || copied.sha256 !== op.before) throw staleHash(op.path, op.before, copied?.sha256 ?? null);
+    op.imageBytes = copied.size;
+    record.imageBytes += copied.size;
+  }
+  await fsyncDirectory(path.join(batchDirectory(stateDir, record.id), IMAGES_SUBDIR));
+}
+
+async function makeDirs(dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) {
+    try {
+      await mkdir(dir);
+    } catch (error) {
+      if (errnoOf(error) !== "EEXIST") throw error;
+    }
+  }
+}
+
+async function stage(record: BatchRecord, ops: readonly CommitOp[]): Promise<void> {
+  for (const [index, op] of ops.entries()) {
+    const journaled = record.ops[index] as JournalOp;
+    await makeDirs(journaled.createdDirs);
+    if (op.kind === "write") await stageBytes(journaled.temp as string, op.after, { mode: journaled.afterMode, owner: journaled.beforeOwner });
+  }
+}
+
+/** Right before an op: each parent must still resolve where it did at the recheck, and the caller must still accept it. */
+async function verifyDirectories(op: JournalOp, verifyParent: CommitOptions["verifyParent"]): Promise<void> {
+  const checks: Array<[string, string]> = [[path.dirname(op.path), op.parentReal]];
+  if (op.to !== null && op.toParentReal !== null) checks.push([path.dirname(op.to), op.toParentReal]);
+  for (const [dir, expected] of checks) {
+    let real: string;
+    try {
+      real = await realpath(dir);
+    } catch (error) {
+      if (isMissing(error)) throw new ToolError("file_not_found", `The directory ${dir} disappeared during the write.`, { details: { path: op.path } });
+      throw error;
+    }
+    if (real !== expected) {
+      throw new ToolError("path_denied", `The directory ${dir} now resolves to ${real} (a symbolic link was swapped in); nothing was written.`, { details: { path: op.path } });
+    }
+    if (verifyParent !== undefined && !(await verifyParent(real))) {
+      throw new ToolError("path_outside_roots", `The directory ${real} is no longer inside an allowed root; nothing was written.`, { details: { path: op.path } });
+    }
+  }
+}
+
+function resultFiles(record: BatchRecord): CommitResult["files"] {
+  return record.ops.flatMap((op) => {
+    switch (op.kind) {
+      case "write":
+        return [{ path: op.path, before: op.before, after: op.after }];
+      case "delete":
+        return [{ path: op.path, before: op.before, after: null }];
+      case "rename":
+        return [{ path: op.to as string, from: op.path, before: op.before, after: op.after }];
+      case "chmod":
+        return [{ path: op.path, before: op.before, after: op.after }];
+    }
+  });
+}
+
+/** File-system failures reach the caller as io_error (with the errno), never as raw exceptions. */
+function asToolError(error: unknown): unknown {
+  if (error instanceof ToolError) return error;
+  const errno = errnoOf(error);
+  if (errno === undefined) return error;
+  return new ToolError("io_error", `The write failed: ${(error as Error).message}`, { details: { errno } });
+}
+
+/** Undoes whatever part of the batch happened, then removes its journal entry (or keeps it when that failed). */
+async function abandon(stateDir: string, record: BatchRecord, reached: number, cause: unknown): Promise<ToolError | undefined> {
+  try {
+    const outcome = await rollbackRecord(stateDir, record, reached);
+    if (outcome.conflicts.length === 0) {
+      await removeBatch(stateDir, record.id);
+      return undefined;
+    }
+    record.state = "conflict";
+    record.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: outcome.conflicts.map((entry) => entry.path) };
+    await writeRecord(stateDir, record);
+    log.error("a failed batch could not restore every file: someone else changed them meanwhile", { batch: record.id, conflicts: outcome.conflicts });
+    return new ToolError("io_error", `The batch failed (${(cause as Error).message}) and these files were changed by someone else meanwhile, so they were left as they are: ${outcome.conflicts.map((entry) => entry.path).join(", ")}.`, {
+      retryable: false,
+      details: { batchId: record.id, conflicts: outcome.conflicts },
+    });
+  } catch (rollbackError) {
+    record.state = "failed";
+    try {
+      await writeRecord(stateDir, record);
+    } catch {
+      // The record stays "prepared"; recovery treats it the same way once this process is gone.
+    }
+    log.error("a failed batch could not be rolled back", { batch: record.id, error: rollbackError });
+    return new ToolError("io_error", `The batch failed (${(cause as Error).message}) and could not be rolled back completely (${(rollbackError as Error).message}); run \`ast-mcp journal recover\`.`, {
+      retryable: false,
+      details: { batchId: record.id },
+    });
+  }
+}
+
+export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, options: CommitOptions = {}): Promise<CommitResult> {
+  validate(ops, meta, options.maxOps ?? LIMITS.batchPaths);
+  const stateDir = options.stateDir ?? (await stateDirectory());
+  assertOutsideRoots(stateDir, meta.roots);
+  const lockOptions = { stateDir, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
+
+  const record = await withPathLocks(
+    ops.flatMap(opPaths),
+    async (held) => {
+      const id = newBatchId();
+      const journalOps: JournalOp[] = [];
+      for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, id, meta.roots));
+
+      const batch: BatchRecord = {
+        format: 1,
+        id,
+        state: "preparing",
+        createdAt: new Date().toISOString(),
+        committedAt: null,
+        writer: currentProcess(),
+        sessionId: meta.sessionId,
+        tool: meta.tool,
+        roots: meta.roots,
+        description: meta.description ?? null,
+        ops: journalOps,
+        imageBytes: 0,
+        recovery: null,
+      };
+      await createBatch(stateDir, batch);
+
+      // The last op whose application began; later ones are untouched apart from staging.
+      let reached = -1;
+      try {
+        await captureImages(stateDir, batch);
+        batch.state = "prepared";
+        await writeRecord(stateDir, batch);
+        await stage(batch, ops);
+        const touched: string[] = [];
+        for (const [index, journaled] of batch.ops.entries()) {
+          await verifyDirectories(journaled, options.verifyParent);
+          reached = index;
+          touched.push(...journaled.createdDirs.map((dir) => path.dirname(dir)));
+          touched.push(...(await applyOp(batch, index, { mode: journaled.beforeMode, owner: journaled.beforeOwner })));
+        }
+        await fsyncAll(touched);
+        held.assertHeld();
+        batch.state = "committed";
+        batch.committedAt = new Date().toISOString();
+        await writeRecord(stateDir, batch);
+      } catch (error) {
+        const worse = await abandon(stateDir, batch, reached, error);
+        throw worse ?? error;
+      }
+      return batch;
+    },
+    lockOptions,
+  ).catch((error: unknown) => {
+    throw asToolError(error);
+  });
+
+  let undoable = true;
+  try {
+    const removed = await pruneJournal(stateDir, options.journalLimits ?? DEFAULT_JOURNAL_LIMITS);
+    undoable = !removed.includes(record.id);
+  } catch (error) {
+    log.warn("could not prune the write journal", { error });
+  }
+  return { batchId: record.id, files: resultFiles(record), undoable };
+}

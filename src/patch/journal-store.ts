@@ -1,0 +1,346 @@
+/**
+ * Storage of the write-ahead journal: one directory per batch in <state>/journal/<batch id>/ with batch.json
+ * (the record, always replaced atomically and fsynced) and images/<op index> (before-images).
+ * A batch goes preparing → prepared → committed; a batch that never reaches committed is rolled
+ * back (by its writer, or by recovery once the writer is gone). Committed batches keep their
+ * before-images for undo until pruned by count, bytes and age.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, readdir, rename } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { log } from "../core/log.ts";
+import { fsyncDirectory, isMissing, removeTree, writeFileDurable } from "./durable-fs.ts";
+import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
+import { JOURNAL_SUBDIR } from "./state-dir.ts";
+
+export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
+export type OpKind = "write" | "delete" | "rename" | "chmod";
+
+/** One operation as journaled: enough to tell old from new state and to restore the old one. */
+export interface JournalOp {
+  kind: OpKind;
+  /** The target (write, delete, chmod) or the rename source. */
+  path: string;
+  /** The rename destination; null for other kinds. */
+  to: string | null;
+  /** SHA-256 of `path` before the batch; null when it did not exist. */
+  before: string | null;
+  /** SHA-256 of the result (`path`, or `to` for a rename) after the batch; null when it is gone. */
+  after: string | null;
+  beforeMode: number | null;
+  afterMode: number | null;
+  beforeOwner: { uid: number; gid: number } | null;
+  /** File name of the before-image under images/, when the op destroys content. */
+  image: string | null;
+  imageBytes: number;
+  /** The staged file renamed into place (write) or the cross-device copy (rename). */
+  temp: string | null;
+  /** Directories the op creates, outermost first. */
+  createdDirs: string[];
+  createParentsUpTo: string | null;
+  removeEmptyParentsUpTo: string | null;
+  /** Real path of the parent directory of `path` (as planned, for one still to be created). */
+  parentReal: string;
+  /** Real path of the parent directory of `to` (rename only). */
+  toParentReal: string | null;
+}
+
+export interface BatchRecord {
+  format: 1;
+  id: string;
+  state: BatchState;
+  createdAt: string;
+  committedAt: string | null;
+  writer: ProcessIdentity;
+  sessionId: string;
+  tool: string;
+  roots: string[];
+  description: string | null;
+  ops: JournalOp[];
+  imageBytes: number;
+  recovery: { at: string; action: string; conflicts: string[] } | null;
+}
+
+export interface JournalLimits {
+  maxBatches: number;
+  maxBytes: number;
+  maxAgeDays: number;
+}
+
+export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
+  maxBatches: LIMITS.journal.defaultMaxBatches,
+  maxBytes: LIMITS.journal.defaultMaxBytes,
+  maxAgeDays: LIMITS.journal.defaultMaxAgeDays,
+};
+
+/** The [journal] configuration table as limits. */
+export function journalLimitsFromConfig(journal: { max_batches: number; max_bytes: number; max_age_days: number }): JournalLimits {
+  return { maxBatches: journal.max_batches, maxBytes: journal.max_bytes, maxAgeDays: journal.max_age_days };
+}
+
+const RECORD_FILE = "batch.json";
+export const IMAGES_SUBDIR = "images";
+const BATCH_ID = /^\d{8}T\d{9}Z-[0-9a-f]{10}$/;
+
+let lastIdMs = 0;
+
+/** Sortable batch ids: UTC time to the millisecond (strictly increasing within a process) plus randomness. */
+export function newBatchId(now: number = Date.now()): string {
+  const ms = Math.max(now, lastIdMs + 1);
+  lastIdMs = ms;
+  const stamp = new Date(ms).toISOString().replace(/[-:.]/g, "");
+  return `${stamp}-${randomBytes(5).toString("hex")}`;
+}
+
+export function isBatchId(text: string): boolean {
+  return BATCH_ID.test(text);
+}
+
+export function batchDirectory(stateDir: string, id: string): string {
+  return path.join(stateDir, JOURNAL_SUBDIR, id);
+}
+
+export function imagePath(stateDir: string, id: string, image: string): string {
+  return path.join(batchDirectory(stateDir, id), IMAGES_SUBDIR, image);
+}
+
+function recordText(record: BatchRecord): string {
+  return `${JSON.stringify(record, null, 1)}\n`;
+}
+
+export async function writeRecord(stateDir: string, record: BatchRecord): Promise<void> {
+  await writeFileDurable(path.join(batchDirectory(stateDir, record.id), RECORD_FILE), recordText(record));
+}
+
+/** Names of journal directories on their way in or out, tagged with the pid of the process moving them. */
+function transitName(id: string, purpose: "new" | "gone"): string {
+  return `.${id}.${process.pid}-${randomBytes(4).toString("hex")}.${purpose}`;
+}
+const TRANSIT = /^\.(\d{8}T\d{9}Z-[0-9a-f]{10})\.(\d+)-[0-9a-f]+\.(new|gone)$/;
+
+/**
+ * Creates the batch directory (with images/) and its first record as one step: it is assembled
+ * under a transit name and renamed into place, so a batch directory always has a record.
+ */
+export async function createBatch(stateDir: string, record: BatchRecord): Promise<void> {
+  const journalDir = path.join(stateDir, JOURNAL_SUBDIR);
+  const staging = path.join(journalDir, transitName(record.id, "new"));
+  try {
+    await mkdir(path.join(staging, IMAGES_SUBDIR), { recursive: true, mode: 0o700 });
+    await writeFileDurable(path.join(staging, RECORD_FILE), recordText(record));
+    await rename(staging, batchDirectory(stateDir, record.id));
+  } catch (error) {
+    await removeTree(staging);
+    throw error;
+  }
+  await fsyncDirectory(journalDir);
+}
+
+function looksLikeRecord(value: unknown, id: string): value is BatchRecord {
+  const record = value as Partial<BatchRecord> | null;
+  return (
+    typeof record === "object" &&
+    record !== null &&
+    record.format === 1 &&
+    record.id === id &&
+    typeof record.state === "string" &&
+    typeof record.createdAt === "string" &&
+    isValidIdentity(record.writer) &&
+    Array.isArray(record.ops) &&
+    Array.isArray(record.roots)
+  );
+}
+
+/** The record of batch `id`; undefined when there is none; ToolError when it cannot be understood. */
+export async function readRecord(stateDir: string, id: string): Promise<BatchRecord | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path.join(batchDirectory(stateDir, id), RECORD_FILE), "utf8");
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ToolError("io_error", `The journal record of batch ${id} is not valid JSON.`, { retryable: false });
+  }
+  if (!looksLikeRecord(parsed, id)) throw new ToolError("io_error", `The journal record of batch ${id} has an unknown shape.`, { retryable: false });
+  return parsed;
+}
+
+/** Every batch id in the journal, oldest first. */
+export async function listBatchIds(stateDir: string): Promise<string[]> {
+  try {
+    return (await readdir(path.join(stateDir, JOURNAL_SUBDIR))).filter(isBatchId).sort();
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** Every readable record, oldest first; unreadable ones are logged and skipped. */
+export async function readAllRecords(stateDir: string): Promise<BatchRecord[]> {
+  const records: BatchRecord[] = [];
+  for (const id of await listBatchIds(stateDir)) {
+    try {
+      const record = await readRecord(stateDir, id);
+      if (record !== undefined) records.push(record);
+    } catch (error) {
+      log.warn("skipping an unreadable journal entry", { batch: id, error: (error as Error).message });
+    }
+  }
+  return records;
+}
+
+/** Removes a batch directory as one step (renamed aside first), so no half-deleted batch is ever seen. */
+export async function removeBatch(stateDir: string, id: string): Promise<void> {
+  const tomb = path.join(stateDir, JOURNAL_SUBDIR, transitName(id, "gone"));
+  try {
+    await rename(batchDirectory(stateDir, id), tomb);
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  await removeTree(tomb);
+}
+
+/** Removes journal directories a dead process left on their way in or out; returns how many. */
+export async function removeTransitDebris(stateDir: string, isDead: (pid: number) => boolean): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(stateDir, JOURNAL_SUBDIR));
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const match = TRANSIT.exec(name);
+    if (match === null || !isDead(Number(match[2]))) continue;
+    await removeTree(path.join(stateDir, JOURNAL_SUBDIR, name));
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Every path a journaled op touches, in op order. */
+export function pathsOfOp(op: JournalOp): string[] {
+  return op.to === null ? [op.path] : [op.path, op.to];
+}
+
+interface PruneFacts {
+  id: string;
+  imageBytes: number;
+  time: number;
+}
+
+/**
+ * Facts of finished batches (committed or conflict: records that no longer change), by state
+ * directory, so pruning after each commit reads only the records it has not seen yet.
+ */
+const finishedFacts = new Map<string, Map<string, PruneFacts>>();
+
+async function finishedBatches(stateDir: string): Promise<PruneFacts[]> {
+  let known = finishedFacts.get(stateDir);
+  if (known === undefined) {
+    known = new Map();
+    finishedFacts.set(stateDir, known);
+  }
+  const ids = await listBatchIds(stateDir);
+  const present = new Set(ids);
+  for (const id of known.keys()) if (!present.has(id)) known.delete(id);
+  const result: PruneFacts[] = [];
+  for (const id of ids) {
+    let facts = known.get(id);
+    if (facts === undefined) {
+      const record = await readRecord(stateDir, id).catch(() => undefined);
+      if (record === undefined || (record.state !== "committed" && record.state !== "conflict")) continue;
+      facts = { id, imageBytes: record.imageBytes, time: Date.parse(record.committedAt ?? record.createdAt) };
+      known.set(id, facts);
+    }
+    result.push(facts);
+  }
+  return result;
+}
+
+/**
+ * Removes the oldest undoable batches beyond the limits (age first, then count, then bytes of
+ * before-images). Batches still in flight are never touched. Returns the ids removed.
+ */
+export async function pruneJournal(stateDir: string, limits: JournalLimits, now: number = Date.now()): Promise<string[]> {
+  const kept = await finishedBatches(stateDir);
+  const removed: string[] = [];
+  const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
+  let totalBytes = kept.reduce((sum, facts) => sum + facts.imageBytes, 0);
+  while (kept.length > 0) {
+    const oldest = kept[0] as PruneFacts;
+    const expired = oldest.time < oldestAllowed;
+    if (!expired && kept.length <= limits.maxBatches && totalBytes <= limits.maxBytes) break;
+    kept.shift();
+    totalBytes -= oldest.imageBytes;
+    await removeBatch(stateDir, oldest.id);
+    finishedFacts.get(stateDir)?.delete(oldest.id);
+    removed.push(oldest.id);
+  }
+  return removed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views for people and tools.
+
+export interface BatchSummary {
+  batchId: string;
+  state: BatchState;
+  createdAt: string;
+  committedAt: string | null;
+  sessionId: string;
+  tool: string;
+  description: string | null;
+  /** Every path the batch touched. */
+  files: string[];
+  /** Bytes of before-images kept for undo. */
+  imageBytes: number;
+}
+
+export interface BatchDetail extends BatchSummary {
+  roots: string[];
+  writer: ProcessIdentity;
+  ops: Array<Pick<JournalOp, "kind" | "path" | "to" | "before" | "after" | "beforeMode" | "afterMode">>;
+  recovery: BatchRecord["recovery"];
+}
+
+export function summarize(record: BatchRecord): BatchSummary {
+  return {
+    batchId: record.id,
+    state: record.state,
+    createdAt: record.createdAt,
+    committedAt: record.committedAt,
+    sessionId: record.sessionId,
+    tool: record.tool,
+    description: record.description,
+    files: record.ops.flatMap(pathsOfOp),
+    imageBytes: record.imageBytes,
+  };
+}
+
+export function detail(record: BatchRecord): BatchDetail {
+  return {
+    ...summarize(record),
+    roots: record.roots,
+    writer: record.writer,
+    ops: record.ops.map(({ kind, path: opPath, to, before, after, beforeMode, afterMode }) => ({ kind, path: opPath, to, before, after, beforeMode, afterMode })),
+    recovery: record.recovery,
+  };
+}
+
+/** The record of `id`, or invalid_input naming why there is none. */
+export async function requireRecord(stateDir: string, id: string): Promise<BatchRecord> {
+  if (!isBatchId(id)) throw new ToolError("invalid_input", `${JSON.stringify(id)} is not a batch id (ids look like 20260101T120000123Z-0123456789).`);
+  const record = await readRecord(stateDir, id);
+  if (record === undefined) throw new ToolError("invalid_input", `No journal entry ${id}: it never existed or was pruned.`, { hint: "List the journal (`ast-mcp journal list`) for the batches that can still be undone." });
+  return record;
+}

@@ -1,0 +1,349 @@
+/**
+ * Writer locks: an in-process FIFO queue per canonical path, plus a cross-process lock taken with
+ * proper-lockfile. Lock files live in the state directory, named by a SHA-256 of the canonical
+ * path, never next to the file in the repository. Paths are locked in sorted order, so two
+ * batches over the same paths can never wait for each other in a cycle.
+ *
+ * proper-lockfile creates a lock directory with mkdir. Here that mkdir is replaced (through its
+ * `fs` option) by an atomic rename of a directory that already contains an owner record (pid,
+ * process start time, host, token), so a lock always names its holder: when the holder died
+ * (SIGKILL, crash) the next writer removes the lock at once instead of waiting for it to go stale.
+ * proper-lockfile's mtime staleness still covers holders whose liveness cannot be checked
+ * (another host, an unreadable record).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import * as nodeFs from "node:fs";
+import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { log } from "../core/log.ts";
+import { errnoOf, isMissing } from "./durable-fs.ts";
+import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
+import { LOCKS_SUBDIR, stateDirectory } from "./state-dir.ts";
+
+const OWNER_FILE = "owner.json";
+
+interface OwnerRecord extends ProcessIdentity {
+  token: string;
+  /** The canonical path locked, for people reading the state directory. */
+  path: string;
+}
+
+/** Handed to the locked function: lets it confirm, before its commit point, that no lock was lost. */
+export interface HeldLocks {
+  assertHeld(): void;
+}
+
+export interface LockOptions {
+  timeoutMs?: number;
+  stateDir?: string;
+}
+
+function randomTag(): string {
+  return randomBytes(6).toString("hex");
+}
+
+function lockTimeout(target: string, timeoutMs: number): ToolError {
+  return new ToolError("lock_timeout", `Another writer holds ${target}; it was not released within ${timeoutMs} ms.`, { details: { path: target } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lock directories with owner records (the `fs` given to proper-lockfile).
+
+/** Owner records waiting for their lock directory to be created, by lock directory path. */
+const pendingOwners = new Map<string, OwnerRecord>();
+/** Tokens of the lock directories this process holds, by lock directory path. */
+const heldTokens = new Map<string, string>();
+
+async function readOwner(lockDir: string): Promise<OwnerRecord | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(path.join(lockDir, OWNER_FILE), "utf8")) as unknown;
+    if (!isValidIdentity(parsed) || typeof (parsed as Partial<OwnerRecord>).token !== "string") return undefined;
+    return parsed as OwnerRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+function lockExistsError(lockDir: string): Error {
+  return Object.assign(new Error(`${lockDir} exists`), { code: "EEXIST" });
+}
+
+/** mkdir for proper-lockfile: the lock directory appears atomically, owner record inside. */
+async function createLockDir(lockDir: string): Promise<void> {
+  const owner = pendingOwners.get(lockDir);
+  if (owner === undefined) throw new Error(`no owner registered for ${lockDir}`);
+  const staging = `${lockDir}.${process.pid}-${randomTag()}.new`;
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    await writeFile(path.join(staging, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+    // Renaming onto an existing lock directory fails because that directory is never empty.
+    await rename(staging, lockDir);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    const code = errnoOf(error);
+    if (code === "ENOTEMPTY" || code === "EEXIST" || (code === "EPERM" && process.platform === "win32")) throw lockExistsError(lockDir);
+    throw error;
+  }
+  heldTokens.set(lockDir, owner.token);
+}
+
+/**
+ * Moves a lock directory aside and deletes it, but only if it still carries `token`: a lock
+ * taken by someone else between our check and the move is put back.
+ */
+async function removeLockDir(lockDir: string, token: string): Promise<void> {
+  const tomb = `${lockDir}.${process.pid}-${randomTag()}.dead`;
+  try {
+    await rename(lockDir, tomb);
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  const moved = await readOwner(tomb);
+  if (moved !== undefined && moved.token !== token) {
+    try {
+      await rename(tomb, lockDir);
+      return;
+    } catch {
+      // The name was taken again meanwhile; the displaced holder loses its lock either way.
+    }
+  }
+  await rm(tomb, { recursive: true, force: true });
+}
+
+/** rmdir for proper-lockfile: releases our own lock, or removes one it judged stale. */
+async function releaseOrRemoveStale(lockDir: string): Promise<void> {
+  const mine = heldTokens.get(lockDir);
+  const owner = await readOwner(lockDir);
+  if (mine !== undefined) {
+    heldTokens.delete(lockDir);
+    if (owner !== undefined && owner.token === mine) await removeLockDir(lockDir, mine);
+    return;
+  }
+  if (owner !== undefined) {
+    await removeLockDir(lockDir, owner.token);
+    return;
+  }
+  try {
+    // A lock directory without a readable owner record (not made by this code): plain removal.
+    await rm(lockDir, { recursive: true, force: true });
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+function removeOwnLockSync(lockDir: string): void {
+  const mine = heldTokens.get(lockDir);
+  if (mine === undefined) return;
+  heldTokens.delete(lockDir);
+  try {
+    const owner = JSON.parse(nodeFs.readFileSync(path.join(lockDir, OWNER_FILE), "utf8")) as Partial<OwnerRecord>;
+    if (owner.token !== mine) return;
+    const tomb = `${lockDir}.${process.pid}-${randomTag()}.dead`;
+    nodeFs.renameSync(lockDir, tomb);
+    nodeFs.rmSync(tomb, { recursive: true, force: true });
+  } catch {
+    // Exiting: whatever is left is recovered by the next writer through the owner record.
+  }
+}
+
+const lockFs = {
+  mkdir(lockDir: string, callback: (error: Error | null) => void): void {
+    createLockDir(lockDir).then(
+      () => callback(null),
+      (error: Error) => callback(error),
+    );
+  },
+  rmdir(lockDir: string, callback: (error: Error | null) => void): void {
+    releaseOrRemoveStale(lockDir).then(
+      () => callback(null),
+      (error: Error) => callback(error),
+    );
+  },
+  // proper-lockfile's exit handler.
+  rmdirSync: removeOwnLockSync,
+  stat: nodeFs.stat,
+  utimes: nodeFs.utimes,
+};
+
+/** Removes the lock directory when its owner record names a process that no longer runs. */
+async function removeIfOwnerDead(lockDir: string): Promise<boolean> {
+  const owner = await readOwner(lockDir);
+  if (owner === undefined || livenessOf(owner) !== "dead") return false;
+  await removeLockDir(lockDir, owner.token);
+  log.debug("removed the lock of a writer that is gone", { path: owner.path, pid: owner.pid });
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-process queue.
+
+interface LocalEntry {
+  held: boolean;
+  waiters: Array<() => void>;
+}
+
+const localLocks = new Map<string, LocalEntry>();
+
+function acquireLocal(key: string, deadline: number, timeoutMs: number): Promise<() => void> {
+  let entry = localLocks.get(key);
+  if (entry === undefined) {
+    entry = { held: false, waiters: [] };
+    localLocks.set(key, entry);
+  }
+  const current = entry;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    const next = current.waiters.shift();
+    if (next !== undefined) next();
+    else {
+      current.held = false;
+      localLocks.delete(key);
+    }
+  };
+  if (!current.held) {
+    current.held = true;
+    return Promise.resolve(release);
+  }
+  return new Promise((resolve, reject) => {
+    const grant = () => {
+      clearTimeout(timer);
+      resolve(release);
+    };
+    const timer = setTimeout(
+      () => {
+        const index = current.waiters.indexOf(grant);
+        if (index !== -1) current.waiters.splice(index, 1);
+        reject(lockTimeout(key, timeoutMs));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    current.waiters.push(grant);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-process lock.
+
+export function lockDirectoryFor(stateDir: string, canonicalPath: string): string {
+  return path.join(stateDir, LOCKS_SUBDIR, `${createHash("sha256").update(canonicalPath).digest("hex")}.lock`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function acquireCrossProcess(
+  canonicalPath: string,
+  stateDir: string,
+  deadline: number,
+  timeoutMs: number,
+  lost: Error[],
+): Promise<() => Promise<void>> {
+  const lockDir = lockDirectoryFor(stateDir, canonicalPath);
+  let delay = 5;
+  for (;;) {
+    const owner: OwnerRecord = { ...currentProcess(), token: randomTag(), path: canonicalPath };
+    pendingOwners.set(lockDir, owner);
+    try {
+      const release = await lockfile.lock(canonicalPath, {
+        realpath: false,
+        lockfilePath: lockDir,
+        stale: LIMITS.locks.staleMs,
+        update: LIMITS.locks.staleMs / 2,
+        retries: 0,
+        fs: lockFs,
+        onCompromised: (error: Error) => {
+          lost.push(error);
+          log.error("a write lock was lost (not refreshed within the stale time); the write will be refused", { path: canonicalPath, error });
+        },
+      });
+      return async () => {
+        try {
+          await release();
+        } catch (error) {
+          if (errnoOf(error) !== "ERELEASED") log.warn("could not release a write lock", { path: canonicalPath, error });
+        } finally {
+          heldTokens.delete(lockDir);
+        }
+      };
+    } catch (error) {
+      if (errnoOf(error) !== "ELOCKED") {
+        throw new ToolError("io_error", `Could not take the write lock for ${canonicalPath}: ${(error as Error).message}`, { details: { path: canonicalPath } });
+      }
+    } finally {
+      pendingOwners.delete(lockDir);
+    }
+    if (await removeIfOwnerDead(lockDir)) continue;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw lockTimeout(canonicalPath, timeoutMs);
+    await sleep(Math.min(remaining, delay + Math.random() * delay));
+    delay = Math.min(delay * 2, 100);
+  }
+}
+
+/**
+ * Runs `fn` while holding the in-process and cross-process locks of every path (sorted, deduplicated).
+ * A lock not obtained within timeoutMs → ToolError lock_timeout; locks are released afterwards
+ * whatever happens.
+ */
+export async function withPathLocks<T>(canonicalPaths: readonly string[], fn: (held: HeldLocks) => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? LIMITS.locks.acquireTimeoutMs;
+  const stateDir = options.stateDir ?? (await stateDirectory());
+  const sorted = [...new Set(canonicalPaths)].sort();
+  const deadline = Date.now() + timeoutMs;
+  const releases: Array<() => void | Promise<void>> = [];
+  const lost: Error[] = [];
+  try {
+    for (const canonicalPath of sorted) {
+      releases.push(await acquireLocal(canonicalPath, deadline, timeoutMs));
+      releases.push(await acquireCrossProcess(canonicalPath, stateDir, deadline, timeoutMs, lost));
+    }
+    return await fn({
+      assertHeld() {
+        if (lost.length > 0) {
+          throw new ToolError("lock_timeout", `A write lock was lost while the batch was prepared (${lost[0]?.message ?? "compromised"}); nothing was committed.`);
+        }
+      },
+    });
+  } finally {
+    for (const release of releases.reverse()) await release();
+  }
+}
+
+/**
+ * Tidies the locks directory: removes locks whose holder is gone and debris of interrupted lock
+ * operations. Returns how many entries were removed.
+ */
+export async function cleanLockLeftovers(stateDir: string): Promise<number> {
+  const locksDir = path.join(stateDir, LOCKS_SUBDIR);
+  let names: string[];
+  try {
+    names = await readdir(locksDir);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let removed = 0;
+  const self = currentProcess();
+  for (const name of names) {
+    const full = path.join(locksDir, name);
+    if (name.endsWith(".lock")) {
+      if (await removeIfOwnerDead(full)) removed += 1;
+      continue;
+    }
+    const debris = /\.lock\.(\d+)-[0-9a-f]+\.(new|dead)$/.exec(name);
+    if (debris === null) continue;
+    const pid = Number(debris[1]);
+    // Debris of a live process may be in use right now; a dead one's never will be.
+    if (livenessOf({ pid, startTime: null, host: self.host }) !== "dead") continue;
+    await rm(full, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}

@@ -1,0 +1,116 @@
+/**
+ * Crash recovery: finishes or undoes batches whose writer died before the commit mark. A batch
+ * whose every op already landed is rolled forward (only the commit mark was missing); any other,
+ * and any batch whose writer gave up rolling it back ("failed"), is rolled back so every file is
+ * wholly old again. Files that are neither old nor new were
+ * changed by someone else after the crash: they are left alone and reported.
+ */
+import { isToolError } from "../core/errors.ts";
+import { log } from "../core/log.ts";
+import { finishOp, fsyncAll, hasLanded, inspectOp, removeTemps, rollbackRecord } from "./apply.ts";
+import { listBatchIds, pathsOfOp, readRecord, removeBatch, removeTransitDebris, writeRecord, type BatchRecord } from "./journal-store.ts";
+import { cleanLockLeftovers, withPathLocks } from "./locks.ts";
+import { currentProcess, livenessOf } from "./process-identity.ts";
+import { stateDirectory } from "./state-dir.ts";
+
+export interface RecoveredBatch {
+  id: string;
+  /**
+   * rolled_back: every file is as before the batch; rolled_forward: every op had landed, the batch
+   * now counts as committed; discarded: nothing had been written yet; conflict: some files were
+   * changed by someone else and left alone (the rest rolled back); skipped: not handled now (reason).
+   */
+  action: "rolled_back" | "rolled_forward" | "discarded" | "conflict" | "skipped";
+  files: string[];
+  conflicts: Array<{ path: string; reason: string }>;
+  reason?: string;
+}
+
+export interface RecoveryReport {
+  batches: RecoveredBatch[];
+  /** Locks of dead writers and debris of interrupted lock operations removed. */
+  locksRemoved: number;
+  /** Journal directories a dead process left half-created or half-deleted, removed. */
+  debrisRemoved: number;
+}
+
+export interface RecoveryOptions {
+  stateDir?: string;
+  lockTimeoutMs?: number;
+}
+
+async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs: number | undefined): Promise<RecoveredBatch> {
+  const files = record.ops.flatMap(pathsOfOp);
+  const base = { id: record.id, files, conflicts: [] };
+  if (record.state === "preparing") {
+    // Nothing is staged or applied before the record says "prepared".
+    await removeBatch(stateDir, record.id);
+    return { ...base, action: "discarded" };
+  }
+  let outcome: RecoveredBatch | undefined;
+  await withPathLocks(files, async () => {
+    const fresh = await readRecord(stateDir, record.id);
+    if (fresh === undefined || fresh.state !== record.state) return;
+    const inspections = await Promise.all(fresh.ops.map((op) => inspectOp(op)));
+    // A failed batch was reported as failed to its caller: it is only ever rolled back.
+    if (fresh.state === "prepared" && inspections.every((inspection, index) => hasLanded(fresh.ops[index] as BatchRecord["ops"][number], inspection))) {
+      const touched: string[] = [];
+      for (const op of fresh.ops) touched.push(...(await finishOp(op)));
+      await removeTemps(fresh);
+      await fsyncAll(touched);
+      fresh.state = "committed";
+      fresh.committedAt = new Date().toISOString();
+      fresh.recovery = { at: fresh.committedAt, action: "rolled_forward", conflicts: [] };
+      await writeRecord(stateDir, fresh);
+      outcome = { ...base, action: "rolled_forward" };
+      return;
+    }
+    const rollback = await rollbackRecord(stateDir, fresh);
+    if (rollback.conflicts.length === 0) {
+      await removeBatch(stateDir, fresh.id);
+      outcome = { ...base, action: "rolled_back" };
+      return;
+    }
+    fresh.state = "conflict";
+    fresh.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: rollback.conflicts.map((entry) => entry.path) };
+    await writeRecord(stateDir, fresh);
+    outcome = { ...base, action: "conflict", conflicts: rollback.conflicts };
+  }, { stateDir, ...(lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs }) });
+  return outcome ?? { ...base, action: "skipped", reason: "another process recovered it meanwhile" };
+}
+
+/** Recovers every interrupted batch of a dead writer (and every batch its writer failed to roll back). */
+export async function recoverJournal(options: RecoveryOptions = {}): Promise<RecoveryReport> {
+  const stateDir = options.stateDir ?? (await stateDirectory());
+  const batches: RecoveredBatch[] = [];
+  for (const id of await listBatchIds(stateDir)) {
+    let record: BatchRecord | undefined;
+    try {
+      record = await readRecord(stateDir, id);
+    } catch (error) {
+      batches.push({ id, action: "skipped", files: [], conflicts: [], reason: (error as Error).message });
+      continue;
+    }
+    if (record === undefined || record.state === "committed" || record.state === "conflict") continue;
+    if (record.state !== "failed") {
+      const liveness = livenessOf(record.writer);
+      if (liveness === "alive") continue;
+      if (liveness === "unknown") {
+        batches.push({ id, action: "skipped", files: record.ops.flatMap(pathsOfOp), conflicts: [], reason: `written by process ${record.writer.pid} on ${record.writer.host}, whose state cannot be checked from here` });
+        continue;
+      }
+    }
+    try {
+      const recovered = await recoverBatch(stateDir, record, options.lockTimeoutMs);
+      batches.push(recovered);
+      if (recovered.action === "conflict") log.warn("recovery left files changed by someone else", { batch: id, conflicts: recovered.conflicts });
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      batches.push({ id, action: "skipped", files: record.ops.flatMap(pathsOfOp), conflicts: [], reason: error.message });
+    }
+  }
+  const locksRemoved = await cleanLockLeftovers(stateDir);
+  const self = currentProcess();
+  const debrisRemoved = await removeTransitDebris(stateDir, (pid) => livenessOf({ pid, startTime: null, host: self.host }) === "dead");
+  return { batches, locksRemoved, debrisRemoved };
+}

@@ -1,0 +1,112 @@
+/**
+ * Byte fidelity for text edits: decode a file exactly as it is (encoding, BOM, its own line
+ * endings), and encode an edited text back the same way, so every untouched byte stays identical.
+ * Pure functions over bytes in memory.
+ */
+import { ToolError } from "../core/errors.ts";
+import { decodeText, looksBinary } from "../helpers/encoding.ts";
+import { detectLineEnding, hasFinalNewline, type LineEnding } from "../helpers/lines.ts";
+
+export type EditEncoding = "utf-8" | "utf-16le" | "utf-16be";
+export type Eol = "\n" | "\r\n" | "\r";
+
+export interface DecodedFile {
+  /** The text with its line endings untouched (never normalised). */
+  text: string;
+  encoding: EditEncoding;
+  bom: boolean;
+  /** The terminator inserted text gets: the file's style, the dominant one when mixed, "\n" when none. */
+  eol: Eol;
+  lineEnding: LineEnding;
+  finalNewline: boolean;
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
+const UTF16BE_BOM = Buffer.from([0xfe, 0xff]);
+const LINE_BREAK = /\r\n|\r|\n/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Decodes a file for editing. Refuses binary files (a NUL byte anywhere, unless a UTF-16 BOM
+ * announces 16-bit text) and bytes that are not valid in their detected encoding: those files are
+ * only ever handled byte-exactly, never re-encoded.
+ */
+export function decodeForEdit(bytes: Uint8Array, displayPath: string): DecodedFile {
+  // The whole file is checked, not a prefix: a NUL anywhere means an edit could corrupt binary data.
+  if (looksBinary(bytes, bytes.length)) {
+    throw new ToolError("binary_file", `${displayPath} looks binary (it contains a NUL byte); it cannot be edited as text.`);
+  }
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) {
+    throw new ToolError("unsupported_encoding", `${displayPath} cannot be edited as text: ${decoded.reason}.`, {
+      details: { invalidAt: decoded.invalidAt, reason: decoded.reason },
+    });
+  }
+  const encoding: EditEncoding = decoded.encoding === "utf-8-bom" ? "utf-8" : decoded.encoding;
+  const file: DecodedFile = {
+    text: decoded.text,
+    encoding,
+    bom: decoded.bom,
+    eol: dominantEol(decoded.text),
+    lineEnding: detectLineEnding(decoded.text),
+    finalNewline: hasFinalNewline(decoded.text),
+  };
+  // Belt and braces: an edit is only offered when re-encoding the unchanged text reproduces the bytes.
+  if (!encodeLike(file.text, file).equals(bytes)) {
+    throw new ToolError("unsupported_encoding", `${displayPath} does not round-trip through ${encoding}; it is only handled byte-exactly.`, {
+      details: { reason: "re-encoding the decoded text changes its bytes" },
+    });
+  }
+  return file;
+}
+
+/** Encodes text in the given encoding, with a BOM when the original had one. */
+export function encodeLike(text: string, like: Pick<DecodedFile, "encoding" | "bom">): Buffer {
+  // An unpaired surrogate has no encoding; Buffer would silently substitute U+FFFD.
+  if (LONE_SURROGATE.test(text)) {
+    throw new ToolError("invalid_input", "The text contains an unpaired UTF-16 surrogate, which cannot be encoded; send well-formed Unicode.");
+  }
+  switch (like.encoding) {
+    case "utf-8": {
+      const body = Buffer.from(text, "utf8");
+      return like.bom ? Buffer.concat([UTF8_BOM, body]) : body;
+    }
+    case "utf-16le": {
+      const body = Buffer.from(text, "utf16le");
+      return like.bom ? Buffer.concat([UTF16LE_BOM, body]) : body;
+    }
+    case "utf-16be": {
+      const body = Buffer.from(text, "utf16le").swap16();
+      return like.bom ? Buffer.concat([UTF16BE_BOM, body]) : body;
+    }
+  }
+}
+
+/** Converts every line break of inserted text ("\n", "\r\n" or a lone "\r") to the file's style. */
+export function adaptLineEndings(inserted: string, eol: Eol): string {
+  return inserted.replace(LINE_BREAK, () => eol);
+}
+
+export function newFileDefaults(): Pick<DecodedFile, "encoding" | "bom" | "eol"> {
+  return { encoding: "utf-8", bom: false, eol: "\n" };
+}
+
+/** The most frequent line terminator; a tie goes to the one that occurs first; "\n" without any. */
+export function dominantEol(text: string): Eol {
+  const counts = new Map<Eol, number>();
+  for (const match of text.matchAll(LINE_BREAK)) {
+    const eol = match[0] as Eol;
+    counts.set(eol, (counts.get(eol) ?? 0) + 1);
+  }
+  let best: Eol = "\n";
+  let bestCount = 0;
+  // Map iteration follows first occurrence, so a strict ">" keeps the earlier style on a tie.
+  for (const [eol, count] of counts) {
+    if (count > bestCount) {
+      best = eol;
+      bestCount = count;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,58 @@
+/**
+ * Tool profiles: which tools a configuration offers. `read` is every read-only tool, `write` adds
+ * the file_* mutation tools, `full` is everything; `enabled` adds tools to the profile and
+ * `disabled` removes them, whatever else says. Selections are cached so tools/list stays cheap.
+ */
+import type { ToolProfile } from "../config/schema.ts";
+import type { AnyTool } from "./contract.ts";
+
+export interface ToolSettings {
+  profile: ToolProfile;
+  enabled: readonly string[];
+  disabled: readonly string[];
+}
+
+export interface OfferedTools {
+  /** The offered tools in catalog order; the same array for the same settings (published schemas are cached by it). */
+  tools: readonly AnyTool[];
+  byName: ReadonlyMap<string, AnyTool>;
+  /** Tools that exist but this configuration does not offer. */
+  withheld: ReadonlySet<string>;
+}
+
+const FULL: ToolSettings = { profile: "full", enabled: [], disabled: [] };
+
+/** Whether a profile includes a tool on its own (before enabled and disabled). */
+export function inProfile(tool: AnyTool, profile: ToolProfile): boolean {
+  if (profile === "full" || tool.annotations.readOnlyHint) return true;
+  return profile === "write" && tool.name.startsWith("file_");
+}
+
+const cache = new WeakMap<readonly AnyTool[], Map<string, OfferedTools>>();
+/** Distinct settings remembered per catalog; configurations rarely change, so this is plenty. */
+const MAX_CACHED_SELECTIONS = 16;
+
+export function offeredTools(all: readonly AnyTool[], settings: ToolSettings | undefined): OfferedTools {
+  const chosen = settings ?? FULL;
+  const key = JSON.stringify([chosen.profile, [...chosen.enabled].sort(), [...chosen.disabled].sort()]);
+  let selections = cache.get(all);
+  if (!selections) {
+    selections = new Map();
+    cache.set(all, selections);
+  }
+  const cached = selections.get(key);
+  if (cached) return cached;
+
+  const enabled = new Set(chosen.enabled);
+  const disabled = new Set(chosen.disabled);
+  const tools = all.filter((tool) => !disabled.has(tool.name) && (enabled.has(tool.name) || inProfile(tool, chosen.profile)));
+  const offered = new Set(tools.map((tool) => tool.name));
+  const selection: OfferedTools = {
+    tools: Object.freeze(tools),
+    byName: new Map(tools.map((tool) => [tool.name, tool])),
+    withheld: new Set(all.map((tool) => tool.name).filter((name) => !offered.has(name))),
+  };
+  if (selections.size >= MAX_CACHED_SELECTIONS) selections.delete(selections.keys().next().value as string);
+  selections.set(key, selection);
+  return selection;
+}

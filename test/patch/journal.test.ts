@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { ToolError } from "../../src/core/errors.ts";
+import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
+import { isBatchId, newBatchId, pruneJournal } from "../../src/patch/journal-store.ts";
+import { listBatches, showBatch, undoOps } from "../../src/patch/journal.ts";
+import { type CommitFixture, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
+
+let fx: CommitFixture;
+beforeEach(async () => {
+  fx = await makeCommitFixture();
+});
+afterEach(async () => {
+  await fx.cleanup();
+});
+
+const journal = () => ({ stateDir: fx.stateDir });
+
+async function commit(ops: CommitOp[], meta = fx.meta, limits?: { maxBatches: number; maxBytes: number; maxAgeDays: number }) {
+  return commitBatch(ops, meta, { stateDir: fx.stateDir, ...(limits ? { journalLimits: limits } : {}) });
+}
+
+async function bump(relative: string, text: string) {
+  const current = (await fx.text(relative)) ?? "";
+  return commit([{ kind: "write", path: fx.at(relative), expectedBefore: sha(current), after: Buffer.from(text) }]);
+}
+
+describe("batch ids", () => {
+  test("ids sort by time and are unique within a process even in the same millisecond", () => {
+    const ids = [newBatchId(1_000), newBatchId(1_000), newBatchId(999), newBatchId(5_000)];
+    expect(ids.every(isBatchId)).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(4);
+    expect(isBatchId("../../etc")).toBe(false);
+  });
+});
+
+describe("list and show", () => {
+  test("list is oldest first and filters by session; show has ops, hashes, time, session and tool", async () => {
+    await fx.put("a.txt", "a");
+    const first = await bump("a.txt", "b");
+    const second = await commit([{ kind: "write", path: fx.at("n.txt"), expectedBefore: null, after: Buffer.from("n") }], { ...fx.meta, sessionId: "other", tool: "file_write", description: "make n" });
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([first.batchId, second.batchId]);
+    expect((await listBatches({ sessionId: "other" }, journal())).map((batch) => batch.batchId)).toEqual([second.batchId]);
+    const shown = await showBatch(second.batchId, journal());
+    expect(shown).toMatchObject({ batchId: second.batchId, state: "committed", sessionId: "other", tool: "file_write", description: "make n", files: [fx.at("n.txt")] });
+    expect(shown.ops).toEqual([{ kind: "write", path: fx.at("n.txt"), to: null, before: null, after: sha("n"), beforeMode: null, afterMode: null }]);
+    expect(Date.parse(shown.createdAt)).toBeGreaterThan(0);
+    expect(shown.writer.pid).toBe(process.pid);
+  });
+
+  test("show refuses ids that are malformed or unknown", async () => {
+    await expect(showBatch("../x", journal())).rejects.toThrow("not a batch id");
+    await expect(showBatch(newBatchId(), journal())).rejects.toThrow("never existed or was pruned");
+  });
+});
+
+describe("pruning", () => {
+  test("the oldest batches beyond max_batches are removed", async () => {
+    await fx.put("a.txt", "0");
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i += 1) ids.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(i - 1)), after: Buffer.from(String(i)) }], fx.meta, { maxBatches: 3, maxBytes: 1 << 30, maxAgeDays: 30 })).batchId);
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(ids.slice(2));
+  });
+
+  test("before-image bytes beyond max_bytes prune the oldest, and a batch alone over the limit is not undoable", async () => {
+    await fx.put("big.txt", "x".repeat(1000));
+    const limits = { maxBatches: 100, maxBytes: 2500, maxAgeDays: 30 };
+    const results = [];
+    for (let i = 0; i < 4; i += 1) {
+      const current = (await fx.text("big.txt")) as string;
+      results.push(await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha(current), after: Buffer.from(String(i).repeat(1000)) }], fx.meta, limits));
+    }
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(results.slice(2).map((result) => result.batchId));
+    const huge = await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha((await fx.text("big.txt")) as string), after: Buffer.from("small") }], fx.meta, { ...limits, maxBytes: 500 });
+    expect(huge.undoable).toBe(false);
+    expect(await listBatches({}, journal())).toEqual([]);
+  });
+
+  test("batches older than max_age_days are removed; batches in flight never are", async () => {
+    await fx.put("a.txt", "a");
+    const old = await bump("a.txt", "b");
+    const day = 86_400_000;
+    expect(await pruneJournal(fx.stateDir, { maxBatches: 100, maxBytes: 1 << 30, maxAgeDays: 1 }, Date.now() + day / 2)).toEqual([]);
+    expect(await pruneJournal(fx.stateDir, { maxBatches: 100, maxBytes: 1 << 30, maxAgeDays: 1 }, Date.now() + 2 * day)).toEqual([old.batchId]);
+    // A batch still being written (state "prepared") is left to its writer or to recovery.
+    const recordDir = path.join(fx.stateDir, "journal", newBatchId());
+    await mkdir(recordDir);
+    const record = { format: 1, id: path.basename(recordDir), state: "prepared", createdAt: new Date(0).toISOString(), committedAt: null, writer: { pid: process.pid, startTime: null, host: "h" }, sessionId: "s", tool: "t", roots: [], description: null, ops: [], imageBytes: 0, recovery: null };
+    await writeFile(path.join(recordDir, "batch.json"), JSON.stringify(record));
+    expect(await pruneJournal(fx.stateDir, { maxBatches: 1, maxBytes: 1, maxAgeDays: 1 })).toEqual([]);
+    expect(await readdir(path.join(fx.stateDir, "journal"))).toEqual([path.basename(recordDir)]);
+  });
+});
+
+describe("undo", () => {
+  test("undo restores every kind of op, and is itself an undoable batch", async () => {
+    const a = await fx.put("a.txt", "a", 0o640);
+    const gone = await fx.put("d/gone.txt", "gone", 0o600);
+    const moved = await fx.put("m.txt", "m");
+    const mode = await fx.put("x.sh", "x", 0o644);
+    const original = await snapshot(fx.root);
+    const batch = await commit([
+      { kind: "write", path: fx.at("a.txt"), expectedBefore: a, after: Buffer.from("A"), mode: 0o644 },
+      { kind: "write", path: fx.at("new/deep/n.txt"), expectedBefore: null, after: Buffer.from("n"), mkdirParents: true },
+      { kind: "delete", path: fx.at("d/gone.txt"), expectedBefore: gone, removeEmptyParentsUpTo: fx.root },
+      { kind: "rename", from: fx.at("m.txt"), to: fx.at("into/m.txt"), expectedBefore: moved, mkdirParents: true },
+      { kind: "chmod", path: fx.at("x.sh"), expectedBefore: mode, mode: 0o755 },
+    ]);
+    const changed = await snapshot(fx.root);
+    expect(changed).not.toEqual(original);
+
+    const plan = await undoOps(batch.batchId, journal());
+    expect(plan.conflicts).toEqual([]);
+    expect(plan.ops.map((op) => op.kind)).toEqual(["chmod", "rename", "write", "delete", "write"]);
+    const undo = await commit(plan.ops, { ...fx.meta, description: `undo of ${batch.batchId}` });
+    expect(await snapshot(fx.root)).toEqual(original);
+
+    const redo = await undoOps(undo.batchId, journal());
+    expect(redo.conflicts).toEqual([]);
+    await commit(redo.ops);
+    expect(await snapshot(fx.root)).toEqual(changed);
+  });
+
+  test("undo reports files changed since the batch, and commitBatch refuses the stale ops anyway", async () => {
+    await fx.put("a.txt", "a");
+    await fx.put("b.txt", "b");
+    const batch = await commit([
+      { kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), after: Buffer.from("A") },
+      { kind: "write", path: fx.at("b.txt"), expectedBefore: sha("b"), after: Buffer.from("B") },
+    ]);
+    await writeFile(fx.at("b.txt"), "changed by someone");
+    const plan = await undoOps(batch.batchId, journal());
+    expect(plan.conflicts).toEqual([fx.at("b.txt")]);
+    const error = await commit(plan.ops).catch((caught: unknown) => caught);
+    expect((error as ToolError).code).toBe("stale_hash");
+    expect(await fx.text("a.txt")).toBe("A");
+    expect(await fx.text("b.txt")).toBe("changed by someone");
+  });
+
+  test("undoing the same batch twice conflicts the second time", async () => {
+    await fx.put("a.txt", "a");
+    const batch = await bump("a.txt", "A");
+    await commit((await undoOps(batch.batchId, journal())).ops);
+    expect((await undoOps(batch.batchId, journal())).conflicts).toEqual([fx.at("a.txt")]);
+  });
+
+  test("a write that only changed the mode can be undone", async () => {
+    const a = await fx.put("a.txt", "same", 0o644);
+    const batch = await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: a, after: Buffer.from("same"), mode: 0o600 }]);
+    const plan = await undoOps(batch.batchId, journal());
+    expect(plan.conflicts).toEqual([]);
+    await commit(plan.ops);
+    expect((await stat(fx.at("a.txt"))).mode & 0o777).toBe(0o644);
+  });
+});

@@ -1,0 +1,133 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../../src/core/errors.ts";
+import { cleanLockLeftovers, lockDirectoryFor, withPathLocks } from "../../src/patch/locks.ts";
+import { commitBatch } from "../../src/patch/commit.ts";
+import { type CommitFixture, exited, makeCommitFixture, sha, spawnChild, waitForLine } from "./commit-fixture.ts";
+
+let fx: CommitFixture;
+beforeEach(async () => {
+  fx = await makeCommitFixture();
+});
+afterEach(async () => {
+  await fx.cleanup();
+});
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe("in-process locks", () => {
+  test("holders of the same path run one at a time, in arrival order", async () => {
+    const order: string[] = [];
+    const target = fx.at("a.txt");
+    const run = (name: string) =>
+      withPathLocks([target], async () => {
+        order.push(`${name}+`);
+        await delay(10);
+        order.push(`${name}-`);
+      }, { stateDir: fx.stateDir });
+    await Promise.all([run("one"), run("two"), run("three")]);
+    expect(order).toEqual(["one+", "one-", "two+", "two-", "three+", "three-"]);
+  });
+
+  test("two batches over the same two paths in opposite order both complete", async () => {
+    const a = fx.at("a.txt");
+    const b = fx.at("b.txt");
+    await fx.put("a.txt", "0");
+    await fx.put("b.txt", "0");
+    const swap = async (first: string, second: string, rounds: number) => {
+      for (let i = 0; i < rounds; i += 1) {
+        for (;;) {
+          const current = [await fx.text(path.basename(first)), await fx.text(path.basename(second))] as [string, string];
+          try {
+            await commitBatch(
+              [
+                { kind: "write", path: first, expectedBefore: sha(current[0]), after: Buffer.from(String(Number(current[0]) + 1)) },
+                { kind: "write", path: second, expectedBefore: sha(current[1]), after: Buffer.from(String(Number(current[1]) + 1)) },
+              ],
+              fx.meta,
+              { stateDir: fx.stateDir, lockTimeoutMs: 5_000 },
+            );
+            break;
+          } catch (error) {
+            if (!(error instanceof ToolError) || error.code !== "stale_hash") throw error;
+          }
+        }
+      }
+    };
+    await Promise.all([swap(a, b, 15), swap(b, a, 15)]);
+    expect([await fx.text("a.txt"), await fx.text("b.txt")]).toEqual(["30", "30"]);
+  });
+
+  test("a waiter gives up with lock_timeout (retryable) when the holder keeps the lock", async () => {
+    const target = fx.at("a.txt");
+    let release!: () => void;
+    const holding = withPathLocks([target], () => new Promise<void>((resolve) => (release = resolve)), { stateDir: fx.stateDir });
+    await delay(5);
+    const started = Date.now();
+    const error = await withPathLocks([target], async () => "never", { stateDir: fx.stateDir, timeoutMs: 150 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).code).toBe("lock_timeout");
+    expect((error as ToolError).retryable).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    release();
+    await holding;
+    expect(await withPathLocks([target], async () => "free", { stateDir: fx.stateDir, timeoutMs: 150 })).toBe("free");
+  });
+
+  test("locks are released when the function throws", async () => {
+    const target = fx.at("a.txt");
+    await expect(withPathLocks([target], async () => Promise.reject(new Error("boom")), { stateDir: fx.stateDir })).rejects.toThrow("boom");
+    expect(await withPathLocks([target], async () => 1, { stateDir: fx.stateDir, timeoutMs: 100 })).toBe(1);
+    expect(await readdir(path.join(fx.stateDir, "locks"))).toEqual([]);
+  });
+});
+
+describe("cross-process locks", () => {
+  test("lock files live in the state directory, named by a hash of the path, never beside the file", async () => {
+    const target = fx.at("a.txt");
+    await withPathLocks([target], async () => {
+      const lockDir = lockDirectoryFor(fx.stateDir, target);
+      expect(path.dirname(lockDir)).toBe(path.join(fx.stateDir, "locks"));
+      expect(path.basename(lockDir)).toMatch(/^[0-9a-f]{64}\.lock$/);
+      expect((await stat(lockDir)).isDirectory()).toBe(true);
+      expect(await readdir(fx.root)).toEqual([]);
+    }, { stateDir: fx.stateDir });
+  });
+
+  test("a lock held by another process times out; once that process is killed the lock is taken at once", async () => {
+    const target = fx.at("a.txt");
+    const holder = spawnChild("hold-lock.ts", [fx.stateDir, target]);
+    try {
+      await waitForLine(holder, (line) => line === "locked");
+      const error = await withPathLocks([target], async () => "never", { stateDir: fx.stateDir, timeoutMs: 300 }).catch((caught: unknown) => caught);
+      expect((error as ToolError).code).toBe("lock_timeout");
+      expect((error as ToolError).details).toEqual({ path: target });
+    } finally {
+      holder.kill("SIGKILL");
+      await exited(holder);
+    }
+    // The dead holder's lock is still on disk, but it names a process that is gone.
+    const started = Date.now();
+    expect(await withPathLocks([target], async () => "taken", { stateDir: fx.stateDir, timeoutMs: 2_000 })).toBe("taken");
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  test("cleanLockLeftovers removes the locks of dead holders and keeps live ones", async () => {
+    const dead = fx.at("dead.txt");
+    const live = fx.at("live.txt");
+    const holder = spawnChild("hold-lock.ts", [fx.stateDir, dead]);
+    await waitForLine(holder, (line) => line === "locked");
+    holder.kill("SIGKILL");
+    await exited(holder);
+    let release!: () => void;
+    const holding = withPathLocks([live], () => new Promise<void>((resolve) => (release = resolve)), { stateDir: fx.stateDir });
+    await delay(20);
+    expect(await cleanLockLeftovers(fx.stateDir)).toBe(1);
+    expect(await readdir(path.join(fx.stateDir, "locks"))).toEqual([path.basename(lockDirectoryFor(fx.stateDir, live))]);
+    release();
+    await holding;
+  });
+});

@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { chmod, chown, lstat, mkdir, mkdtemp, realpath, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ToolError } from "../../src/core/errors.ts";
+import { assertOutsideRoots, stateDirectory, stateDirectoryPath } from "../../src/patch/state-dir.ts";
+
+let base: string;
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(tmpdir(), "ast-mcp-state-")));
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+async function refusal(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("where the state directory is", () => {
+  test("AST_MCP_STATE_DIR wins, then an absolute XDG_STATE_HOME, then the platform default", () => {
+    const home = "/home/u";
+    expect(stateDirectoryPath({ AST_MCP_STATE_DIR: "/s", XDG_STATE_HOME: "/x" }, { homeDir: home, platform: "linux" })).toBe("/s");
+    expect(stateDirectoryPath({ AST_MCP_STATE_DIR: "rel" }, { homeDir: home, platform: "linux", cwd: "/w" })).toBe("/w/rel");
+    expect(stateDirectoryPath({ XDG_STATE_HOME: "/x" }, { homeDir: home, platform: "linux" })).toBe("/x/ast-mcp");
+    expect(stateDirectoryPath({ XDG_STATE_HOME: "relative" }, { homeDir: home, platform: "linux" })).toBe("/home/u/.local/state/ast-mcp");
+    expect(stateDirectoryPath({}, { homeDir: home, platform: "linux" })).toBe("/home/u/.local/state/ast-mcp");
+    expect(stateDirectoryPath({}, { homeDir: "/Users/u", platform: "darwin" })).toBe("/Users/u/Library/Application Support/ast-mcp");
+    expect(stateDirectoryPath({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, { homeDir: "C:\\Users\\u", platform: "win32" })).toBe("C:\\Users\\u\\AppData\\Local\\ast-mcp");
+  });
+});
+
+describe("checks", () => {
+  test("a new state directory is created private (0700) with journal and locks inside", async () => {
+    const dir = await stateDirectory({ AST_MCP_STATE_DIR: path.join(base, "a", "state") });
+    expect(dir).toBe(path.join(base, "a", "state"));
+    expect((await lstat(dir)).mode & 0o777).toBe(0o700);
+    expect((await lstat(path.join(dir, "journal"))).mode & 0o777).toBe(0o700);
+    expect((await lstat(path.join(dir, "locks"))).isDirectory()).toBe(true);
+  });
+
+  test("a group- or other-writable state directory is refused", async () => {
+    const dir = path.join(base, "open");
+    await mkdir(dir);
+    await chmod(dir, 0o770);
+    const error = await refusal(stateDirectory({ AST_MCP_STATE_DIR: dir }));
+    expect(error.message).toContain("writable by group or others");
+    await chmod(dir, 0o755);
+    expect(await stateDirectory({ AST_MCP_STATE_DIR: dir })).toBe(dir);
+  });
+
+  test("a state directory owned by another user is refused", async () => {
+    const dir = path.join(base, "theirs");
+    await mkdir(dir, { mode: 0o700 });
+    const me = process.getuid?.() ?? 0;
+    // As root the directory can really belong to someone else; otherwise claim to be someone else.
+    if (me === 0) await chown(dir, 65534, 65534);
+    const error = await refusal(stateDirectory({ AST_MCP_STATE_DIR: dir }, me === 0 ? {} : { uid: me + 1 }));
+    expect(error.message).toContain("belongs to user");
+  });
+
+  test("a symlinked state directory is refused", async () => {
+    await mkdir(path.join(base, "target"), { mode: 0o700 });
+    await symlink(path.join(base, "target"), path.join(base, "link"));
+    const error = await refusal(stateDirectory({ AST_MCP_STATE_DIR: path.join(base, "link") }));
+    expect(error.message).toContain("symbolic link");
+  });
+
+  test("the state directory must not lie inside a workspace root", () => {
+    expect(() => assertOutsideRoots("/w/repo/.state", ["/w/other", "/w/repo"])).toThrow("inside the workspace root /w/repo");
+    expect(() => assertOutsideRoots("/w/repo", ["/w/repo"])).toThrow();
+    expect(() => assertOutsideRoots("/w/repo-state", ["/w/repo"])).not.toThrow();
+  });
+});

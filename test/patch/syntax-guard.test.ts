@@ -1,0 +1,133 @@
+import { describe, expect, test } from "bun:test";
+import { ToolError } from "../../src/core/errors.ts";
+import { LIMITS } from "../../src/core/limits.ts";
+import { checkSyntax, inspectSyntax } from "../../src/patch/syntax-guard.ts";
+
+function refusal(run: () => unknown): ToolError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error("expected a ToolError");
+}
+
+describe("source languages", () => {
+  const good = "export function f(a: number) {\n  return a + 1;\n}\n";
+
+  test("a clean edit passes with its counts", () => {
+    const report = checkSyntax("src/a.ts", "typescript", good, good.replace("a + 1", "a + 2"));
+    expect(report).toEqual({ checked: true, language: "typescript", beforeErrors: 0, afterErrors: 0, newErrors: [] });
+  });
+
+  test("an edit that adds an error is refused with the new error's place", () => {
+    const broken = good.replace("return a + 1;", "return a + ;");
+    const error = refusal(() => checkSyntax("src/a.ts", "typescript", good, broken));
+    expect(error.code).toBe("syntax_regression");
+    expect(error.message).toContain("src/a.ts");
+    expect(error.message).toContain("line 2");
+    expect(error.details).toMatchObject({ language: "typescript", beforeErrors: 0, afterErrors: 1 });
+    expect(error.details!.newErrors).toEqual([{ line: 2, column: 13, text: "", message: 'missing "identifier"' }]);
+  });
+
+  test("inspectSyntax reports the same without throwing", () => {
+    const report = inspectSyntax("src/a.ts", "typescript", good, good.replace("(a: number)", "(a: number"));
+    expect(report.checked).toBe(true);
+    expect(report.afterErrors).toBeGreaterThan(0);
+    expect(report.newErrors.length).toBeGreaterThan(0);
+    expect(report.newErrors[0]!.line).toBe(1);
+  });
+
+  test("errors the original already had are tolerated and not listed as new, even when lines move", () => {
+    const before = "def f(:\n    pass\n\nx = 1\n";
+    const after = "import os\n\ndef f(:\n    pass\n\nx = 2\n";
+    const report = checkSyntax("a.py", "python", before, after);
+    expect(report.beforeErrors).toBe(1);
+    expect(report.afterErrors).toBe(1);
+    expect(report.newErrors).toEqual([]);
+  });
+
+  test("with errors before, only the added ones are listed", () => {
+    const before = "def f(:\n    pass\n";
+    const after = "def f(:\n    pass\n\nprint(1\n";
+    const error = refusal(() => checkSyntax("a.py", "python", before, after));
+    const newErrors = error.details!.newErrors as Array<{ line: number }>;
+    expect(newErrors.length).toBe(1);
+    expect(newErrors[0]!.line).toBeGreaterThanOrEqual(4);
+  });
+
+  test("fixing errors is always allowed", () => {
+    expect(checkSyntax("a.go", "go", "package main\nfunc main() {\n", "package main\nfunc main() {}\n").afterErrors).toBe(0);
+  });
+
+  test("a new file (no before) must be clean", () => {
+    expect(checkSyntax("new.rs", "rust", undefined, "fn main() {}\n").checked).toBe(true);
+    expect(refusal(() => checkSyntax("new.rs", "rust", undefined, "fn main() {\n")).code).toBe("syntax_regression");
+  });
+
+  test("the listing is bounded", () => {
+    const after = Array.from({ length: LIMITS.patch.maxListedSyntaxErrors + 10 }, (_, index) => `let v${index} = (1 + ;`).join("\n");
+    const report = inspectSyntax("a.ts", "typescript", "", after);
+    expect(report.afterErrors).toBeGreaterThan(LIMITS.patch.maxListedSyntaxErrors);
+    expect(report.newErrors.length).toBe(LIMITS.patch.maxListedSyntaxErrors);
+  });
+});
+
+describe("documents must parse", () => {
+  test("JSON", () => {
+    expect(checkSyntax("a.json", "json", '{"a": 1}\n', '{"a": 2}\n').checked).toBe(true);
+    const error = refusal(() => checkSyntax("a.json", "json", '{"a": 1}\n', '{\n  "a": 2,\n}\n'));
+    expect(error.code).toBe("syntax_regression");
+    expect(error.message).toContain("not be valid JSON");
+    expect((error.details!.newErrors as Array<{ line: number }>)[0]!.line).toBe(3);
+  });
+
+  test("JSONC accepts comments and trailing commas but not broken structure", () => {
+    expect(checkSyntax("tsconfig.json", "jsonc", "{}\n", '{\n  // c\n  "a": [1,],\n}\n').afterErrors).toBe(0);
+    const error = refusal(() => checkSyntax("tsconfig.json", "jsonc", "{}\n", '{\n  "a": [1\n}\n'));
+    expect((error.details!.newErrors as Array<{ line: number }>)[0]!.line).toBe(3);
+  });
+
+  test("TOML", () => {
+    expect(checkSyntax("a.toml", "toml", 'a = 1\n', 'a = 2\n[b]\nc = "x"\n').afterErrors).toBe(0);
+    const error = refusal(() => checkSyntax("a.toml", "toml", "a = 1\n", "a = 1\nb = \n"));
+    expect(error.details!.newErrors).toMatchObject([{ line: 2 }]);
+  });
+
+  test("YAML, every document of a stream", () => {
+    expect(checkSyntax("a.yaml", "yaml", "a: 1\n", "a: 1\n---\nb: [1, 2]\n").afterErrors).toBe(0);
+    const error = refusal(() => checkSyntax("a.yaml", "yaml", "a: 1\n", "a: 1\n---\nb: [1, 2\n"));
+    expect(error.message).toContain("YAML");
+    expect((error.details!.newErrors as Array<{ line: number }>)[0]!.line).toBeGreaterThanOrEqual(3);
+  });
+
+  test("YAML with many aliases is valid syntax (no alias-expansion limit here)", () => {
+    const aliases = Array.from({ length: LIMITS.document.maxYamlAliasCount + 50 }, (_, index) => `k${index}: *a`).join("\n");
+    expect(checkSyntax("a.yaml", "yaml", undefined, `base: &a [1, 2]\n${aliases}\n`).afterErrors).toBe(0);
+  });
+
+  test("a document that did not parse before must still parse after, and the refusal says so", () => {
+    const error = refusal(() => checkSyntax("a.json", "json", "{", "{ "));
+    expect(error.message).toContain("did not parse as JSON either");
+    expect(inspectSyntax("a.json", "json", "{", "{}").afterErrors).toBe(0);
+  });
+});
+
+describe("unchecked languages", () => {
+  test("unknown language: checked false with a note", () => {
+    const report = checkSyntax("notes.txt", null, "a", "b(");
+    expect(report).toMatchObject({ checked: false, language: null, newErrors: [] });
+    expect(report.note).toContain("not known");
+  });
+
+  test("a language without a parser: checked false with a note", () => {
+    const report = checkSyntax("a.cob", "cobol", "a", "b(");
+    expect(report.checked).toBe(false);
+    expect(report.note).toContain("cobol");
+  });
+
+  test("markdown parses but never errs", () => {
+    expect(checkSyntax("README.md", "markdown", "# a\n", "# a\n```\n").checked).toBe(true);
+  });
+});

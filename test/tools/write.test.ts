@@ -1,0 +1,328 @@
+/** The mutation tools through their handlers, over real temp directories and a private state directory. */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { chmod, link, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ToolError } from "../../src/core/errors.ts";
+import { sha256Hex } from "../../src/helpers/hash.ts";
+import type { ToolContext } from "../../src/tools/contract.ts";
+import { fileCapabilitiesTool } from "../../src/tools/files.ts";
+import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
+import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+
+let temp: TempDir;
+let context: ToolContext;
+let stateDir: string;
+const previousStateDir = process.env.AST_MCP_STATE_DIR;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-state-"));
+  process.env.AST_MCP_STATE_DIR = stateDir;
+});
+afterAll(async () => {
+  if (previousStateDir === undefined) delete process.env.AST_MCP_STATE_DIR;
+  else process.env.AST_MCP_STATE_DIR = previousStateDir;
+  await rm(stateDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await temp?.cleanup();
+  temp = await makeTempDir();
+  context = await makeContext([temp.dir]);
+});
+
+const file = (name: string) => path.join(temp.dir, name);
+const hashOf = async (name: string) => sha256Hex(await readFile(file(name)));
+
+async function failure(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error("expected a ToolError");
+}
+
+describe("file_write", () => {
+  test("creates files with parents, exclusive create refuses an existing file", async () => {
+    const result = await runTool(fileWriteTool, { files: { "src/new/deep.ts": { content: "export const x = 1;\n", expectedSha256: null } } }, context);
+    expect(result.committed).toBe(true);
+    expect(result.batchId).toBeString();
+    expect(result.files["src/new/deep.ts"]).toMatchObject({ path: "src/new/deep.ts", change: "created", previousSha256: null });
+    expect(await readFile(file("src/new/deep.ts"), "utf8")).toBe("export const x = 1;\n");
+    expect(result.files["src/new/deep.ts"].sha256).toBe(await hashOf("src/new/deep.ts"));
+
+    const again = await failure(runTool(fileWriteTool, { files: { "src/new/deep.ts": { content: "y", expectedSha256: null } } }, context));
+    expect(again.code).toBe("stale_hash");
+    expect(again.details?.currentSha256).toBe(await hashOf("src/new/deep.ts"));
+  });
+
+  test("replacing needs the current hash; a stale hash changes nothing", async () => {
+    await temp.write("a.txt", "one\n");
+    const missing = await failure(runTool(fileWriteTool, { files: { "a.txt": { content: "two\n" } } }, context));
+    expect(missing.code).toBe("missing_hash");
+    expect(missing.suggestedNextCall?.tool).toBe("file_hash");
+    const stale = await failure(runTool(fileWriteTool, { files: { "a.txt": { content: "two\n", expectedSha256: "0".repeat(64) } } }, context));
+    expect(stale.code).toBe("stale_hash");
+    expect(stale.message).toContain('files["a.txt"]');
+    expect(await readFile(file("a.txt"), "utf8")).toBe("one\n");
+    const ok = await runTool(fileWriteTool, { files: { "a.txt": { content: "two\n", expectedSha256: await hashOf("a.txt") } } }, context);
+    expect(ok.files["a.txt"].change).toBe("modified");
+    expect(await readFile(file("a.txt"), "utf8")).toBe("two\n");
+  });
+
+  test("an existing file keeps its BOM and CRLF style", async () => {
+    await temp.write("w.txt", Buffer.from("\ufeffa\r\nb\r\n", "utf8"));
+    await runTool(fileWriteTool, { files: { "w.txt": { content: "x\ny\n", expectedSha256: await hashOf("w.txt") } } }, context);
+    expect(await readFile(file("w.txt"))).toEqual(Buffer.from("\ufeffx\r\ny\r\n", "utf8"));
+  });
+
+  test("one failing entry refuses the whole batch", async () => {
+    await temp.write("keep.txt", "keep\n");
+    const error = await failure(
+      runTool(fileWriteTool, { files: { "fresh.txt": { content: "new\n", expectedSha256: null }, "keep.txt": { content: "changed\n", expectedSha256: "f".repeat(64) } } }, context),
+    );
+    expect(error.code).toBe("stale_hash");
+    expect(await stat(file("fresh.txt")).catch(() => null)).toBeNull();
+    expect(await readFile(file("keep.txt"), "utf8")).toBe("keep\n");
+  });
+
+  test("two keys naming the same file are refused", async () => {
+    await temp.write("same.txt", "s\n");
+    const sha = await hashOf("same.txt");
+    const error = await failure(runTool(fileWriteTool, { files: { "same.txt": { content: "1", expectedSha256: sha }, [file("same.txt")]: { content: "2", expectedSha256: sha } } }, context));
+    expect(error.code).toBe("invalid_input");
+    expect(await readFile(file("same.txt"), "utf8")).toBe("s\n");
+  });
+
+  test("the policy decides: guard rails and outside paths are refused", async () => {
+    const denied = await failure(runTool(fileWriteTool, { files: { ".mcp.json": { content: "{}", expectedSha256: null } } }, context));
+    expect(denied.code).toBe("path_denied");
+    const outside = await failure(runTool(fileWriteTool, { files: { "../escape.txt": { content: "x", expectedSha256: null } } }, context));
+    expect(outside.code).toBe("path_outside_roots");
+  });
+
+  test("a syntax regression is refused unless allowed", async () => {
+    await temp.write("ok.ts", "export const a = 1;\n");
+    const sha = await hashOf("ok.ts");
+    const refused = await failure(runTool(fileWriteTool, { files: { "ok.ts": { content: "export const a = ;\n", expectedSha256: sha } } }, context));
+    expect(refused.code).toBe("syntax_regression");
+    expect(await readFile(file("ok.ts"), "utf8")).toBe("export const a = 1;\n");
+    const allowed = await runTool(fileWriteTool, { files: { "ok.ts": { content: "export const a = ;\n", expectedSha256: sha, allowSyntaxErrors: true } } }, context);
+    expect(allowed.files["ok.ts"].syntax.errorsAfter).toBeGreaterThan(0);
+  });
+
+  test("broken JSON is refused", async () => {
+    await temp.write("c.json", '{"a": 1}\n');
+    const error = await failure(runTool(fileWriteTool, { files: { "c.json": { content: '{"a": }', expectedSha256: await hashOf("c.json") } } }, context));
+    expect(error.code).toBe("syntax_regression");
+  });
+});
+
+describe("file_patch", () => {
+  test("Aider blocks on a CRLF, tab-indented file keep every untouched byte", async () => {
+    const original = "function f() {\r\n\tif (a) {\r\n\t\treturn 1;\r\n\t}\r\n\treturn 2;\r\n}\r\n// tail\r\n";
+    await temp.write("f.js", original);
+    const result = await runTool(
+      filePatchTool,
+      { files: { "f.js": { expectedSha256: await hashOf("f.js"), patchStrategy: "aider_block", aiderBlocks: [{ search: "\t\treturn 1;\n", replace: "\t\treturn 10;\n\t\t// $& stays literal\n" }] } } },
+      context,
+    );
+    const after = await readFile(file("f.js"), "utf8");
+    // split/join, not String.replace: "$&" must stay literal in the expectation too.
+    expect(after).toBe(original.split("\t\treturn 1;\r\n").join("\t\treturn 10;\r\n\t\t// $& stays literal\r\n"));
+    expect(result.files["f.js"].matches[0]).toMatchObject({ block: 0, startLine: 3, endLine: 3 });
+    expect(result.files["f.js"].sha256).toBe(sha256Hex(Buffer.from(after)));
+  });
+
+  test("raw Aider text is accepted", async () => {
+    await temp.write("r.txt", "alpha\nbeta\n");
+    const raw = "r.txt\n<<<<<<< SEARCH\nbeta\n=======\ngamma\n>>>>>>> REPLACE\n";
+    await runTool(filePatchTool, { files: { "r.txt": { expectedSha256: await hashOf("r.txt"), patchStrategy: "aider_block", aiderBlocks: raw } } }, context);
+    expect(await readFile(file("r.txt"), "utf8")).toBe("alpha\ngamma\n");
+  });
+
+  test("an ambiguous anchor lists every candidate and changes nothing", async () => {
+    await temp.write("d.txt", "x = 1\ny = 2\nx = 1\n");
+    const error = await failure(
+      runTool(filePatchTool, { files: { "d.txt": { expectedSha256: await hashOf("d.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "x = 1\n", replace: "x = 3\n" }] } } }, context),
+    );
+    expect(error.code).toBe("ambiguous_match");
+    expect(JSON.stringify(error.details)).toContain("3");
+    expect(await readFile(file("d.txt"), "utf8")).toBe("x = 1\ny = 2\nx = 1\n");
+  });
+
+  test("an empty search creates a new file", async () => {
+    const result = await runTool(filePatchTool, { files: { "notes/new.md": { expectedSha256: null, patchStrategy: "aider_block", aiderBlocks: [{ search: "", replace: "# Title\n" }] } } }, context);
+    expect(result.files["notes/new.md"].change).toBe("created");
+    expect(await readFile(file("notes/new.md"), "utf8")).toBe("# Title\n");
+  });
+
+  test("structural rules rewrite every match and check the count", async () => {
+    await temp.write("s.ts", "console.log(a);\nconst b = 1;\nconsole.log(b, c);\n");
+    const sha = await hashOf("s.ts");
+    const mismatch = await failure(
+      runTool(filePatchTool, { files: { "s.ts": { expectedSha256: sha, patchStrategy: "ast", astRules: [{ pattern: "console.log($$$A)", fix: "logger.info($$$A)" }] } } }, context),
+    );
+    expect(mismatch.code).toBe("match_count");
+    const result = await runTool(
+      filePatchTool,
+      { files: { "s.ts": { expectedSha256: sha, patchStrategy: "ast", astRules: [{ pattern: "console.log($$$A)", fix: "logger.info($$$A)", expectedMatches: 2 }] } } },
+      context,
+    );
+    expect(await readFile(file("s.ts"), "utf8")).toBe("logger.info(a);\nconst b = 1;\nlogger.info(b, c);\n");
+    expect(result.files["s.ts"].rules[0]).toMatchObject({ rule: 0, matched: 2, applied: 2 });
+  });
+
+  test("preview writes nothing; its receipt commits exactly the reviewed candidate, once", async () => {
+    await temp.write("p.txt", "old line\n");
+    const sha = await hashOf("p.txt");
+    const preview = await runTool(filePatchTool, { files: { "p.txt": { expectedSha256: sha, patchStrategy: "aider_block", aiderBlocks: [{ search: "old line\n", replace: "new line\n" }], preview: true } } }, context);
+    expect(preview.committed).toBe(false);
+    expect(preview.batchId).toBeNull();
+    expect(await readFile(file("p.txt"), "utf8")).toBe("old line\n");
+    const facts = preview.files["p.txt"].preview;
+    expect(facts.diff).toContain("-old line");
+    expect(facts.diff).toContain("+new line");
+    expect(facts.candidateSha256).toBe(sha256Hex(Buffer.from("new line\n")));
+
+    const committed = await runTool(filePatchTool, { files: { "p.txt": { previewReceipt: facts.previewReceipt } } }, context);
+    expect(committed.files["p.txt"].sha256).toBe(facts.candidateSha256);
+    expect(await readFile(file("p.txt"), "utf8")).toBe("new line\n");
+    const reused = await failure(runTool(filePatchTool, { files: { "p.txt": { previewReceipt: facts.previewReceipt } } }, context));
+    expect(reused.code).toBe("receipt_invalid");
+  });
+
+  test("a receipt whose source changed after the preview is refused as stale", async () => {
+    await temp.write("q.txt", "v1\n");
+    const preview = await runTool(
+      filePatchTool,
+      { files: { "q.txt": { expectedSha256: await hashOf("q.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "v1\n", replace: "v2\n" }], preview: true } } },
+      context,
+    );
+    await writeFile(file("q.txt"), "someone else\n");
+    const error = await failure(runTool(filePatchTool, { files: { "q.txt": { previewReceipt: preview.files["q.txt"].preview.previewReceipt } } }, context));
+    expect(error.code).toBe("stale_hash");
+    expect(await readFile(file("q.txt"), "utf8")).toBe("someone else\n");
+    const foreign = await runTool(
+      filePatchTool,
+      { files: { "q.txt": { expectedSha256: await hashOf("q.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "someone else\n", replace: "x\n" }], preview: true } } },
+      context,
+    );
+    const other = { ...context, sessionId: "another-session" };
+    const stolen = await failure(runTool(filePatchTool, { files: { "q.txt": { previewReceipt: foreign.files["q.txt"].preview.previewReceipt } } }, other));
+    expect(stolen.code).toBe("receipt_invalid");
+    expect(stolen.details?.reason).toBe("foreign_session");
+  });
+
+  test("entry shape errors name the field", async () => {
+    await temp.write("e.txt", "e\n");
+    const noStrategy = await failure(runTool(filePatchTool, { files: { "e.txt": { expectedSha256: await hashOf("e.txt") } } }, context));
+    expect(noStrategy.code).toBe("invalid_input");
+    expect(noStrategy.message).toContain("patchStrategy");
+    const mixed = await failure(
+      runTool(
+        filePatchTool,
+        {
+          files: {
+            "e.txt": { expectedSha256: await hashOf("e.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "e", replace: "f" }], preview: true },
+            "g.txt": { expectedSha256: null, patchStrategy: "aider_block", aiderBlocks: [{ search: "", replace: "g" }] },
+          },
+        },
+        context,
+      ),
+    );
+    expect(mixed.code).toBe("invalid_input");
+  });
+
+  test("formatting happens in a repository with dprint.json, only for formatter-clean files", async () => {
+    await temp.write("dprint.json", JSON.stringify({ indentWidth: 4, typescript: { quoteStyle: "alwaysSingle" } }));
+    await temp.write("clean.ts", "export function f() {\n    return 'a';\n}\n");
+    await temp.write("messy.ts", "export function g(){return \"b\"}\n");
+    const formatted = await runTool(
+      filePatchTool,
+      { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: "    return 'a';\n", replace: '    return   "z" ;\n' }] } } },
+      context,
+    );
+    expect(formatted.files["clean.ts"].formatted).toBe(true);
+    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return 'z';\n}\n");
+    const untouched = await runTool(
+      filePatchTool,
+      { files: { "messy.ts": { expectedSha256: await hashOf("messy.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: '"b"', replace: '"c"' }] } } },
+      context,
+    );
+    expect(untouched.files["messy.ts"].formatted).toBe(false);
+    expect(untouched.files["messy.ts"].formatNote).toContain("clean");
+    expect(await readFile(file("messy.ts"), "utf8")).toBe('export function g(){return "c"}\n');
+  });
+});
+
+describe("file_rename, file_delete, file_chattr", () => {
+  test("rename never overwrites and creates parents", async () => {
+    await temp.write("from.txt", "f\n");
+    await temp.write("taken.txt", "t\n");
+    const sha = await hashOf("from.txt");
+    const refused = await failure(runTool(fileRenameTool, { files: { "from.txt": { destination: "taken.txt", expectedSha256: sha } } }, context));
+    expect(refused.code).toBe("destination_exists");
+    const moved = await runTool(fileRenameTool, { files: { "from.txt": { destination: "moved/to.txt", expectedSha256: sha } } }, context);
+    expect(moved.files["from.txt"]).toMatchObject({ path: "moved/to.txt", change: "renamed", renamedFrom: "from.txt", sha256: sha });
+    expect(await readFile(file("moved/to.txt"), "utf8")).toBe("f\n");
+    expect(await stat(file("from.txt")).catch(() => null)).toBeNull();
+  });
+
+  test("delete refuses a file other files import, unless forced; empty parents are removed", async () => {
+    await temp.write("lib/util.ts", "export const u = 1;\n");
+    await temp.write("app.ts", "import { u } from './lib/util';\nconsole.log(u);\n");
+    const sha = await hashOf("lib/util.ts");
+    const refused = await failure(runTool(fileDeleteTool, { files: { "lib/util.ts": { expectedSha256: sha } } }, context));
+    expect(refused.code).toBe("referenced_file");
+    expect(refused.message).toContain("app.ts");
+    const deleted = await runTool(fileDeleteTool, { files: { "lib/util.ts": { expectedSha256: sha, force: true } } }, context);
+    expect(deleted.files["lib/util.ts"]).toMatchObject({ change: "deleted", sha256: null, previousSha256: sha });
+    expect(await stat(file("lib")).catch(() => null)).toBeNull();
+    expect(await stat(temp.dir)).toBeTruthy();
+  });
+
+  test("chattr sets modes and refuses hard-linked files", async () => {
+    await temp.write("run.sh", "#!/bin/sh\necho hi\n");
+    await chmod(file("run.sh"), 0o644);
+    const result = await runTool(fileChattrTool, { files: { "run.sh": { chmod: "+x", expectedSha256: await hashOf("run.sh") } } }, context);
+    expect(result.files["run.sh"].mode).toBe("755");
+    expect((await stat(file("run.sh"))).mode & 0o777).toBe(0o755);
+    await link(file("run.sh"), file("hard.sh"));
+    const refused = await failure(runTool(fileChattrTool, { files: { "run.sh": { chmod: "600", expectedSha256: await hashOf("run.sh") } } }, context));
+    expect(refused.code).toBe("path_denied");
+    const bad = await failure(runTool(fileChattrTool, { files: { "run.sh": { chmod: "4755", expectedSha256: await hashOf("run.sh") } } }, context));
+    expect(bad.code).toBe("invalid_input");
+  });
+});
+
+describe("file_undo", () => {
+  test("undoes the session's last batch, and refuses when a file changed since", async () => {
+    await temp.write("u.txt", "before\n");
+    await runTool(fileWriteTool, { files: { "u.txt": { content: "after\n", expectedSha256: await hashOf("u.txt") }, "made.txt": { content: "m\n", expectedSha256: null } } }, context);
+    const undone = await runTool(fileUndoTool, {}, context);
+    expect(undone.committed).toBe(true);
+    expect(await readFile(file("u.txt"), "utf8")).toBe("before\n");
+    expect(await stat(file("made.txt")).catch(() => null)).toBeNull();
+
+    const second = await runTool(fileWriteTool, { files: { "u.txt": { content: "third\n", expectedSha256: await hashOf("u.txt") } } }, context);
+    await writeFile(file("u.txt"), "edited by someone\n");
+    const conflict = await failure(runTool(fileUndoTool, { batchId: second.batchId }, context));
+    expect(conflict.code).toBe("undo_conflict");
+    expect(conflict.message).toContain("u.txt");
+    expect(await readFile(file("u.txt"), "utf8")).toBe("edited by someone\n");
+  });
+});
+
+describe("file_capabilities", () => {
+  test("reports the patch strategies each file supports", async () => {
+    await temp.write("code.py", "print(1)\n");
+    await temp.write("plain.txt", "text\n");
+    await temp.write("blob.bin", Buffer.from([0, 1, 2]));
+    const result = await runTool(fileCapabilitiesTool, { filePaths: ["code.py", "plain.txt", "blob.bin"] }, context);
+    expect(result.files[0].patchStrategies).toEqual(["aider_block", "ast"]);
+    expect(result.files[1].patchStrategies).toEqual(["aider_block"]);
+    expect(result.files[2].patchStrategies).toEqual([]);
+  });
+});
