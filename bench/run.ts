@@ -6,7 +6,9 @@
  * Options: --calls N (timed sequential calls per latency phase, default 2000), --warmup N (untimed
  * calls first, default 200), --sessions N (concurrent HTTP sessions, default 32), --seconds S
  * (throughput phase, default 10), --peer-calls N (calls per side in the peer comparison, default 1000),
- * --strict (exit 1 when a target is missed).
+ * --phases core,write,intel (which phases run, default all three), --strict (exit 1 when a target is missed).
+ * The write phase (bench/write.ts) and the code-intelligence phase (bench/intel.ts) take their own
+ * --write-* and --intel-* options, documented in those files; each also runs alone with `bun bench/<phase>.ts`.
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -29,20 +31,22 @@ import {
   ms,
   measureSequential,
   PEER_FILESYSTEM_SERVER,
-  printResultRows,
   ownCpuSeconds,
-  printTable,
   type ResultRow,
   readCpuSeconds,
   readPeakRss,
   readRss,
   serverNodeVersion,
   startHttpServer,
+  printPhase,
+  type PhaseReport,
   summarize,
   type ToolArgs,
   verdict,
   writeResults,
 } from "./lib.ts";
+import { INTEL_FLAGS, intelOptionsFrom, runIntelBench } from "./intel.ts";
+import { runWriteBench, WRITE_FLAGS, writeOptionsFrom } from "./write.ts";
 
 const TARGETS = {
   stdioP50Ms: 1,
@@ -64,9 +68,22 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "32" },
     seconds: { type: "string", default: "10" },
     "peer-calls": { type: "string", default: "1000" },
+    phases: { type: "string", default: "core,write,intel" },
     strict: { type: "boolean", default: false },
+    ...WRITE_FLAGS,
+    ...INTEL_FLAGS,
   },
 });
+
+const PHASES = ["core", "write", "intel"] as const;
+type Phase = (typeof PHASES)[number];
+const selectedPhases = new Set<Phase>(
+  flags.phases.split(",").map((name) => {
+    const phase = name.trim() as Phase;
+    if (!PHASES.includes(phase)) throw new Error(`--phases: unknown phase ${name} (known: ${PHASES.join(", ")})`);
+    return phase;
+  }),
+);
 
 function positiveInt(name: string, text: string): number {
   const value = Number(text);
@@ -80,6 +97,9 @@ const options = {
   sessions: positiveInt("sessions", flags.sessions),
   seconds: positiveInt("seconds", flags.seconds),
   peerCalls: positiveInt("peer-calls", flags["peer-calls"]),
+  phases: [...selectedPhases],
+  write: writeOptionsFrom(flags),
+  intel: intelOptionsFrom(flags),
 };
 
 interface ThroughputRun {
@@ -192,12 +212,8 @@ function latencyRows(label: string, run: LatencyRun, p50TargetMs: number | undef
   ];
 }
 
-async function main(): Promise<number> {
-  if (!existsSync(CLI)) {
-    console.error(`bench: ${CLI} is missing; run \`npm run build\` (or \`npm run bench\`, which builds first).`);
-    return 1;
-  }
-  const startedAt = new Date();
+/** The transport phase: file_hash/file_read latency over stdio and HTTP, HTTP throughput, the filesystem peer. */
+async function runCorePhase(): Promise<PhaseReport> {
   const fixture: Fixture = await createFixture();
   const cleanups: Array<() => Promise<void>> = [fixture.cleanup];
   const hashArgs = { filePaths: [fixture.file] };
@@ -317,32 +333,60 @@ async function main(): Promise<number> {
       peakRssBytes: { ours: stdioPeakRss ?? null, peer: peerPeakRss ?? null },
     };
 
-    const finishedAt = new Date();
-    console.log(`\nast-mcp benchmark — ${finishedAt.toISOString()} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(1)} s)\n`);
-    printResultRows(rows);
-    console.log(`\npeer: @modelcontextprotocol/server-filesystem over stdio, same root and file (ratio = ast-mcp / peer; < 1 is faster)\n`);
-    printTable(["comparison", "ast-mcp", "peer", "ratio"], peerTable);
-    if (firstError !== undefined) console.log(`\nfirst error: ${firstError}`);
-    if (process.platform !== "linux") console.log("\nRSS is read from /proc and is n/a on this platform.");
-
-    const path = await writeResults("", {
-      kind: "bench",
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      machine: { ...machineInfo(), serverRuntime: `node ${await serverNodeVersion()}` },
-      options,
-      targets: TARGETS,
+    const notes: string[] = [];
+    if (firstError !== undefined) notes.push(`first error: ${firstError}`);
+    if (process.platform !== "linux") notes.push("RSS is read from /proc and is n/a on this platform.");
+    return {
+      phase: "core",
       rows,
-      peerComparison: peerTable.map(([comparison, ours, peerValue, ratioText]) => ({ comparison, ours, peer: peerValue, ratio: ratioText })),
-      details,
-    });
-    console.log(`\nresults: ${path}`);
-    const missed = rows.filter((row) => row.verdict === "FAIL").length;
-    if (missed > 0) console.log(`${missed} target(s) missed`);
-    return flags.strict && missed > 0 ? 1 : 0;
+      peers: [
+        {
+          title: "peer: @modelcontextprotocol/server-filesystem over stdio, same root and file (ratio = ast-mcp / peer; < 1 is faster)",
+          headers: ["comparison", "ast-mcp", "peer", "ratio"],
+          rows: peerTable,
+        },
+      ],
+      notes,
+      details: { targets: TARGETS, ...details },
+    };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
+}
+
+async function main(): Promise<number> {
+  if (!existsSync(CLI)) {
+    console.error(`bench: ${CLI} is missing; run \`npm run build\` (or \`npm run bench\`, which builds first).`);
+    return 1;
+  }
+  const startedAt = new Date();
+  const reports: PhaseReport[] = [];
+  if (selectedPhases.has("core")) reports.push(await runCorePhase());
+  if (selectedPhases.has("write")) reports.push(await runWriteBench(options.write));
+  if (selectedPhases.has("intel")) reports.push(await runIntelBench(options.intel));
+
+  const finishedAt = new Date();
+  console.log(`\nast-mcp benchmark — ${finishedAt.toISOString()} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(1)} s)`);
+  for (const report of reports) printPhase(report);
+
+  const core = reports.find((report) => report.phase === "core");
+  const path = await writeResults("", {
+    kind: "bench",
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    machine: { ...machineInfo(), serverRuntime: `node ${await serverNodeVersion()}` },
+    options,
+    targets: TARGETS,
+    // The transport phase keeps its fields where earlier result files had them.
+    rows: core?.rows ?? [],
+    peerComparison: (core?.peers[0]?.rows ?? []).map(([comparison, ours, peerValue, ratio]) => ({ comparison, ours, peer: peerValue, ratio })),
+    details: core?.details ?? {},
+    phases: Object.fromEntries(reports.map((report) => [report.phase, report])),
+  });
+  console.log(`\nresults: ${path}`);
+  const missed = reports.flatMap((report) => report.rows).filter((row) => row.verdict === "FAIL").length;
+  if (missed > 0) console.log(`${missed} target(s) missed`);
+  return flags.strict && missed > 0 ? 1 : 0;
 }
 
 main().then(

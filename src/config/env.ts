@@ -18,7 +18,11 @@ export const LOG_LEVEL_ENV = "AST_MCP_LOG_LEVEL";
 /** Directory of the code index's persisted snapshots, replacing the platform cache directory. */
 export const CACHE_DIR_ENV = "AST_MCP_CACHE_DIR";
 
-const SPECIAL_VARIABLES: ReadonlySet<string> = new Set([TOKEN_ENV, CONFIG_PATH_ENV, CACHE_DIR_ENV]);
+/** Where the write journal and locks live (read by src/patch/state-dir.ts). */
+export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
+/** The benchmark's choice of CLI build (read by bench/lib.ts only). */
+const BENCH_CLI_ENV = "AST_MCP_BENCH_CLI";
+const SPECIAL_VARIABLES: ReadonlySet<string> = new Set([TOKEN_ENV, CONFIG_PATH_ENV, CACHE_DIR_ENV, STATE_DIR_ENV, BENCH_CLI_ENV]);
 
 export function envVariableFor(leaf: ConfigLeaf): string {
   return `${ENV_PREFIX}${leaf.section.toUpperCase()}_${leaf.key.toUpperCase()}`;

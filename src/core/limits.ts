@@ -116,13 +116,6 @@ export const LIMITS = {
   },
 
   intel: {
-    /** Files an importer scan (file_delete's reference check) looks at before it gives up. */
-    importScanMaxFiles: 20_000,
-    /** Files larger than this are not searched for imports (generated bundles). */
-    importScanMaxFileBytes: 4 * MiB,
-    /** Files an importer scan reads at once. */
-    importScanConcurrency: 16,
-
     /** The per-language fact extractors (src/intel/facts/). */
     facts: {
       /** Characters of a declaration head kept as its signature (whitespace collapsed). */
@@ -153,8 +146,8 @@ export const LIMITS = {
       minifiedLineChars: 1000,
       /** Files read and parsed at once while indexing (parsing runs on the libuv thread pool). */
       concurrency: 8,
-      /** Files or directories stat'ed at once during a freshness check. */
-      statConcurrency: 64,
+      /** Stats a freshness sweep makes synchronously before giving the event loop a turn. */
+      sweepSlice: 2048,
       /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
       maxWatchedDirectories: 8192,
       /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
@@ -165,6 +158,8 @@ export const LIMITS = {
       snapshotMinIntervalMs: 30_000,
       /** Largest persisted snapshot read back. */
       maxSnapshotBytes: 512 * MiB,
+      /** Snapshots (one per set of roots) kept in the cache directory; the least recently saved beyond this are deleted. */
+      maxSnapshots: 16,
       /** Indexes (one per set of roots) kept alive; the least recently used beyond this is closed. */
       maxIndexes: 8,
     },
@@ -191,8 +186,6 @@ export const LIMITS = {
       /** External packages and unresolved specifiers listed in one answer. */
       maxExternalsListed: 50,
       maxUnresolvedListed: 100,
-      /** Importers file_rename rewrites in one batch (with the renamed files, within batchPaths). */
-      maxImportRewrites: 49,
     },
 
     /** The call graph and its tools (src/intel/calls/, src/tools/calls.ts). */
@@ -220,12 +213,16 @@ export const LIMITS = {
       maxContextBudget: 100_000,
       /** Implementations implements follows transitively (a subclass of an implementation). */
       maxHeritageDepth: 8,
+      /** Import hops from a calling file within which a callee guessed by name may be declared (module-scoped languages). */
+      inferenceHops: 2,
     },
 
     /** The outline tools (src/tools/outline.ts). */
     outline: {
       /** Default token budget of map and digest output. */
       defaultMaxTokens: 6000,
+      /** Default token budget of digest (one page). */
+      digestMaxTokens: 2500,
       /** Default token budget of file_read mode "ast" and of show. */
       defaultShowTokens: 8000,
       /** Ceiling for a caller-supplied maxTokens. */
@@ -251,6 +248,8 @@ export const LIMITS = {
       maxDirectories: 20_000,
       /** Rounds of "list the directories the compiler asked about, then rebuild" before answering with what is known. */
       maxApprovalRounds: 24,
+      /** Rounds of reading a tsconfig's file list (each directory level its include globs reach takes one). */
+      maxConfigRounds: 64,
       /** Directories listed (or stat'ed) at once. */
       listConcurrency: 16,
       /** Files larger than this are invisible to the compiler (generated bundles). */
@@ -283,6 +282,8 @@ export const LIMITS = {
       snippetLines: 6,
       /** Characters of one snippet line before it is cut. */
       snippetLineChars: 160,
+      /** Bytes of recently shown file texts kept for snippets (keyed by content hash, so never stale). */
+      snippetCacheBytes: 8 * MiB,
       /** Distinct query terms used (the rest are ignored and reported). */
       maxQueryTerms: 32,
       /** Files larger than this are left out of source chunks (their symbols still count). */

@@ -309,6 +309,8 @@ export class Formatters {
     }
     const result = tryFormat(plugin, filePath, candidate);
     if (result.ok) {
+      // What the formatter just wrote is clean: the next edit of this file skips re-formatting its original.
+      this.remember(this.cleanKey(`dprint:${plugin.name}:${fromRepository}`, filePath, result.text), true);
       return { text: result.text, formatted: true, reason: `dprint ${plugin.name} plugin (${fromRepository ? "repository config" : "default settings"})` };
     }
     const message = cutError(result.error);
@@ -347,8 +349,12 @@ export class Formatters {
     return relative.split(path.sep).join("/");
   }
 
+  private cleanKey(formatterKey: string, filePath: string, text: string): string {
+    return `${formatterKey}\0${filePath}\0${sha256Hex(Buffer.from(text, "utf8"))}`;
+  }
+
   private originalIsClean(formatterKey: string, filePath: string, original: string, format: () => { ok: true; text: string } | { ok: false }): boolean {
-    const key = `${formatterKey}\0${filePath}\0${sha256Hex(Buffer.from(original, "utf8"))}`;
+    const key = this.cleanKey(formatterKey, filePath, original);
     const known = this.cleanVerdicts.get(key);
     if (known !== undefined) return known;
     const result = format();

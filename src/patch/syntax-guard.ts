@@ -4,6 +4,7 @@
  * candidates must parse with the same parsers document_query uses.
  */
 import { ToolError } from "../core/errors.ts";
+import { sha256Hex } from "../helpers/hash.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
@@ -83,12 +84,31 @@ function inspectDocument(language: DocumentLanguage, before: string | undefined,
   return report;
 }
 
+/**
+ * Error lists of recently checked texts: a candidate that gets written is the next edit's original,
+ * so remembering it saves one full parse per edit.
+ */
+const recentErrors = new Map<string, { errors: SyntaxErrorLocation[]; errorCount: number }>();
+const RECENT_ERROR_LISTS = 32;
+
+function errorsOf(language: LanguageId, text: string): { errors: SyntaxErrorLocation[]; errorCount: number } | undefined {
+  const key = `${language}\0${sha256Hex(Buffer.from(text, "utf8"))}`;
+  const known = recentErrors.get(key);
+  if (known) return known;
+  const parsed = parseSource(language, text);
+  if (!parsed) return undefined;
+  const entry = { errors: parsed.errors, errorCount: parsed.errorCount };
+  recentErrors.set(key, entry);
+  while (recentErrors.size > RECENT_ERROR_LISTS) recentErrors.delete(recentErrors.keys().next().value as string);
+  return entry;
+}
+
 function inspectTree(language: LanguageId, before: string | undefined, after: string): SyntaxReport {
-  const parsedAfter = parseSource(language, after);
+  const parsedAfter = errorsOf(language, after);
   if (!parsedAfter) {
     return { checked: false, language, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `No syntax tree parser for ${language}; syntax not checked.` };
   }
-  const parsedBefore = before === undefined ? undefined : parseSource(language, before);
+  const parsedBefore = before === undefined ? undefined : errorsOf(language, before);
   const beforeErrors = parsedBefore?.errors ?? [];
   const fresh = unmatchedErrors(before, beforeErrors, after, parsedAfter.errors);
   return {

@@ -39,6 +39,32 @@ const INSTRUCTIONS = [
   "Failed calls return {error: {code, message, hint, retryable, suggestedNextCall}}: follow the hint.",
 ].join(" ");
 
+/**
+ * Output schemas are published for clients that validate structured results, not for the model: their
+ * prose and deep structure (complete in the source and in the generated tool catalog) would multiply the
+ * token cost of tools/list. So they keep their types to OUTPUT_SCHEMA_DEPTH levels and no descriptions.
+ */
+const OUTPUT_SCHEMA_DEPTH = 2;
+
+function publishedOutputSchema(schema: unknown, depth = 0): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => publishedOutputSchema(item, depth));
+  if (schema === null || typeof schema !== "object") return schema;
+  const source = schema as Record<string, unknown>;
+  if (depth >= OUTPUT_SCHEMA_DEPTH) return typeof source.type === "string" ? { type: source.type } : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key === "description" || key === "$schema") continue;
+    if (key === "properties" && value !== null && typeof value === "object") {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, publishedOutputSchema(sub, depth + 1)]));
+    } else if (key === "items" || key === "additionalProperties" || key === "anyOf" || key === "oneOf") {
+      out[key] = publishedOutputSchema(value, depth + 1);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
 const publishedCache = new WeakMap<readonly AnyTool[], Tool[]>();
 
 /** Published JSON Schemas are computed once per tool list, not once per session. */
@@ -50,7 +76,7 @@ function describeTools(tools: readonly AnyTool[]): Tool[] {
     title: tool.title,
     description: tool.description,
     inputSchema: z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
-    outputSchema: z.toJSONSchema(tool.output, { target: "draft-7", io: "output" }) as Tool["outputSchema"],
+    outputSchema: publishedOutputSchema(z.toJSONSchema(tool.output, { target: "draft-7", io: "output" })) as Tool["outputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   }));
   publishedCache.set(tools, described);

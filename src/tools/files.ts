@@ -2,6 +2,7 @@
  * Read-only file tools: file_hash (streamed SHA-256), file_read (bounded line ranges of text)
  * and file_capabilities (what a file is and what may be done with it).
  */
+import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { supportsSyntaxTree } from "../intel/languages.ts";
 import { ToolError } from "../core/errors.ts";
@@ -10,8 +11,10 @@ import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../he
 import { detectLanguage, isDocumentLanguage, kindOf, LANGUAGES, type Language } from "../helpers/language.ts";
 import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../helpers/lines.ts";
 import { capText } from "../helpers/text-cap.ts";
-import type { Decision, Operation } from "../policy/workspace.ts";
+import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
+import { CodeIndex } from "../intel/index/code-index.ts";
+import { OutlineSymbol, renderShowResult, renderSymbol, ShowResult, showSymbols, symbolOut, visibleSymbols } from "./outline.ts";
 import {
   hashFileStream,
   ItemErrorSchema,
@@ -95,6 +98,7 @@ export const fileHashTool = defineTool({
 // ---------------------------------------------------------------- file_read
 
 const LINE_ENDINGS = ["lf", "crlf", "cr", "mixed", "none"] as const;
+const READ_MODES_IN = ["text", "ast", "auto"] as const;
 const TEXT_ENCODINGS = ["utf-8", "utf-8-bom", "utf-16le", "utf-16be"] as const;
 
 /** Narrowest line-number gutter in the rendering ("  12| text"). */
@@ -120,6 +124,18 @@ const ReadRequest = z.strictObject({
     .max(LIMITS.read.maxBytesCeiling)
     .optional()
     .describe(`Most UTF-8 bytes of content to return for this file (default ${LIMITS.read.defaultMaxBytes}); the range stops at the last whole line that fits.`),
+  mode: z
+    .enum(READ_MODES_IN)
+    .optional()
+    .describe(
+      `text (default): the line range. ast: the file's outline (declarations with line ranges and signatures, no bodies), or with symbols the source of those symbols. auto: the outline for a source file larger than ${LIMITS.intel.outline.autoOutlineBytes} bytes read without startLine/endLine (or when symbols are given), the text otherwise.`,
+    ),
+  symbols: z
+    .array(z.string().min(1).max(500))
+    .min(1)
+    .max(LIMITS.intel.outline.maxSymbols)
+    .optional()
+    .describe("With mode ast or auto: symbols whose source to return, by name or qualified suffix (\"Class.method\"), as the show tool does."),
 });
 
 const ReadFile = z.object({
@@ -152,10 +168,24 @@ const ReadFile = z.object({
     .describe("Set when a single line was longer than the budget and only its beginning is in content."),
 });
 
+const AstReadFile = z.object({
+  path: ResultPath,
+  mode: z.literal("ast").describe("This entry is a syntax-tree read: an outline or symbol sources instead of lines."),
+  sha256: Sha256.describe("Lowercase hex SHA-256 of the whole file's raw bytes."),
+  size: z.number().int().describe("File size in bytes."),
+  language: z.string().describe("The language the file was parsed as."),
+  totalLines: z.number().int().describe("Lines in the whole file."),
+  parseErrors: z.number().int().describe("Syntax errors in the file; declarations near them may be missing."),
+  outline: z.array(OutlineSymbol).optional().describe("Without symbols: the declarations, in file order."),
+  outlineTotal: z.number().int().optional().describe("Declarations the outline has (more than listed when the output limit cut it)."),
+  symbols: z.array(ShowResult).optional().describe("With symbols: one result per requested name."),
+  truncated: z.boolean().describe("Whether the output limit cut the outline or a symbol's source."),
+});
+
 export const fileReadTool = defineTool({
   name: "file_read",
   title: "Read text files",
-  description: `Read line ranges of text files (1-based, inclusive), with each file's SHA-256, line count, encoding and line-ending style. Reads are bounded: by default ${LIMITS.read.defaultMaxLines} lines or ${LIMITS.read.defaultMaxBytes} bytes per file; when more remains, hasMore is true and nextStartLine says where to continue. Binary files and invalid encodings are refused.`,
+  description: `Read line ranges of text files (1-based, inclusive), with each file's SHA-256, line count, encoding and line-ending style. Reads are bounded: by default ${LIMITS.read.defaultMaxLines} lines or ${LIMITS.read.defaultMaxBytes} bytes per file; when more remains, hasMore is true and nextStartLine says where to continue. Binary files and invalid encodings are refused. mode "ast" returns a source file's outline (or named symbols' source) instead of lines; "auto" does that for large source files.`,
   input: z.strictObject({
     files: z
       .array(ReadRequest)
@@ -163,7 +193,7 @@ export const fileReadTool = defineTool({
       .max(LIMITS.batchPaths)
       .describe(`Files and ranges to read, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`),
   }),
-  output: z.object({ files: z.array(z.union([ReadFile, FailedItem])).describe("One entry per request, in order.") }),
+  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedItem])).describe("One entry per request, in order.") }),
   annotations: READ_ONLY,
   handler: async ({ files }, context) => {
     let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
@@ -171,9 +201,14 @@ export const fileReadTool = defineTool({
     const results = [];
     for (const request of files) {
       results.push(
-        await perItem(context, request.filePath, async (setDisplay) => {
+        await perItem(context, request.filePath, async (setDisplay): Promise<ReadFileResult | AstReadFileResult> => {
           const resolved = await resolveReadableFile(context, request.filePath);
           setDisplay(resolved.display);
+          if (await wantsAst(request, resolved, context)) {
+            const item = await readAst(request, resolved, context, outputBudget);
+            outputBudget = Math.max(0, outputBudget - renderAstRead(item).length);
+            return item;
+          }
           const loaded = await loadTextFile(
             resolved,
             LIMITS.read.maxDecodeBytes,
@@ -230,14 +265,92 @@ export const fileReadTool = defineTool({
   render: ({ files }) => capText(files.map(renderReadFile).join("\n\n"), LIMITS.output.maxTextChars),
 });
 
+type AstReadFileResult = z.output<typeof AstReadFile>;
+
+/**
+ * mode "ast" always; mode "auto" when symbols are asked for, or for a source file with a parser
+ * that is larger than the auto threshold and read without a line range.
+ */
+async function wantsAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext): Promise<boolean> {
+  const mode = request.mode ?? "text";
+  if (mode === "text") {
+    if (request.symbols !== undefined) throw new ToolError("invalid_input", "symbols apply to mode \"ast\" (or \"auto\"), not to text reads.", { hint: 'Add mode: "ast", or use the show tool.' });
+    return false;
+  }
+  if (mode === "ast") {
+    if (request.startLine !== undefined || request.endLine !== undefined) {
+      throw new ToolError("invalid_input", "startLine and endLine apply to mode \"text\"; mode \"ast\" returns the outline or named symbols.", { hint: "Drop the range, or read it with mode \"text\"." });
+    }
+    return true;
+  }
+  if (request.symbols !== undefined) return true;
+  if (request.startLine !== undefined || request.endLine !== undefined) return false;
+  const stats = await stat(resolved.real);
+  if (stats.size <= LIMITS.intel.outline.autoOutlineBytes) return false;
+  const language = CodeIndex.forContext(context).languageFor(resolved.relative);
+  // Data and prose (JSON, YAML, Markdown) read better as text.
+  return language !== undefined && kindOf(language as Language, false) === "source";
+}
+
+async function readAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext, outputBudget: number): Promise<AstReadFileResult> {
+  const { file, text } = await CodeIndex.forContext(context).load(resolved);
+  const item: AstReadFileResult = {
+    path: file.display,
+    mode: "ast",
+    sha256: file.sha256,
+    size: file.size,
+    language: file.language,
+    totalLines: file.lines,
+    parseErrors: file.facts.parseErrors,
+    truncated: false,
+  };
+  // The output limit is shared by every file of the call; a token budget on top of it keeps one read modest.
+  const maxTokens = LIMITS.intel.outline.defaultShowTokens;
+  if (request.symbols !== undefined) {
+    const shown = showSymbols(file, text, request.symbols, Math.max(100, Math.min(maxTokens, Math.floor(outputBudget / 3))));
+    item.symbols = shown.results;
+    item.truncated = shown.truncated;
+    return item;
+  }
+  const symbols = visibleSymbols(file.facts.symbols, false).map(({ symbol, depth }) => symbolOut(symbol, depth, "signatures", true));
+  item.outline = [];
+  item.outlineTotal = symbols.length;
+  let chars = 0;
+  for (const symbol of symbols) {
+    const line = renderSymbol(symbol);
+    if (chars + line.length + 1 > outputBudget) {
+      item.truncated = true;
+      break;
+    }
+    chars += line.length + 1;
+    item.outline.push(symbol);
+  }
+  return item;
+}
+
+function renderAstRead(item: AstReadFileResult): string {
+  const errors = item.parseErrors > 0 ? ` · ${plural(item.parseErrors, "parse error")}` : "";
+  const out = [`${item.path} · ast · ${item.language} · ${plural(item.totalLines, "line")}${errors} · sha256 ${item.sha256}`];
+  for (const symbol of item.outline ?? []) out.push(renderSymbol(symbol));
+  for (const result of item.symbols ?? []) out.push(...renderShowResult(result));
+  if (item.outline && item.outlineTotal !== undefined && item.outline.length < item.outlineTotal) {
+    out.push(`[${item.outlineTotal - item.outline.length} more declarations not shown (output limit); read fewer files per call or use map]`);
+  } else if (item.truncated) {
+    out.push("[cut by the output limit; ask for fewer symbols per call]");
+  }
+  if (item.outline) out.push('[outline only: file_read mode "text" with startLine/endLine for lines, show for bodies]');
+  return out.join("\n");
+}
+
 function gutterWidth(lastLine: number): number {
   return Math.max(MIN_GUTTER, String(lastLine).length);
 }
 
 type ReadFileResult = z.output<typeof ReadFile>;
 
-function renderReadFile(item: ReadFileResult | { path: string; error: ItemError }): string {
+function renderReadFile(item: ReadFileResult | AstReadFileResult | { path: string; error: ItemError }): string {
   if (isFailed(item)) return renderItemError(item.path, item.error);
+  if ("mode" in item) return renderAstRead(item);
   const traits: string[] = [item.encoding, item.lineEnding === "none" ? "no line breaks" : `${item.lineEnding} line endings`];
   if (item.usesTabs) traits.push("tab indentation");
   if (!item.finalNewline && item.totalLines > 0) traits.push("no final newline");
@@ -299,6 +412,14 @@ const FileCapabilities = z.object({
   policy: z
     .object({ read: OperationDecision, write: OperationDecision, delete: OperationDecision })
     .describe("What the workspace policy decides for each operation on this path."),
+  parseHealth: z
+    .object({
+      language: z.string().describe("The language the file parses as."),
+      parseErrors: z.number().int().describe("Syntax errors in the file (0 = clean parse)."),
+      symbols: z.number().int().describe("Declarations in the file's outline (what map and file_read mode \"ast\" show)."),
+    })
+    .nullable()
+    .describe("How the file's syntax tree looks, for files with a parser (null otherwise, and for files too large to parse)."),
   notes: z.array(z.string()).describe("Anything that limited the inspection."),
 });
 
@@ -349,6 +470,7 @@ export const fileCapabilitiesTool = defineTool({
             }
           }
           const [read, write, remove] = await Promise.all(OPERATIONS.map((operation) => context.workspace.check(filePath, operation)));
+          const parseHealth = lineEnding !== null ? await parseHealthOf(context, resolved, notes) : null;
           return {
             path: resolved.display,
             size,
@@ -360,6 +482,7 @@ export const fileCapabilitiesTool = defineTool({
             readModes,
             patchStrategies: patchStrategiesFor(language, lineEnding !== null, size),
             policy: { read: briefDecision(read!), write: briefDecision(write!), delete: briefDecision(remove!) },
+            parseHealth,
             notes,
           };
         }),
@@ -369,6 +492,20 @@ export const fileCapabilitiesTool = defineTool({
   },
   render: ({ files }) => capText(files.map(renderCapabilities).join("\n"), LIMITS.output.maxTextChars),
 });
+
+/** Parse errors and outline size, from the code index (which parses the file when the walk has not). */
+async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes: string[]): Promise<z.input<typeof FileCapabilities>["parseHealth"]> {
+  const index = CodeIndex.forContext(context);
+  try {
+    const { file } = await index.load(resolved);
+    return { language: file.language, parseErrors: file.facts.parseErrors, symbols: file.facts.symbols.length };
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    // No parser for the language is the common case and says nothing new; other refusals are worth a note.
+    if (error.code !== "invalid_input") notes.push(`No parse health: ${error.message}`);
+    return null;
+  }
+}
 
 function firstLineOf(text: string): string {
   const end = text.search(/\r|\n/);
@@ -396,7 +533,8 @@ function renderCapabilities(item: z.output<typeof FileCapabilities> | { path: st
   const policy = [renderDecision("read", item.policy.read), renderDecision("write", item.policy.write), renderDecision("delete", item.policy.delete)].join(", ");
   const modes = item.readModes.length > 0 ? item.readModes.join("+") : "none";
   const patches = item.patchStrategies.length > 0 ? item.patchStrategies.join("+") : "none";
-  const line = `${item.path}: ${what} · ${text} · ${plural(item.size, "byte")} · read modes ${modes} · patch strategies ${patches} · ${policy}`;
+  const health = item.parseHealth ? ` · parse ${item.parseHealth.parseErrors === 0 ? "clean" : plural(item.parseHealth.parseErrors, "error")}, ${plural(item.parseHealth.symbols, "symbol")}` : "";
+  const line = `${item.path}: ${what} · ${text} · ${plural(item.size, "byte")} · read modes ${modes} · patch strategies ${patches}${health} · ${policy}`;
   return item.notes.length > 0 ? `${line}\n  ${item.notes.join("\n  ")}` : line;
 }
 

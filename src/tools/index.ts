@@ -1,7 +1,13 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
 import type { AnyTool } from "./contract.ts";
+import { CALL_TOOLS } from "./calls.ts";
 import { documentQueryTool } from "./document.ts";
 import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "./files.ts";
+import { GRAPH_TOOLS } from "./graph.ts";
+import { OUTLINE_TOOLS } from "./outline.ts";
+import { runTool } from "./run.ts";
+import { findRelatedTool, searchTool } from "./search.ts";
+import { squeezeTool } from "./squeeze.ts";
 import { configStatusTool, policyCheckTool } from "./workspace.ts";
 import { closeWriteSession, WRITE_TOOLS } from "./write.ts";
 
@@ -12,6 +18,13 @@ export const TOOLS: AnyTool[] = [
   documentQueryTool,
   policyCheckTool,
   configStatusTool,
+  ...OUTLINE_TOOLS,
+  ...GRAPH_TOOLS,
+  ...CALL_TOOLS,
+  searchTool,
+  findRelatedTool,
+  squeezeTool,
+  runTool,
   ...WRITE_TOOLS,
 ];
 

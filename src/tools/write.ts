@@ -33,6 +33,7 @@ import { sha256Hex } from "../helpers/hash.ts";
 import { detectLanguage } from "../helpers/language.ts";
 import { plural } from "./common.ts";
 import { defineTool, type ToolAnnotations, type ToolContext } from "./contract.ts";
+import { planImportUpdates } from "./rename-imports.ts";
 
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
@@ -67,6 +68,7 @@ const FileResult = z
     previousSha256: Sha256Out.describe("SHA-256 before the change (null when the file was created)."),
     change: z.enum(["created", "modified", "unchanged", "deleted", "renamed", "mode"]).describe("What happened to the file."),
     renamedFrom: z.string().optional().describe("For renames: the source path."),
+    importNotes: z.array(z.string()).optional().describe("For renames with updateImports: importers left unchanged and why, and the moved file's own relative imports that now need another specifier."),
     mode: z.string().optional().describe("For file_chattr: the new mode in octal."),
     matches: z
       .array(
@@ -224,6 +226,7 @@ function renderMutation(result: MutationOutput): string {
     const head = `${file.path}${file.renamedFrom ? ` (from ${file.renamedFrom})` : ""}: ${file.change}${file.sha256 ? ` sha256=${file.sha256}` : ""}${file.mode ? ` mode=${file.mode}` : ""}`;
     lines.push(key === file.path || file.renamedFrom ? head : `${key} → ${head}`);
     for (const match of file.matches ?? []) lines.push(`  block ${match.block}: ${match.matcher} L${match.startLine}-${match.endLine}${match.similarity !== undefined ? ` similarity ${match.similarity.toFixed(3)}` : ""}`);
+    for (const note of file.importNotes ?? []) lines.push(`  imports: ${note}`);
     for (const rule of file.rules ?? []) lines.push(`  rule ${rule.rule}: ${rule.applied}/${rule.matched} rewritten at ${rule.locations.map((l) => `L${l.startLine}-${l.endLine}`).join(", ")}`);
     if (file.formatNote) lines.push(`  format: ${file.formatted ? "formatted" : "not formatted"} (${file.formatNote})`);
     if (file.syntax?.checked) lines.push(`  syntax errors: ${file.syntax.errorsBefore} → ${file.syntax.errorsAfter}`);
@@ -512,10 +515,14 @@ export const fileRenameTool = defineTool({
       }),
       "Files to rename",
     ),
+    updateImports: z
+      .boolean()
+      .optional()
+      .describe("Also rewrite the import specifiers that point at each moved JS/TS/Python file, in every importer, in the same batch (original style kept; what cannot be rewritten is listed in importNotes)."),
   }),
   output: MutationOutput,
   annotations: WRITE,
-  handler: async ({ files }, context) => {
+  handler: async ({ files, updateImports }, context) => {
     const pipeline = pipelineContext(context);
     const plans: Plan[] = [];
     for (const [key, entry] of Object.entries(files)) {
@@ -542,11 +549,21 @@ export const fileRenameTool = defineTool({
       );
     }
     refuseOverlaps(plans);
+    if (updateImports) {
+      const moves = plans.map((plan) => plan.op).filter((op) => op.kind === "rename");
+      const updates = await planImportUpdates(moves, context, pipeline, await formattersFor(pipeline));
+      for (const plan of plans) {
+        const notes = plan.op.kind === "rename" ? updates.notes.get(plan.op.from) : undefined;
+        if (notes) plan.report.importNotes = notes;
+      }
+      plans.push(...updates.plans);
+      refuseOverlaps(plans);
+    }
     const result = await commitPlans(plans, pipeline, "file_rename");
     const report = commitReport(plans, result);
     for (const plan of plans) {
       const file = report.files[plan.key];
-      if (file) file.sha256 = plan.before?.sha256 ?? null;
+      if (file && plan.op.kind === "rename") file.sha256 = plan.before?.sha256 ?? null;
     }
     return report;
   },

@@ -9,7 +9,7 @@ import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CLI, connectStdio, errorOf, exitOf, isolatedEnv, PROJECT_DIR, spawnCli, tempRoot } from "../support/cli.ts";
 
 const READ_TOOLS = ["config_status", "document_query", "file_capabilities", "file_hash", "file_read", "policy_check"];
-const MUTATION_TOOLS = ["file_chattr", "file_delete", "file_patch", "file_rename", "file_undo", "file_write"];
+const MUTATION_TOOLS = ["file_chattr", "file_delete", "file_patch", "file_rename", "file_undo", "file_write", "run"];
 
 let env: Record<string, string>;
 let cleanup: () => Promise<void>;

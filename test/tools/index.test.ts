@@ -3,7 +3,7 @@ import { z } from "zod";
 import { READ_ONLY } from "../../src/tools/contract.ts";
 import { TOOLS } from "../../src/tools/index.ts";
 
-const MUTATION_TOOLS = ["file_write", "file_patch", "file_rename", "file_delete", "file_chattr", "file_undo"];
+const MUTATION_TOOLS = ["file_write", "file_patch", "file_rename", "file_delete", "file_chattr", "file_undo", "run"];
 
 type JsonSchema = { type?: string; description?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown; anyOf?: JsonSchema[] };
 

@@ -16,3 +16,5 @@ export {
 } from "./typed.ts";
 export type { ProjectInfo } from "./project.ts";
 export { disposeAllProjects, liveProjectCount, supportsTypedAnswers } from "./services.ts";
+export { typedCallers, type TypedCall, type TypedCallers } from "./callers.ts";
+export { matchTyped, typedSymbolsFor } from "./merge.ts";

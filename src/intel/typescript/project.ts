@@ -94,6 +94,14 @@ export interface ProjectSession {
   info(): ProjectInfo;
 }
 
+/** The project was evicted (LIMITS.intel.typescript.maxServices) between lookup and use: look it up again. */
+export class ProjectDisposedError extends Error {
+  constructor() {
+    super("the TypeScript project was disposed");
+    this.name = "ProjectDisposedError";
+  }
+}
+
 export class TsProject {
   readonly ts: TypeScriptModule;
   /** Real path of tsconfig.json/jsconfig.json, or undefined for an inferred project. */
@@ -139,7 +147,7 @@ export class TsProject {
   /** Runs one request with the project fresh against the disk; requests on one project never overlap. */
   use<T>(workspace: Workspace, work: (session: ProjectSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const run = async (): Promise<T> => {
-      if (this.#disposed) throw new Error("the TypeScript project was disposed");
+      if (this.#disposed) throw new ProjectDisposedError();
       signal?.throwIfAborted();
       this.#signal = signal;
       try {
@@ -196,7 +204,9 @@ export class TsProject {
   #info(): ProjectInfo {
     const notes = [...this.#configNotes];
     if (this.#fs.exhausted) notes.push(`directory limit reached (LIMITS.intel.typescript.maxDirectories = ${LIMITS.intel.typescript.maxDirectories}); some files may be missing`);
-    if (this.#roundsExhausted) notes.push(`module discovery stopped after ${LIMITS.intel.typescript.maxApprovalRounds} rounds (LIMITS.intel.typescript.maxApprovalRounds); some imports may be unresolved`);
+    if (this.#roundsExhausted) {
+      notes.push("file discovery stopped at its round limit (LIMITS.intel.typescript.maxApprovalRounds, maxConfigRounds); some files or imports may be missing");
+    }
     return {
       config: this.configFile ? this.#workspace.display(this.configFile) : null,
       files: this.#rootNames.length + this.#extraRoots.size,
@@ -314,7 +324,11 @@ export class TsProject {
         const fileNames = this.#matchFiles(this.directory, SCRIPT_EXTENSIONS, INFERRED_EXCLUDES, ["**/*"], undefined);
         parsed = { options: inferredOptions(ts), fileNames, errors: [] };
       }
-      if (this.#fs.wanted.size === 0 || round >= LIMITS.intel.typescript.maxApprovalRounds * 4) break;
+      if (this.#fs.wanted.size === 0) break;
+      if (round >= LIMITS.intel.typescript.maxConfigRounds) {
+        this.#roundsExhausted = true;
+        break;
+      }
       if ((await this.#fs.approveWanted()) === 0) break;
     }
     const inputs = new Map<string, string>();
@@ -322,7 +336,7 @@ export class TsProject {
     this.#configInputs = inputs;
 
     const notes: string[] = [];
-    // "No inputs were found" is expected while files are still being discovered; report the rest.
+    // The final round's errors: a missing or refused extends, an unknown option, no inputs.
     for (const error of parsed.errors.slice(0, 5)) notes.push(`config: ${ts.flattenDiagnosticMessageText(error.messageText, " ").slice(0, LIMITS.intel.typescript.maxMessageChars)}`);
     let fileNames = parsed.fileNames;
     if (fileNames.length > LIMITS.intel.typescript.maxProjectFiles) {

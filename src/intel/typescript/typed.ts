@@ -9,7 +9,7 @@ import { LIMITS } from "../../core/limits.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { collectDeclarations, type DeclarationKind, type DeclarationSite, enclosingCallableName, nodeAt } from "./declarations.ts";
 import type { TypeScriptModule } from "./load.ts";
-import type { ProjectInfo, ProjectSession } from "./project.ts";
+import { type ProjectInfo, ProjectDisposedError, type ProjectSession } from "./project.ts";
 import { projectFor, requireTypedLanguage, supportsTypedAnswers } from "./services.ts";
 
 export interface TypedSymbol {
@@ -45,6 +45,8 @@ export interface TypedReference {
   isDefinition: boolean;
   /** The name is called (or constructed, tagged, decorated, rendered as a JSX tag) here. */
   isCall: boolean;
+  /** For calls: the callee as written, e.g. `box.get` or `new Box`. */
+  callee?: string;
   /** The named function or method the reference is in. */
   enclosing?: string;
   /** The source line, trimmed and capped. */
@@ -103,8 +105,12 @@ export interface TypedOptions {
 
 async function withSession<T>(workspace: Workspace, resolved: ResolvedPath, options: TypedOptions, work: (session: ProjectSession) => Promise<T>): Promise<T> {
   requireTypedLanguage(resolved);
-  const project = await projectFor(workspace, resolved);
-  return project.use(workspace, work, options.signal);
+  try {
+    return await (await projectFor(workspace, resolved)).use(workspace, work, options.signal);
+  } catch (error) {
+    if (!(error instanceof ProjectDisposedError)) throw error;
+    return (await projectFor(workspace, resolved)).use(workspace, work, options.signal);
+  }
 }
 
 async function sourceFileOf(session: ProjectSession, resolved: ResolvedPath): Promise<{ program: TS.Program; sourceFile: TS.SourceFile }> {
@@ -112,9 +118,11 @@ async function sourceFileOf(session: ProjectSession, resolved: ResolvedPath): Pr
   const program = await session.program();
   const sourceFile = program.getSourceFile(resolved.real);
   if (!sourceFile) {
-    throw new ToolError("file_too_large", `${resolved.display} is not part of the TypeScript program (larger than ${LIMITS.intel.typescript.maxFileBytes} bytes, or not readable).`, {
-      hint: "Use the syntax-tree answer (leave typed off) for this file.",
-    });
+    const hint = "Use the syntax-tree answer (leave typed off) for this file.";
+    if (/\.[cm]?jsx?$/.test(resolved.real) && program.getCompilerOptions().allowJs !== true) {
+      throw new ToolError("invalid_input", `${resolved.display} is JavaScript and its project's tsconfig does not set allowJs, so the compiler does not read it.`, { hint });
+    }
+    throw new ToolError("file_too_large", `${resolved.display} is not part of the TypeScript program (larger than ${LIMITS.intel.typescript.maxFileBytes} bytes, or not readable).`, { hint });
   }
   return { program, sourceFile };
 }
@@ -220,17 +228,21 @@ function siteFor(ts: TypeScriptModule, checker: TS.TypeChecker, sourceFile: TS.S
   return matches[0] as DeclarationSite;
 }
 
-function isCallSite(ts: TypeScriptModule, node: TS.Node): boolean {
+/** The callee expression when the name is called here (or constructed, tagged, decorated, rendered as a JSX tag). */
+function calleeAt(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.SourceFile): string | undefined {
   let expression = node;
   const parent = node.parent;
   if (parent && ts.isPropertyAccessExpression(parent) && parent.name === node) expression = parent;
   const user = expression.parent;
-  if (!user) return false;
-  if ((ts.isCallExpression(user) || ts.isNewExpression(user)) && user.expression === expression) return true;
-  if (ts.isTaggedTemplateExpression(user) && user.tag === expression) return true;
-  if (ts.isDecorator(user)) return true;
-  if ((ts.isJsxOpeningElement(user) || ts.isJsxSelfClosingElement(user)) && user.tagName === expression) return true;
-  return false;
+  if (!user) return undefined;
+  const called =
+    ((ts.isCallExpression(user) || ts.isNewExpression(user)) && user.expression === expression) ||
+    (ts.isTaggedTemplateExpression(user) && user.tag === expression) ||
+    (ts.isDecorator(user) && user.expression === expression) ||
+    ((ts.isJsxOpeningElement(user) || ts.isJsxSelfClosingElement(user)) && user.tagName === expression);
+  if (!called) return undefined;
+  const text = expression.getText(sourceFile).replace(/\s+/g, " ");
+  return cut(ts.isNewExpression(user) ? `new ${text}` : text, LIMITS.intel.typescript.maxLineTextChars);
 }
 
 function lineText(sourceFile: TS.SourceFile, line: number): string {
@@ -276,12 +288,14 @@ export async function typedReferences(workspace: Workspace, resolved: ResolvedPa
       const { line, character } = file.getLineAndCharacterOfPosition(entry.textSpan.start);
       const node = nodeAt(ts, file, entry.textSpan.start);
       const enclosing = enclosingCallableName(ts, node, file);
+      const callee = calleeAt(ts, node, file);
       references.push({
         path: workspace.display(real),
         line: line + 1,
         column: character + 1,
         isDefinition: (entry as TS.ReferencedSymbolEntry).isDefinition === true,
-        isCall: isCallSite(ts, node),
+        isCall: callee !== undefined,
+        ...(callee !== undefined ? { callee } : {}),
         ...(enclosing !== undefined ? { enclosing } : {}),
         text: lineText(file, line + 1),
       });

@@ -1,0 +1,427 @@
+/**
+ * Guarded-write benchmark: end-to-end latency of `file_patch` / `file_write` over stdio on a fixture
+ * repository with a dprint.json (so every candidate is formatted), beside the reference filesystem
+ * server's `edit_file` making the same single edit. A phase of `npm run bench`; alone: `bun bench/write.ts`.
+ *
+ * Every edit is chained: it names the hash the previous call returned as expectedSha256, so each call
+ * pays for the whole pipeline (hash check, syntax guard, dprint, journal, fsync, atomic rename).
+ *
+ * Options: --write-iterations N (timed single edits per kind and side, default 200), --write-batches N
+ * (timed 50-file batches per tool, default 15), --write-warmup N (untimed edits first, default 10), --strict.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  CALL_TIMEOUT_MS,
+  CLI,
+  connectStdioServer,
+  createFixture,
+  type LatencySummary,
+  mb,
+  ms,
+  PEER_FILESYSTEM_SERVER,
+  type PhaseReport,
+  progressFor,
+  ratioText,
+  readPeakRss,
+  type ResultRow,
+  runPhaseAlone,
+  type StdioSession,
+  summarize,
+  verdict,
+} from "./lib.ts";
+
+const TARGETS = {
+  singlePatchP50Ms: 10,
+  batchP50Ms: 300,
+} as const;
+
+/** Files in one batch call: the most one guarded write accepts (LIMITS.batchPaths). */
+const BATCH_FILES = 50;
+/** Functions in the 500-line target file (5 lines each, after a 5-line header). */
+const FUNCTIONS = 99;
+/** Alternating rounds of the peer comparison, so drift on a busy machine hits both servers alike. */
+const PEER_ROUNDS = 4;
+/** No timed loop runs longer than this, whatever the iteration counts say. */
+const LOOP_MAX_SECONDS = 60;
+
+export const WRITE_FLAGS = {
+  "write-iterations": { type: "string", default: "200" },
+  "write-batches": { type: "string", default: "15" },
+  "write-warmup": { type: "string", default: "10" },
+} as const;
+
+export interface WriteOptions {
+  iterations: number;
+  batches: number;
+  warmup: number;
+}
+
+function positiveInt(name: string, value: unknown): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a positive whole number`);
+  return number;
+}
+
+export function writeOptionsFrom(values: Record<string, unknown>): WriteOptions {
+  return {
+    iterations: positiveInt("write-iterations", values["write-iterations"]),
+    batches: positiveInt("write-batches", values["write-batches"]),
+    warmup: positiveInt("write-warmup", values["write-warmup"]),
+  };
+}
+
+// ---------------------------------------------------------------- fixture text
+
+/** dprint's TypeScript plugin with the repository's own settings; plugin URLs are mapped to the installed plugin. */
+const DPRINT_CONFIG = `${JSON.stringify({ lineWidth: 100, indentWidth: 2, typescript: { quoteStyle: "alwaysDouble" }, plugins: ["https://plugins.dprint.dev/typescript-0.96.1.wasm"] }, null, 2)}\n`;
+
+/** The one line of function `index` that edits change; `generation` counts the edits it has had. */
+function labelLine(index: number, generation: number): string {
+  return `  const label = track("fn${index}", ${generation});`;
+}
+
+/** Exactly 500 lines of dprint-clean TypeScript: a 5-line header and 99 five-line functions. */
+function targetFileText(generations: readonly number[]): string {
+  const lines = ["const seen: string[] = [];", "function track(name: string, generation: number): string {", "  seen.push(name);", "  return `${name}:${generation}`;", "}"];
+  for (let index = 0; index < FUNCTIONS; index++) {
+    lines.push("", `export function fn${index}(input: string): string {`, labelLine(index, generations[index] ?? 0), "  return input + label;", "}");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function batchFileText(index: number, generation: number): string {
+  const lines = [`// Batch module ${index}.`, `export const generation${index} = ${generation};`, ""];
+  for (let fn = 0; fn < 8; fn++) {
+    lines.push(`export function batch${index}x${fn}(value: number): number {`, `  return value * ${fn + 1} + generation${index};`, "}", "");
+  }
+  return lines.join("\n");
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+// ---------------------------------------------------------------- calls
+
+interface FileOutcome {
+  sha256: string | null;
+  change: string;
+  formatted?: boolean;
+  formatNote?: string;
+}
+
+/** Calls a mutation tool and returns its per-file outcomes; throws on a tool error or a missing entry. */
+async function mutate(client: Client, tool: string, files: Record<string, unknown>): Promise<Record<string, FileOutcome>> {
+  const result = await client.callTool({ name: tool, arguments: { files } }, undefined, { timeout: CALL_TIMEOUT_MS });
+  if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content).slice(0, 500)}`);
+  const structured = result.structuredContent as { committed?: boolean; files?: Record<string, FileOutcome> } | undefined;
+  const outcomes = structured?.files;
+  if (!structured?.committed || !outcomes) throw new Error(`${tool} committed nothing: ${JSON.stringify(result.structuredContent).slice(0, 500)}`);
+  for (const key of Object.keys(files)) {
+    const outcome = outcomes[key];
+    if (!outcome || typeof outcome.sha256 !== "string") throw new Error(`${tool} returned no hash for ${key}`);
+    if (outcome.change !== "modified") throw new Error(`${tool} left ${key} ${outcome.change}`);
+    // The target repository has a dprint config: an unformatted write means the bench measured less than it claims.
+    if (outcome.formatted !== true) throw new Error(`${tool} did not format ${key}: ${outcome.formatNote ?? "no note"}`);
+  }
+  return outcomes;
+}
+
+interface TimedRun {
+  summary: LatencySummary;
+  errors: number;
+  firstError?: string;
+}
+
+function timedRun(samples: number[], errors: number, firstError: string | undefined): TimedRun {
+  const run: TimedRun = { summary: summarize(samples), errors };
+  if (firstError !== undefined) run.firstError = firstError;
+  return run;
+}
+
+/** One chained single-line edit stream over one file: the state that carries from call to call. */
+class EditChain {
+  readonly generations: number[] = Array.from({ length: FUNCTIONS }, () => 0);
+  private step = 0;
+  constructor(
+    readonly absolutePath: string,
+    public sha: string,
+  ) {}
+
+  /** The next edit: function (step mod 99), its label line from generation g to g+1. */
+  next(): { index: number; before: string; after: string; generation: number } {
+    const index = this.step++ % FUNCTIONS;
+    const generation = this.generations[index] ?? 0;
+    return { index, before: labelLine(index, generation), after: labelLine(index, generation + 1), generation };
+  }
+
+  commit(index: number): void {
+    this.generations[index] = (this.generations[index] ?? 0) + 1;
+  }
+
+  /** The disk must hold exactly what the chain expects, byte for byte. */
+  verify(label: string): void {
+    const text = readFileSync(this.absolutePath, "utf8");
+    if (text !== targetFileText(this.generations)) throw new Error(`${label}: the file on disk is not what the edits should have produced`);
+    if (this.sha !== "" && sha256(text) !== this.sha) throw new Error(`${label}: the last returned hash does not match the file on disk`);
+  }
+}
+
+type EditKind = "aider" | "ast";
+
+function patchEntry(kind: EditKind, chain: EditChain, edit: ReturnType<EditChain["next"]>): Record<string, unknown> {
+  if (kind === "aider") {
+    return { expectedSha256: chain.sha, patchStrategy: "aider_block", aiderBlocks: [{ search: `${edit.before}\n`, replace: `${edit.after}\n` }] };
+  }
+  return {
+    expectedSha256: chain.sha,
+    patchStrategy: "ast",
+    astRules: [{ pattern: `track("fn${edit.index}", $GEN)`, fix: `track("fn${edit.index}", ${edit.generation + 1})`, expectedMatches: 1 }],
+  };
+}
+
+/** `count` chained file_patch calls on one file, each timed end to end. */
+async function timeOurEdits(client: Client, key: string, kind: EditKind, chain: EditChain, count: number, samples: number[]): Promise<{ errors: number; firstError?: string }> {
+  let errors = 0;
+  let firstError: string | undefined;
+  const deadline = performance.now() + LOOP_MAX_SECONDS * 1000;
+  for (let i = 0; i < count && performance.now() < deadline; i++) {
+    const edit = chain.next();
+    const start = performance.now();
+    try {
+      const outcomes = await mutate(client, "file_patch", { [key]: patchEntry(kind, chain, edit) });
+      samples.push(performance.now() - start);
+      chain.sha = outcomes[key]?.sha256 ?? "";
+      chain.commit(edit.index);
+    } catch (error) {
+      errors++;
+      firstError ??= error instanceof Error ? error.message : String(error);
+      // A failed edit may still have happened (a timeout); a fresh hash keeps the chain going.
+      chain.sha = sha256(readFileSync(chain.absolutePath, "utf8"));
+      if (readFileSync(chain.absolutePath, "utf8").includes(edit.after)) chain.commit(edit.index);
+    }
+  }
+  return firstError === undefined ? { errors } : { errors, firstError };
+}
+
+/** The same edits through the reference server's edit_file (no hashes, no formatting, no journal). */
+async function timePeerEdits(client: Client, chain: EditChain, count: number, samples: number[]): Promise<{ errors: number; firstError?: string }> {
+  let errors = 0;
+  let firstError: string | undefined;
+  const deadline = performance.now() + LOOP_MAX_SECONDS * 1000;
+  for (let i = 0; i < count && performance.now() < deadline; i++) {
+    const edit = chain.next();
+    const start = performance.now();
+    try {
+      const result = await client.callTool(
+        { name: "edit_file", arguments: { path: chain.absolutePath, edits: [{ oldText: edit.before, newText: edit.after }] } },
+        undefined,
+        { timeout: CALL_TIMEOUT_MS },
+      );
+      if (result.isError) throw new Error(`edit_file failed: ${JSON.stringify(result.content).slice(0, 500)}`);
+      samples.push(performance.now() - start);
+      chain.commit(edit.index);
+    } catch (error) {
+      errors++;
+      firstError ??= error instanceof Error ? error.message : String(error);
+      if (readFileSync(chain.absolutePath, "utf8").includes(edit.after)) chain.commit(edit.index);
+    }
+  }
+  return firstError === undefined ? { errors } : { errors, firstError };
+}
+
+/** One batch stream over 50 files: file_patch (one Aider block each) or file_write (whole new content). */
+async function timeBatches(client: Client, tool: "file_patch" | "file_write", root: string, keys: string[], shas: string[], generations: number[], count: number): Promise<TimedRun> {
+  const samples: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const deadline = performance.now() + LOOP_MAX_SECONDS * 1000;
+  for (let i = 0; i < count && performance.now() < deadline; i++) {
+    const files: Record<string, unknown> = {};
+    keys.forEach((key, index) => {
+      const generation = generations[index] ?? 0;
+      files[key] =
+        tool === "file_patch"
+          ? {
+              expectedSha256: shas[index],
+              patchStrategy: "aider_block",
+              aiderBlocks: [{ search: `export const generation${index} = ${generation};\n`, replace: `export const generation${index} = ${generation + 1};\n` }],
+            }
+          : { expectedSha256: shas[index], content: batchFileText(index, generation + 1) };
+    });
+    const start = performance.now();
+    try {
+      const outcomes = await mutate(client, tool, files);
+      samples.push(performance.now() - start);
+      keys.forEach((key, index) => {
+        shas[index] = outcomes[key]?.sha256 ?? "";
+        generations[index] = (generations[index] ?? 0) + 1;
+      });
+    } catch (error) {
+      errors++;
+      firstError ??= error instanceof Error ? error.message : String(error);
+      keys.forEach((key, index) => {
+        const text = readFileSync(join(root, key), "utf8");
+        shas[index] = sha256(text);
+        generations[index] = Number(/export const generation\d+ = (\d+);/.exec(text)?.[1] ?? generations[index]);
+      });
+    }
+  }
+  // Every file must hold the last generation the bench asked for.
+  keys.forEach((key, index) => {
+    const text = readFileSync(join(root, key), "utf8");
+    if (text !== batchFileText(index, generations[index] ?? 0)) throw new Error(`${tool} batch: ${key} on disk is not what the batches should have produced`);
+  });
+  return timedRun(samples, errors, firstError);
+}
+
+// ---------------------------------------------------------------- the phase
+
+export async function runWriteBench(options: WriteOptions): Promise<PhaseReport> {
+  const progress = progressFor("write");
+  const fixture = await createFixture();
+  const stateDir = await mkdtemp(join(tmpdir(), "ast-mcp-bench-state-"));
+  const sessions: StdioSession[] = [];
+  try {
+    const { root } = fixture;
+    await writeFile(join(root, "dprint.json"), DPRINT_CONFIG);
+    const initial = targetFileText([]);
+    const targets = { aider: "src/patch-aider.ts", ast: "src/patch-ast.ts", peer: "src/patch-peer.ts" } as const;
+    for (const key of Object.values(targets)) await writeFile(join(root, key), initial);
+    await mkdir(join(root, "src", "batch"), { recursive: true });
+    const batchKeys = Array.from({ length: BATCH_FILES }, (_, index) => `src/batch/mod${String(index).padStart(2, "0")}.ts`);
+    const batchShas: string[] = [];
+    for (const [index, key] of batchKeys.entries()) {
+      const text = batchFileText(index, 0);
+      await writeFile(join(root, key), text);
+      batchShas.push(sha256(text));
+    }
+
+    progress("starting ast-mcp and @modelcontextprotocol/server-filesystem");
+    const ours = await connectStdioServer(CLI, ["mcp", root], { ...fixture.env, AST_MCP_STATE_DIR: stateDir });
+    sessions.push(ours);
+    const peer = await connectStdioServer(PEER_FILESYSTEM_SERVER, [root], fixture.env);
+    sessions.push(peer);
+
+    const aiderChain = new EditChain(join(root, targets.aider), sha256(initial));
+    const astChain = new EditChain(join(root, targets.ast), sha256(initial));
+    const peerChain = new EditChain(join(root, targets.peer), "");
+
+    // The first guarded write loads dprint's wasm plugin and opens the journal: shown, then kept out of the percentiles.
+    const coldStart = performance.now();
+    const coldSamples: number[] = [];
+    const cold = await timeOurEdits(ours.client, targets.aider, "aider", aiderChain, 1, coldSamples);
+    if (cold.errors > 0) throw new Error(`the first file_patch failed: ${cold.firstError}`);
+    const coldMs = performance.now() - coldStart;
+    await timeOurEdits(ours.client, targets.aider, "aider", aiderChain, options.warmup, []);
+    await timeOurEdits(ours.client, targets.ast, "ast", astChain, options.warmup, []);
+    await timePeerEdits(peer.client, peerChain, options.warmup, []);
+
+    progress(`single edits: file_patch (aider) vs edit_file, ${options.iterations} each, ${PEER_ROUNDS} alternating rounds`);
+    const aiderSamples: number[] = [];
+    const peerSamples: number[] = [];
+    const aiderErrors: Array<{ errors: number; firstError?: string }> = [];
+    const peerErrors: Array<{ errors: number; firstError?: string }> = [];
+    const perRound = Math.max(1, Math.ceil(options.iterations / PEER_ROUNDS));
+    for (let round = 0; round < PEER_ROUNDS; round++) {
+      aiderErrors.push(await timeOurEdits(ours.client, targets.aider, "aider", aiderChain, perRound, aiderSamples));
+      peerErrors.push(await timePeerEdits(peer.client, peerChain, perRound, peerSamples));
+    }
+    const merged = (list: Array<{ errors: number; firstError?: string }>, samples: number[]): TimedRun =>
+      timedRun(
+        samples,
+        list.reduce((acc, item) => acc + item.errors, 0),
+        list.find((item) => item.firstError !== undefined)?.firstError,
+      );
+    const aiderRun = merged(aiderErrors, aiderSamples);
+    const peerRun = merged(peerErrors, peerSamples);
+    aiderChain.verify("file_patch (aider)");
+    peerChain.verify("edit_file");
+
+    progress(`single edits: file_patch (ast rule), ${options.iterations}`);
+    const astSamples: number[] = [];
+    const astRun = merged([await timeOurEdits(ours.client, targets.ast, "ast", astChain, options.iterations, astSamples)], astSamples);
+    astChain.verify("file_patch (ast)");
+
+    progress(`${BATCH_FILES}-file batches: file_patch and file_write, ${options.batches} each`);
+    const batchGenerations = batchKeys.map(() => 0);
+    // One untimed batch each: the first batch pays for opening 50 files' worth of caches.
+    await timeBatches(ours.client, "file_patch", root, batchKeys, batchShas, batchGenerations, 1);
+    const patchBatch = await timeBatches(ours.client, "file_patch", root, batchKeys, batchShas, batchGenerations, options.batches);
+    const writeBatch = await timeBatches(ours.client, "file_write", root, batchKeys, batchShas, batchGenerations, options.batches);
+
+    const oursPeakRss = readPeakRss(ours.pid);
+    const peerPeakRss = readPeakRss(peer.pid);
+
+    const rows: ResultRow[] = [
+      { metric: "first file_patch (loads dprint, opens journal)", value: ms(coldMs), target: "—", verdict: "info" },
+      { metric: `file_patch aider, 500-line file p50 (n=${aiderRun.summary.count})`, value: ms(aiderRun.summary.p50), target: `< ${TARGETS.singlePatchP50Ms} ms`, verdict: verdict(aiderRun.summary.p50 < TARGETS.singlePatchP50Ms) },
+      { metric: "file_patch aider p95", value: ms(aiderRun.summary.p95), target: "—", verdict: "info" },
+      { metric: `file_patch ast rule, 500-line file p50 (n=${astRun.summary.count})`, value: ms(astRun.summary.p50), target: "—", verdict: "info" },
+      { metric: "file_patch ast rule p95", value: ms(astRun.summary.p95), target: "—", verdict: "info" },
+      { metric: `file_patch ${BATCH_FILES}-file batch p50 (n=${patchBatch.summary.count})`, value: ms(patchBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(patchBatch.summary.p50 < TARGETS.batchP50Ms) },
+      { metric: `file_patch ${BATCH_FILES}-file batch p95`, value: ms(patchBatch.summary.p95), target: "—", verdict: "info" },
+      { metric: `file_write ${BATCH_FILES}-file batch p50 (n=${writeBatch.summary.count})`, value: ms(writeBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(writeBatch.summary.p50 < TARGETS.batchP50Ms) },
+      { metric: `file_write ${BATCH_FILES}-file batch p95`, value: ms(writeBatch.summary.p95), target: "—", verdict: "info" },
+      { metric: "peak RSS, ast-mcp (write phase)", value: mb(oursPeakRss), target: "—", verdict: "info" },
+    ];
+    const runs = [aiderRun, astRun, patchBatch, writeBatch];
+    const errorCount = runs.reduce((acc, run) => acc + run.errors, 0);
+    rows.push({ metric: "write call errors", value: String(errorCount), target: "0", verdict: verdict(errorCount === 0) });
+
+    const notes: string[] = [];
+    const firstError = [...runs, peerRun].find((run) => run.firstError !== undefined)?.firstError;
+    if (firstError !== undefined) notes.push(`first error: ${firstError}`);
+    notes.push("every ast-mcp edit is chained on the previous hash, syntax-checked, dprint-formatted, journaled and fsynced; edit_file does none of these");
+
+    return {
+      phase: "write",
+      rows,
+      peers: [
+        {
+          title: "peer: @modelcontextprotocol/server-filesystem edit_file, same single-line edit on a copy of the same 500-line file (ratio = ast-mcp / peer)",
+          headers: ["comparison", "ast-mcp", "peer", "ratio"],
+          rows: [
+            ["file_patch aider vs edit_file p50", ms(aiderRun.summary.p50), ms(peerRun.summary.p50), ratioText(aiderRun.summary.p50, peerRun.summary.p50)],
+            ["file_patch aider vs edit_file p95", ms(aiderRun.summary.p95), ms(peerRun.summary.p95), ratioText(aiderRun.summary.p95, peerRun.summary.p95)],
+            ["peak RSS", mb(oursPeakRss), mb(peerPeakRss), oursPeakRss && peerPeakRss ? ratioText(oursPeakRss, peerPeakRss) : "n/a"],
+          ],
+        },
+      ],
+      notes,
+      details: {
+        targets: TARGETS,
+        fixture: { lines: initial.split("\n").length - 1, bytes: Buffer.byteLength(initial), batchFiles: BATCH_FILES, dprintConfig: JSON.parse(DPRINT_CONFIG) },
+        coldFirstPatchMs: coldMs,
+        filePatchAider: aiderRun,
+        filePatchAst: astRun,
+        batchFilePatch: patchBatch,
+        batchFileWrite: writeBatch,
+        peerEditFile: peerRun,
+        peakRssBytes: { ours: oursPeakRss ?? null, peer: peerPeakRss ?? null },
+      },
+    };
+  } finally {
+    for (const session of sessions.reverse()) await session.close().catch(() => {});
+    await rm(stateDir, { recursive: true, force: true });
+    await fixture.cleanup();
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { ...WRITE_FLAGS, strict: { type: "boolean", default: false } } });
+  const options = writeOptionsFrom(values);
+  runPhaseAlone("write", options, () => runWriteBench(options), values.strict).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`bench write failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,665 @@
+/**
+ * A syntactic call graph over the code index and the import graph. A call is resolved when it is
+ * asked about (and memoized per index generation): through an import binding of its file (following
+ * re-exports, star exports, aliases and module namespaces — `exact`), a declaration in scope (same
+ * file, enclosing class, same Go package — `exact`), or, failing those, every workspace declaration
+ * of that name in a compatible language (one — `inferred`; several — `ambiguous`, all listed).
+ * Finding the callers of a symbol looks only at calls of its name and of the names it is imported
+ * or re-exported under, so a query never resolves the whole workspace.
+ */
+import path from "node:path";
+import { LIMITS } from "../../core/limits.ts";
+import type { Workspace } from "../../policy/workspace.ts";
+import type { ImportFact } from "../facts/types.ts";
+import { type GraphOptions, ImportGraph } from "../graph/import-graph.ts";
+import type { GraphFile, GraphIndex } from "../graph/types.ts";
+import { type CallEdge, type CallResolution, type CallSite, type Confidence, CONFIDENCE_ORDER, type SymbolRef, symbolKey } from "./types.ts";
+
+const CALLABLE_KINDS = new Set(["function", "method", "constructor", "class", "struct", "macro", "enum_member"]);
+const TYPE_KINDS = new Set(["class", "interface", "struct", "trait", "enum", "union", "type", "module", "namespace"]);
+/** Languages where a bare call inside a class may call one of its methods. */
+const IMPLICIT_RECEIVER = new Set(["java", "kotlin", "csharp", "scala", "swift", "cpp", "dart", "ruby", "php"]);
+/**
+ * Languages where a name from another file is only in scope through an import: a guess by name is
+ * kept only among declarations the calling file can reach through its imports (or its package).
+ */
+const MODULE_SCOPED = new Set(["typescript", "tsx", "javascript", "python", "go", "rust", "java", "kotlin", "scala", "dart", "haskell"]);
+const RECEIVER_WORDS = new Set(["this", "self", "super", "cls", "Self", "@", "$this", "static", "parent"]);
+/** Globals whose members are never workspace code. */
+const KNOWN_GLOBALS = new Set([
+  "console", "Math", "JSON", "Object", "Array", "Promise", "Reflect", "Symbol", "Number", "String", "Boolean", "Date", "RegExp", "Error",
+  "Map", "Set", "WeakMap", "WeakSet", "BigInt", "Intl", "Atomics", "process", "globalThis", "window", "document", "navigator", "Buffer",
+  "URL", "performance", "crypto", "System", "Collections", "Arrays", "Objects", "Optional", "Stream", "std", "core", "alloc",
+  "require", "module", "exports", "Bun", "Deno",
+]);
+/** Languages that can call each other's declarations by name. */
+const LANGUAGE_GROUP: Readonly<Record<string, string>> = {
+  typescript: "script", tsx: "script", javascript: "script",
+  c: "c", cpp: "c",
+  java: "jvm", kotlin: "jvm", scala: "jvm",
+};
+
+function groupOf(language: string): string {
+  return LANGUAGE_GROUP[language] ?? language;
+}
+
+/** What a name stands for in a file: declarations, modules (namespace imports, packages), or something outside. */
+interface Meaning {
+  symbols: SymbolRef[];
+  modules: string[];
+  external?: string;
+}
+
+const NOTHING: Meaning = { symbols: [], modules: [] };
+
+function merge(meanings: Meaning[]): Meaning {
+  const symbols = new Map<string, SymbolRef>();
+  const modules = new Set<string>();
+  let external: string | undefined;
+  for (const meaning of meanings) {
+    for (const symbol of meaning.symbols) symbols.set(symbolKey(symbol), symbol);
+    for (const module of meaning.modules) modules.add(module);
+    external ??= meaning.external;
+  }
+  const result: Meaning = { symbols: [...symbols.values()], modules: [...modules] };
+  if (external !== undefined && result.symbols.length === 0 && result.modules.length === 0) result.external = external;
+  return result;
+}
+
+function splitQualifier(qualifier: string): string[] {
+  return qualifier.split(/\.|::|->|\?\./).map((part) => part.trim()).filter((part) => part.length > 0);
+}
+
+/** The names an import fact binds, with what each refers to in the imported module. */
+function bindings(file: GraphFile, fact: ImportFact): Array<{ local: string; imported: string }> {
+  if (fact.names.length > 0) return fact.names;
+  const specifier = fact.specifier.replace(/^["'<]|["'>]$/g, "");
+  switch (file.language) {
+    case "go": {
+      const last = specifier.split("/").pop() ?? specifier;
+      // "gopkg.in/yaml.v3" is package yaml; "example.com/x/v2" is package x.
+      const name = /^v\d+$/.test(last) ? (specifier.split("/").slice(-2, -1)[0] ?? last) : last.replace(/\.v\d+$/, "").replace(/^go-/, "");
+      return [{ local: name, imported: "*" }];
+    }
+    case "python":
+      return fact.kind === "import" && !specifier.startsWith(".") ? [{ local: specifier, imported: "*" }] : [];
+    case "rust": {
+      if (fact.kind === "mod") return [{ local: specifier, imported: "*" }];
+      const last = specifier.split("::").pop()?.trim();
+      return last && last !== "*" && !last.includes("{") ? [{ local: last, imported: last }] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+export class CallGraph {
+  static readonly #graphs = new WeakMap<GraphIndex, CallGraph>();
+
+  readonly imports: ImportGraph;
+  #generation = -1;
+  #symbolsByFile = new Map<string, SymbolRef[]>();
+  #byName = new Map<string, SymbolRef[]>();
+  #callsByName = new Map<string, CallSite[]>();
+  /** Name → names it is also known by (import aliases, re-export aliases). */
+  #aliases = new Map<string, Set<string>>();
+  #memo = new Map<string, CallResolution>();
+  #reach = new Map<string, ReadonlySet<string>>();
+
+  private constructor(imports: ImportGraph) {
+    this.imports = imports;
+  }
+
+  static async for(index: GraphIndex, workspace: Workspace, options: GraphOptions = {}): Promise<CallGraph> {
+    const imports = await ImportGraph.for(index, workspace, options);
+    let graph = CallGraph.#graphs.get(index);
+    if (!graph) {
+      graph = new CallGraph(imports);
+      CallGraph.#graphs.set(index, graph);
+    }
+    graph.#refresh();
+    return graph;
+  }
+
+  #refresh(): void {
+    if (this.#generation === this.imports.generation) return;
+    const symbolsByFile = new Map<string, SymbolRef[]>();
+    const byName = new Map<string, SymbolRef[]>();
+    const callsByName = new Map<string, CallSite[]>();
+    const aliases = new Map<string, Set<string>>();
+    const alias = (from: string, to: string) => {
+      if (from === to || from === "*" || to === "*") return;
+      let set = aliases.get(from);
+      if (!set) aliases.set(from, (set = new Set()));
+      set.add(to);
+    };
+    for (const file of this.imports.files()) {
+      const symbols: SymbolRef[] = file.facts.symbols.map((fact) => {
+        const ref: SymbolRef = {
+          file: file.real,
+          name: fact.name,
+          qualifiedName: fact.qualifiedName,
+          kind: fact.kind,
+          startLine: fact.startLine,
+          endLine: fact.endLine,
+          signature: fact.signature,
+          exported: fact.exported,
+        };
+        if (fact.parent !== undefined) ref.parent = fact.parent;
+        if (fact.local) ref.local = true;
+        if (fact.heritage && fact.heritage.length > 0) ref.heritage = fact.heritage;
+        return ref;
+      });
+      symbolsByFile.set(file.real, symbols);
+      for (const symbol of symbols) {
+        if (symbol.local || !(CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind))) continue;
+        let list = byName.get(symbol.name);
+        if (!list) byName.set(symbol.name, (list = []));
+        list.push(symbol);
+      }
+      for (const [ordinal, fact] of file.facts.calls.entries()) {
+        let list = callsByName.get(fact.name);
+        if (!list) callsByName.set(fact.name, (list = []));
+        list.push({ file: file.real, ordinal, fact });
+      }
+      for (const fact of file.facts.imports) for (const name of fact.names) alias(name.imported, name.local);
+      for (const exported of file.facts.exportedNames) if (exported.local !== undefined) alias(exported.local, exported.name);
+    }
+    this.#symbolsByFile = symbolsByFile;
+    this.#byName = byName;
+    this.#callsByName = callsByName;
+    this.#aliases = aliases;
+    this.#memo = new Map();
+    this.#reach = new Map();
+    this.#generation = this.imports.generation;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  // ---------------------------------------------------------------- symbols
+
+  symbolsOf(real: string): readonly SymbolRef[] {
+    return this.#symbolsByFile.get(real) ?? [];
+  }
+
+  /**
+   * Declarations matching `query`: the qualified name itself or a dotted suffix of it
+   * ("create", "UserService.create"), optionally within a file or folder (real path).
+   */
+  findSymbols(query: string, within?: { real: string; directory: boolean }): SymbolRef[] {
+    const normalized = query.replace(/::/g, ".").trim();
+    const matches: SymbolRef[] = [];
+    const consider = (symbols: readonly SymbolRef[]) => {
+      for (const symbol of symbols) {
+        if (symbol.qualifiedName === normalized || symbol.qualifiedName.endsWith(`.${normalized}`) || symbol.name === normalized) matches.push(symbol);
+      }
+    };
+    if (within && !within.directory) consider(this.symbolsOf(within.real));
+    else {
+      for (const [real, symbols] of this.#symbolsByFile) {
+        if (within && !real.startsWith(within.real + path.sep)) continue;
+        consider(symbols);
+      }
+    }
+    // Exact qualified names first, then public, non-local declarations.
+    const rank = (symbol: SymbolRef) => (symbol.qualifiedName === normalized ? 0 : 2) + (symbol.local ? 4 : 0) + (symbol.exported ? 0 : 1);
+    return matches.sort((a, b) => rank(a) - rank(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.startLine - b.startLine));
+  }
+
+  /** The declaration a call is written in (by the extractor's caller name, disambiguated by line). */
+  callerOf(site: CallSite): SymbolRef | undefined {
+    const name = site.fact.caller;
+    if (name === undefined) return undefined;
+    const candidates = this.symbolsOf(site.file).filter((symbol) => symbol.qualifiedName === name);
+    return candidates.find((symbol) => symbol.startLine <= site.fact.line && site.fact.line <= symbol.endLine) ?? candidates[0];
+  }
+
+  /** Members named `name` of a type, then of the types it extends (resolved like calls). */
+  membersOf(type: SymbolRef, name: string, depth = 0, seen = new Set<string>()): { symbols: SymbolRef[]; exact: boolean } {
+    const key = symbolKey(type);
+    if (seen.has(key) || depth > LIMITS.intel.calls.maxHeritageDepth) return { symbols: [], exact: true };
+    seen.add(key);
+    const own = this.symbolsOf(type.file).filter((symbol) => symbol.name === name && symbol.parent === type.qualifiedName);
+    if (own.length > 0) return { symbols: own, exact: true };
+    // Rust impl blocks and Swift/Kotlin extensions may sit in another file: same type name, same language group.
+    const file = this.imports.file(type.file);
+    const elsewhere = (this.#byName.get(name) ?? []).filter(
+      (symbol) => symbol.parent === type.name && symbol.file !== type.file && file && groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language),
+    );
+    if (elsewhere.length > 0) return { symbols: elsewhere, exact: false };
+    for (const heritage of type.heritage ?? []) {
+      const parents = this.resolveTypeName(type.file, heritage);
+      for (const parent of parents.symbols) {
+        const inherited = this.membersOf(parent, name, depth + 1, seen);
+        if (inherited.symbols.length > 0) return { symbols: inherited.symbols, exact: inherited.exact && parents.confidence === "exact" };
+      }
+    }
+    return { symbols: [], exact: true };
+  }
+
+  /** A type name as written in `file` (heritage clause, qualifier) → its declarations. */
+  resolveTypeName(fileReal: string, written: string): { symbols: SymbolRef[]; confidence: Confidence } {
+    const cleaned = written.replace(/<.*$/s, "").replace(/\(.*$/s, "").replace(/^\s*(?:extends|implements|with|:)\s+/, "").trim();
+    const parts = splitQualifier(cleaned);
+    const last = parts[parts.length - 1];
+    if (last === undefined) return { symbols: [], confidence: "exact" };
+    const meaning = this.meaningOfPath(fileReal, parts);
+    const types = meaning.symbols.filter((symbol) => TYPE_KINDS.has(symbol.kind) || symbol.kind === "function");
+    if (types.length > 0) return { symbols: types, confidence: "exact" };
+    if (meaning.external !== undefined) return { symbols: [], confidence: "exact" };
+    const file = this.imports.file(fileReal);
+    const candidates = (this.#byName.get(last) ?? []).filter((symbol) => TYPE_KINDS.has(symbol.kind) && (!file || groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language)));
+    return { symbols: candidates, confidence: candidates.length === 1 ? "inferred" : "ambiguous" };
+  }
+
+  // ---------------------------------------------------------------- names through imports
+
+  /** What `name` means at the top level of a module file: declarations, re-exports, star exports, imports. */
+  exportOf(fileReal: string, name: string, hops = 0, seen = new Set<string>()): Meaning {
+    const key = `${fileReal}\0${name}`;
+    if (hops > LIMITS.intel.calls.maxReexportHops || seen.has(key)) return NOTHING;
+    seen.add(key);
+    const file = this.imports.file(fileReal);
+    if (!file) return NOTHING;
+    const declared = this.symbolsOf(fileReal).filter((symbol) => symbol.name === name && symbol.parent === undefined && !symbol.local);
+    if (declared.length > 0) return { symbols: declared, modules: [] };
+    const found: Meaning[] = [];
+    for (const exported of file.facts.exportedNames) {
+      if (exported.name !== name) continue;
+      const inner = exported.local ?? name;
+      if (exported.from !== undefined) {
+        const targets = this.#targetsOf(file, exported.from);
+        // `export * as ns from "./x"`: the name is the module itself.
+        if (inner === "*") found.push({ symbols: [], modules: targets });
+        else for (const target of targets) found.push(this.exportOf(target, inner, hops + 1, seen));
+      } else if (inner !== name) {
+        found.push(this.exportOf(fileReal, inner, hops + 1, seen));
+      }
+    }
+    const bound = this.#importedMeaning(file, name, hops + 1, seen);
+    if (bound) found.push(bound);
+    const merged = merge(found);
+    if (merged.symbols.length > 0 || merged.modules.length > 0) return merged;
+    // Star re-exports (`export * from`, `from x import *`, `pub use x::*`).
+    const stars: Meaning[] = [];
+    for (const fact of file.facts.imports) {
+      const isStar = fact.names.some((entry) => entry.imported === "*" && entry.local === "*") || /::\*$/.test(fact.specifier);
+      if (!isStar) continue;
+      for (const target of this.#targetsOf(file, fact.specifier, fact.line)) stars.push(this.exportOf(target, name, hops + 1, seen));
+    }
+    for (const exported of file.facts.exportedNames) {
+      if (exported.name === "*" && exported.from !== undefined) for (const target of this.#targetsOf(file, exported.from)) stars.push(this.exportOf(target, name, hops + 1, seen));
+    }
+    const starred = merge(stars);
+    return starred.symbols.length > 0 || starred.modules.length > 0 ? starred : merged;
+  }
+
+  #targetsOf(file: GraphFile, specifier: string, line?: number): string[] {
+    return [
+      ...new Set(
+        this.imports
+          .dependenciesOf(file.real)
+          .filter((edge) => edge.specifier === specifier && (line === undefined || edge.line === line))
+          .map((edge) => edge.to),
+      ),
+    ];
+  }
+
+  /** What a name bound by one of the file's imports refers to; undefined when no import binds it. */
+  #importedMeaning(file: GraphFile, local: string, hops: number, seen: Set<string>): Meaning | undefined {
+    const meanings: Meaning[] = [];
+    for (const fact of file.facts.imports) {
+      for (const binding of bindings(file, fact)) {
+        if (binding.local !== local) continue;
+        const targets = this.#targetsOf(file, fact.specifier, fact.line);
+        if (targets.length === 0) {
+          const unresolved = this.imports.unresolvedOf(file.real).some((entry) => entry.line === fact.line && entry.specifier === fact.specifier);
+          meanings.push(unresolved ? NOTHING : { symbols: [], modules: [], external: fact.specifier });
+          continue;
+        }
+        if (binding.imported === "*") {
+          meanings.push({ symbols: [], modules: targets });
+          continue;
+        }
+        const exported = merge(targets.map((target) => this.exportOf(target, binding.imported, hops, seen)));
+        if (exported.symbols.length > 0 || exported.modules.length > 0) {
+          meanings.push(exported);
+          continue;
+        }
+        // Java/Kotlin static imports name a member of the file's type (`import static a.B.run`).
+        if (groupOf(file.language) === "jvm") {
+          const members = targets.flatMap((target) =>
+            this.symbolsOf(target)
+              .filter((symbol) => symbol.parent === undefined && TYPE_KINDS.has(symbol.kind))
+              .flatMap((type) => this.membersOf(type, binding.imported).symbols),
+          );
+          if (members.length > 0) {
+            meanings.push({ symbols: members, modules: [] });
+            continue;
+          }
+        }
+        // `from pkg import sub` (a submodule), `import com.x.Foo` (the file of Foo).
+        const wanted = binding.imported.split(".").pop() ?? binding.imported;
+        const modules = targets.filter((target) => {
+          const base = path.basename(target).replace(/\.[^.]+$/, "");
+          return base === wanted || (/^(__init__|mod|index)$/.test(base) && path.basename(path.dirname(target)) === wanted);
+        });
+        meanings.push({ symbols: [], modules });
+      }
+    }
+    return meanings.length > 0 ? merge(meanings) : undefined;
+  }
+
+  /** A dotted path as written in a file ("ns.sub.Foo", "pkg.mod"), resolved segment by segment. */
+  meaningOfPath(fileReal: string, parts: readonly string[]): Meaning {
+    const file = this.imports.file(fileReal);
+    const head = parts[0];
+    if (!file || head === undefined) return NOTHING;
+    let meaning: Meaning | undefined;
+    let rest = parts.slice(1);
+    // Python `import a.b` binds `a`, and `a.b.f()` names the module a/b.py: take the longest imported dotted prefix.
+    if (file.language === "python" && parts.length > 1) {
+      for (let length = parts.length; length >= 2 && !meaning; length--) {
+        const dotted = parts.slice(0, length).join(".");
+        const fact = file.facts.imports.find((candidate) => candidate.specifier === dotted && candidate.names.some((name) => name.imported === dotted && name.local === head));
+        if (!fact) continue;
+        meaning = { symbols: [], modules: this.#targetsOf(file, fact.specifier, fact.line) };
+        rest = parts.slice(length);
+      }
+      if (meaning) return this.#walkMembers(meaning, rest);
+    }
+    const declared = this.symbolsOf(fileReal).filter((symbol) => symbol.name === head && symbol.parent === undefined && !symbol.local);
+    if (declared.length > 0) meaning = { symbols: declared, modules: [] };
+    else meaning = this.#importedMeaning(file, head, 0, new Set());
+    if (!meaning && (file.language === "go" || groupOf(file.language) === "jvm")) meaning = this.#samePackage(file, head);
+    if (!meaning) return NOTHING;
+    return this.#walkMembers(meaning, rest);
+  }
+
+  /** Follows member names from a meaning: a module's exports, a type's members. */
+  #walkMembers(start: Meaning, parts: readonly string[]): Meaning {
+    let meaning = start;
+    for (const part of parts) {
+      if (meaning.external !== undefined) return meaning;
+      const next: Meaning[] = [];
+      for (const module of meaning.modules) next.push(this.exportOf(module, part));
+      for (const symbol of meaning.symbols) {
+        const members = this.membersOf(symbol, part);
+        next.push({ symbols: members.symbols, modules: [] });
+      }
+      meaning = merge(next);
+    }
+    return meaning;
+  }
+
+  /** Go: `s.run()` inside `func (s *Server) Start()` calls a method of Server, declared anywhere in the package. */
+  #goReceiverMethods(file: GraphFile, caller: string | undefined, receiver: string, name: string): SymbolRef[] {
+    if (caller === undefined) return [];
+    const method = this.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === caller);
+    const match = method ? /^func\s*\(\s*(\w+)\s+\*?\s*(\w+)/.exec(method.signature) : null;
+    if (!match || match[1] !== receiver) return [];
+    const type = match[2]!;
+    const directory = path.dirname(file.real);
+    return (this.#byName.get(name) ?? []).filter((symbol) => symbol.parent === type && path.dirname(symbol.file) === directory);
+  }
+
+  /** Go, Java, Kotlin: top-level declarations of the same package (the file's folder), visible without an import. */
+  #samePackage(file: GraphFile, name: string): Meaning | undefined {
+    const directory = path.dirname(file.real);
+    const group = groupOf(file.language);
+    const symbols: SymbolRef[] = [];
+    for (const candidate of this.#byName.get(name) ?? []) {
+      if (candidate.parent !== undefined || path.dirname(candidate.file) !== directory) continue;
+      if (groupOf(this.imports.file(candidate.file)?.language ?? "") === group) symbols.push(candidate);
+    }
+    return symbols.length > 0 ? { symbols, modules: [] } : undefined;
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  resolveCall(site: CallSite): CallResolution {
+    const key = `${site.file}\0${site.ordinal}`;
+    let resolution = this.#memo.get(key);
+    if (!resolution) {
+      resolution = this.#resolve(site);
+      this.#memo.set(key, resolution);
+    }
+    return resolution;
+  }
+
+  #resolve(site: CallSite): CallResolution {
+    const file = this.imports.file(site.file);
+    if (!file) return { status: "unresolved", detail: "file no longer indexed" };
+    const { fact } = site;
+    const name = fact.name;
+    const qualifier = fact.qualifier?.trim();
+    const exact = (symbols: SymbolRef[]): CallResolution => ({ status: "resolved", confidence: "exact", targets: symbols });
+
+    if (qualifier === undefined || qualifier.length === 0) {
+      const inScope = this.#inScope(file, name, fact.caller);
+      if (inScope.length > 0) return exact(inScope);
+      const imported = this.#importedMeaning(file, name, 0, new Set());
+      if (imported) {
+        if (imported.symbols.length > 0) return exact(imported.symbols);
+        if (imported.external !== undefined) return { status: "external", detail: imported.external };
+      }
+      const starred = this.#starImported(file, name);
+      if (starred.length > 0) return exact(starred);
+      if (IMPLICIT_RECEIVER.has(file.language)) {
+        const own = this.#enclosingMembers(file, fact.caller, name);
+        if (own.symbols.length > 0) return own.exact ? exact(own.symbols) : this.#byCount(own.symbols);
+      }
+      if (file.language === "go" || groupOf(file.language) === "jvm") {
+        const same = this.#samePackage(file, name);
+        if (same) return exact(same.symbols);
+      }
+      return this.#nameBased(file, name, "bare");
+    }
+
+    if (RECEIVER_WORDS.has(qualifier)) {
+      const own = this.#enclosingMembers(file, fact.caller, name);
+      if (own.symbols.length > 0) return own.exact ? exact(own.symbols) : this.#byCount(own.symbols);
+      return this.#nameBased(file, name, "member");
+    }
+    const parts = splitQualifier(qualifier);
+    const head = parts[0]!;
+    if (file.language === "go" && parts.length === 1) {
+      const methods = this.#goReceiverMethods(file, fact.caller, head, name);
+      if (methods.length > 0) return exact(methods);
+    }
+    if (!RECEIVER_WORDS.has(head)) {
+      const meaning = this.meaningOfPath(file.real, parts);
+      if (meaning.external !== undefined) return { status: "external", detail: meaning.external };
+      if (meaning.modules.length > 0 || meaning.symbols.length > 0) {
+        const found: Meaning[] = [];
+        for (const module of meaning.modules) found.push(this.exportOf(module, name));
+        let allExact = true;
+        for (const symbol of meaning.symbols) {
+          const members = this.membersOf(symbol, name);
+          allExact &&= members.exact;
+          found.push({ symbols: members.symbols, modules: [] });
+        }
+        const targets = merge(found).symbols;
+        if (targets.length > 0) return allExact ? exact(targets) : this.#byCount(targets);
+        if (meaning.modules.length > 0) return { status: "unresolved", detail: `${name} is not declared in ${qualifier}` };
+      }
+      if (KNOWN_GLOBALS.has(head) && !this.#isBound(file, head)) return { status: "external", detail: `${head} is a runtime global` };
+    }
+    return this.#nameBased(file, name, "member");
+  }
+
+  /** A name brought into scope by a wildcard import (`from x import *`, `import a.b.*`, `use x::*`). */
+  #starImported(file: GraphFile, name: string): SymbolRef[] {
+    const found: SymbolRef[] = [];
+    for (const fact of file.facts.imports) {
+      if (fact.kind === "reexport") continue;
+      const star = fact.names.some((entry) => entry.imported === "*" && entry.local === "*") || /::\*$/.test(fact.specifier);
+      if (!star) continue;
+      for (const target of this.#targetsOf(file, fact.specifier, fact.line)) found.push(...this.exportOf(target, name).symbols);
+    }
+    return found;
+  }
+
+  #isBound(file: GraphFile, name: string): boolean {
+    return this.symbolsOf(file.real).some((symbol) => symbol.name === name) || file.facts.imports.some((fact) => bindings(file, fact).some((binding) => binding.local === name));
+  }
+
+  /** Declarations visible to a bare name: nested in the caller's scopes (innermost first), then top level. */
+  #inScope(file: GraphFile, name: string, caller: string | undefined): SymbolRef[] {
+    const symbols = this.symbolsOf(file.real).filter((symbol) => symbol.name === name && (CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind)));
+    if (symbols.length === 0) return [];
+    // Scopes from innermost to the top level: "A.b.c" → "A.b.c", "A.b", "A", undefined.
+    const scopes: Array<string | undefined> = [];
+    if (caller !== undefined) {
+      const parts = caller.split(".");
+      for (let length = parts.length; length >= 1; length--) scopes.push(parts.slice(0, length).join("."));
+    }
+    scopes.push(undefined);
+    for (const scope of scopes) {
+      const found = symbols.filter((symbol) => symbol.parent === scope && (scope === undefined ? !symbol.local : true));
+      // A class's methods are not in scope for a bare name in most languages: only locals and functions are.
+      const usable = found.filter((symbol) => scope === undefined || symbol.local || symbol.kind !== "method");
+      if (usable.length > 0) return usable;
+    }
+    return [];
+  }
+
+  /** Methods named `name` of the class the caller is written in (and what it extends). */
+  #enclosingMembers(file: GraphFile, caller: string | undefined, name: string): { symbols: SymbolRef[]; exact: boolean } {
+    if (caller === undefined) return { symbols: [], exact: true };
+    const symbols = this.symbolsOf(file.real);
+    const parts = caller.split(".");
+    for (let length = parts.length; length >= 1; length--) {
+      const qualified = parts.slice(0, length).join(".");
+      const type = symbols.find((symbol) => symbol.qualifiedName === qualified && TYPE_KINDS.has(symbol.kind));
+      if (!type) continue;
+      const members = this.membersOf(type, name);
+      if (members.symbols.length > 0) return members;
+    }
+    // Rust/Go methods name their receiver type as parent without a type symbol in the file.
+    const receiver = symbols.find((symbol) => symbol.qualifiedName === caller)?.parent;
+    if (receiver !== undefined) {
+      const siblings = symbols.filter((symbol) => symbol.parent === receiver && symbol.name === name);
+      if (siblings.length > 0) return { symbols: siblings, exact: true };
+    }
+    return { symbols: [], exact: true };
+  }
+
+  /** The calling file, its package (Go, Java, Kotlin: its folder) and the files within a few import hops: where a guessed callee may live. */
+  #reachable(file: GraphFile): ReadonlySet<string> {
+    let reachable = this.#reach.get(file.real);
+    if (reachable) return reachable;
+    const found = new Set<string>([file.real]);
+    if (file.language === "go" || groupOf(file.language) === "jvm") for (const other of this.imports.filesIn(path.dirname(file.real))) found.add(other.real);
+    let frontier = [file.real];
+    for (let hop = 0; hop < LIMITS.intel.calls.inferenceHops && frontier.length > 0; hop++) {
+      const next: string[] = [];
+      for (const real of frontier) {
+        for (const target of this.imports.successors(real)) {
+          if (found.has(target)) continue;
+          found.add(target);
+          next.push(target);
+        }
+      }
+      frontier = next;
+    }
+    reachable = found;
+    this.#reach.set(file.real, reachable);
+    return reachable;
+  }
+
+  #byCount(targets: SymbolRef[]): CallResolution {
+    return { status: "resolved", confidence: targets.length === 1 ? "inferred" : "ambiguous", targets };
+  }
+
+  /** Every workspace declaration of the name in a compatible language: one is inferred, several ambiguous. */
+  #nameBased(file: GraphFile, name: string, mode: "bare" | "member"): CallResolution {
+    const group = groupOf(file.language);
+    let all = (this.#byName.get(name) ?? []).filter((symbol) => CALLABLE_KINDS.has(symbol.kind) && groupOf(this.imports.file(symbol.file)?.language ?? "") === group);
+    if (all.length === 0) return { status: "unresolved", detail: `no declaration of ${name} in the workspace` };
+    if (MODULE_SCOPED.has(file.language)) {
+      const reachable = this.#reachable(file);
+      all = all.filter((symbol) => reachable.has(symbol.file));
+      if (all.length === 0) return { status: "unresolved", detail: `no declaration of ${name} is reachable through the imports of this file (a builtin, an external or a local value)` };
+    }
+    const isMember = (symbol: SymbolRef) => symbol.parent !== undefined || symbol.kind === "method";
+    const preferred = mode === "member" ? all.filter(isMember) : all.filter((symbol) => !isMember(symbol) || IMPLICIT_RECEIVER.has(file.language));
+    const targets = preferred.length > 0 ? preferred : all;
+    return this.#byCount(targets);
+  }
+
+  // ---------------------------------------------------------------- edges
+
+  /** Every name a declaration may be called by: its own, and the aliases it is imported or re-exported under. */
+  #namesOf(symbol: SymbolRef): Set<string> {
+    const names = new Set([symbol.name]);
+    const queue = [symbol.name];
+    while (queue.length > 0 && names.size < 64) {
+      for (const alias of this.#aliases.get(queue.shift()!) ?? []) {
+        if (!names.has(alias)) {
+          names.add(alias);
+          queue.push(alias);
+        }
+      }
+    }
+    // Default exports are called under whatever name the importer chose.
+    if (symbol.parent === undefined) for (const alias of this.#aliases.get("default") ?? []) names.add(alias);
+    return names;
+  }
+
+  /** Direct calls of `target`, best confidence first. */
+  callersOf(target: SymbolRef): CallEdge[] {
+    const wanted = symbolKey(target);
+    const edges: CallEdge[] = [];
+    for (const name of this.#namesOf(target)) {
+      for (const site of this.#callsByName.get(name) ?? []) {
+        const resolution = this.resolveCall(site);
+        if (resolution.status !== "resolved" || !resolution.targets.some((candidate) => symbolKey(candidate) === wanted)) continue;
+        edges.push({ site, caller: this.callerOf(site), confidence: resolution.confidence, targets: resolution.targets });
+      }
+    }
+    return sortEdges(edges);
+  }
+
+  /** Calls written in `symbol` (a function, method, or every member of a type), with what each resolves to. */
+  callSitesIn(symbol: SymbolRef): CallSite[] {
+    const file = this.imports.file(symbol.file);
+    if (!file) return [];
+    const sites: CallSite[] = [];
+    const container = TYPE_KINDS.has(symbol.kind);
+    const anyCaller = file.facts.calls.some((fact) => fact.caller !== undefined);
+    for (const [ordinal, fact] of file.facts.calls.entries()) {
+      const inside = anyCaller
+        ? fact.caller === symbol.qualifiedName || (container && fact.caller?.startsWith(`${symbol.qualifiedName}.`) === true)
+        : fact.line >= symbol.startLine && fact.line <= symbol.endLine;
+      if (inside && fact.line >= symbol.startLine && fact.line <= symbol.endLine) sites.push({ file: symbol.file, ordinal, fact });
+    }
+    return sites;
+  }
+
+  /** Direct callees of `symbol`: resolved edges, plus the calls that stayed unresolved or external (counted by the caller). */
+  calleesOf(symbol: SymbolRef): { edges: CallEdge[]; unresolved: Array<{ site: CallSite; resolution: CallResolution }> } {
+    const edges: CallEdge[] = [];
+    const unresolved: Array<{ site: CallSite; resolution: CallResolution }> = [];
+    for (const site of this.callSitesIn(symbol)) {
+      const resolution = this.resolveCall(site);
+      if (resolution.status === "resolved") edges.push({ site, caller: symbol, confidence: resolution.confidence, targets: resolution.targets });
+      else unresolved.push({ site, resolution });
+    }
+    return { edges: sortEdges(edges), unresolved };
+  }
+}
+
+export function sortEdges(edges: CallEdge[]): CallEdge[] {
+  return edges.sort(
+    (a, b) =>
+      CONFIDENCE_ORDER[a.confidence] - CONFIDENCE_ORDER[b.confidence] ||
+      (a.site.file < b.site.file ? -1 : a.site.file > b.site.file ? 1 : a.site.fact.line - b.site.fact.line || a.site.fact.column - b.site.fact.column),
+  );
+}
+
+export function worst(a: Confidence, b: Confidence): Confidence {
+  return CONFIDENCE_ORDER[a] >= CONFIDENCE_ORDER[b] ? a : b;
+}

@@ -1,0 +1,240 @@
+/**
+ * Questions over the call graph: transitive callers and callees, call paths between two
+ * declarations, implementations of a type, and the impact of changing a declaration or a file
+ * (callers, reverse dependencies, and the tests that reach it). Each answer says whether a limit
+ * cut it.
+ */
+import { LIMITS } from "../../core/limits.ts";
+import { walkGraph } from "../graph/import-graph.ts";
+import { type CallGraph, sortEdges, worst } from "./call-graph.ts";
+import { isTestFile, sourceStem, testedStem } from "./tests.ts";
+import { type CallEdge, type Confidence, CONFIDENCE_ORDER, type SymbolRef, symbolKey } from "./types.ts";
+
+export interface LeveledEdge extends CallEdge {
+  /** 1 for direct calls, 2 for calls of those, … */
+  depth: number;
+}
+
+export interface WalkResult {
+  edges: LeveledEdge[];
+  /** Why the walk stopped early, if it did. */
+  truncatedBy?: "limit" | "maxExpanded";
+}
+
+/**
+ * Callers (or callees) up to `depth` levels, each edge once, best confidence first within a level.
+ * Ambiguous edges are reported but not walked through (their callers belong to another candidate as often as to this one).
+ */
+export function walkCalls(graph: CallGraph, start: SymbolRef, direction: "callers" | "callees", depth: number, limit: number, minConfidence: Confidence = "ambiguous"): WalkResult {
+  const edges: LeveledEdge[] = [];
+  const expanded = new Set<string>([symbolKey(start)]);
+  const seenEdges = new Set<string>();
+  let frontier: SymbolRef[] = [start];
+  for (let level = 1; level <= depth && frontier.length > 0; level++) {
+    const next: SymbolRef[] = [];
+    for (const symbol of frontier) {
+      const found = direction === "callers" ? graph.callersOf(symbol) : graph.calleesOf(symbol).edges;
+      for (const edge of found) {
+        if (CONFIDENCE_ORDER[edge.confidence] > CONFIDENCE_ORDER[minConfidence]) continue;
+        const edgeKey = `${edge.site.file}\0${edge.site.ordinal}\0${symbolKey(symbol)}`;
+        if (seenEdges.has(edgeKey)) continue;
+        seenEdges.add(edgeKey);
+        if (edges.length >= limit) return { edges, truncatedBy: "limit" };
+        edges.push({ ...edge, ...(direction === "callees" ? { targets: edge.targets } : {}), depth: level });
+        if (edge.confidence === "ambiguous") continue;
+        const onward = direction === "callers" ? (edge.caller ? [edge.caller] : []) : edge.targets;
+        for (const symbol of onward) {
+          const key = symbolKey(symbol);
+          if (expanded.has(key)) continue;
+          if (expanded.size >= LIMITS.intel.calls.maxExpanded) return { edges, truncatedBy: "maxExpanded" };
+          expanded.add(key);
+          next.push(symbol);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return { edges };
+}
+
+export interface TraceStep {
+  symbol: SymbolRef;
+  /** The call that leads to the next step (absent on the last step). */
+  call?: { file: string; line: number; column: number; confidence: Confidence };
+}
+
+export interface TracePath {
+  steps: TraceStep[];
+  /** The weakest edge on the path. */
+  confidence: Confidence;
+}
+
+export interface TraceResult {
+  paths: TracePath[];
+  /** Shortest path length found (edges), when any. */
+  length?: number;
+  truncatedBy?: "maxPaths" | "maxExpanded" | "maxDepth";
+}
+
+/** Shortest call paths from any of `from` to any of `to` (breadth-first over callees, every confidence). */
+export function traceCalls(graph: CallGraph, from: SymbolRef[], to: SymbolRef[], maxDepth: number, maxPaths: number = LIMITS.intel.calls.maxTracePaths): TraceResult {
+  const targets = new Set(to.map(symbolKey));
+  const symbols = new Map<string, SymbolRef>();
+  const distance = new Map<string, number>();
+  /** node → the (predecessor, edge) pairs at distance - 1. */
+  const parents = new Map<string, Array<{ from: string; edge: CallEdge }>>();
+  let frontier: string[] = [];
+  for (const symbol of from) {
+    const key = symbolKey(symbol);
+    symbols.set(key, symbol);
+    distance.set(key, 0);
+    frontier.push(key);
+  }
+  let found: string[] = frontier.filter((key) => targets.has(key));
+  let truncatedBy: TraceResult["truncatedBy"];
+  for (let level = 1; level <= maxDepth && frontier.length > 0 && found.length === 0; level++) {
+    const next: string[] = [];
+    for (const key of frontier) {
+      for (const edge of graph.calleesOf(symbols.get(key)!).edges) {
+        for (const target of edge.targets) {
+          const targetKey = symbolKey(target);
+          const known = distance.get(targetKey);
+          if (known !== undefined && known < level) continue;
+          if (known === undefined) {
+            if (distance.size >= LIMITS.intel.calls.maxExpanded) {
+              truncatedBy = "maxExpanded";
+              continue;
+            }
+            distance.set(targetKey, level);
+            symbols.set(targetKey, target);
+            next.push(targetKey);
+          }
+          const list = parents.get(targetKey) ?? [];
+          list.push({ from: key, edge });
+          parents.set(targetKey, list);
+        }
+      }
+    }
+    frontier = next;
+    found = next.filter((key) => targets.has(key));
+    if (found.length === 0 && level === maxDepth && next.length > 0) truncatedBy ??= "maxDepth";
+  }
+  if (found.length === 0) return truncatedBy ? { paths: [], truncatedBy } : { paths: [] };
+
+  // Every shortest path, walking parents back from each target; each step carries the call out of it.
+  const paths: TracePath[] = [];
+  const build = (key: string, suffix: TraceStep[], confidence: Confidence): boolean => {
+    if (distance.get(key) === 0) {
+      paths.push({ steps: suffix, confidence });
+      return paths.length < maxPaths;
+    }
+    for (const { from: previous, edge } of parents.get(key) ?? []) {
+      const step: TraceStep = { symbol: symbols.get(previous)!, call: { file: edge.site.file, line: edge.site.fact.line, column: edge.site.fact.column, confidence: edge.confidence } };
+      if (!build(previous, [step, ...suffix], worst(confidence, edge.confidence))) return false;
+    }
+    return true;
+  };
+  for (const key of found) {
+    if (!build(key, [{ symbol: symbols.get(key)! }], "exact")) {
+      truncatedBy = "maxPaths";
+      break;
+    }
+  }
+  paths.sort((a, b) => CONFIDENCE_ORDER[a.confidence] - CONFIDENCE_ORDER[b.confidence]);
+  return { paths, length: distance.get(found[0]!)!, ...(truncatedBy ? { truncatedBy } : {}) };
+}
+
+export interface Implementation {
+  symbol: SymbolRef;
+  /** The heritage entry as written that names the type (or the implementation it comes through). */
+  via: string;
+  confidence: Confidence;
+  /** 1: names the type directly; 2: extends a direct implementation; … */
+  depth: number;
+}
+
+/** Types whose heritage (extends / implements / impl … for) names `type`, then their subtypes, transitively. */
+export function implementationsOf(graph: CallGraph, type: SymbolRef, maxDepth: number = LIMITS.intel.calls.maxHeritageDepth): { implementations: Implementation[]; truncated: boolean } {
+  const withHeritage: SymbolRef[] = [];
+  for (const file of graph.imports.files()) for (const symbol of graph.symbolsOf(file.real)) if (symbol.heritage) withHeritage.push(symbol);
+  const result: Implementation[] = [];
+  const seen = new Set<string>([symbolKey(type)]);
+  let frontier: Array<{ symbol: SymbolRef; confidence: Confidence }> = [{ symbol: type, confidence: "exact" }];
+  let truncated = false;
+  for (let depth = 1; frontier.length > 0; depth++) {
+    if (depth > maxDepth) {
+      truncated = true;
+      break;
+    }
+    const next: typeof frontier = [];
+    for (const { symbol: base, confidence: baseConfidence } of frontier) {
+      const key = symbolKey(base);
+      for (const candidate of withHeritage) {
+        const candidateKey = symbolKey(candidate);
+        if (seen.has(candidateKey)) continue;
+        for (const written of candidate.heritage ?? []) {
+          const bare = written.replace(/<.*$/s, "").replace(/\(.*$/s, "").trim().split(/\.|::/).pop();
+          if (bare !== base.name) continue;
+          const resolved = graph.resolveTypeName(candidate.file, written);
+          if (!resolved.symbols.some((symbol) => symbolKey(symbol) === key)) continue;
+          const confidence = worst(baseConfidence, resolved.confidence);
+          seen.add(candidateKey);
+          result.push({ symbol: candidate, via: written, confidence, depth });
+          next.push({ symbol: candidate, confidence });
+          break;
+        }
+      }
+    }
+    frontier = next;
+  }
+  result.sort((a, b) => a.depth - b.depth || CONFIDENCE_ORDER[a.confidence] - CONFIDENCE_ORDER[b.confidence] || (a.symbol.file < b.symbol.file ? -1 : 1));
+  return { implementations: result, truncated };
+}
+
+export interface ReachingTest {
+  file: string;
+  /** How the test reaches the target: calling it (through callers), importing it (through imports), or only by its name. */
+  via: "calls" | "imports" | "name";
+  /** Call or import hops from the test to the target. */
+  distance: number;
+}
+
+export interface ImpactResult {
+  callers: LeveledEdge[];
+  /** Files that import the target's file, directly or not, with the hop count. */
+  dependents: Map<string, number>;
+  tests: ReachingTest[];
+  truncated: string[];
+}
+
+/**
+ * What a change to `symbol` (or to the whole file when `symbol` is undefined) can reach:
+ * transitive callers, transitive importers of its file, and the test files among them, plus test
+ * files named after it (util.ts ↔ util.test.ts, test_util.py, util_test.go).
+ */
+export function impactOf(graph: CallGraph, file: string, symbol: SymbolRef | undefined, options: { depth: number; limit: number; display: (real: string) => string }): ImpactResult {
+  const truncated: string[] = [];
+  const callers = symbol ? walkCalls(graph, symbol, "callers", options.depth, options.limit, "inferred") : { edges: [] };
+  if (callers.truncatedBy) truncated.push(callers.truncatedBy === "limit" ? `callers cut at limit ${options.limit}` : `callers cut at ${LIMITS.intel.calls.maxExpanded} expanded symbols`);
+  const walk = walkGraph(graph.imports, file, "dependents", LIMITS.intel.graph.maxDepth);
+  if (walk.truncated) truncated.push(`dependents cut at ${LIMITS.intel.graph.maxWalkNodes} files`);
+  const tests = new Map<string, ReachingTest>();
+  const offer = (test: ReachingTest) => {
+    const known = tests.get(test.file);
+    const rank = { calls: 0, imports: 1, name: 2 } as const;
+    if (!known || rank[test.via] < rank[known.via] || (test.via === known.via && test.distance < known.distance)) tests.set(test.file, test);
+  };
+  for (const edge of callers.edges) if (isTestFile(options.display(edge.site.file))) offer({ file: edge.site.file, via: "calls", distance: edge.depth });
+  for (const [dependent, distance] of walk.levels) if (isTestFile(options.display(dependent))) offer({ file: dependent, via: "imports", distance });
+  const stem = sourceStem(options.display(file));
+  if (!isTestFile(options.display(file))) {
+    for (const candidate of graph.imports.files()) {
+      const display = options.display(candidate.real);
+      if (isTestFile(display) && testedStem(display) === stem && !tests.has(candidate.real)) offer({ file: candidate.real, via: "name", distance: 0 });
+    }
+  }
+  const ordered = [...tests.values()].sort((a, b) => (a.via === b.via ? a.distance - b.distance : a.via < b.via ? -1 : 1) || (a.file < b.file ? -1 : 1));
+  return { callers: callers.edges, dependents: walk.levels, tests: ordered, truncated };
+}
+
+export { sortEdges };

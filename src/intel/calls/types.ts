@@ -1,0 +1,52 @@
+/** The shapes of the call graph. Paths are real paths; lines are 1-based. */
+import type { CallFact, SymbolKind } from "../facts/types.ts";
+
+/**
+ * How sure an edge is: `exact` — the callee was found through an import binding (re-exports
+ * followed) or a declaration in scope; `inferred` — the only workspace declaration of that name;
+ * `ambiguous` — several declarations could be meant (all listed).
+ */
+export type Confidence = "exact" | "inferred" | "ambiguous";
+
+export const CONFIDENCE_ORDER: Readonly<Record<Confidence, number>> = { exact: 0, inferred: 1, ambiguous: 2 };
+
+export interface SymbolRef {
+  file: string;
+  name: string;
+  qualifiedName: string;
+  kind: SymbolKind;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  exported: boolean;
+  parent?: string;
+  local?: boolean;
+  heritage?: string[];
+}
+
+export function symbolKey(symbol: Pick<SymbolRef, "file" | "qualifiedName" | "startLine">): string {
+  return `${symbol.file}#${symbol.qualifiedName}@${symbol.startLine}`;
+}
+
+/** One call expression in one file. */
+export interface CallSite {
+  file: string;
+  /** Position of the fact in the file's calls (stable per file version). */
+  ordinal: number;
+  fact: CallFact;
+}
+
+export type CallResolution =
+  | { status: "resolved"; confidence: Confidence; targets: SymbolRef[] }
+  /** Found to be outside the workspace (an external package's export, a builtin). */
+  | { status: "external"; detail: string }
+  | { status: "unresolved"; detail: string };
+
+export interface CallEdge {
+  site: CallSite;
+  /** The function or method the call is written in; undefined at module level. */
+  caller: SymbolRef | undefined;
+  confidence: Confidence;
+  /** The callee declarations (several when ambiguous). */
+  targets: SymbolRef[];
+}

@@ -1,0 +1,171 @@
+/**
+ * Go: every declaration is at file level, so the file's declaration list is read once (functions,
+ * methods under their receiver type, structs with fields, interfaces with methods, type aliases,
+ * constants, variables); capitalised names are exported, the rest package-private. Imports and
+ * calls complete it.
+ */
+import type { SgNode } from "@ast-grep/napi";
+import type { CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import { collapse, type CommentStyle } from "../text.ts";
+import type { SymbolKind, Visibility } from "../types.ts";
+import { bodyStart, declare, kinds, stripTypeArguments } from "./common.ts";
+
+const DOC: CommentStyle = { line: ["//"], block: "any" };
+
+function isExported(name: string): boolean {
+  const first = name.codePointAt(0) ?? 0;
+  return String.fromCodePoint(first) !== String.fromCodePoint(first).toLowerCase();
+}
+
+function goVisibility(name: string): Visibility {
+  return isExported(name) ? "public" : "package";
+}
+
+/** `(r *Repository[T])` → "Repository". */
+function receiverType(receiver: string): string | undefined {
+  const inner = receiver.replace(/^\(/, "").replace(/\)$/, "").trim();
+  const type = inner.split(/\s+/).pop() ?? "";
+  const name = stripTypeArguments(type.replace(/^\*+/, ""));
+  return name.length > 0 ? name : undefined;
+}
+
+/** `const X = 1` / `type T struct`: a spec on its keyword's line is documented above the keyword. */
+function docStart(facts: FactsBuilder, start: number): number {
+  const lineStart = facts.text.lastIndexOf("\n", start - 1) + 1;
+  return /^\s*(?:const|var|type)\s+$/.test(facts.text.slice(lineStart, start)) ? lineStart : start;
+}
+
+function sourceFile(node: SgNode, facts: FactsBuilder): void {
+  for (const declaration of node.namedChildren()) {
+    const kind = declaration.kind() as string;
+    if (kind === "function_declaration") functionDeclaration(declaration, facts);
+    else if (kind === "method_declaration") methodDeclaration(declaration, facts);
+    else if (kind === "type_declaration") for (const spec of declaration.namedChildren()) typeSpec(spec, facts);
+    else if (kind === "const_declaration" || kind === "var_declaration") for (const spec of declaration.namedChildren()) valueSpec(spec, facts, kind === "const_declaration" ? "const" : "var");
+  }
+}
+
+function functionDeclaration(node: SgNode, facts: FactsBuilder): void {
+  const name = (node.field("name" as never) as SgNode | null)?.text();
+  if (name === undefined) return;
+  const at = facts.at(node);
+  declare(facts, { name, kind: "function", visibility: goVisibility(name), exported: isExported(name), at, headEnd: bodyStart(node), docStyle: DOC, role: "callable", later: true });
+}
+
+function methodDeclaration(node: SgNode, facts: FactsBuilder): void {
+  const name = (node.field("name" as never) as SgNode | null)?.text();
+  const receiver = (node.field("receiver" as never) as SgNode | null)?.text();
+  if (name === undefined) return;
+  const type = receiver === undefined ? undefined : receiverType(receiver);
+  const at = facts.at(node);
+  const record = (): void => {
+    declare(facts, {
+      name,
+      kind: "method",
+      visibility: goVisibility(name),
+      exported: isExported(name) && (type === undefined || isExported(type)),
+      at,
+      headEnd: bodyStart(node),
+      docStyle: DOC,
+      role: "callable",
+      later: true,
+    });
+  };
+  if (type === undefined) record();
+  else facts.withScope({ start: 0, end: Number.MAX_SAFE_INTEGER, role: "container", qualifiedName: type, exported: isExported(type) }, record);
+}
+
+function typeSpec(spec: SgNode, facts: FactsBuilder): void {
+  const specKind = spec.kind() as string;
+  if (specKind !== "type_spec" && specKind !== "type_alias") return;
+  const name = (spec.field("name" as never) as SgNode | null)?.text();
+  const typeNode = spec.field("type" as never) as SgNode | null;
+  if (name === undefined || typeNode === null) return;
+  const typeKind = typeNode.kind() as string;
+  const at = facts.at(spec);
+  let kind: SymbolKind = "type";
+  if (specKind === "type_spec" && typeKind === "struct_type") kind = "struct";
+  else if (specKind === "type_spec" && typeKind === "interface_type") kind = "interface";
+  const text = facts.text;
+  let signature: string;
+  if (kind === "type") signature = collapse(`type ${text.slice(at.start, at.end)}`);
+  else {
+    const brace = text.indexOf("{", typeNode.range().start.index);
+    signature = collapse(`type ${text.slice(at.start, brace === -1 ? at.end : brace)}`);
+  }
+  const heritage: string[] = [];
+  const symbol = declare(facts, { name, kind, visibility: goVisibility(name), exported: isExported(name), at, signature, docStyle: DOC, docAt: docStart(facts, at.start), role: "container", later: true });
+  if (kind === "struct" || kind === "interface") {
+    facts.withScope(facts.scopeOf(symbol), () => members(typeNode, kind, facts, heritage));
+    if (heritage.length > 0) symbol.heritage = heritage;
+  }
+}
+
+function members(typeNode: SgNode, kind: SymbolKind, facts: FactsBuilder, heritage: string[]): void {
+  const list = kind === "struct" ? typeNode.namedChildren().find((child) => child.kind() === "field_declaration_list") : typeNode;
+  if (list === undefined) return;
+  for (const member of list.namedChildren()) {
+    const memberKind = member.kind() as string;
+    const at = facts.at(member);
+    if (memberKind === "field_declaration") {
+      const names = member.fieldChildren("name" as never).map((child) => (child as SgNode).text());
+      if (names.length === 0) {
+        // An embedded type: composition, listed as heritage.
+        heritage.push(stripTypeArguments((member.field("type" as never) as SgNode | null)?.text().replace(/^\*/, "") ?? ""));
+        continue;
+      }
+      for (const name of names) declare(facts, { name, kind: "field", visibility: goVisibility(name), exported: isExported(name), at, signature: collapse(facts.text.slice(at.start, at.end)), docStyle: DOC });
+    } else if (memberKind === "method_elem") {
+      const name = (member.field("name" as never) as SgNode | null)?.text();
+      if (name !== undefined) declare(facts, { name, kind: "method", visibility: goVisibility(name), exported: isExported(name), at, signature: collapse(facts.text.slice(at.start, at.end)), docStyle: DOC });
+    } else if (memberKind === "type_elem") heritage.push(stripTypeArguments(member.text()));
+  }
+}
+
+function valueSpec(spec: SgNode, facts: FactsBuilder, keyword: "const" | "var"): void {
+  const specKind = spec.kind() as string;
+  if (specKind !== "const_spec" && specKind !== "var_spec") return;
+  const at = facts.at(spec);
+  for (const nameNode of spec.fieldChildren("name" as never)) {
+    const name = (nameNode as SgNode).text();
+    if (name === "," || name === "_") continue;
+    declare(facts, {
+      name,
+      kind: keyword === "const" ? "constant" : "variable",
+      visibility: goVisibility(name),
+      exported: isExported(name),
+      at,
+      signature: collapse(`${keyword} ${facts.text.slice(at.start, at.end)}`),
+      docStyle: DOC,
+      docAt: docStart(facts, at.start),
+      role: "value",
+      later: true,
+    });
+  }
+}
+
+const importDeclaration: Handler = (_node, at, facts) => {
+  const text = facts.text.slice(at.start, at.end).replace(/\/\/[^\n]*/g, "").replace(/\/\*[\s\S]*?\*\//g, "");
+  const spec = /(?:^import|[\n(;])\s*(?:([\p{L}\p{N}_.]+)\s+)?("[^"\n]*"|`[^`]*`)/gu;
+  let offset = 0;
+  for (let match = spec.exec(text); match !== null; match = spec.exec(text)) {
+    const path = match[2]!.slice(1, -1);
+    const local = match[1] ?? path.split("/").pop() ?? path;
+    offset = match.index;
+    const line = facts.lineOf(at.start + offset + match[0].indexOf(match[2]!));
+    facts.addImport({ specifier: path, kind: "import", names: [{ local, imported: "*" }], line });
+  }
+};
+
+const HANDLERS: Record<string, Handler> = {
+  source_file: (node, _at, facts) => sourceFile(node, facts),
+  import_declaration: importDeclaration,
+  call_expression: (node, at, facts) => facts.queueCall(node, at),
+};
+
+const CALLS: CallSyntax = {
+  openers: "(",
+  callee: (node) => node.field("function" as never) as SgNode | null,
+};
+
+export const goExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, callKinds: { call_expression: null } };

@@ -1,0 +1,82 @@
+/**
+ * What the index decides from names and the first bytes of a file: built-in skips, language
+ * (config overrides first, then file name, then shebang) and minified bundles.
+ */
+import picomatch from "picomatch";
+import { LIMITS } from "../../core/limits.ts";
+import { detectLanguage, languageFromPath } from "../../helpers/language.ts";
+import { supportsSyntaxTree, type LanguageId } from "../languages.ts";
+
+/** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
+export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
+  "node_modules", "bower_components", "jspm_packages", "vendor",
+  ".git", ".hg", ".svn", ".jj",
+  "dist", "build", "target", "coverage",
+  ".next", ".nuxt", ".svelte-kit", ".turbo", ".parcel-cache", ".cache", ".gradle",
+  "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages",
+]);
+
+/** Names that mark minified or bundled output. */
+const MINIFIED_NAME = /[.-]min\.(?:js|mjs|cjs|css)$|\.bundle\.js$/i;
+
+export function isMinifiedName(name: string): boolean {
+  return MINIFIED_NAME.test(name);
+}
+
+/**
+ * True when most of the head of `text` sits in very long lines: minified or generated code whose
+ * outline would be noise. One long line (a data literal) in an ordinary file does not count.
+ */
+export function looksMinified(text: string): boolean {
+  const head = text.length > LIMITS.intel.index.minifiedSniffBytes ? text.slice(0, LIMITS.intel.index.minifiedSniffBytes) : text;
+  if (head.length < LIMITS.intel.index.minifiedLineChars) return false;
+  let inLongLines = 0;
+  let start = 0;
+  while (start < head.length) {
+    let end = head.indexOf("\n", start);
+    if (end === -1) end = head.length;
+    if (end - start >= LIMITS.intel.index.minifiedLineChars) inLongLines += end - start;
+    start = end + 1;
+  }
+  return inLongLines * 2 > head.length;
+}
+
+/** Language detection with [languages].overrides applied first. */
+export class LanguageDetector {
+  readonly #overrides: Array<{ match: (path: string) => boolean; language: string }>;
+
+  constructor(overrides: Readonly<Record<string, string>>) {
+    this.#overrides = Object.entries(overrides).map(([glob, language]) => {
+      // As in .gitignore: a glob without "/" matches the file name at any depth.
+      const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
+      return { match: (path: string) => matcher(path), language };
+    });
+  }
+
+  /** A language from the overrides or the file name alone; undefined when only content could tell. */
+  fromName(relative: string): LanguageId | undefined {
+    for (const override of this.#overrides) if (override.match(relative)) return override.language;
+    return languageFromPath(relative) ?? undefined;
+  }
+
+  /** The language by overrides, name, then shebang; undefined when nothing matches. */
+  detect(relative: string, firstLine: string | undefined): LanguageId | undefined {
+    return this.fromName(relative) ?? detectLanguage(relative, firstLine) ?? undefined;
+  }
+}
+
+/** Whether a file name has an extension (a file without one may still be a script with a shebang). */
+export function hasExtension(name: string): boolean {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && dot < name.length - 1;
+}
+
+export function isParseable(language: LanguageId | undefined): language is LanguageId {
+  return language !== undefined && supportsSyntaxTree(language);
+}
+
+/** The first line of a text (up to the first line break). */
+export function firstLineOf(text: string): string {
+  const end = text.search(/\r|\n/);
+  return end === -1 ? text : text.slice(0, end);
+}

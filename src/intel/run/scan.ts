@@ -1,0 +1,289 @@
+/**
+ * The scan behind `run`, in three steps:
+ *  1. read each candidate file once (no link followed, size bounded) and rule it out by the query's
+ *     literals on the raw bytes, before any parsing;
+ *  2. match the survivors natively with napi's findInFiles (parsing and matching in Rust threads,
+ *     UTF-8 as on disk) — only real paths the policy approved are passed, and only regular files;
+ *     UTF-16 files, which findInFiles cannot decode, are matched from their decoded text instead;
+ *  3. give match text and captures to as many matches as the listing shows, re-parsing just the
+ *     few files that hold them.
+ * Counting needs only step 2; the rewrite path reads each matched file again (src/tools/run.ts).
+ */
+import { isUtf8 } from "node:buffer";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { createRequire } from "node:module";
+import type { SgNode } from "@ast-grep/napi";
+import { isToolError } from "../../core/errors.ts";
+import { LIMITS } from "../../core/limits.ts";
+import { log } from "../../core/log.ts";
+import { sha256Hex } from "../../helpers/hash.ts";
+import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
+import { astGrepLanguageFor, type LanguageId } from "../languages.ts";
+import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "./structural.ts";
+
+export interface RunFile {
+  /** Real path the policy approved for reading. */
+  real: string;
+  display: string;
+  language: LanguageId;
+}
+
+export interface ScannedFile {
+  file: RunFile;
+  /** Matches in the file. */
+  count: number;
+  /** The first matches with text and captures: as many as the listing can still show. */
+  matches: StructuralMatch[];
+}
+
+export interface ScanResult {
+  /** Files with at least one match, in the order the files were given. */
+  matched: ScannedFile[];
+  considered: number;
+  /** Files the literal pre-filter ruled out without parsing. */
+  ruledOut: number;
+  parsed: number;
+  /** Files that could not be read or decoded as text, and files over LIMITS.intel.run.maxFileBytes. */
+  unreadable: string[];
+  tooLarge: string[];
+}
+
+export interface ScanOptions {
+  signal?: AbortSignal;
+  /** Matches listed with text and captures, over all files in the order given (default LIMITS.intel.run.maxListedMatches). */
+  listLimit?: number;
+  /** Called as files finish reading, never more often than LIMITS.intel.run.progressIntervalMs, and once at the end. */
+  progress?: (done: number, total: number) => void;
+}
+
+/** A file as read for matching or rewriting: its bytes, their hash and the decoded text. */
+export interface LoadedFile {
+  bytes: Buffer;
+  sha256: string;
+  mode: number;
+  decoded: DecodedFile;
+}
+
+type Napi = typeof import("@ast-grep/napi");
+const require = createRequire(import.meta.url);
+let napiModule: Napi | undefined;
+
+function napi(): Napi {
+  napiModule ??= require("@ast-grep/napi") as Napi;
+  return napiModule;
+}
+
+const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
+
+function isUtf16(bytes: Buffer): boolean {
+  return UTF16_BOMS.some((bom) => bytes.subarray(0, 2).equals(bom));
+}
+
+type ReadOutcome = { bytes: Buffer; mode: number } | "too_large" | "unreadable";
+
+async function readBounded(real: string): Promise<ReadOutcome> {
+  let handle;
+  try {
+    // The walk saw no link at this path; one swapped in since is not followed.
+    handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return "unreadable";
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return "unreadable";
+    if (stats.size > LIMITS.intel.run.maxFileBytes) return "too_large";
+    const bytes = await handle.readFile();
+    if (bytes.length > LIMITS.intel.run.maxFileBytes) return "too_large";
+    return { bytes, mode: stats.mode & 0o7777 };
+  } catch {
+    return "unreadable";
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** Reads a file for matching or rewriting; undefined when it is gone, too large or not text. */
+export async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
+  const read = await readBounded(file.real);
+  if (typeof read === "string") return undefined;
+  try {
+    return { bytes: read.bytes, sha256: sha256Hex(read.bytes), mode: read.mode, decoded: decodeForEdit(read.bytes, file.display) };
+  } catch (error) {
+    if (!isToolError(error)) throw error;
+    return undefined;
+  }
+}
+
+/** Byte-level pre-filter for UTF-8 files: each literal's UTF-8 bytes must occur. */
+function bytesPassLiterals(bytes: Buffer, literals: readonly string[]): boolean {
+  for (const literal of literals) if (bytes.indexOf(literal, 0, "utf8") < 0) return false;
+  return true;
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, work: (item: T, position: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      signal?.throwIfAborted();
+      const position = next++;
+      await work(items[position]!, position);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/**
+ * The native matches of the files that may still reach the listing. Files arrive in any order; a
+ * file is dropped once the kept files before it hold enough matches to fill the listing (files
+ * arriving later can only add matches before it), so at the end the kept files are exactly those
+ * the listing needs, and their nodes are described without parsing anything again.
+ */
+class ListingWindow {
+  readonly #kept = new Map<number, SgNode[]>();
+
+  constructor(private readonly limit: number) {}
+
+  add(position: number, nodes: SgNode[]): void {
+    this.#kept.set(position, nodes);
+    let before = 0;
+    for (const kept of [...this.#kept.keys()].sort((a, b) => a - b)) {
+      if (before >= this.limit) this.#kept.delete(kept);
+      else before += this.#kept.get(kept)!.length;
+    }
+  }
+
+  take(position: number): SgNode[] | undefined {
+    return this.#kept.get(position);
+  }
+}
+
+/** Counts matches in UTF-8 files natively; files whose language findInFiles refuses come back for the JS path. */
+async function countNatively(language: LanguageId, query: CompiledQuery, positions: number[], files: readonly RunFile[], counts: Map<number, number>, window: ListingWindow): Promise<number[]> {
+  const name = astGrepLanguageFor(language);
+  if (name === undefined || positions.length === 0) return positions;
+  const byReal = new Map(positions.map((position) => [files[position]!.real, position]));
+  let failed = false;
+  try {
+    await napi().findInFiles(name, { paths: [...byReal.keys()], matcher: query.config }, (error: Error | null, nodes: SgNode[]) => {
+      if (error) {
+        failed = true;
+        log.debug("run: findInFiles reported an error", { language, error: error.message });
+        return;
+      }
+      const first = nodes[0];
+      if (!first) return;
+      const position = byReal.get(first.getRoot().filename());
+      if (position === undefined) return;
+      counts.set(position, nodes.length);
+      window.add(position, nodes);
+    });
+  } catch (error) {
+    log.debug("run: findInFiles failed; matching in JavaScript", { language, error: error instanceof Error ? error.message : String(error) });
+    failed = true;
+  }
+  if (!failed) {
+    for (const position of positions) if (!counts.has(position)) counts.set(position, 0);
+    return [];
+  }
+  for (const position of positions) counts.delete(position);
+  return positions;
+}
+
+/** Scans `files` with the compiled query of each file's language (files of other languages are skipped). */
+export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<LanguageId, CompiledQuery>, options: ScanOptions = {}): Promise<ScanResult> {
+  const result: ScanResult = { matched: [], considered: 0, ruledOut: 0, parsed: 0, unreadable: [], tooLarge: [] };
+  const listLimit = options.listLimit ?? LIMITS.intel.run.maxListedMatches;
+  let done = 0;
+  let lastProgress = 0;
+  const report = (final: boolean) => {
+    if (!options.progress) return;
+    const now = Date.now();
+    if (!final && now - lastProgress < LIMITS.intel.run.progressIntervalMs) return;
+    lastProgress = now;
+    options.progress(done, files.length);
+  };
+
+  // 1. Read and pre-filter.
+  const native = new Map<LanguageId, number[]>();
+  const decodedText = new Map<number, string>();
+  await eachLimited(files, LIMITS.intel.run.readConcurrency, options.signal, async (file, position) => {
+    const query = queries.get(file.language);
+    if (query) {
+      result.considered++;
+      const read = await readBounded(file.real);
+      if (read === "too_large") result.tooLarge.push(file.display);
+      else if (read === "unreadable") result.unreadable.push(file.display);
+      else if (isUtf16(read.bytes)) {
+        try {
+          const { text } = decodeForEdit(read.bytes, file.display);
+          if (passesLiterals(text, query.literals)) decodedText.set(position, text);
+          else result.ruledOut++;
+        } catch (error) {
+          if (!isToolError(error)) throw error;
+          result.unreadable.push(file.display);
+        }
+      } else if (!bytesPassLiterals(read.bytes, query.literals)) result.ruledOut++;
+      else if (read.bytes.includes(0) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
+      else {
+        const list = native.get(file.language);
+        if (list) list.push(position);
+        else native.set(file.language, [position]);
+      }
+    }
+    done++;
+    report(false);
+  });
+
+  // 2. Count: natively where possible, from the decoded text otherwise.
+  const counts = new Map<number, number>();
+  const details = new Map<number, StructuralMatch[]>();
+  const window = new ListingWindow(listLimit);
+  const inJs: number[] = [...decodedText.keys()];
+  for (const [language, positions] of native) {
+    options.signal?.throwIfAborted();
+    result.parsed += positions.length;
+    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, counts, window)));
+  }
+  result.parsed += decodedText.size;
+  for (const position of inJs.sort((a, b) => a - b)) {
+    options.signal?.throwIfAborted();
+    const file = files[position]!;
+    let text = decodedText.get(position);
+    if (text === undefined) {
+      const loaded = await loadFile(file);
+      if (!loaded) {
+        result.unreadable.push(file.display);
+        continue;
+      }
+      text = loaded.decoded.text;
+    }
+    const found = await matchText(text, queries.get(file.language)!, listLimit);
+    counts.set(position, found.count);
+    details.set(position, found.matches);
+  }
+
+  // 3. Details for the matches the listing shows, in file order.
+  let room = listLimit;
+  const matchedPositions = [...counts.entries()].filter(([, count]) => count > 0).map(([position]) => position).sort((a, b) => a - b);
+  for (const position of matchedPositions) {
+    options.signal?.throwIfAborted();
+    const file = files[position]!;
+    let matches = details.get(position);
+    if (matches === undefined && room > 0) {
+      const nodes = window.take(position);
+      if (nodes && nodes.length > 0) {
+        matches = describeMatches(nodes, nodes[0]!.getRoot().root().text(), queries.get(file.language)!, room);
+      } else {
+        const loaded = await loadFile(file);
+        matches = loaded ? (await matchText(loaded.decoded.text, queries.get(file.language)!, room)).matches : [];
+      }
+    }
+    const shown = (matches ?? []).slice(0, Math.max(room, 0));
+    room -= shown.length;
+    result.matched.push({ file, count: counts.get(position)!, matches: shown });
+  }
+  report(true);
+  return result;
+}

@@ -1,0 +1,75 @@
+/**
+ * What search shows of a chunk (a few lines around where the query terms are densest) and how near
+ * other files are to a context file in the import graph.
+ */
+import { LIMITS } from "../../core/limits.ts";
+import { linesBetween } from "./index.ts";
+import { identifiersIn, identifierTerms } from "./tokenize.ts";
+
+export interface Snippet {
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+/** Start offsets of lines 1..lastLine (as far as the text goes), found without scanning past them. */
+function offsetsUpTo(text: string, lastLine: number): number[] {
+  const starts = [0];
+  for (let index = 0; index < text.length && starts.length <= lastLine; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
+  }
+  return starts;
+}
+
+/** Up to LIMITS.intel.search.snippetLines lines of [startLine, endLine] around the line holding most query terms. */
+export function snippetOf(text: string, startLine: number, endLine: number, terms: readonly string[]): Snippet {
+  const starts = offsetsUpTo(text, endLine);
+  const lastLine = Math.min(endLine, starts.length);
+  const wanted = new Set(terms);
+  let bestLine = startLine;
+  let bestHits = 0;
+  for (let line = startLine; line <= lastLine; line++) {
+    let hits = 0;
+    for (const identifier of identifiersIn(linesBetween(text, starts, line, line))) {
+      for (const term of identifierTerms(identifier)) if (wanted.has(term)) hits++;
+    }
+    if (hits > bestHits) {
+      bestHits = hits;
+      bestLine = line;
+    }
+  }
+  const size = LIMITS.intel.search.snippetLines;
+  // One line of context above the best line, when the chunk has it.
+  const from = Math.max(startLine, Math.min(bestLine - 1, lastLine - size + 1));
+  const to = Math.min(lastLine, from + size - 1);
+  const lines = linesBetween(text, starts, from, to)
+    .split(/\r\n|\r|\n/)
+    .slice(0, to - from + 1)
+    .map((line) => (line.length > LIMITS.intel.search.snippetLineChars ? `${line.slice(0, LIMITS.intel.search.snippetLineChars)}…` : line));
+  return { startLine: from, endLine: to, text: lines.join("\n") };
+}
+
+/** The part of an import graph proximity needs (src/intel/graph's ImportGraph satisfies it). */
+export interface Neighbours {
+  successors(real: string): string[];
+  predecessors(real: string): string[];
+}
+
+/** Hops from `start` to every file within `maxHops` imports, in either direction (start itself at 0). */
+export function hopsFrom(graph: Neighbours, start: string, maxHops: number): Map<string, number> {
+  const hops = new Map<string, number>([[start, 0]]);
+  let frontier = [start];
+  for (let level = 1; level <= maxHops && frontier.length > 0; level++) {
+    const next: string[] = [];
+    for (const node of frontier) {
+      for (const neighbour of [...graph.successors(node), ...graph.predecessors(node)]) {
+        if (hops.has(neighbour)) continue;
+        hops.set(neighbour, level);
+        next.push(neighbour);
+      }
+    }
+    frontier = next;
+  }
+  return hops;
+}

@@ -1,0 +1,465 @@
+/**
+ * The import-graph tools: deps, reverse_deps, graph, cycles. Every answer comes from the code index
+ * (refreshed before answering) and the import graph built on it, states whether it is complete,
+ * and names the limit that cut it when it is not.
+ */
+import path from "node:path";
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { type GraphOptions, ImportGraph, walkGraph } from "../intel/graph/import-graph.ts";
+import type { FileImports, GraphFile, ImportEdge, UnresolvedImport } from "../intel/graph/types.ts";
+import { CodeIndex } from "../intel/index/code-index.ts";
+import type { Coverage, IndexedFile } from "../intel/index/types.ts";
+import type { ResolvedPath } from "../policy/workspace.ts";
+import { PathInput, plural } from "./common.ts";
+import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
+
+// ───────────────────────────── shared with src/tools/calls.ts ─────────────────────────────
+
+export interface IntelSession {
+  index: CodeIndex;
+  coverage: Coverage;
+  graph: ImportGraph;
+  /** Limits that cut this answer (the index's first). */
+  limits: string[];
+  display(real: string): string;
+}
+
+export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptions {
+  return { readHead: (file) => index.text(file as IndexedFile).catch(() => undefined), signal: context.signal };
+}
+
+/** The fresh index and import graph for this call's workspace. */
+export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
+  const index = CodeIndex.forContext(context);
+  const coverage = await index.ensureFresh({ signal: context.signal, ...(context.progress ? { onProgress: context.progress } : {}) });
+  const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
+  return {
+    index,
+    coverage,
+    graph,
+    limits: [...coverage.limits],
+    display: (real) => graph.file(real)?.display ?? context.workspace.display(real),
+  };
+}
+
+export interface Scope {
+  resolved: ResolvedPath;
+  directory: boolean;
+  /** The files the path names (one, or every indexed file under the folder). */
+  files: GraphFile[];
+}
+
+/** A path argument: resolved by the policy, then the indexed file (read fresh if the walk skipped it) or the indexed files under a folder. */
+export async function resolveScope(session: IntelSession, context: ToolContext, input: string): Promise<Scope> {
+  const resolved = await context.workspace.resolve(input, "read");
+  if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
+  if (resolved.kind === "directory") {
+    const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
+    const files = session.graph.files().filter((file) => file.real.startsWith(prefix));
+    return { resolved, directory: true, files };
+  }
+  if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+  const known = session.graph.file(resolved.real);
+  return { resolved, directory: false, files: [known ?? (await session.index.fileFor(resolved))] };
+}
+
+const Complete = {
+  complete: z.boolean().describe("Whether the answer covers everything: the index was complete and no limit cut the answer."),
+  limits: z.array(z.string()).describe("When incomplete: the limits that cut it (index limits first)."),
+};
+
+const ImportRef = z.object({
+  from: z.string().describe("The importing file."),
+  specifier: z.string().describe("The module specifier as written."),
+  line: z.number().int().describe("1-based line of the import."),
+  kind: z.string().describe("import, import_type, reexport, require, dynamic, use, mod or include."),
+  via: z.string().describe("The rule that resolved it: relative, tsconfig_paths, base_url, package_exports, package_imports, workspace_package, python_relative, python_absolute, go_module, rust_mod, rust_path, jvm_package, include."),
+});
+
+const FileNode = z.object({
+  path: z.string().describe("The file, as a path usable as input."),
+  depth: z.number().int().describe("Import hops from the start (1 = direct)."),
+  imports: z.array(ImportRef).optional().describe("For direct (depth 1) entries: the import statements linking it to the start."),
+});
+
+const Unresolved = z.object({
+  from: z.string().describe("The importing file."),
+  specifier: z.string().describe("The specifier as written."),
+  line: z.number().int().describe("1-based line."),
+  reason: z.enum(["not_found", "outside_roots", "denied", "not_indexed", "unsupported", "ambiguous"]).describe("Why it did not resolve; outside_roots targets were not probed."),
+  detail: z.string().describe("What was tried."),
+  candidates: z.array(z.string()).optional().describe("For ambiguous: the files that match equally well."),
+});
+
+const External = z.object({
+  package: z.string().describe("The package (or module) name."),
+  builtin: z.boolean().describe("Part of the language runtime or standard library."),
+  files: z.number().int().describe("Files importing it."),
+  imports: z.number().int().describe("Import statements naming it."),
+});
+
+type UnresolvedOut = z.infer<typeof Unresolved>;
+
+function unresolvedOut(entry: UnresolvedImport, display: (real: string) => string): UnresolvedOut {
+  const out: UnresolvedOut = { from: display(entry.from), specifier: entry.specifier, line: entry.line, reason: entry.reason, detail: entry.detail };
+  if (entry.candidates) out.candidates = entry.candidates.map(display);
+  return out;
+}
+
+function importRef(edge: ImportEdge, display: (real: string) => string): z.infer<typeof ImportRef> {
+  return { from: display(edge.from), specifier: edge.specifier, line: edge.line, kind: edge.kind, via: edge.via };
+}
+
+function externalTotals(imports: FileImports[]): Array<z.infer<typeof External>> {
+  const totals = new Map<string, z.infer<typeof External>>();
+  for (const entry of imports) {
+    for (const [name, use] of entry.externals) {
+      const total = totals.get(name) ?? { package: name, builtin: use.builtin, files: 0, imports: 0 };
+      total.files += 1;
+      total.imports += use.imports;
+      totals.set(name, total);
+    }
+  }
+  return [...totals.values()].sort((a, b) => b.files - a.files || b.imports - a.imports || (a.package < b.package ? -1 : 1));
+}
+
+function renderExternal(external: Array<z.infer<typeof External>>, total: number): string | undefined {
+  if (total === 0) return undefined;
+  const shown = external.map((entry) => `${entry.package}${entry.builtin ? " [builtin]" : ""}${entry.imports > 1 ? ` ×${entry.imports}` : ""}`);
+  return `external (${total}): ${shown.join(", ")}${total > external.length ? ", …" : ""}`;
+}
+
+function renderUnresolved(unresolved: UnresolvedOut[], total: number, lines: string[]): void {
+  if (total === 0) return;
+  lines.push(`unresolved (${total}):`);
+  for (const entry of unresolved) lines.push(`  ${entry.from}:${entry.line} ${JSON.stringify(entry.specifier)} ${entry.reason} — ${entry.detail}${entry.candidates ? ` (${entry.candidates.join(", ")})` : ""}`);
+  if (total > unresolved.length) lines.push(`  … ${total - unresolved.length} more`);
+}
+
+function renderIncomplete(result: { complete: boolean; limits: string[] }, lines: string[]): void {
+  if (!result.complete) lines.push(`incomplete: ${result.limits.join("; ") || "the index did not cover every file"}`);
+}
+
+const DepthInput = z
+  .number()
+  .int()
+  .min(1)
+  .max(LIMITS.intel.graph.maxDepth)
+  .optional()
+  .describe(`Import hops to follow (default ${LIMITS.intel.graph.defaultDepth}, at most ${LIMITS.intel.graph.maxDepth}).`);
+
+// ───────────────────────────── deps / reverse_deps ─────────────────────────────
+
+const DepsOutput = z.object({
+  path: z.string().describe("The file or folder asked about."),
+  directory: z.boolean().describe("Whether the path is a folder (its files are the start; links inside it are not listed)."),
+  depth: z.number().int().describe("Hops followed."),
+  files: z.array(FileNode).describe("Files reached, nearest first."),
+  totalFiles: z.number().int().describe("Files reached before any cut."),
+  unresolved: z.array(Unresolved).describe("Specifiers of the start files that did not resolve, with the reason."),
+  totalUnresolved: z.number().int().describe("Unresolved specifiers before the list was cut."),
+  external: z.array(External).describe("Packages outside the workspace imported by the start files, counted per package."),
+  totalExternal: z.number().int().describe("Distinct external packages."),
+  ...Complete,
+});
+type DepsOutput = z.infer<typeof DepsOutput>;
+
+const DepsInput = z.strictObject({
+  path: PathInput.describe("A file, or a folder (everything its files import from outside it)."),
+  depth: DepthInput,
+});
+
+async function walkImports(args: z.infer<typeof DepsInput>, context: ToolContext, direction: "dependencies" | "dependents"): Promise<DepsOutput> {
+  const session = await openImportGraph(context);
+  const scope = await resolveScope(session, context, args.path);
+  const { graph, display } = session;
+  const depth = args.depth ?? LIMITS.intel.graph.defaultDepth;
+  const starts = scope.files.map((file) => file.real);
+  const startSet = new Set(starts);
+  const imports = await Promise.all(scope.files.map((file) => graph.importsOf(file)));
+  const limits = [...session.limits];
+
+  // Direct links with their import statements; a file named directly may lie outside what the index walked.
+  const direct = new Map<string, ImportEdge[]>();
+  const directEdges = direction === "dependencies" ? imports.flatMap((entry) => entry.edges) : starts.flatMap((real) => [...graph.dependentsOf(real)]);
+  for (const edge of directEdges) {
+    const other = direction === "dependencies" ? edge.to : edge.from;
+    if (startSet.has(other)) continue;
+    const list = direct.get(other) ?? [];
+    list.push(edge);
+    direct.set(other, list);
+  }
+  // Walk on from the direct links (the start itself may be a file the index did not walk).
+  const levels = new Map<string, number>([...direct.keys()].map((real) => [real, 1]));
+  const walk = walkGraph(graph, [...direct.keys()], direction, depth - 1);
+  for (const [real, level] of walk.levels) if (!startSet.has(real) && !levels.has(real)) levels.set(real, level + 1);
+  if (walk.truncated) limits.push(`intel.graph.maxWalkNodes = ${LIMITS.intel.graph.maxWalkNodes}`);
+  const ordered = [...levels].sort((a, b) => a[1] - b[1] || (display(a[0]) < display(b[0]) ? -1 : 1));
+  const shown = ordered.slice(0, LIMITS.intel.graph.defaultMaxEdges);
+  if (ordered.length > shown.length) limits.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} files listed`);
+  const files = shown.map(([real, level]) => {
+    const node: z.infer<typeof FileNode> = { path: display(real), depth: level };
+    const links = direct.get(real);
+    if (level === 1 && links) node.imports = links.map((edge) => importRef(edge, display));
+    return node;
+  });
+
+  const unresolved = direction === "dependencies" ? imports.flatMap((entry) => entry.unresolved) : [];
+  const external = direction === "dependencies" ? externalTotals(imports) : [];
+  const listedUnresolved = unresolved.slice(0, LIMITS.intel.graph.maxUnresolvedListed).map((entry) => unresolvedOut(entry, display));
+  const listedExternal = external.slice(0, LIMITS.intel.graph.maxExternalsListed);
+  return {
+    path: scope.resolved.display,
+    directory: scope.directory,
+    depth,
+    files,
+    totalFiles: ordered.length,
+    unresolved: listedUnresolved,
+    totalUnresolved: unresolved.length,
+    external: listedExternal,
+    totalExternal: external.length,
+    complete: session.coverage.complete && limits.length === 0,
+    limits,
+  };
+}
+
+function renderDeps(result: DepsOutput, noun: "imports" | "imported by"): string {
+  const lines: string[] = [];
+  const what = result.directory ? `${result.path}/ (files inside)` : result.path;
+  lines.push(`${what} ${noun} ${plural(result.totalFiles, "file")} (depth ${result.depth})`);
+  for (const file of result.files) {
+    const links = file.imports?.map((ref) => (noun === "imports" ? `${JSON.stringify(ref.specifier)} L${ref.line}${ref.via === "relative" ? "" : ` via ${ref.via}`}` : `${ref.from === file.path ? "" : `${ref.from} `}L${ref.line} ${JSON.stringify(ref.specifier)}`));
+    lines.push(`  ${file.depth > 1 ? `[${file.depth}] ` : ""}${file.path}${links && links.length > 0 ? `  ← ${links.join(", ")}` : ""}`);
+  }
+  if (result.totalFiles > result.files.length) lines.push(`  … ${result.totalFiles - result.files.length} more`);
+  const external = renderExternal(result.external, result.totalExternal);
+  if (external) lines.push(external);
+  renderUnresolved(result.unresolved, result.totalUnresolved, lines);
+  renderIncomplete(result, lines);
+  return lines.join("\n");
+}
+
+export const depsTool = defineTool({
+  name: "deps",
+  title: "What a file imports",
+  description:
+    "The files a file (or a folder's files) imports, resolved like the compiler/runtime would: relative paths, NodeNext .js→.ts, index files, tsconfig paths/baseUrl (extends followed), package.json exports/imports, npm/yarn/pnpm workspace packages, Python packages and relative imports, Go modules, Rust mod/use, Java/Kotlin packages, C includes. External packages are counted per package; unresolved specifiers carry a reason.",
+  input: DepsInput,
+  output: DepsOutput,
+  annotations: READ_ONLY,
+  handler: (args, context) => walkImports(args, context, "dependencies"),
+  render: (result) => renderDeps(result, "imports"),
+});
+
+export const reverseDepsTool = defineTool({
+  name: "reverse_deps",
+  title: "What imports a file",
+  description:
+    "The files that import a file (or a folder's files), directly or through up to `depth` hops, with the import statements of the direct ones. Same module resolution as deps; use it before moving, renaming or deleting a file.",
+  input: DepsInput,
+  output: DepsOutput,
+  annotations: READ_ONLY,
+  handler: (args, context) => walkImports(args, context, "dependents"),
+  render: (result) => renderDeps(result, "imported by"),
+});
+
+// ───────────────────────────── graph ─────────────────────────────
+
+const PathsInput = z
+  .array(PathInput)
+  .min(1)
+  .max(LIMITS.batchPaths)
+  .optional()
+  .describe("Files or folders to limit the answer to (default: every indexed file).");
+
+const GraphOutput = z.object({
+  format: z.enum(["adjacency", "edges"]).describe("The shape of the listing."),
+  files: z.number().int().describe("Files in scope."),
+  edges: z.number().int().describe("Import edges from files in scope (to any indexed file)."),
+  adjacency: z
+    .array(
+      z.object({
+        path: z.string().describe("A file in scope."),
+        imports: z.array(z.string()).describe("Files it imports."),
+        importedBy: z.number().int().describe("Files importing it (anywhere in the workspace)."),
+      }),
+    )
+    .optional()
+    .describe("format adjacency: one row per file with imports, most imported first."),
+  edgeList: z
+    .array(z.object({ from: z.string(), to: z.string(), line: z.number().int(), kind: z.string() }).describe("One import statement's edge."))
+    .optional()
+    .describe("format edges: one row per import edge."),
+  listedEdges: z.number().int().describe("Edges present in the listing."),
+  external: z.array(External).describe("Most used external packages."),
+  totalExternal: z.number().int().describe("Distinct external packages."),
+  unresolvedByReason: z.record(z.string(), z.number().int()).describe("Unresolved specifiers per reason."),
+  configProblems: z.array(z.string()).describe("tsconfig extends chains that could not be followed (outside the roots, missing, cycles)."),
+  ...Complete,
+});
+type GraphOutput = z.infer<typeof GraphOutput>;
+
+async function scopeFiles(session: IntelSession, context: ToolContext, paths: string[] | undefined): Promise<Set<string> | undefined> {
+  if (!paths) return undefined;
+  const scope = new Set<string>();
+  for (const input of paths) for (const file of (await resolveScope(session, context, input)).files) scope.add(file.real);
+  return scope;
+}
+
+export const graphTool = defineTool({
+  name: "graph",
+  title: "The import graph",
+  description:
+    "The import graph of the workspace or of some folders: an adjacency listing (each file's imports, with how many files import it) or a flat edge list, bounded by maxEdges, plus external package counts and unresolved specifiers per reason.",
+  input: z.strictObject({
+    paths: PathsInput,
+    format: z.enum(["adjacency", "edges"]).optional().describe("adjacency (default): per file; edges: one row per import."),
+    maxEdges: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.intel.graph.maxEdgesCeiling)
+      .optional()
+      .describe(`Edges listed at most (default ${LIMITS.intel.graph.defaultMaxEdges}).`),
+  }),
+  output: GraphOutput,
+  annotations: READ_ONLY,
+  handler: async (args, context) => {
+    const session = await openImportGraph(context);
+    const { graph, display } = session;
+    const scope = await scopeFiles(session, context, args.paths);
+    const format = args.format ?? "adjacency";
+    const maxEdges = args.maxEdges ?? LIMITS.intel.graph.defaultMaxEdges;
+    const limits = [...session.limits];
+    const inScope = graph.files().filter((file) => !scope || scope.has(file.real));
+    let edgeCount = 0;
+    const rows: Array<{ real: string; targets: string[]; importedBy: number }> = [];
+    const allEdges: ImportEdge[] = [];
+    for (const file of inScope) {
+      const edges = graph.dependenciesOf(file.real);
+      edgeCount += edges.length;
+      allEdges.push(...edges);
+      const targets = graph.successors(file.real);
+      if (targets.length > 0) rows.push({ real: file.real, targets, importedBy: graph.predecessors(file.real).length });
+    }
+    let listed = 0;
+    const result: GraphOutput = {
+      format,
+      files: inScope.length,
+      edges: edgeCount,
+      listedEdges: 0,
+      external: [],
+      totalExternal: 0,
+      unresolvedByReason: {},
+      configProblems: graph.configProblems().map((problem) => `${problem.config}: ${problem.message}`),
+      complete: false,
+      limits,
+    };
+    if (format === "adjacency") {
+      rows.sort((a, b) => b.importedBy - a.importedBy || (display(a.real) < display(b.real) ? -1 : 1));
+      result.adjacency = [];
+      for (const row of rows) {
+        if (listed + row.targets.length > maxEdges) {
+          limits.push(`maxEdges = ${maxEdges}`);
+          break;
+        }
+        listed += row.targets.length;
+        result.adjacency.push({ path: display(row.real), imports: row.targets.map(display).sort(), importedBy: row.importedBy });
+      }
+    } else {
+      allEdges.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.line - b.line));
+      const shown = allEdges.slice(0, maxEdges);
+      if (allEdges.length > shown.length) limits.push(`maxEdges = ${maxEdges}`);
+      result.edgeList = shown.map((edge) => ({ from: display(edge.from), to: display(edge.to), line: edge.line, kind: edge.kind }));
+      listed = shown.length;
+    }
+    result.listedEdges = listed;
+    const external = graph.externals(scope);
+    result.external = external.slice(0, LIMITS.intel.graph.maxExternalsListed);
+    result.totalExternal = external.length;
+    for (const entry of graph.unresolved(scope)) result.unresolvedByReason[entry.reason] = (result.unresolvedByReason[entry.reason] ?? 0) + 1;
+    result.complete = session.coverage.complete && limits.length === 0;
+    return result;
+  },
+  render: (result) => {
+    const lines = [`${plural(result.files, "file")}, ${plural(result.edges, "import edge")}${result.listedEdges < result.edges ? ` (${result.listedEdges} listed)` : ""}`];
+    for (const row of result.adjacency ?? []) lines.push(`${row.path} [${row.importedBy} in] → ${row.imports.join(", ")}`);
+    for (const edge of result.edgeList ?? []) lines.push(`${edge.from}:${edge.line} → ${edge.to}${edge.kind === "import" ? "" : ` (${edge.kind})`}`);
+    const external = renderExternal(result.external, result.totalExternal);
+    if (external) lines.push(external);
+    const reasons = Object.entries(result.unresolvedByReason);
+    if (reasons.length > 0) lines.push(`unresolved: ${reasons.map(([reason, count]) => `${count} ${reason}`).join(", ")} (deps on a file lists them)`);
+    for (const problem of result.configProblems) lines.push(`config: ${problem}`);
+    renderIncomplete(result, lines);
+    return lines.join("\n");
+  },
+});
+
+// ───────────────────────────── cycles ─────────────────────────────
+
+const CyclesOutput = z.object({
+  cycles: z
+    .array(
+      z.object({
+        size: z.number().int().describe("Files in the strongly connected component."),
+        files: z.array(z.string()).describe("Its files (sorted; cut at a limit for huge components)."),
+        path: z.array(z.string()).describe("One shortest import cycle through its first file, in import order (the last imports the first)."),
+      }),
+    )
+    .describe("Import cycles (strongly connected components of more than one file), largest first."),
+  total: z.number().int().describe("Cycles found before the list was cut."),
+  filesInCycles: z.number().int().describe("Files that are part of some cycle."),
+  ...Complete,
+});
+type CyclesOutput = z.infer<typeof CyclesOutput>;
+
+export const cyclesTool = defineTool({
+  name: "cycles",
+  title: "Import cycles",
+  description:
+    "Import cycles (Tarjan's strongly connected components) in the workspace or among the files of some folders, largest first, each with one concrete cycle path. runtimeOnly ignores type-only imports.",
+  input: z.strictObject({
+    paths: PathsInput,
+    runtimeOnly: z.boolean().optional().describe("Ignore `import type` edges (they vanish at runtime)."),
+  }),
+  output: CyclesOutput,
+  annotations: READ_ONLY,
+  handler: async (args, context) => {
+    const session = await openImportGraph(context);
+    const { graph, display } = session;
+    const scope = await scopeFiles(session, context, args.paths);
+    const cycles = graph.cycles({ ...(scope ? { scope } : {}), runtimeOnly: args.runtimeOnly ?? false });
+    const limits = [...session.limits];
+    if (cycles.length > LIMITS.intel.graph.maxCycles) limits.push(`intel.graph.maxCycles = ${LIMITS.intel.graph.maxCycles}`);
+    const shown = cycles.slice(0, LIMITS.intel.graph.maxCycles).map((cycle) => {
+      if (cycle.members.length > LIMITS.intel.graph.maxCycleMembersShown) limits.push(`intel.graph.maxCycleMembersShown = ${LIMITS.intel.graph.maxCycleMembersShown}`);
+      return { size: cycle.members.length, files: cycle.members.slice(0, LIMITS.intel.graph.maxCycleMembersShown).map(display), path: cycle.path.map(display) };
+    });
+    return {
+      cycles: shown,
+      total: cycles.length,
+      filesInCycles: cycles.reduce((sum, cycle) => sum + cycle.members.length, 0),
+      complete: session.coverage.complete && limits.length === 0,
+      limits: [...new Set(limits)],
+    };
+  },
+  render: (result: CyclesOutput) => {
+    if (result.total === 0) {
+      const lines = ["no import cycles"];
+      renderIncomplete(result, lines);
+      return lines.join("\n");
+    }
+    const lines = [`${plural(result.total, "import cycle")} over ${plural(result.filesInCycles, "file")}`];
+    for (const cycle of result.cycles) {
+      lines.push(`${cycle.size} files: ${[...cycle.path, cycle.path[0]].join(" → ")}`);
+      if (cycle.size > cycle.path.length) lines.push(`  also in it: ${cycle.files.filter((file) => !cycle.path.includes(file)).join(", ")}${cycle.size > cycle.files.length ? ", …" : ""}`);
+    }
+    if (result.total > result.cycles.length) lines.push(`… ${result.total - result.cycles.length} more`);
+    renderIncomplete(result, lines);
+    return lines.join("\n");
+  },
+});
+
+export const GRAPH_TOOLS = [depsTool, reverseDepsTool, graphTool, cyclesTool];

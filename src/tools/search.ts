@@ -1,0 +1,318 @@
+/**
+ * search and find_related: ranked code chunks from the search index (src/intel/search), which
+ * follows the code index. search fuses BM25 rankings of names, signatures, doc comments and source
+ * (plus dense vectors when a model is plugged in) and boosts definitions and files near contextFile
+ * in the import graph; find_related ranks chunks by the rare identifiers they share with a place.
+ */
+import path from "node:path";
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { log } from "../core/log.ts";
+import { ImportGraph } from "../intel/graph/import-graph.ts";
+import { CodeIndex } from "../intel/index/index.ts";
+import type { Coverage, IndexedFile } from "../intel/index/types.ts";
+import { languageIdFromName, type LanguageId } from "../intel/languages.ts";
+import { type Chunk, type DefinedSymbol, fieldTermIds, type RefreshReport, SearchIndex } from "../intel/search/index.ts";
+import { hopsFrom, snippetOf } from "../intel/search/present.ts";
+import { PathInput, plural } from "./common.ts";
+import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
+import { graphOptions } from "./graph.ts";
+import { phasedProgress } from "./progress.ts";
+
+const SIGNALS = ["name", "signature", "doc", "body", "embedding", "definition", "proximity"] as const;
+
+const Snippet = z
+  .object({
+    startLine: z.number().int().describe("First line shown (1-based)."),
+    endLine: z.number().int().describe("Last line shown."),
+    text: z.string().describe("The lines, long ones cut."),
+  })
+  .describe("A few lines of the chunk around where the query terms are densest.");
+
+const Result = z.object({
+  path: z.string().describe("File path as the workspace displays it; usable as input."),
+  startLine: z.number().int().describe("First line (1-based) of the symbol the query names, or of the matching chunk."),
+  endLine: z.number().int().describe("Last line of it."),
+  symbol: z.string().optional().describe("The symbol (qualified name): the one the query names, else the one the chunk belongs to."),
+  kind: z.string().optional().describe("That symbol's kind."),
+  score: z.number().describe("Fused score (higher is better; only comparable within one answer)."),
+  signals: z.array(z.enum(SIGNALS)).describe("What matched: the fields that ranked it, and the boosts that applied."),
+  snippet: Snippet,
+});
+
+const Completeness = {
+  complete: z.boolean().describe("Whether every indexed file was searchable in full."),
+  limits: z.array(z.string()).describe("Limits that cut what was searched, when incomplete."),
+  notes: z.array(z.string()).describe("Other things to know (unused query terms, no import graph)."),
+};
+
+const SearchOutput = z.object({
+  query: z.string().describe("The query as given."),
+  terms: z.array(z.string()).describe("The terms it was split into (identifiers split on case, _ and digits)."),
+  results: z.array(Result).describe("Best first."),
+  indexed: z.object({ files: z.number().int().describe("Files searched."), chunks: z.number().int().describe("Chunks searched.") }).describe("What the search ran over."),
+  embedder: z.string().describe('The embedding model in use ("none": lexical ranking only).'),
+  ...Completeness,
+});
+
+const RelatedOutput = z.object({
+  anchor: z
+    .object({
+      path: z.string().describe("The file asked about."),
+      startLine: z.number().int().describe("First line of the chunk holding the line."),
+      endLine: z.number().int().describe("Its last line."),
+      symbol: z.string().optional().describe("The symbol the chunk belongs to."),
+    })
+    .describe("The chunk whose identifiers were compared."),
+  results: z
+    .array(
+      Result.omit({ signals: true }).extend({
+        shared: z.array(z.string()).describe("Shared terms (identifiers and their words, lowercased) that weigh most, rarest first."),
+      }),
+    )
+    .describe("Best first; the anchor chunk itself is left out."),
+  ...Completeness,
+});
+
+type SearchOutput = z.infer<typeof SearchOutput>;
+type RelatedOutput = z.infer<typeof RelatedOutput>;
+
+interface Prepared {
+  index: CodeIndex;
+  search: SearchIndex;
+  coverage: Coverage;
+  refresh: RefreshReport;
+}
+
+async function prepare(context: ToolContext): Promise<Prepared> {
+  const progress = phasedProgress(context.progress);
+  const index = CodeIndex.forContext(context);
+  const indexProgress = progress.phase();
+  const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
+  const search = SearchIndex.for(index);
+  const chunkProgress = progress.phase();
+  const refresh = await search.refresh({ signal: context.signal, ...(chunkProgress ? { onProgress: chunkProgress } : {}) });
+  return { index, search, coverage, refresh };
+}
+
+function completeness(prepared: Prepared): { complete: boolean; limits: string[] } {
+  const limits = [...prepared.coverage.limits];
+  if (prepared.refresh.bodiesSkipped > 0) {
+    limits.push(`LIMITS.intel.search.maxChunkedFileBytes (${plural(prepared.refresh.bodiesSkipped, "file")} over ${LIMITS.intel.search.maxChunkedFileBytes} bytes searched by symbol names only)`);
+  }
+  if (prepared.refresh.unreadable.length > 0) limits.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
+  return { complete: prepared.coverage.complete && limits.length === 0, limits };
+}
+
+function isInside(real: string, directory: string): boolean {
+  return real === directory || real.startsWith(directory.endsWith(path.sep) ? directory : directory + path.sep);
+}
+
+function parseLanguages(names: readonly string[] | undefined): Set<LanguageId> | undefined {
+  if (names === undefined) return undefined;
+  const ids = new Set<LanguageId>();
+  for (const name of names) {
+    const id = languageIdFromName(name);
+    if (id === undefined) throw new ToolError("invalid_input", `languages: unknown language ${JSON.stringify(name)}.`, { hint: "Use language ids such as typescript, python, go, or file extensions." });
+    ids.add(id);
+  }
+  return ids;
+}
+
+/**
+ * Texts of recently shown files, keyed by path and content hash (so a changed file is never served
+ * stale), bounded in bytes: repeated searches mostly show the same files.
+ */
+const recentTexts = new Map<string, string>();
+let recentBytes = 0;
+
+function remember(key: string, text: string): void {
+  if (recentTexts.has(key) || text.length * 2 > LIMITS.intel.search.snippetCacheBytes) return;
+  recentTexts.set(key, text);
+  recentBytes += text.length * 2;
+  for (const [oldKey, oldText] of recentTexts) {
+    if (recentBytes <= LIMITS.intel.search.snippetCacheBytes) break;
+    recentTexts.delete(oldKey);
+    recentBytes -= oldText.length * 2;
+  }
+}
+
+/** Reads result files once each for snippets; a file that cannot be read shows no snippet lines. */
+function textReader(index: CodeIndex) {
+  const pending = new Map<string, Promise<string | undefined>>();
+  return (file: IndexedFile | undefined): Promise<string | undefined> => {
+    if (!file) return Promise.resolve(undefined);
+    const key = `${file.real}\u0000${file.sha256}`;
+    const known = recentTexts.get(key);
+    if (known !== undefined) {
+      // Refresh its place in the eviction order.
+      recentTexts.delete(key);
+      recentTexts.set(key, known);
+      return Promise.resolve(known);
+    }
+    let text = pending.get(key);
+    if (!text) {
+      text = index.text(file).then(
+        (loaded) => {
+          remember(key, loaded);
+          return loaded;
+        },
+        (error: unknown) => {
+          log.debug("no snippet: the file could not be read", { file: file.display, error: error instanceof Error ? error.message : String(error) });
+          return undefined;
+        },
+      );
+      pending.set(key, text);
+    }
+    return text;
+  };
+}
+
+/** A result: the chunk, or the defined symbol the query names when there is one (`focus`), with a snippet of it. */
+async function present(chunk: Chunk, read: (file: IndexedFile | undefined) => Promise<string | undefined>, index: CodeIndex, terms: readonly string[], focus?: DefinedSymbol) {
+  const startLine = focus?.startLine ?? chunk.startLine;
+  const endLine = focus?.endLine ?? chunk.endLine;
+  const symbol = focus?.qualifiedName ?? chunk.symbol;
+  const kind = focus?.kind ?? chunk.kind;
+  const text = await read(index.get(chunk.real));
+  const snippet = text === undefined ? { startLine, endLine: startLine, text: "" } : snippetOf(text, startLine, endLine, terms);
+  return {
+    path: chunk.display,
+    startLine,
+    endLine,
+    ...(symbol === undefined ? {} : { symbol }),
+    ...(kind === undefined ? {} : { kind }),
+    snippet,
+  };
+}
+
+/** Import-graph hops from the context file; without a graph, only the file itself is near. */
+async function proximityFor(contextFile: string, prepared: Prepared, context: ToolContext, notes: string[]): Promise<Map<string, number>> {
+  const resolved = await context.workspace.resolve(contextFile, "read");
+  try {
+    const graph = await ImportGraph.for(prepared.index, context.workspace, graphOptions(prepared.index, context));
+    return hopsFrom(graph, resolved.real, LIMITS.intel.search.proximityMaxHops);
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    log.warn("search: the import graph is unavailable; contextFile boosts only its own chunks", { error: error instanceof Error ? error.message : String(error) });
+    notes.push("the import graph could not be built; contextFile boosted only its own chunks.");
+    return new Map([[resolved.real, 0]]);
+  }
+}
+
+function score(value: number): number {
+  return Math.round(value * 1e5) / 1e5;
+}
+
+function renderResults(results: ReadonlyArray<z.infer<typeof Result> | (Omit<z.infer<typeof Result>, "signals"> & { shared: string[] })>): string[] {
+  const lines: string[] = [];
+  for (const result of results) {
+    const tags = "signals" in result ? result.signals.join(" ") : `shared: ${result.shared.join(", ")}`;
+    lines.push(`${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` ${result.symbol}` : ""}${result.kind ? ` (${result.kind})` : ""}  score ${result.score} [${tags}]`);
+    const width = String(result.snippet.endLine).length;
+    result.snippet.text.split("\n").forEach((line, offset) => {
+      if (result.snippet.text === "") return;
+      lines.push(`  ${String(result.snippet.startLine + offset).padStart(width)}| ${line}`);
+    });
+  }
+  return lines;
+}
+
+export const searchTool = defineTool({
+  name: "search",
+  title: "Search code",
+  description:
+    "Ranked code search over the indexed workspace: BM25 over symbol names (split on camelCase/snake_case), signatures, doc comments and source chunks, fused by reciprocal rank fusion; definitions rank above usages, and files near contextFile in the import graph rise. Each result: path, line range, symbol, a snippet and which signals matched. Use it to find where something is implemented before reading files.",
+  input: z.strictObject({
+    query: z.string().min(1).max(1000).describe("Words or identifiers, e.g. `parse config` or `parseConfig`."),
+    path: PathInput.optional().describe("Only search this file or directory."),
+    topK: z.number().int().min(1).max(LIMITS.intel.search.maxTopK).optional().describe(`Results to return (default ${LIMITS.intel.search.defaultTopK}).`),
+    languages: z.array(z.string().min(1).max(40)).min(1).max(30).optional().describe("Only these languages (ids or extensions: typescript, py, go…)."),
+    contextFile: PathInput.optional().describe("The file you are working in: files it imports or that import it rank higher."),
+  }),
+  output: SearchOutput,
+  annotations: READ_ONLY,
+  handler: async ({ query, path: scope, topK = LIMITS.intel.search.defaultTopK, languages, contextFile }, context) => {
+    const languageSet = parseLanguages(languages);
+    const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
+    const prepared = await prepare(context);
+    const notes: string[] = [];
+    const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
+    const accept = scopeReal === undefined && languageSet === undefined ? undefined : (chunk: Chunk) => (scopeReal === undefined || isInside(chunk.real, scopeReal)) && (languageSet === undefined || languageSet.has(chunk.language));
+    const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
+    if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
+    if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
+    const read = textReader(prepared.index);
+    const results = await Promise.all(
+      found.hits.map(async (hit) => ({ ...(await present(hit.chunk, read, prepared.index, found.terms, hit.focus)), score: score(hit.score), signals: [...new Set(hit.signals)] })),
+    );
+    return {
+      query,
+      terms: found.terms,
+      results,
+      indexed: { files: prepared.refresh.files, chunks: prepared.search.chunkCount },
+      embedder: prepared.search.embedder.id,
+      ...completeness(prepared),
+      notes,
+    };
+  },
+  render: (result: SearchOutput) => {
+    const lines = [`search ${JSON.stringify(result.query)}: ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${plural(result.indexed.files, "file")}${result.complete ? "" : " (incomplete)"}`];
+    lines.push(...renderResults(result.results));
+    for (const note of result.notes) lines.push(`note: ${note}`);
+    if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
+    return lines.join("\n");
+  },
+});
+
+export const findRelatedTool = defineTool({
+  name: "find_related",
+  title: "Find related code",
+  description:
+    "Code that shares the most identifiers with a given place (the chunk holding path:line), each identifier weighted by how rare it is in the workspace: related implementations, callers, tests and data structures. Results: path, line range, symbol, shared identifiers and a snippet.",
+  input: z.strictObject({
+    path: PathInput.describe("The file, absolute or relative to the first root."),
+    line: z.number().int().min(1).describe("A line in it (1-based); its enclosing chunk is compared."),
+    topK: z.number().int().min(1).max(LIMITS.intel.search.maxTopK).optional().describe(`Results to return (default ${LIMITS.intel.search.defaultTopK}).`),
+  }),
+  output: RelatedOutput,
+  annotations: READ_ONLY,
+  handler: async ({ path: input, line, topK = LIMITS.intel.search.defaultTopK }, context) => {
+    const resolved = await context.workspace.resolve(input, "read");
+    if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
+    if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+    const prepared = await prepare(context);
+    const file = prepared.index.get(resolved.real) ?? (await prepared.index.fileFor(resolved));
+    if (line > Math.max(file.lines, 1)) throw new ToolError("invalid_range", `line ${line} is past the end of ${file.display} (${plural(file.lines, "line")}).`);
+    let anchor = prepared.search.chunkAt(file.real, line);
+    if (!anchor) {
+      const text = await prepared.index.text(file);
+      anchor = prepared.search.transientChunkAt(file, text, line);
+    }
+    const notes: string[] = [];
+    if (!anchor || fieldTermIds(anchor, "body").length === 0) notes.push(`line ${line} of ${file.display} holds no identifiers to compare.`);
+    const hits = anchor ? prepared.search.related(anchor, { topK }) : [];
+    const read = textReader(prepared.index);
+    const results = await Promise.all(hits.map(async (hit) => ({ ...(await present(hit.chunk, read, prepared.index, hit.shared)), score: score(hit.score), shared: hit.shared })));
+    return {
+      anchor: {
+        path: file.display,
+        startLine: anchor?.startLine ?? line,
+        endLine: anchor?.endLine ?? line,
+        ...(anchor?.symbol === undefined ? {} : { symbol: anchor.symbol }),
+      },
+      results,
+      ...completeness(prepared),
+      notes,
+    };
+  },
+  render: (result: RelatedOutput) => {
+    const { anchor } = result;
+    const lines = [`related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}${result.complete ? "" : " (incomplete)"}`];
+    lines.push(...renderResults(result.results));
+    for (const note of result.notes) lines.push(`note: ${note}`);
+    if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
+    return lines.join("\n");
+  },
+});

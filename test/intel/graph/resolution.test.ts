@@ -1,0 +1,457 @@
+/** Module resolution through the import graph, one rule at a time, over real temp directories. */
+import { afterAll, afterEach, beforeAll, describe, expect, mock, spyOn, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { graphFs } from "../../../src/intel/graph/config-files.ts";
+import { ImportGraph } from "../../../src/intel/graph/import-graph.ts";
+import { imp, makeRepo, type Repo, sym } from "./fixture.ts";
+
+function targets(graph: ImportGraph, repo: Repo, from: string): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const edge of graph.dependenciesOf(repo.real(from))) {
+    (result[edge.specifier] ??= []).push(path.relative(repo.root, edge.to));
+  }
+  return result;
+}
+
+function unresolvedOf(graph: ImportGraph, repo: Repo, from: string): Record<string, string> {
+  return Object.fromEntries(graph.unresolvedOf(repo.real(from)).map((entry) => [entry.specifier, entry.reason]));
+}
+
+function via(graph: ImportGraph, repo: Repo, from: string, specifier: string): string | undefined {
+  return graph.dependenciesOf(repo.real(from)).find((edge) => edge.specifier === specifier)?.via;
+}
+
+afterEach(() => {
+  mock.restore();
+});
+
+describe("TypeScript and JavaScript", () => {
+  let repo: Repo;
+  let graph: ImportGraph;
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      "src/util.ts": "export const u = 1;\n",
+      "src/esm.mts": "",
+      "src/common.cts": "",
+      "src/lib/index.ts": "",
+      "src/both.ts": "",
+      "src/both/index.ts": "",
+      "src/view.tsx": "",
+      "src/data.json": "{}",
+      "src/styles.css": "a{}",
+      "src/app.ts": {
+        imports: [
+          imp("./util"),
+          imp("./util.js", "import", [], 2),
+          imp("./esm.mjs", "import", [], 3),
+          imp("./common.cjs", "require", [], 4),
+          imp("./lib", "import", [], 5),
+          imp("./both", "import", [], 6),
+          imp("./both/index.js", "import", [], 7),
+          imp("./view.jsx", "dynamic", [], 8),
+          imp("./data.json", "import", [], 9),
+          imp("./styles.css?inline", "import", [], 10),
+          imp("./missing", "import", [], 11),
+          imp("../../../../../../../../etc/passwd", "import", [], 12),
+          imp("/etc/hosts", "import", [], 13),
+          imp("./lib/${name}", "dynamic", [], 14),
+          imp("react", "import", [], 15),
+          imp("react/jsx-runtime", "import", [], 16),
+          imp("@scope/pkg/sub/path", "import", [], 17),
+          imp("node:fs", "import", [], 18),
+          imp("path", "require", [], 19),
+        ],
+      },
+      "src/other.ts": { imports: [imp("react"), imp("./util", "reexport", [["*", "*"]])] },
+    });
+    graph = await ImportGraph.for(repo.index, repo.workspace);
+  });
+  afterAll(() => repo.cleanup());
+
+  test("relative specifiers: extensions, NodeNext .js → .ts (.mjs → .mts, .cjs → .cts), index files, file before folder", () => {
+    expect(targets(graph, repo, "src/app.ts")).toEqual({
+      "./util": ["src/util.ts"],
+      "./util.js": ["src/util.ts"],
+      "./esm.mjs": ["src/esm.mts"],
+      "./common.cjs": ["src/common.cts"],
+      "./lib": ["src/lib/index.ts"],
+      "./both": ["src/both.ts"],
+      "./both/index.js": ["src/both/index.ts"],
+      "./view.jsx": ["src/view.tsx"],
+      "./data.json": ["src/data.json"],
+      "./styles.css?inline": ["src/styles.css"],
+    });
+    expect(via(graph, repo, "src/app.ts", "./util")).toBe("relative");
+  });
+
+  test("unresolved specifiers carry a reason", () => {
+    expect(unresolvedOf(graph, repo, "src/app.ts")).toEqual({
+      "./missing": "not_found",
+      "../../../../../../../../etc/passwd": "outside_roots",
+      "/etc/hosts": "outside_roots",
+      "./lib/${name}": "unsupported",
+    });
+  });
+
+  test("external packages are counted per package, builtins flagged", () => {
+    expect(graph.externalsOf(repo.real("src/app.ts"))).toEqual([
+      { package: "react", builtin: false, files: 1, imports: 2 },
+      { package: "@scope/pkg", builtin: false, files: 1, imports: 1 },
+      { package: "node:fs", builtin: true, files: 1, imports: 1 },
+      { package: "node:path", builtin: true, files: 1, imports: 1 },
+    ]);
+    expect(graph.externals()[0]).toEqual({ package: "react", builtin: false, files: 2, imports: 3 });
+  });
+
+  test("dependents are the reverse edges", () => {
+    const importers = graph.dependentsOf(repo.real("src/util.ts")).map((edge) => `${path.relative(repo.root, edge.from)}:${edge.line}`);
+    expect(importers.sort()).toEqual(["src/app.ts:1", "src/app.ts:2", "src/other.ts:1"]);
+  });
+});
+
+test("a specifier naming a file a policy rule hides is denied, not missing", async () => {
+  const repo = await makeRepo({ "src/app.ts": { imports: [imp("../private/secret"), imp("./gone")] }, "src/x.py": { imports: [imp("..private.keys", "import", ["k"])] } }, { rules: [{ path: "private/**", read: "deny" }] });
+  try {
+    // The index never holds denied files; on disk it exists.
+    await repo.temp.write("private/secret.ts", "export const s = 1;\n");
+    const graph = await ImportGraph.for(repo.index, repo.workspace);
+    expect(unresolvedOf(graph, repo, "src/app.ts")).toEqual({ "../private/secret": "denied", "./gone": "not_found" });
+    expect(unresolvedOf(graph, repo, "src/x.py")).toEqual({ "..private.keys": "denied" });
+  } finally {
+    await repo.cleanup();
+  }
+});
+
+describe("tsconfig paths and baseUrl", () => {
+  let repo: Repo;
+  const outside = "/nonexistent-ast-mcp-outside";
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      // JSONC: comments and trailing commas, as tsconfig files are written.
+      "tsconfig.base.json": `{
+        // shared settings
+        "compilerOptions": {
+          "baseUrl": ".",
+          "paths": { "@lib/*": ["libs/*/src", "libs/*/fallback"], "@config": ["config/main.ts"], },
+        },
+      }`,
+      "apps/web/tsconfig.json": `{ "extends": "../../tsconfig.base.json", "compilerOptions": { "strict": true } }`,
+      "apps/api/tsconfig.json": `{ "extends": ["../../tsconfig.base.json", "./tsconfig.paths.json"] }`,
+      "apps/api/tsconfig.paths.json": `{ "compilerOptions": { "paths": { "~/*": ["./src/*"] } } }`,
+      "apps/escape/tsconfig.json": `{ "extends": "${outside}/tsconfig.json", "compilerOptions": { "paths": { "@x/*": ["${outside}/x/*"], "@up/*": ["../../../../../../../../../tmp/*"] } } }`,
+      "apps/pkg/tsconfig.json": `{ "extends": "@acme/tsconfig/base.json" }`,
+      "apps/pkg/node_modules/@acme/tsconfig/base.json": `{ "compilerOptions": { "paths": { "#shared/*": ["../../../../../shared/*"] } } }`,
+      "shared/thing.ts": "",
+      "libs/core/src/index.ts": "",
+      "libs/extra/fallback/index.ts": "",
+      "config/main.ts": "",
+      "utils/strings.ts": "",
+      "apps/web/src/main.ts": { imports: [imp("@lib/core"), imp("@lib/extra"), imp("@config"), imp("utils/strings"), imp("@lib/none")] },
+      "apps/api/src/deep/server.ts": { imports: [imp("~/deep/routes"), imp("@lib/core")] },
+      "apps/api/src/deep/routes.ts": "",
+      "apps/escape/src/main.ts": { imports: [imp("@x/secret"), imp("@up/anything"), imp("lodash")] },
+      "apps/pkg/src/main.ts": { imports: [imp("#shared/thing")] },
+    });
+  });
+  afterAll(() => repo.cleanup());
+
+  test("paths from an extended config resolve relative to its baseUrl; baseUrl alone resolves bare names", async () => {
+    const graph = await ImportGraph.for(repo.index, repo.workspace);
+    expect(targets(graph, repo, "apps/web/src/main.ts")).toEqual({
+      "@lib/core": ["libs/core/src/index.ts"],
+      "@lib/extra": ["libs/extra/fallback/index.ts"],
+      "@config": ["config/main.ts"],
+      "utils/strings": ["utils/strings.ts"],
+    });
+    expect(via(graph, repo, "apps/web/src/main.ts", "@lib/core")).toBe("tsconfig_paths");
+    expect(via(graph, repo, "apps/web/src/main.ts", "utils/strings")).toBe("base_url");
+    // A mapped name that matches no file falls through to a package.
+    expect(graph.externalsOf(repo.real("apps/web/src/main.ts")).map((entry) => entry.package)).toEqual(["@lib/none"]);
+  });
+
+  test("an extends array: the later config's paths replace the earlier's, relative to the inherited baseUrl", async () => {
+    const graph = await ImportGraph.for(repo.index, repo.workspace);
+    // "~/*" → "./src/*" relative to baseUrl (the repository root), not to apps/api: no file there.
+    expect(targets(graph, repo, "apps/api/src/deep/server.ts")).toEqual({});
+    expect(graph.externalsOf(repo.real("apps/api/src/deep/server.ts")).map((entry) => entry.package).sort()).toEqual(["@lib/core", "~"]);
+  });
+
+  test("extends by package name is looked up in node_modules folders inside the roots", async () => {
+    const graph = await ImportGraph.for(repo.index, repo.workspace);
+    expect(targets(graph, repo, "apps/pkg/src/main.ts")).toEqual({ "#shared/thing": ["shared/thing.ts"] });
+  });
+
+  test("steering outside the roots is reported as outside_roots and never probed", async () => {
+    const fresh = await makeRepo({});
+    try {
+      for (const [relative, content] of Object.entries({
+        "apps/escape/tsconfig.json": await readFile(repo.real("apps/escape/tsconfig.json"), "utf8"),
+      })) await fresh.add(relative, content);
+      await fresh.add("apps/escape/src/main.ts", { imports: [imp("@x/secret"), imp("@up/anything"), imp("lodash")] });
+      const touched: string[] = [];
+      const readSpy = spyOn(graphFs, "readFile");
+      const statSpy = spyOn(graphFs, "lstat");
+      const resolveSpy = spyOn(fresh.workspace, "resolve");
+      const graph = await ImportGraph.for(fresh.index, fresh.workspace);
+      for (const spy of [readSpy, statSpy, resolveSpy]) for (const callArgs of spy.mock.calls) touched.push(String(callArgs[0]));
+      expect(touched.length).toBeGreaterThan(0);
+      expect(touched.filter((touchedPath) => !touchedPath.startsWith(fresh.root))).toEqual([]);
+      expect(unresolvedOf(graph, fresh, "apps/escape/src/main.ts")).toEqual({ "@x/secret": "outside_roots", "@up/anything": "outside_roots" });
+      expect(graph.configProblems().map((problem) => problem.reason)).toEqual(["outside_roots"]);
+      expect(graph.externalsOf(fresh.real("apps/escape/src/main.ts")).map((entry) => entry.package)).toEqual(["lodash"]);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+});
+
+describe("package.json exports, imports and workspace packages", () => {
+  let repo: Repo;
+  let graph: ImportGraph;
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      "package.json": JSON.stringify({ name: "monorepo", private: true, workspaces: ["packages/*", "!packages/ignored"] }),
+      "pnpm-workspace.yaml": "packages:\n  - 'tools/*'\n",
+      "packages/a/package.json": JSON.stringify({
+        name: "@acme/a",
+        exports: {
+          ".": { types: "./dist/index.d.ts", import: "./dist/index.mjs", require: "./dist/index.cjs" },
+          "./feature": { require: "./src/feature-cjs.ts", import: "./src/feature-esm.ts", default: "./src/feature-default.ts" },
+          "./node-only": { browser: "./src/browser.ts", node: "./src/node.ts" },
+          "./internal/*": null,
+          "./utils/*": "./src/utils/*.ts",
+          "./escape": "../../../../../../../../../etc/passwd",
+        },
+        imports: { "#internal/*": "./src/internal/*.ts", "#dep": "lodash" },
+      }),
+      "packages/a/src/index.ts": "",
+      "packages/a/src/feature-cjs.ts": "",
+      "packages/a/src/feature-esm.ts": "",
+      "packages/a/src/feature-default.ts": "",
+      "packages/a/src/browser.ts": "",
+      "packages/a/src/node.ts": "",
+      "packages/a/src/utils/str.ts": "",
+      "packages/a/src/internal/secret.ts": "",
+      "packages/a/src/use-imports.ts": { imports: [imp("#internal/secret"), imp("#dep"), imp("#nothing")] },
+      "packages/b/package.json": JSON.stringify({ name: "b-plain", main: "./lib/main.js" }),
+      "packages/b/src/main.ts": "",
+      "packages/b/src/extra.ts": "",
+      "packages/ignored/package.json": JSON.stringify({ name: "ignored-pkg", main: "index.js" }),
+      "packages/ignored/index.js": "",
+      "tools/cli/package.json": JSON.stringify({ name: "cli-tool", source: "./src/cli.ts" }),
+      "tools/cli/src/cli.ts": "",
+      "src/app.ts": {
+        imports: [
+          imp("@acme/a"),
+          imp("@acme/a/feature", "import", [], 2),
+          imp("@acme/a/utils/str", "import", [], 4),
+          imp("@acme/a/node-only", "import", [], 5),
+          imp("@acme/a/internal/secret", "import", [], 6),
+          imp("@acme/a/escape", "import", [], 7),
+          imp("b-plain", "import", [], 8),
+          imp("b-plain/src/extra", "import", [], 9),
+          imp("cli-tool", "import", [], 10),
+          imp("ignored-pkg", "import", [], 11),
+        ],
+      },
+      "src/legacy.cjs": { imports: [imp("@acme/a/feature", "require")] },
+    });
+    graph = await ImportGraph.for(repo.index, repo.workspace);
+  });
+  afterAll(() => repo.cleanup());
+
+  test("exports: conditions in key order for import vs require, patterns, built output mapped to source", () => {
+    expect(targets(graph, repo, "src/app.ts")).toEqual({
+      "@acme/a": ["packages/a/src/index.ts"],
+      "@acme/a/feature": ["packages/a/src/feature-esm.ts"],
+      "@acme/a/utils/str": ["packages/a/src/utils/str.ts"],
+      "@acme/a/node-only": ["packages/a/src/node.ts"],
+      "b-plain": ["packages/b/src/main.ts"],
+      "b-plain/src/extra": ["packages/b/src/extra.ts"],
+      "cli-tool": ["tools/cli/src/cli.ts"],
+    });
+    expect(targets(graph, repo, "src/legacy.cjs")).toEqual({ "@acme/a/feature": ["packages/a/src/feature-cjs.ts"] });
+    expect(via(graph, repo, "src/app.ts", "@acme/a")).toBe("package_exports");
+    expect(via(graph, repo, "src/app.ts", "b-plain")).toBe("workspace_package");
+  });
+
+  test("null exports and targets outside the roots are unresolved; excluded workspace folders are external", () => {
+    expect(unresolvedOf(graph, repo, "src/app.ts")).toEqual({ "@acme/a/internal/secret": "not_found", "@acme/a/escape": "outside_roots" });
+    expect(graph.externalsOf(repo.real("src/app.ts")).map((entry) => entry.package)).toEqual(["ignored-pkg"]);
+  });
+
+  test("imports: #specifiers from the nearest package.json, including bare re-targets", () => {
+    expect(targets(graph, repo, "packages/a/src/use-imports.ts")).toEqual({ "#internal/secret": ["packages/a/src/internal/secret.ts"] });
+    expect(via(graph, repo, "packages/a/src/use-imports.ts", "#internal/secret")).toBe("package_imports");
+    expect(graph.externalsOf(repo.real("packages/a/src/use-imports.ts")).map((entry) => entry.package)).toEqual(["lodash"]);
+    expect(unresolvedOf(graph, repo, "packages/a/src/use-imports.ts")).toEqual({ "#nothing": "not_found" });
+  });
+});
+
+describe("Python", () => {
+  let repo: Repo;
+  let graph: ImportGraph;
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      "pkg/__init__.py": { imports: [imp(".mod", "import", ["thing"])] },
+      "pkg/mod.py": "",
+      "pkg/user.py": { imports: [imp(".", "import", ["mod"]), imp("..outside_pkg", "import", ["x"])] },
+      "pkg/sub/__init__.py": "",
+      "pkg/sub/deep.py": { imports: [imp("..mod", "import", ["thing"]), imp("...", "import", ["top"])] },
+      "top.py": { imports: [imp("pkg.mod", "import", [["m", "pkg.mod"]]), imp("os"), imp("requests"), imp("pkg", "import", ["mod"])] },
+      "src/spkg/__init__.py": "",
+      "src/spkg/m.py": "",
+      "app.py": { imports: [imp("spkg.m"), imp("nspkg.leaf")] },
+      "nspkg/leaf.py": "",
+      "services/api/handlers/__init__.py": "",
+      "services/api/handlers/users.py": { imports: [imp("handlers.util", "import", ["x"])] },
+      "services/api/handlers/util.py": "",
+      "services/a/common/__init__.py": "",
+      "services/b/common/__init__.py": "",
+      "scripts/run.py": { imports: [imp("common")] },
+      "climb.py": { imports: [imp("...secrets", "import", ["key"])] },
+    });
+    graph = await ImportGraph.for(repo.index, repo.workspace);
+  });
+  afterAll(() => repo.cleanup());
+
+  test("relative imports climb one folder per extra dot; `from . import x` depends on the submodule", () => {
+    expect(targets(graph, repo, "pkg/__init__.py")).toEqual({ ".mod": ["pkg/mod.py"] });
+    expect(targets(graph, repo, "pkg/user.py")).toEqual({ ".": ["pkg/__init__.py", "pkg/mod.py"] });
+    expect(unresolvedOf(graph, repo, "pkg/user.py")).toEqual({ "..outside_pkg": "not_found" });
+    expect(targets(graph, repo, "pkg/sub/deep.py")).toEqual({ "..mod": ["pkg/mod.py"], "...": ["top.py"] });
+    expect(via(graph, repo, "pkg/sub/deep.py", "..mod")).toBe("python_relative");
+  });
+
+  test("absolute imports from the roots, src/ layouts, namespace packages and package roots", () => {
+    expect(targets(graph, repo, "top.py")).toEqual({ "pkg.mod": ["pkg/mod.py"], pkg: ["pkg/__init__.py", "pkg/mod.py"] });
+    expect(targets(graph, repo, "app.py")).toEqual({ "spkg.m": ["src/spkg/m.py"], "nspkg.leaf": ["nspkg/leaf.py"] });
+    expect(targets(graph, repo, "services/api/handlers/users.py")).toEqual({ "handlers.util": ["services/api/handlers/util.py"] });
+  });
+
+  test("stdlib and third-party modules are external; two top-level packages of one name are ambiguous", () => {
+    expect(graph.externalsOf(repo.real("top.py"))).toEqual([
+      { package: "os", builtin: true, files: 1, imports: 1 },
+      { package: "requests", builtin: false, files: 1, imports: 1 },
+    ]);
+    const [entry] = graph.unresolvedOf(repo.real("scripts/run.py"));
+    expect(entry?.reason).toBe("ambiguous");
+    expect(entry?.candidates?.map((candidate) => path.relative(repo.root, candidate)).sort()).toEqual(["services/a/common/__init__.py", "services/b/common/__init__.py"]);
+  });
+
+  test("relative imports that climb out of the roots are outside_roots", () => {
+    expect(unresolvedOf(graph, repo, "climb.py")).toEqual({ "...secrets": "outside_roots" });
+  });
+});
+
+describe("Go", () => {
+  test("module path from go.mod; a package is every non-test file of its folder; replace to a local folder", async () => {
+    const repo = await makeRepo({
+      "go.mod": "module example.com/app // the app\n\ngo 1.22\n\nreplace example.com/lib => ./third_party/lib\nreplace (\n  example.com/gone v1.0.0 => ../../../../../../../outside\n)\n",
+      "internal/util/a.go": "",
+      "internal/util/b.go": "",
+      "internal/util/a_test.go": "",
+      "third_party/lib/lib.go": "",
+      "cmd/main.go": {
+        imports: [imp("example.com/app/internal/util"), imp("fmt"), imp("net/http"), imp("github.com/pkg/errors/sub"), imp("example.com/lib"), imp("example.com/app/nothing"), imp("example.com/gone/x")],
+      },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "cmd/main.go")).toEqual({ "example.com/app/internal/util": ["internal/util/a.go", "internal/util/b.go"], "example.com/lib": ["third_party/lib/lib.go"] });
+      expect(via(graph, repo, "cmd/main.go", "example.com/lib")).toBe("go_module");
+      expect(unresolvedOf(graph, repo, "cmd/main.go")).toEqual({ "example.com/app/nothing": "not_found", "example.com/gone/x": "outside_roots" });
+      expect(graph.externalsOf(repo.real("cmd/main.go"))).toEqual([
+        { package: "fmt", builtin: true, files: 1, imports: 1 },
+        { package: "net/http", builtin: true, files: 1, imports: 1 },
+        { package: "github.com/pkg/errors", builtin: false, files: 1, imports: 1 },
+      ]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+describe("Rust", () => {
+  test("mod declarations, crate/self/super paths, groups, workspace crates and external crates", async () => {
+    const repo = await makeRepo({
+      "Cargo.toml": '[package]\nname = "my-crate"\nversion = "0.1.0"\n',
+      "src/lib.rs": { imports: [imp("a", "mod"), imp("c", "mod"), imp("missing", "mod"), imp("crate::{a::b::Thing, c::D}", "use"), imp("std::io::Read", "use"), imp("serde::Serialize", "use"), imp("helper_crate::api::run", "use")] },
+      "src/a.rs": { imports: [imp("b", "mod"), imp("self::b::Thing", "use"), imp("super::c::D", "use")] },
+      "src/a/b.rs": { imports: [imp("super::super::c", "use"), imp("super::Other", "use"), imp("crate::Top", "use")] },
+      "src/c/mod.rs": { imports: [imp("super::a::b", "use")] },
+      "src/main.rs": { imports: [imp("my_crate::a", "use")] },
+      "helper/Cargo.toml": '[package]\nname = "helper-crate"\n',
+      "helper/src/lib.rs": { imports: [imp("api", "mod")] },
+      "helper/src/api.rs": "",
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "src/lib.rs")).toEqual({
+        a: ["src/a.rs"],
+        c: ["src/c/mod.rs"],
+        "crate::{a::b::Thing, c::D}": ["src/a/b.rs", "src/c/mod.rs"],
+        "helper_crate::api::run": ["helper/src/api.rs"],
+      });
+      expect(unresolvedOf(graph, repo, "src/lib.rs")).toEqual({ missing: "not_found" });
+      expect(graph.externalsOf(repo.real("src/lib.rs")).map((entry) => `${entry.package}:${entry.builtin}`)).toEqual(["std:true", "serde:false"]);
+      expect(targets(graph, repo, "src/a.rs")).toEqual({ b: ["src/a/b.rs"], "self::b::Thing": ["src/a/b.rs"], "super::c::D": ["src/c/mod.rs"] });
+      expect(targets(graph, repo, "src/a/b.rs")).toEqual({ "super::super::c": ["src/c/mod.rs"], "super::Other": ["src/a.rs"], "crate::Top": ["src/lib.rs"] });
+      expect(targets(graph, repo, "src/c/mod.rs")).toEqual({ "super::a::b": ["src/a/b.rs"] });
+      expect(targets(graph, repo, "src/main.rs")).toEqual({ "my_crate::a": ["src/a.rs"] });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+describe("Java and Kotlin", () => {
+  test("imports name the file of the declaring package, wherever it sits; wildcards name the package", async () => {
+    const repo = await makeRepo({
+      "core/src/main/java/com/acme/model/User.java": { content: "/* header */\npackage com.acme.model;\n\npublic class User {}\n", symbols: [sym("User", { kind: "class" })] },
+      "core/src/main/java/com/acme/model/Role.java": { content: "package com.acme.model;\npublic enum Role {}\n", symbols: [sym("Role", { kind: "enum" })] },
+      "core/src/main/kotlin/Helpers.kt": { content: "package com.acme.util\n\nfun slugify(text: String) = text\n", symbols: [sym("slugify")] },
+      "app/src/Main.java": {
+        content: "package com.acme.app;\n",
+        imports: [imp("com.acme.model.User"), imp("com.acme.model.*"), imp("com.acme.model", "import", [["*", "*"]], 2), imp("com.acme.util.slugify"), imp("com.acme.model.User.Builder"), imp("java.util.List"), imp("org.junit.Test"), imp("com.acme.model.Missing")],
+      },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace, { readHead: async (file) => readFile(file.real, "utf8") });
+      expect(targets(graph, repo, "app/src/Main.java")).toEqual({
+        "com.acme.model.User": ["core/src/main/java/com/acme/model/User.java"],
+        "com.acme.model.*": ["core/src/main/java/com/acme/model/Role.java", "core/src/main/java/com/acme/model/User.java"],
+        "com.acme.model": ["core/src/main/java/com/acme/model/Role.java", "core/src/main/java/com/acme/model/User.java"],
+        "com.acme.util.slugify": ["core/src/main/kotlin/Helpers.kt"],
+        "com.acme.model.User.Builder": ["core/src/main/java/com/acme/model/User.java"],
+      });
+      expect(unresolvedOf(graph, repo, "app/src/Main.java")).toEqual({ "com.acme.model.Missing": "not_found" });
+      expect(graph.externalsOf(repo.real("app/src/Main.java")).map((entry) => `${entry.package}:${entry.builtin}`)).toEqual(["java.util:true", "org.junit:false"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+describe("C and C++ includes", () => {
+  test("quoted headers next to the includer or in include/; angle brackets are system headers", async () => {
+    const repo = await makeRepo({
+      "include/lib/api.h": "",
+      "src/local.h": "",
+      "src/main.c": { imports: [imp('"local.h"', "include"), imp('"lib/api.h"', "include"), imp("<stdio.h>", "include"), imp('"../../../../../../../../etc/x.h"', "include"), imp('"nope.h"', "include")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "src/main.c")).toEqual({ '"local.h"': ["src/local.h"], '"lib/api.h"': ["include/lib/api.h"] });
+      expect(unresolvedOf(graph, repo, "src/main.c")).toEqual({ '"../../../../../../../../etc/x.h"': "outside_roots", '"nope.h"': "not_found" });
+      expect(graph.externalsOf(repo.real("src/main.c")).map((entry) => entry.package)).toEqual(["stdio.h"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});

@@ -1,0 +1,393 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { DEFAULT_RULES } from "../../../src/config/schema.ts";
+import { LIMITS } from "../../../src/core/limits.ts";
+import { CodeIndex } from "../../../src/intel/index/code-index.ts";
+import { Workspace } from "../../../src/policy/workspace.ts";
+import { indexedPaths, makeIndexFixture, type IndexFixture } from "./fixture.ts";
+
+let fixture: IndexFixture | undefined;
+
+afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
+});
+
+async function setUp(options: Parameters<typeof makeIndexFixture>[0] = {}): Promise<IndexFixture> {
+  fixture = await makeIndexFixture(options);
+  return fixture;
+}
+
+describe("walk: ignore files, built-in skips and limits", () => {
+  test("root and nested .gitignore files, negation, directory patterns and .git/info/exclude", async () => {
+    const f = await setUp();
+    await f.write(".gitignore", "*.gen.ts\nsecret/\n");
+    await f.write("a.ts", "export function a() {}\n");
+    await f.write("b.gen.ts", "export function b() {}\n");
+    await f.write("sub/.gitignore", "!keep.gen.ts\n/local.ts\n");
+    await f.write("sub/keep.gen.ts", "export function keep() {}\n");
+    await f.write("sub/x.gen.ts", "export function x() {}\n");
+    await f.write("sub/local.ts", "export function local() {}\n");
+    await f.write("sub/deeper/local.ts", "export function deeperLocal() {}\n");
+    await f.write("secret/s.ts", "export function s() {}\n");
+    await f.write(".git/info/exclude", "excluded.ts\n");
+    await f.write("excluded.ts", "export function excluded() {}\n");
+    const index = f.index();
+    const coverage = await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["a.ts", "sub/deeper/local.ts", "sub/keep.gen.ts"]);
+    // b.gen.ts, sub/x.gen.ts, sub/local.ts, secret/, excluded.ts and .git/ are ignored.
+    expect(coverage.skipped.ignored).toBe(6);
+    expect(coverage.complete).toBe(true);
+    expect(coverage.files).toBe(3);
+  });
+
+  test("dependency and build folders, minified bundles, binary and unknown files are skipped and counted", async () => {
+    const f = await setUp();
+    await f.write("src/app.ts", "export function app() {}\n");
+    await f.write("node_modules/dep/index.js", "function dep() {}\n");
+    await f.write("dist/out.js", "function out() {}\n");
+    await f.write("build/b.js", "function b() {}\n");
+    await f.write("target/t.rs", "fn t() {}\n");
+    await f.write("vendor/v.go", "package v\n");
+    await f.write("lib/app.min.js", "function m(){}\n");
+    await f.write("lib/bundle.js", `${"var a=1;".repeat(2000)}\n${"var b=2;".repeat(2000)}\n`);
+    await f.write("lib/binary.ts", Buffer.from([0x66, 0x00, 0x01, 0x02]));
+    await f.write("NOTES", "just words\n");
+    await f.write("image.png", Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    await f.write("bin/run", "#!/usr/bin/env node\nfunction run() {}\n");
+    const index = f.index();
+    const coverage = await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["bin/run", "src/app.ts"]);
+    expect(index.get(f.path("bin/run"))?.language).toBe("javascript");
+    expect(coverage.skipped.ignored).toBe(5);
+    expect(coverage.skipped.minified).toBe(2);
+    // NOTES and image.png by name, lib/binary.ts by content.
+    expect(coverage.skipped.unsupported).toBe(3);
+    expect(coverage.complete).toBe(true);
+  });
+
+  test("files over max_file_bytes and beyond max_files are counted and make the coverage incomplete", async () => {
+    const f = await setUp();
+    await f.write("b-big.ts", `export const data = "${"x".repeat(5000)}";\n`);
+    for (const name of ["a", "c", "d", "e"]) await f.write(`${name}.ts`, `export function ${name}() {}\n`);
+    const index = f.index({ settings: { maxFiles: 2, maxFileBytes: 2048 } });
+    const coverage = await index.ensureFresh();
+    // The first files in walk order are kept, whatever order the reads finish in; the place the
+    // too-large file took goes to the next one.
+    expect(indexedPaths(index)).toEqual(["a.ts", "c.ts"]);
+    expect(coverage.skipped.tooLarge).toBe(1);
+    expect(coverage.skipped.overLimit).toBe(2);
+    expect(coverage.complete).toBe(false);
+    expect(coverage.limits).toEqual(["index.max_files = 2", "index.max_file_bytes = 2048"]);
+
+    // Room freed by a deletion goes to the next file in walk order.
+    await f.remove("a.ts");
+    const after = await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["c.ts", "d.ts"]);
+    expect(after.skipped.overLimit).toBe(1);
+  });
+
+  test("paths the policy denies are counted, never read", async () => {
+    const f = await setUp({ rules: [{ path: "private/**", read: "deny" }] });
+    await f.write("open.ts", "export function open() {}\n");
+    await f.write("private/hidden.ts", "export function hidden() {}\n");
+    await f.write(".env", "TOKEN=1\n");
+    const index = f.index();
+    const coverage = await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["open.ts"]);
+    expect(f.extracted.some((text) => text.includes("hidden"))).toBe(false);
+    // private/hidden.ts and .env (a default secret rule).
+    expect(coverage.skipped.denied).toBe(2);
+  });
+
+  test("[languages] overrides decide before the file name", async () => {
+    const f = await setUp();
+    await f.write("view.tmpl", "function render() {}\n");
+    await f.write("plain.txt", "function notCode() {}\n");
+    const index = f.index({ settings: { languageOverrides: { "*.tmpl": "javascript" } } });
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["view.tmpl"]);
+    expect(index.get(f.path("view.tmpl"))?.language).toBe("javascript");
+  });
+
+  test("reports progress and shares one refresh between concurrent callers", async () => {
+    const f = await setUp();
+    for (let i = 0; i < 12; i++) await f.write(`m${i}.ts`, `export function m${i}() {}\n`);
+    const index = f.index();
+    const seen: Array<[number, number]> = [];
+    const [first, second] = await Promise.all([index.ensureFresh({ onProgress: (done, total) => seen.push([done, total]) }), index.ensureFresh()]);
+    expect(first.files).toBe(12);
+    expect(second.files).toBe(12);
+    expect(f.extracted).toHaveLength(12);
+    expect(seen.at(-1)).toEqual([12, 12]);
+  });
+
+  test("an aborted wait rejects while the build goes on for the next caller", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    const index = f.index();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(index.ensureFresh({ signal: controller.signal })).rejects.toThrow();
+    expect((await index.ensureFresh()).files).toBe(1);
+  });
+});
+
+describe("freshness: every answer reflects the disk", () => {
+  test("changed, deleted and new files are picked up; unchanged files are not parsed again", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function alpha() {}\n");
+    await f.write("b.ts", "export function beta() {}\n");
+    const index = f.index();
+    await index.ensureFresh();
+    expect(f.extracted).toHaveLength(2);
+    const generation = index.generation;
+
+    await index.ensureFresh();
+    expect(f.extracted).toHaveLength(2);
+    expect(index.generation).toBe(generation);
+
+    await f.write("a.ts", "export function alphaRenamed() {}\n");
+    await f.remove("b.ts");
+    await f.write("new/c.ts", "export function gamma() {}\n");
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["a.ts", "new/c.ts"]);
+    expect(index.get(f.path("a.ts"))?.facts.symbols.map((symbol) => symbol.name)).toEqual(["alphaRenamed"]);
+    expect(index.get(f.path("b.ts"))).toBeUndefined();
+    expect(f.extracted).toHaveLength(4);
+    expect(index.generation).toBeGreaterThan(generation);
+    expect(index.stats().lastRefresh).toMatchObject({ reparsed: 2, removed: 1 });
+  });
+
+  test("a same-size edit with the old mtime restored is still seen (ctime), and a touch alone parses nothing", async () => {
+    const f = await setUp();
+    const file = await f.write("a.ts", "export function aaaa() {}\n");
+    const index = f.index();
+    await index.ensureFresh();
+    const before = await stat(file);
+    await writeFile(file, "export function bbbb() {}\n");
+    await utimes(file, before.atime, before.mtime);
+    await index.ensureFresh();
+    expect(index.get(file)?.facts.symbols[0]?.name).toBe("bbbb");
+
+    const parses = f.extracted.length;
+    const now = new Date(Date.now() + 5000);
+    await utimes(file, now, now);
+    await index.ensureFresh();
+    expect(f.extracted).toHaveLength(parses);
+    expect(index.get(file)?.mtimeMs).toBe((await stat(file)).mtimeMs);
+  });
+
+  test("editing a .gitignore in place re-applies it to the tree below", async () => {
+    const f = await setUp();
+    await f.write(".gitignore", "# nothing yet\n");
+    await f.write("pkg/gen/out.ts", "export function out() {}\n");
+    await f.write("pkg/src.ts", "export function src() {}\n");
+    const index = f.index();
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["pkg/gen/out.ts", "pkg/src.ts"]);
+    await writeFile(f.path(".gitignore"), "gen/\n");
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["pkg/src.ts"]);
+    await writeFile(f.path(".gitignore"), "gen/\n!pkg/gen/\n");
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["pkg/gen/out.ts", "pkg/src.ts"]);
+  });
+
+  test("a file that grows past the size limit leaves the index and comes back when it shrinks", async () => {
+    const f = await setUp();
+    const file = await f.write("a.ts", "export function small() {}\n");
+    const index = f.index({ settings: { maxFileBytes: 1024 } });
+    await index.ensureFresh();
+    await writeFile(file, `export function big() {}\n//${"x".repeat(2000)}\n`);
+    const coverage = await index.ensureFresh();
+    expect(index.get(file)).toBeUndefined();
+    expect(coverage.skipped.tooLarge).toBe(1);
+    await writeFile(file, "export function small2() {}\n");
+    await index.ensureFresh();
+    expect(index.get(file)?.facts.symbols[0]?.name).toBe("small2");
+  });
+
+  test("a directory replaced by a file, and a removed directory, leave no stale entries", async () => {
+    const f = await setUp();
+    await f.write("d/x.ts", "export function x() {}\n");
+    await f.write("e/y.ts", "export function y() {}\n");
+    const index = f.index();
+    await index.ensureFresh();
+    await f.remove("d");
+    await f.write("d", "not a dir\n");
+    await f.remove("e");
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual([]);
+    expect(index.stats().directories).toBe(1);
+  });
+
+  test("notifyWritten makes the next refresh re-read the paths, and commits through the write pipeline call it", async () => {
+    const f = await setUp();
+    const file = await f.write("a.ts", "export function a() {}\n");
+    const index = f.index();
+    await index.ensureFresh();
+    const notified: string[][] = [];
+    const original = index.notifyWritten.bind(index);
+    index.notifyWritten = (paths: string[]) => {
+      notified.push(paths);
+      original(paths);
+    };
+    const { fileWriteTool } = await import("../../../src/tools/write.ts");
+    const { runTool, makeContext } = await import("../../support/context.ts");
+    const context = await makeContext([f.root]);
+    const sha = (await import("node:crypto")).createHash("sha256").update(await readFile(file)).digest("hex");
+    const previous = process.env.AST_MCP_STATE_DIR;
+    process.env.AST_MCP_STATE_DIR = path.join(f.cacheDir, "state");
+    try {
+      await runTool(fileWriteTool, { files: { "a.ts": { content: "export function written() {}\n", expectedSha256: sha } } }, context);
+    } finally {
+      if (previous === undefined) delete process.env.AST_MCP_STATE_DIR;
+      else process.env.AST_MCP_STATE_DIR = previous;
+    }
+    expect(notified.flat()).toContain(file);
+    await index.ensureFresh();
+    expect(index.get(file)?.facts.symbols[0]?.name).toBe("written");
+  });
+});
+
+describe("single files", () => {
+  test("load() answers for files the walk leaves out, and text() refuses a file that changed", async () => {
+    const f = await setUp();
+    await f.write("node_modules/dep/index.ts", "export function dep() {}\n");
+    await f.write("a.ts", "export function a() {}\n");
+    const index = f.index();
+    const resolved = await f.workspace.resolve("node_modules/dep/index.ts", "read");
+    const { file, text } = await index.load(resolved);
+    expect(file.display).toBe("node_modules/dep/index.ts");
+    expect(file.facts.symbols.map((symbol) => symbol.name)).toEqual(["dep"]);
+    expect(text).toBe("export function dep() {}\n");
+    expect(index.files()).toEqual([]);
+
+    await index.ensureFresh();
+    const a = index.get(f.path("a.ts"))!;
+    expect(await index.text(a)).toBe("export function a() {}\n");
+    await f.write("a.ts", "export function changed() {}\n");
+    await expect(index.text(a)).rejects.toMatchObject({ code: "stale_hash" });
+    await index.ensureFresh();
+    expect(index.get(f.path("a.ts"))?.facts.symbols[0]?.name).toBe("changed");
+  });
+
+  test("load() refuses files without a parser with a hint", async () => {
+    const f = await setUp();
+    await f.write("notes.txt", "words\n");
+    const index = f.index();
+    await expect(index.load(await f.workspace.resolve("notes.txt", "read"))).rejects.toMatchObject({ code: "invalid_input" });
+  });
+});
+
+describe("persisted snapshot", () => {
+  test("a new process reuses the facts of unchanged files and parses changed ones", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    await f.write("b.ts", "export function b() {}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const snapshotFile = first.stats().snapshot.path!;
+    expect(snapshotFile.startsWith(f.cacheDir)).toBe(true);
+    expect((await stat(snapshotFile)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(snapshotFile))).mode & 0o777).toBe(0o700);
+    first.close();
+
+    await f.write("b.ts", "export function bChanged() {}\n");
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    expect(second).not.toBe(first);
+    await second.ensureFresh();
+    expect(f.extracted).toEqual(["export function bChanged() {}\n"]);
+    expect(second.stats().snapshot).toMatchObject({ loaded: true, reused: 1 });
+    expect(second.stats().lastBuild).toMatchObject({ parsed: 1, fromSnapshot: 1 });
+    expect(second.get(f.path("a.ts"))?.facts.symbols[0]?.name).toBe("a");
+  });
+
+  test("another extractor version or a corrupt file makes the snapshot unusable", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const snapshotFile = first.stats().snapshot.path!;
+    first.close();
+
+    f.extracted.length = 0;
+    const other = f.index({ settings: { persist: true }, extractorVersion: "another" });
+    await other.ensureFresh();
+    expect(other.stats().snapshot.loaded).toBe(false);
+    expect(f.extracted).toHaveLength(1);
+    other.close();
+
+    await writeFile(snapshotFile, "not gzip");
+    f.extracted.length = 0;
+    const third = f.index({ settings: { persist: true } });
+    await third.ensureFresh();
+    expect(third.stats().snapshot.loaded).toBe(false);
+    expect(f.extracted).toHaveLength(1);
+  });
+
+  test("saving prunes old snapshots of other roots and dead temp files, keeping its own", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    const dir = path.join(f.cacheDir, "index");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const old = new Date(Date.now() - 2 * 60 * 60_000);
+    for (let i = 0; i < LIMITS.intel.index.maxSnapshots + 4; i++) {
+      const file = path.join(dir, `${String(i).padStart(32, "0")}.json.gz`);
+      await writeFile(file, "x");
+      await utimes(file, old, new Date(old.getTime() + i * 1000));
+    }
+    const staleTemp = path.join(dir, "abc.json.gz.0123456789ab.tmp");
+    await writeFile(staleTemp, "x");
+    await utimes(staleTemp, old, old);
+    const index = f.index({ settings: { persist: true } });
+    await index.ensureFresh();
+    await index.saveSnapshot();
+    const left = await readdir(dir);
+    expect(left).toHaveLength(LIMITS.intel.index.maxSnapshots);
+    expect(left).toContain(path.basename(index.stats().snapshot.path!));
+    expect(left).not.toContain(path.basename(staleTemp));
+    // The newest of the others survive.
+    expect(left).toContain(`${String(LIMITS.intel.index.maxSnapshots + 3).padStart(32, "0")}.json.gz`);
+    expect(left).not.toContain(`${"0".padStart(32, "0")}.json.gz`);
+  });
+
+  test("a cache directory inside the workspace is refused", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    const index = f.index({ settings: { persist: true }, cacheDir: f.path(".cache-here") });
+    await index.ensureFresh();
+    await index.saveSnapshot();
+    expect(index.stats().snapshot.problem).toContain("inside the workspace root");
+    await expect(stat(f.path(".cache-here"))).rejects.toThrow();
+  });
+});
+
+describe("registry", () => {
+  test("one index per set of roots; a new policy generation re-walks with the new rules", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    await f.write("b.ts", "export function b() {}\n");
+    const index = f.index({ policyGeneration: 1 });
+    expect(f.index({ policyGeneration: 1 })).toBe(index);
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["a.ts", "b.ts"]);
+    // The disk is unchanged; only the rules are new.
+    const stricter = await Workspace.create({
+      workspace: { roots: [f.root] },
+      paths: [...DEFAULT_RULES, { path: "b.ts", read: "deny", source: "user:/test/ast-mcp.toml" }],
+    });
+    expect(CodeIndex.for(stricter, { policyGeneration: 1 })).toBe(index);
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["a.ts", "b.ts"]);
+    CodeIndex.for(stricter, { policyGeneration: 2 });
+    const coverage = await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["a.ts"]);
+    expect(coverage.skipped.denied).toBe(1);
+  });
+});

@@ -1,0 +1,77 @@
+/** Temp workspaces and a counting extractor for the code index tests. */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DEFAULT_RULES, type PathRule } from "../../../src/config/schema.ts";
+import { extractFacts } from "../../../src/intel/facts/extract.ts";
+import { CodeIndex, DEFAULT_INDEX_SETTINGS, type CodeIndexOptions } from "../../../src/intel/index/code-index.ts";
+import type { FactsExtractor, IndexSettings } from "../../../src/intel/index/types.ts";
+import { Workspace } from "../../../src/policy/workspace.ts";
+
+export interface IndexFixture {
+  root: string;
+  cacheDir: string;
+  workspace: Workspace;
+  /** Texts the extractor was called with, in order (a parse each). */
+  extracted: string[];
+  extract: FactsExtractor;
+  write(relative: string, content: string | Uint8Array): Promise<string>;
+  remove(relative: string): Promise<void>;
+  path(relative: string): string;
+  index(options?: Omit<Partial<CodeIndexOptions>, "settings"> & { settings?: Partial<IndexSettings> }): CodeIndex;
+  cleanup(): Promise<void>;
+}
+
+export async function makeIndexFixture(options: { rules?: Omit<PathRule, "source">[] } = {}): Promise<IndexFixture> {
+  const root = await mkdtemp(path.join(tmpdir(), "ast-mcp-index-"));
+  const cacheDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-cache-"));
+  const paths: PathRule[] = [...DEFAULT_RULES, ...(options.rules ?? []).map((rule) => ({ ...rule, source: "user:/test/ast-mcp.toml" }))];
+  const workspace = await Workspace.create({ workspace: { roots: [root] }, paths });
+  const extracted: string[] = [];
+  // The real extractor, counted: every call is one parse the index asked for.
+  const extract: FactsExtractor = (language, text, tree) => {
+    extracted.push(text);
+    return extractFacts(language, text, tree);
+  };
+  const indexes: CodeIndex[] = [];
+  const fixture: IndexFixture = {
+    root,
+    cacheDir,
+    workspace,
+    extracted,
+    extract,
+    async write(relative, content) {
+      const target = path.join(root, relative);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, content);
+      return target;
+    },
+    remove: (relative) => rm(path.join(root, relative), { recursive: true, force: true }),
+    path: (relative) => path.join(root, relative),
+    index(overrides = {}) {
+      const { settings, ...rest } = overrides;
+      const index = CodeIndex.for(workspace, {
+        cacheDir,
+        watch: "off",
+        extract,
+        extractorVersion: "test",
+        ...rest,
+        settings: { ...DEFAULT_INDEX_SETTINGS, persist: false, ...settings },
+      });
+      indexes.push(index);
+      return index;
+    },
+    async cleanup() {
+      for (const index of indexes) index.close();
+      await rm(root, { recursive: true, force: true });
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+}
+
+/** Display paths of the indexed files, sorted. */
+export function indexedPaths(index: CodeIndex): string[] {
+  return index.files().map((file) => file.display).sort();
+}
+

@@ -1,0 +1,101 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { LIMITS } from "../../../src/core/limits.ts";
+import { scanFiles, type RunFile } from "../../../src/intel/run/scan.ts";
+import { compileQuery, matchText, patternLiterals, patternVariables } from "../../../src/intel/run/structural.ts";
+import { makeTempDir, type TempDir } from "../../support/context.ts";
+
+describe("pattern literals", () => {
+  test("are the pattern's leaves minus metavariables, punctuation and comments", () => {
+    expect(patternLiterals({ pattern: "console.log($$$ARGS)" }, "typescript").sort()).toEqual(["console", "log"]);
+    expect(patternLiterals({ pattern: "foo('a b', $X, $$$, $_) // note" }, "typescript").sort()).toEqual(["a b", "foo"]);
+    expect(patternLiterals({ pattern: "if ($C) { return $$$B }" }, "javascript").sort()).toEqual(["if", "return"]);
+  });
+
+  test("in languages whose metavariables are spelled differently", () => {
+    expect(patternLiterals({ pattern: "print($A)" }, "python")).toEqual(["print"]);
+    expect(patternLiterals({ pattern: "fn f() { $X.unwrap() }", selector: "call_expression" }, "rust")).toEqual(["unwrap"]);
+  });
+
+  test("with a selector, only the selected node's leaves count", () => {
+    const literals = patternLiterals({ pattern: "func t() { fmt.Println($$$) }", selector: "call_expression" }, "go");
+    expect(literals.sort()).toEqual(["Println", "fmt"]);
+    expect(literals).not.toContain("t");
+  });
+
+  test("a pattern that does not parse rules nothing out", () => {
+    expect(patternLiterals({ pattern: "foo(((" }, "typescript")).toEqual([]);
+    expect(compileQuery({ pattern: "foo(((" }, "typescript").patternProblem).toBeString();
+  });
+
+  test("metavariables are named once, multi when written $$$", () => {
+    expect([...patternVariables("$A + $B($$$REST) + $_ + $A")]).toEqual([
+      ["A", "single"],
+      ["B", "single"],
+      ["REST", "multi"],
+    ]);
+  });
+});
+
+describe("matchText", () => {
+  test("gives 1-based positions in UTF-16 columns and source captures", async () => {
+    const compiled = compileQuery({ pattern: "foo($A, $$$REST)" }, "typescript");
+    const { count, matches } = await matchText("const é🌍 = foo(1, 2, 3);\nfoo(foo(a, b), c);\n", compiled);
+    expect(count).toBe(3);
+    expect(matches[0]).toEqual({ startLine: 1, endLine: 1, column: 13, endColumn: 25, text: "foo(1, 2, 3)", captures: { A: "1", REST: "2, 3" } });
+    expect(matches.map((match) => [match.startLine, match.column])).toEqual([
+      [1, 13],
+      [2, 1],
+      [2, 5],
+    ]);
+  });
+
+  test("details only as many matches as asked, counting all", async () => {
+    const compiled = compileQuery({ pattern: "f($A)" }, "typescript");
+    const { count, matches } = await matchText("f(1); f(2); f(3); f(4);", compiled, 2);
+    expect(count).toBe(4);
+    expect(matches.map((match) => match.captures.A)).toEqual(["1", "2"]);
+  });
+});
+
+describe("scanFiles", () => {
+  let temp: TempDir;
+  beforeEach(async () => {
+    temp = await makeTempDir();
+  });
+  afterEach(async () => {
+    await temp.cleanup();
+  });
+
+  async function file(name: string, content: string | Uint8Array, language = "typescript"): Promise<RunFile> {
+    return { real: await temp.write(name, content), display: name, language };
+  }
+
+  test("lists matches in file order up to the limit and counts every match", async () => {
+    const files: RunFile[] = [];
+    for (let index = 0; index < 12; index++) files.push(await file(`f${String(index).padStart(2, "0")}.ts`, "g(1); g(2); g(3);\n"));
+    const compiled = compileQuery({ pattern: "g($A)" }, "typescript");
+    const result = await scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 5 });
+    expect(result.matched.reduce((sum, scanned) => sum + scanned.count, 0)).toBe(36);
+    const listed = result.matched.flatMap((scanned) => scanned.matches.map((match) => `${scanned.file.display}:${match.captures.A}`));
+    expect(listed.slice(0, 5)).toEqual(["f00.ts:1", "f00.ts:2", "f00.ts:3", "f01.ts:1", "f01.ts:2"]);
+  });
+
+  test("rules out on bytes, decodes UTF-16, and counts what it cannot read", async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("target(1);\n", "utf16le")]);
+    const files = [
+      await file("plain.ts", "target(2);\n"),
+      await file("other.ts", "nothing(3);\n"),
+      await file("wide.ts", utf16),
+      await file("binary.ts", Buffer.from([0x74, 0x61, 0x72, 0x67, 0x65, 0x74, 0x00, 0x01])),
+      await file("big.ts", `target(4);\n${"x".repeat(LIMITS.intel.run.maxFileBytes)}`),
+      await file("skip.py", "target(5)\n", "python"),
+    ];
+    const compiled = compileQuery({ pattern: "target($N)" }, "typescript");
+    const result = await scanFiles(files, new Map([["typescript", compiled]]));
+    expect(result).toMatchObject({ considered: 5, ruledOut: 1, parsed: 2, unreadable: ["binary.ts"], tooLarge: ["big.ts"] });
+    expect(result.matched.map((scanned) => [scanned.file.display, scanned.matches[0]!.captures.N])).toEqual([
+      ["plain.ts", "2"],
+      ["wide.ts", "1"],
+    ]);
+  });
+});
