@@ -6,6 +6,7 @@ import { DEFAULT_CONFIG, DEFAULT_RULES, type PathRule } from "../../src/config/s
 import type { ConfigSnapshot } from "../../src/config/types.ts";
 import { Workspace } from "../../src/policy/workspace.ts";
 import type { AnyTool, ToolContext } from "../../src/tools/contract.ts";
+import { ToolError } from "../../src/core/errors.ts";
 
 export interface TempDir {
   dir: string;
@@ -55,4 +56,15 @@ export async function runTool(tool: AnyTool, args: unknown, context: ToolContext
   const input = tool.input.parse(args);
   const result = await tool.handler(input, context);
   return tool.output.parse(result);
+}
+
+/** Awaits a call that must fail with a ToolError and returns that error (anything else fails the test). */
+export async function toolFailure(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error("expected a ToolError");
 }

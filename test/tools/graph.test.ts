@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ToolError } from "../../src/core/errors.ts";
 import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { cyclesTool, depsTool, graphTool, reverseDepsTool } from "../../src/tools/graph.ts";
 import { TOOLS } from "../../src/tools/index.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { toolFailure as failure } from "../support/context.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -41,15 +41,6 @@ afterAll(async () => {
   else process.env.AST_MCP_CACHE_DIR = previousCacheDir;
 });
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 describe("deps", () => {
   test("direct imports with their statements, tsconfig paths, externals counted per package", async () => {

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileDeleteTool, fileRenameTool, fileUndoTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { toolFailure as failure } from "../support/context.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -42,15 +42,6 @@ beforeEach(async () => {
 const read = (name: string) => readFile(path.join(temp.dir, name), "utf8");
 const hashOf = async (name: string) => sha256Hex(await readFile(path.join(temp.dir, name)));
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 describe("file_rename updateImports", () => {
   test("rewrites every importer's specifier in its own style, in the same batch; undo restores all", async () => {

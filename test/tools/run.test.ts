@@ -3,13 +3,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ToolError } from "../../src/core/errors.ts";
 import type { FileFacts } from "../../src/intel/facts/types.ts";
 import { CodeIndex } from "../../src/intel/index/index.ts";
 import { listBatches } from "../../src/patch/journal.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { makeContext, makeTempDir, runTool as call, type TempDir } from "../support/context.ts";
+import { toolFailure as failure } from "../support/context.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -51,15 +51,6 @@ beforeEach(async () => {
 
 const read = (name: string) => readFile(path.join(temp.dir, name), "utf8");
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 async function logFixture(): Promise<void> {
   await temp.write("src/a.ts", 'export function a(x: number) {\n  console.log("a", x);\n  return x;\n}\n');

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ToolError } from "../../src/core/errors.ts";
 import type { FileFacts, ImportFact, SymbolFact } from "../../src/intel/facts/types.ts";
 import { CodeIndex } from "../../src/intel/index/index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { findRelatedTool, searchTool } from "../../src/tools/search.ts";
 import { makeContext, makeTempDir, runTool as call, type TempDir } from "../support/context.ts";
+import { toolFailure as failure } from "../support/context.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -53,15 +53,6 @@ beforeEach(async () => {
   context = made;
 });
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 async function configFixture(): Promise<void> {
   await put("src/config.ts", "/** Reads the settings file. */\nexport function loadSettings(file: string): Settings {\n  return parseToml(readText(file));\n}\n", [

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import { unsqueeze } from "../../src/intel/squeeze.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { squeezeTool } from "../../src/tools/squeeze.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { toolFailure as failure } from "../support/context.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -17,15 +17,6 @@ afterEach(async () => {
   await temp.cleanup();
 });
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 function logLines(count: number): string[] {
   return Array.from({ length: count }, (_, index) => (index % 10 === 9 ? "GET /health 200" : `12:00:${String(index % 60).padStart(2, "0")} worker-${index % 4} handled request ${index * 13} in ${index % 97}ms`));

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { chmod, link, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileCapabilitiesTool } from "../../src/tools/files.ts";
 import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { toolFailure as failure } from "../support/context.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -33,15 +33,6 @@ beforeEach(async () => {
 const file = (name: string) => path.join(temp.dir, name);
 const hashOf = async (name: string) => sha256Hex(await readFile(file(name)));
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 describe("file_write", () => {
   test("creates files with parents, exclusive create refuses an existing file", async () => {

@@ -4,7 +4,6 @@ import { mkdtemp, readdir, rm, stat, symlink, utimes, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type * as TS from "typescript";
-import { ToolError } from "../../../src/core/errors.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { collectDeclarations } from "../../../src/intel/typescript/declarations.ts";
 import { diagnosticDelta, disposeAllProjects, liveProjectCount, typedOutline, typedReferences } from "../../../src/intel/typescript/index.ts";
@@ -14,18 +13,10 @@ import { projectFor } from "../../../src/intel/typescript/services.ts";
 import { typedRows } from "../../../src/intel/typescript/typed.ts";
 import type { Workspace } from "../../../src/policy/workspace.ts";
 import { makeContext, makeTempDir, type TempDir } from "../../support/context.ts";
+import { toolFailure as failure } from "../../support/context.ts";
 
 const SLOW = 120_000;
 
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error("expected a ToolError");
-}
 
 /** Every path below dir with its size and mtime: proves nothing was written. */
 async function treeState(dir: string): Promise<string[]> {
