@@ -204,6 +204,16 @@ async function openTarget(key: string, expected: string | null | undefined, cont
   return { resolved, source, decoded };
 }
 
+/** Resolves an entry that acts on an existing file (rename source, delete, chmod) and checks its hash. */
+async function openExisting(key: string, expected: string | null | undefined, operation: "write" | "delete", action: string, context: ToolContext, pipeline: PipelineContext) {
+  if (expected === null) throw patchShapeError(key, "expectedSha256", `null is not meaningful for ${action}: the file must exist`);
+  const resolved = await context.workspace.resolve(key, operation);
+  if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
+  const source = await loadSource(resolved, expected, pipeline);
+  if (!source) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
+  return { resolved, source };
+}
+
 function writeOp(resolved: ResolvedPath, source: { sha256: string } | null, bytes: Buffer) {
   return { kind: "write" as const, path: resolved.real, expectedBefore: source?.sha256 ?? null, after: bytes, mkdirParents: !resolved.exists };
 }
@@ -528,10 +538,7 @@ export const fileRenameTool = defineTool({
     for (const [key, entry] of Object.entries(files)) {
       plans.push(
         await forEntry(key, async () => {
-          if (entry.expectedSha256 === null) throw patchShapeError(key, "expectedSha256", "null is not meaningful for a rename: the source must exist");
-          const resolved = await context.workspace.resolve(key, "delete");
-          if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
-          const source = (await loadSource(resolved, entry.expectedSha256, pipeline)) as NonNullable<Awaited<ReturnType<typeof loadSource>>>;
+          const { resolved, source } = await openExisting(key, entry.expectedSha256, "delete", "a rename", context, pipeline);
           const destination = await context.workspace.resolve(entry.destination, "write");
           if (destination.exists) {
             throw new ToolError("destination_exists", `${destination.display} already exists; renames never overwrite.`, { details: { destination: destination.display } });
@@ -594,10 +601,7 @@ export const fileDeleteTool = defineTool({
     for (const [key, entry] of Object.entries(files)) {
       plans.push(
         await forEntry(key, async () => {
-          if (entry.expectedSha256 === null) throw patchShapeError(key, "expectedSha256", "null is not meaningful for a delete: the file must exist");
-          const resolved = await context.workspace.resolve(key, "delete");
-          if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
-          const source = (await loadSource(resolved, entry.expectedSha256, pipeline)) as NonNullable<Awaited<ReturnType<typeof loadSource>>>;
+          const { resolved, source } = await openExisting(key, entry.expectedSha256, "delete", "a delete", context, pipeline);
           if (!entry.force) {
             const importers = await findImporters(resolved, context.workspace, { signal: context.signal });
             // Files deleted in the same batch do not keep this one alive.
@@ -650,10 +654,7 @@ export const fileChattrTool = defineTool({
     for (const [key, entry] of Object.entries(files)) {
       plans.push(
         await forEntry(key, async () => {
-          if (entry.expectedSha256 === null) throw patchShapeError(key, "expectedSha256", "null is not meaningful for a mode change: the file must exist");
-          const resolved = await context.workspace.resolve(key, "write");
-          if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
-          const source = (await loadSource(resolved, entry.expectedSha256, pipeline)) as NonNullable<Awaited<ReturnType<typeof loadSource>>>;
+          const { resolved, source } = await openExisting(key, entry.expectedSha256, "write", "a mode change", context, pipeline);
           const mode = parseChmod(entry.chmod, source.mode);
           return {
             key,
