@@ -39,6 +39,7 @@ import {
   type StdioSession,
   summarize,
   verdict,
+  positiveInt,
 } from "./lib.ts";
 
 const TARGETS = {
@@ -79,11 +80,6 @@ export interface IntelOptions {
   peerRounds: number;
 }
 
-function positiveInt(name: string, value: unknown): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a positive whole number`);
-  return number;
-}
 
 export function intelOptionsFrom(values: Record<string, unknown>): IntelOptions {
   const list = String(values["intel-corpora"] ?? "").trim();

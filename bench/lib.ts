@@ -478,3 +478,10 @@ export async function runPhaseAlone(phase: string, options: unknown, run: () => 
 export function progressFor(phase: string): (text: string) => void {
   return (text) => void process.stderr.write(`bench ${phase}: ${text}\n`);
 }
+
+/** A command-line count: a whole number of at least 1, named in the error by its flag. */
+export function positiveInt(name: string, value: unknown): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a positive whole number`);
+  return number;
+}

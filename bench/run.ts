@@ -44,6 +44,7 @@ import {
   type ToolArgs,
   verdict,
   writeResults,
+  positiveInt,
 } from "./lib.ts";
 import { INTEL_FLAGS, intelOptionsFrom, runIntelBench } from "./intel.ts";
 import { runWriteBench, WRITE_FLAGS, writeOptionsFrom } from "./write.ts";
@@ -85,11 +86,6 @@ const selectedPhases = new Set<Phase>(
   }),
 );
 
-function positiveInt(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive whole number`);
-  return value;
-}
 
 const options = {
   calls: positiveInt("calls", flags.calls),

@@ -34,6 +34,7 @@ import {
   type StdioSession,
   summarize,
   verdict,
+  positiveInt,
 } from "./lib.ts";
 
 const TARGETS = {
@@ -62,11 +63,6 @@ export interface WriteOptions {
   warmup: number;
 }
 
-function positiveInt(name: string, value: unknown): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a positive whole number`);
-  return number;
-}
 
 export function writeOptionsFrom(values: Record<string, unknown>): WriteOptions {
   return {

@@ -4,13 +4,13 @@
  * untouched, `--dry-run` can print the exact diff, and the real run writes each file once,
  * atomically.
  */
-import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { createTwoFilesPatch } from "diff";
 import { parse as parseToml } from "smol-toml";
 import writeFileAtomic from "write-file-atomic";
 import { LIMITS } from "../core/limits.ts";
+import { sha256Hex } from "../helpers/hash.ts";
+import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { JsonEditError, readJsonSlotText, setJsonValue, undoJsonEdit, type JsonEditTrace, type JsonSlot } from "../helpers/json-edit.ts";
 import { removeManagedBlock, upsertManagedBlock } from "../helpers/managed-block.ts";
 import { appendTomlTable, removeTomlTable, renderTomlTable, replaceTomlTable, tomlTableText } from "../helpers/toml-table.ts";
@@ -34,7 +34,7 @@ export interface FileChange {
 }
 
 export function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return sha256Hex(Buffer.from(text, "utf8"));
 }
 
 /** The files a plan reads and would write, held in memory until commit. */
@@ -259,9 +259,8 @@ export async function undoArtifact(record: ArtifactRecord, files: FileState): Pr
 
 /** The exact unified diff of a change (new and deleted files against /dev/null). */
 export function renderDiff(change: FileChange): string {
-  const oldName = change.before === null ? "/dev/null" : change.file;
-  const newName = change.after === null ? "/dev/null" : change.file;
-  return createTwoFilesPatch(oldName, newName, change.before ?? "", change.after ?? "", undefined, undefined, { context: 3 });
+  // A dry run prints the whole diff: host configuration files are small.
+  return unifiedDiff(change.file, change.before ?? undefined, change.after ?? undefined, Number.MAX_SAFE_INTEGER).diff;
 }
 
 /** Writes every change (atomically per file), then removes the listed folders that are now empty. */

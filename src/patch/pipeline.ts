@@ -4,8 +4,6 @@
  * → (no side effects so far) → lock in sorted canonical order → recheck hashes → atomic commit → journal → unlock.
  * Tools plan their entries with these steps; `commitPlans` is the only way a plan reaches the disk.
  */
-import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
 import path from "node:path";
 import type { EffectiveConfig } from "../config/schema.ts";
 import { ToolError } from "../core/errors.ts";
@@ -13,9 +11,10 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex as sha256 } from "../helpers/hash.ts";
 import { detectLanguage } from "../helpers/language.ts";
+import { readFileBytes, readRegularFile } from "../policy/open.ts";
 import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
-import { unifiedDiff } from "./diff.ts";
+import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
 import { type SyntaxReport, checkSyntax, inspectSyntax } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "./text-codec.ts";
@@ -80,18 +79,9 @@ export async function loadSource(resolved: ResolvedPath, expectedSha256: string 
 }
 
 async function readRegular(resolved: ResolvedPath): Promise<SourceFile> {
-  const handle = await open(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
-    if (stats.size > LIMITS.patch.maxCandidateBytes) {
-      throw new ToolError("file_too_large", `${resolved.display} is ${stats.size} bytes; the write path handles files up to ${LIMITS.patch.maxCandidateBytes} bytes.`);
-    }
-    const bytes = await handle.readFile();
-    return { bytes, sha256: sha256(bytes), mode: stats.mode & 0o7777 };
-  } finally {
-    await handle.close();
-  }
+  const tooLarge = `the write path handles files up to ${LIMITS.patch.maxCandidateBytes} bytes; larger files cannot be edited`;
+  const { bytes, mode } = await readRegularFile(resolved, LIMITS.patch.maxCandidateBytes, tooLarge);
+  return { bytes, sha256: sha256(bytes), mode };
 }
 
 /** What happened to a text candidate on its way to the disk. */
@@ -155,16 +145,11 @@ export async function formattersFor(context: PipelineContext): Promise<Formatter
       try {
         const resolved = await context.workspace.resolve(path.join(firstRoot.real, name), "read");
         if (!resolved.exists || resolved.kind !== "file") continue;
-        const handle = await open(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
-        try {
-          if (!(await handle.stat()).isFile()) continue;
-          dprintText = await handle.readFile("utf8");
-        } finally {
-          await handle.close();
-        }
+        dprintText = (await readFileBytes(resolved, LIMITS.config.maxFileBytes)).toString("utf8");
         break;
       } catch (error) {
-        if (error instanceof ToolError) continue; // denied by policy: the repository's config is not read
+        // Denied by policy, vanished, or too large: the repository's formatter config is not read.
+        if (error instanceof ToolError) continue;
         throw error;
       }
     }
@@ -287,14 +272,4 @@ export function parseChmod(chmod: string, currentMode: number): number {
   if (trimmed === "+x") return currentMode | ((currentMode & 0o444) >> 2);
   if (trimmed === "-x") return currentMode & ~0o111;
   throw new ToolError("invalid_input", `chmod ${JSON.stringify(chmod)} is not supported: use three octal digits ("644", "0755"), "+x" or "-x".`);
-}
-
-/** Whether a path still exists (for rename destinations) without following a final link. */
-export async function pathExists(real: string): Promise<boolean> {
-  try {
-    await lstat(real);
-    return true;
-  } catch {
-    return false;
-  }
 }

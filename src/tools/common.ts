@@ -4,12 +4,12 @@
  */
 import { createHash } from "node:crypto";
 import { constants, createReadStream } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError, isToolError, type ErrorCode } from "../core/errors.ts";
 import { decodeText, looksBinary, type TextEncodingName } from "../helpers/encoding.ts";
 import { sha256Hex } from "../helpers/hash.ts";
+import { fileSystemError, openRegularFile, readFileBytes } from "../policy/open.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
 
@@ -43,23 +43,7 @@ export async function resolveReadableFile(context: ToolContext, input: string): 
   return resolved;
 }
 
-const ERRNO_CODES: Record<string, ErrorCode> = {
-  ENOENT: "file_not_found",
-  ENOTDIR: "file_not_found",
-  EISDIR: "not_a_file",
-};
 
-/** A file-system failure on an already resolved path, as the tool error a model can act on; anything that is not an fs error is rethrown. */
-export function fileSystemError(error: unknown, display: string): ToolError {
-  if (isToolError(error)) return error;
-  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof errno === "string") {
-    const code = ERRNO_CODES[errno] ?? "io_error";
-    const what = code === "file_not_found" ? "does not exist (it disappeared while being read)" : code === "not_a_file" ? "is not a regular file" : `could not be read (${errno})`;
-    return new ToolError(code, `${display} ${what}.`);
-  }
-  throw error;
-}
 
 /** Turns a per-item failure into its reported form; anything that is not a tool or I/O error is a bug and propagates. */
 export function toItemError(error: unknown, display: string): ItemError {
@@ -67,28 +51,8 @@ export function toItemError(error: unknown, display: string): ItemError {
   return { code: toolError.code, message: toolError.message, hint: toolError.hint, retryable: toolError.retryable };
 }
 
-export { sha256Hex };
+export { fileSystemError, readFileBytes, sha256Hex };
 
-/**
- * Opens a resolved path and confirms on the descriptor that it is still a regular file.
- * Non-blocking, so a FIFO swapped in after resolution cannot stall the open.
- */
-async function openRegularFile(resolved: ResolvedPath): Promise<{ handle: FileHandle; size: number }> {
-  let handle: FileHandle;
-  try {
-    handle = await open(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw fileSystemError(error, resolved.display);
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
-    return { handle, size: stats.size };
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw fileSystemError(error, resolved.display);
-  }
-}
 
 /** Streams the file through SHA-256 so hashing never holds a large file in memory; small files take one read. */
 export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
@@ -116,24 +80,6 @@ export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal
   return { sha256: hash.digest("hex"), size };
 }
 
-/** Reads a whole regular file, refusing files over `maxBytes` before reading them. */
-export async function readFileBytes(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<Buffer> {
-  const { handle, size } = await openRegularFile(resolved);
-  try {
-    if (size > maxBytes) {
-      throw new ToolError("file_too_large", `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`, tooLargeHint === undefined ? {} : { hint: tooLargeHint });
-    }
-    const bytes = await handle.readFile();
-    if (bytes.length > maxBytes) {
-      throw new ToolError("file_too_large", `${resolved.display} grew past ${maxBytes} bytes while being read.`);
-    }
-    return bytes;
-  } catch (error) {
-    throw fileSystemError(error, resolved.display);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
 
 /**
  * The whole file when it has at most `maxBytes`; otherwise only its first `headBytes`

@@ -17,7 +17,7 @@ import { languageIdFromName, supportsSyntaxTree, type LanguageId } from "../inte
 import { loadFile, type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
 import { type CompiledQuery, compileQuery, type StructuralQuery } from "../intel/run/structural.ts";
 import { type AstRule, applyAstRules } from "../patch/ast-rules.ts";
-import { unifiedDiff } from "../patch/diff.ts";
+import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { buildTextCandidate, commitPlans, formattersFor, loadSource, type PipelineContext, type Plan } from "../patch/pipeline.ts";
 import { receiptBook } from "../patch/receipts.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";

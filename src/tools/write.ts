@@ -301,7 +301,6 @@ export const fileWriteTool = defineTool({
         }),
       );
     }
-    refuseOverlaps(plans);
     return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
   },
   render: renderMutation,
@@ -555,8 +554,8 @@ export const fileRenameTool = defineTool({
         }),
       );
     }
-    refuseOverlaps(plans);
     if (updateImports) {
+      refuseOverlaps(plans); // before the import scan; commitPlans checks the whole batch again
       const moves = plans.map((plan) => plan.op).filter((op) => op.kind === "rename");
       const updates = await planImportUpdates(moves, context, pipeline, await formattersFor(pipeline));
       for (const plan of plans) {
@@ -564,15 +563,8 @@ export const fileRenameTool = defineTool({
         if (notes) plan.report.importNotes = notes;
       }
       plans.push(...updates.plans);
-      refuseOverlaps(plans);
     }
-    const result = await commitPlans(plans, pipeline, "file_rename");
-    const report = commitReport(plans, result);
-    for (const plan of plans) {
-      const file = report.files[plan.key];
-      if (file && plan.op.kind === "rename") file.sha256 = plan.before?.sha256 ?? null;
-    }
-    return report;
+    return commitReport(plans, await commitPlans(plans, pipeline, "file_rename"));
   },
   render: renderMutation,
 });
@@ -624,7 +616,6 @@ export const fileDeleteTool = defineTool({
         }),
       );
     }
-    refuseOverlaps(plans);
     return commitReport(plans, await commitPlans(plans, pipeline, "file_delete"));
   },
   render: renderMutation,
@@ -668,13 +659,7 @@ export const fileChattrTool = defineTool({
         }),
       );
     }
-    refuseOverlaps(plans);
-    const report = commitReport(plans, await commitPlans(plans, pipeline, "file_chattr"));
-    for (const plan of plans) {
-      const file = report.files[plan.key];
-      if (file) file.sha256 = plan.before?.sha256 ?? null;
-    }
-    return report;
+    return commitReport(plans, await commitPlans(plans, pipeline, "file_chattr"));
   },
   render: renderMutation,
 });

@@ -7,7 +7,7 @@
  */
 import { diffArrays } from "diff";
 import { LIMITS } from "../core/limits.ts";
-import { utf8Length } from "../helpers/encoding.ts";
+import { utf8Length } from "./encoding.ts";
 
 export interface UnifiedDiff {
   diff: string;
@@ -59,8 +59,10 @@ export function unifiedDiff(displayPath: string, before: string | undefined, aft
     if (change.kind === "added") added += change.count;
     else if (change.kind === "removed") removed += change.count;
   }
-  const path = displayPath.replace(/\\/g, "/").replace(/^\/+/, "");
-  const header = `--- ${before === undefined ? "/dev/null" : `a/${path}`}\n+++ ${after === undefined ? "/dev/null" : `b/${path}`}\n`;
+  const path = displayPath.replace(/\\/g, "/");
+  // git's a/ b/ prefixes suit relative paths; an absolute path is shown as it is.
+  const side = (prefix: string) => (/^([a-zA-Z]:)?[\\/]/.test(path) ? path : `${prefix}/${path}`);
+  const header = `--- ${before === undefined ? "/dev/null" : side("a")}\n+++ ${after === undefined ? "/dev/null" : side("b")}\n`;
   const hunks = buildHunks(changes, LIMITS.patch.diffContextLines);
   const rendered = render(header, hunks, oldLines, newLines, maxBytes);
   return { diff: rendered.text, truncated: rendered.truncated, added, removed };

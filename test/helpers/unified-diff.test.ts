@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { applyPatch } from "diff";
-import { unifiedDiff } from "../../src/patch/diff.ts";
+import { unifiedDiff } from "../../src/helpers/unified-diff.ts";
 
 const BIG = 1024 * 1024;
 

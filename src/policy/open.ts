@@ -1,0 +1,73 @@
+/**
+ * Opening what the policy resolved: only the canonical path, only a regular file (checked on the
+ * descriptor, non-blocking so a FIFO swapped in after resolution cannot stall), and file-system
+ * failures turned into tool errors a model can act on. Read tools and the write pipeline both use it.
+ */
+import { constants } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { type ErrorCode, isToolError, ToolError } from "../core/errors.ts";
+import type { ResolvedPath } from "./workspace.ts";
+
+const ERRNO_CODES: Record<string, ErrorCode> = {
+  ENOENT: "file_not_found",
+  ENOTDIR: "file_not_found",
+  EISDIR: "not_a_file",
+};
+
+
+/** A file-system failure on an already resolved path, as the tool error a model can act on; anything that is not an fs error is rethrown. */
+export function fileSystemError(error: unknown, display: string): ToolError {
+  if (isToolError(error)) return error;
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof errno === "string") {
+    const code = ERRNO_CODES[errno] ?? "io_error";
+    const what = code === "file_not_found" ? "does not exist (it disappeared while being read)" : code === "not_a_file" ? "is not a regular file" : `could not be read (${errno})`;
+    return new ToolError(code, `${display} ${what}.`);
+  }
+  throw error;
+}
+
+/**
+ * Opens a resolved path and confirms on the descriptor that it is still a regular file.
+ * Non-blocking, so a FIFO swapped in after resolution cannot stall the open.
+ */
+export async function openRegularFile(resolved: ResolvedPath): Promise<{ handle: FileHandle; size: number; mode: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+    return { handle, size: stats.size, mode: stats.mode & 0o7777 };
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw fileSystemError(error, resolved.display);
+  }
+}
+
+/** Reads a whole regular file, refusing files over `maxBytes` before reading them. */
+export async function readFileBytes(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<Buffer> {
+  return (await readRegularFile(resolved, maxBytes, tooLargeHint)).bytes;
+}
+
+/** Like readFileBytes, with the permission bits read from the same descriptor. */
+export async function readRegularFile(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<{ bytes: Buffer; mode: number }> {
+  const { handle, size, mode } = await openRegularFile(resolved);
+  try {
+    if (size > maxBytes) {
+      throw new ToolError("file_too_large", `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`, tooLargeHint === undefined ? {} : { hint: tooLargeHint });
+    }
+    const bytes = await handle.readFile();
+    if (bytes.length > maxBytes) {
+      throw new ToolError("file_too_large", `${resolved.display} grew past ${maxBytes} bytes while being read.`);
+    }
+    return { bytes, mode };
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
