@@ -5,6 +5,7 @@
 import nodeModule from "node:module";
 import os from "node:os";
 import { LIMITS } from "../core/limits.ts";
+import { limitDynamicLanguages } from "../intel/languages.ts";
 import { runHook } from "../hosts/hook/run.ts";
 import { parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";
@@ -28,6 +29,9 @@ security boundary.
 // Hosts run the hook before every tool call: on Node ≥ 22.1 keep V8's compiled code of the modules
 // loaded from here on (parser, configuration) between runs. Node 20 has no such cache; then a no-op.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// The hook parses shell commands and nothing else: registering the other 21 grammars would cost
+// ~40 ms of every answer.
+limitDynamicLanguages(["bash"]);
 
 const FLAGS = {
   help: { type: "boolean" },

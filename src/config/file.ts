@@ -12,16 +12,7 @@ import { closestKey, formatKeyPath, knownKeysAt } from "./keys.ts";
 import { ConfigFileSchema, PathRuleSchema } from "./schema.ts";
 import type { ConfigFile } from "./schema.ts";
 import type { ConfigProblem } from "./types.ts";
-
-/** What a cheap stat says about a file; equal fingerprints mean "assume unchanged". */
-export interface FileFingerprint {
-  path: string;
-  exists: boolean;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
+import { type FileFingerprint, fingerprintFile, fingerprintOf, statIfExists } from "./fingerprint.ts";
 
 export interface LoadedConfigFile {
   path: string;
@@ -30,35 +21,6 @@ export interface LoadedConfigFile {
   data: ConfigFile;
   problems: ConfigProblem[];
   fingerprint: FileFingerprint;
-}
-
-export function fingerprintOf(path: string, stats: Stats | undefined): FileFingerprint {
-  if (!stats) return { path, exists: false, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 };
-  return { path, exists: true, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
-}
-
-export function sameFingerprint(a: FileFingerprint, b: FileFingerprint): boolean {
-  return a.path === b.path && a.exists === b.exists && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
-}
-
-/** stat that reports a missing file as undefined and rethrows anything else. */
-export async function statIfExists(path: string): Promise<Stats | undefined> {
-  try {
-    return await fs.stat(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw error;
-  }
-}
-
-export async function fingerprintFile(path: string): Promise<FileFingerprint> {
-  try {
-    return fingerprintOf(path, await statIfExists(path));
-  } catch {
-    // An unreadable path still gets a stable fingerprint; the loader reports the real error.
-    return { path, exists: true, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
-  }
 }
 
 function errorText(error: unknown): string {

@@ -4,8 +4,7 @@
  * consumers can cache anything derived from a snapshot by its generation.
  */
 import { log } from "../core/log.ts";
-import { fingerprintFile, sameFingerprint } from "./file.ts";
-import type { FileFingerprint } from "./file.ts";
+import { type FileFingerprint, fingerprintFile, sameFingerprint } from "./fingerprint.ts";
 import { loadConfigDetailed } from "./load.ts";
 import type { LoadConfigOptions } from "./load.ts";
 import type { ConfigSnapshot } from "./types.ts";

@@ -371,6 +371,8 @@ export const LIMITS = {
     hookMaxCommandChars: 64 * KiB,
     /** Levels of `bash -c '…'` and `eval` the hook follows before treating the rest as unknown. */
     hookMaxShellDepth: 4,
+    /** Repositories whose [hook] settings the hook remembers between runs (hook-settings.json in the state directory). */
+    hookSettingsCacheEntries: 64,
     /** Host configuration files larger than this are reported and left untouched. */
     maxConfigFileBytes: 16 * MiB,
     /** How long `install --service` waits for GET /healthz to answer. */

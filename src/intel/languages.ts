@@ -7,10 +7,12 @@
  * ignored, measured with 0.51.2), so the dynamic grammars cannot be added one by one: the first
  * time any of them is needed, every installed @ast-grep/lang-* package is registered in one call
  * (about 30 ms for all 22, mostly requiring the small package entry points). Nothing else in the
- * process may call registerDynamicLanguage.
+ * process may call registerDynamicLanguage. A short-lived process that needs only a few grammars
+ * (the editor hook needs bash) names them first with limitDynamicLanguages and pays for those alone.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import type { SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -115,6 +117,56 @@ interface LanguagePackage {
   expandoChar?: string;
 }
 
+/**
+ * What each @ast-grep/lang-* package exports besides its parser's path, written out so that
+ * registering a grammar needs no require of the package: its entry point loads a build helper that
+ * pulls in node:child_process, which alone costs a short-lived hook process ~7 ms. A test compares
+ * this table and the resolved parser paths with the packages' own exports.
+ */
+const PACKAGE_EXPORTS: Readonly<Record<string, Omit<LanguagePackage, "libraryPath">>> = {
+  python: { extensions: ["py"], languageSymbol: "tree_sitter_python", expandoChar: "µ" },
+  go: { extensions: ["go"], languageSymbol: "tree_sitter_go", expandoChar: "µ" },
+  rust: { extensions: ["rs"], languageSymbol: "tree_sitter_rust", expandoChar: "µ" },
+  java: { extensions: ["java"], languageSymbol: "tree_sitter_java", expandoChar: "$" },
+  kotlin: { extensions: ["kt","ktm","kts"], languageSymbol: "tree_sitter_kotlin", expandoChar: "µ" },
+  c: { extensions: ["c","h"], languageSymbol: "tree_sitter_c", expandoChar: "_" },
+  cpp: { extensions: ["cc","hpp","cpp","hh","cxx","cu","ino"], languageSymbol: "tree_sitter_cpp", expandoChar: "_" },
+  csharp: { extensions: ["cs"], languageSymbol: "tree_sitter_c_sharp", expandoChar: "µ" },
+  ruby: { extensions: ["rb","rbw","gemspec"], languageSymbol: "tree_sitter_ruby", expandoChar: "µ" },
+  php: { extensions: ["php"], languageSymbol: "tree_sitter_php", expandoChar: "$" },
+  swift: { extensions: ["swift"], languageSymbol: "tree_sitter_swift", expandoChar: "µ" },
+  scala: { extensions: ["scala","sc","sbt"], languageSymbol: "tree_sitter_scala", expandoChar: "$" },
+  lua: { extensions: ["lua"], languageSymbol: "tree_sitter_lua", expandoChar: "$" },
+  bash: { extensions: ["bash","bats","cgi","command","env","fcgi","ksh","sh","tmux","tool","zsh"], languageSymbol: "tree_sitter_bash", expandoChar: "$" },
+  elixir: { extensions: ["ex","exs"], languageSymbol: "tree_sitter_elixir", expandoChar: "µ" },
+  haskell: { extensions: ["hs"], languageSymbol: "tree_sitter_haskell", expandoChar: "µ" },
+  dart: { extensions: ["dart"], languageSymbol: "tree_sitter_dart", expandoChar: "$" },
+  sql: { extensions: ["sql"], languageSymbol: "tree_sitter_sql", expandoChar: "_" },
+  json: { extensions: ["json"], languageSymbol: "tree_sitter_json", expandoChar: "$" },
+  yaml: { extensions: ["yaml","yml"], languageSymbol: "tree_sitter_yaml", expandoChar: "$" },
+  toml: { extensions: ["toml"], languageSymbol: "tree_sitter_toml", expandoChar: "_" },
+  markdown: { extensions: ["md"], languageSymbol: "tree_sitter_markdown", expandoChar: "$" },
+};
+
+const PREBUILD_PLATFORM: Readonly<Record<string, string>> = { darwin: "macOS", linux: "Linux", win32: "Windows" };
+const PREBUILD_ARCH: Readonly<Record<string, string>> = { x64: "X64", arm64: "ARM64" };
+
+/** Older packages whose entry point always names <package>/parser.so (their install step copies the prebuild there). */
+const PARSER_AT_PACKAGE_ROOT: ReadonlySet<string> = new Set(["haskell", "toml"]);
+
+/** The parser library a lang package's entry point names: its prebuild for this platform, else a parser built on install. */
+function packageLibraryPath(name: string): string {
+  const dir = path.dirname(require.resolve(`@ast-grep/lang-${name}/package.json`));
+  if (PARSER_AT_PACKAGE_ROOT.has(name)) return path.join(dir, "parser.so");
+  const platform = PREBUILD_PLATFORM[process.platform];
+  const arch = PREBUILD_ARCH[process.arch];
+  if (platform !== undefined && arch !== undefined) {
+    const prebuild = path.join(dir, "prebuilds", `prebuild-${platform}-${arch}`, "parser.so");
+    if (existsSync(prebuild)) return prebuild;
+  }
+  return path.join(dir, "parser.so");
+}
+
 interface DynamicState {
   /** Registered package name → the character that stands in for "$" in its patterns. */
   expando: Map<string, string>;
@@ -125,42 +177,38 @@ interface DynamicState {
 const require = createRequire(import.meta.url);
 let napiModule: Napi | undefined;
 let dynamicState: DynamicState | undefined;
+/** When set, the only dynamic packages this process registers (see limitDynamicLanguages). */
+let dynamicSubset: ReadonlySet<string> | undefined;
 
 function napi(): Napi {
   napiModule ??= require("@ast-grep/napi") as Napi;
   return napiModule;
 }
 
-/** Some lang packages print through console.debug while locating their parser; stdout is not theirs. */
-function withQuietConsole<T>(fn: () => T): T {
-  const saved = { log: console.log, debug: console.debug, info: console.info };
-  const toLog = (...args: unknown[]) => log.debug(args.map(String).join(" "));
-  console.log = toLog;
-  console.debug = toLog;
-  console.info = toLog;
-  try {
-    return fn();
-  } finally {
-    console.log = saved.log;
-    console.debug = saved.debug;
-    console.info = saved.info;
-  }
+function loadPackage(name: string): LanguagePackage {
+  const exported = PACKAGE_EXPORTS[name];
+  if (exported === undefined) throw new Error("no registration is known for this package");
+  const libraryPath = packageLibraryPath(name);
+  // napi aborts the registration (or the process) on a library it cannot open, so check first.
+  if (!existsSync(libraryPath)) throw new Error(`its parser library ${libraryPath} is missing`);
+  return { ...exported, extensions: [...exported.extensions], libraryPath };
 }
 
-function loadPackage(name: string): LanguagePackage {
-  return withQuietConsole(() => {
-    const loaded = require(`@ast-grep/lang-${name}`) as LanguagePackage;
-    // libraryPath is a getter that searches for the prebuilt parser and throws when there is none.
-    const libraryPath = loaded.libraryPath;
-    if (typeof libraryPath !== "string" || libraryPath.length === 0) throw new Error("the package names no parser library");
-    // napi aborts the registration (or the process) on a library it cannot open, so check first.
-    if (!existsSync(libraryPath)) throw new Error(`its parser library ${libraryPath} is missing`);
-    const registration: LanguagePackage = { libraryPath, extensions: [...loaded.extensions] };
-    if (loaded.languageSymbol !== undefined) registration.languageSymbol = loaded.languageSymbol;
-    if (loaded.metaVarChar !== undefined) registration.metaVarChar = loaded.metaVarChar;
-    if (loaded.expandoChar !== undefined) registration.expandoChar = loaded.expandoChar;
-    return registration;
-  });
+/** For tests: the registration of a package as this module computes it (name as in @ast-grep/lang-<name>). */
+export function packageRegistration(name: string): LanguagePackage {
+  return loadPackage(name);
+}
+
+/**
+ * Restricts this process to the dynamic grammars of these language ids (the others then report no
+ * syntax tree support). For short-lived processes that know what they parse: the hook answers a
+ * host within its time budget by loading one grammar instead of 22. Returns false, changing
+ * nothing, once the grammars are registered (registration happens once per process).
+ */
+export function limitDynamicLanguages(ids: readonly LanguageId[]): boolean {
+  if (dynamicState) return false;
+  dynamicSubset = new Set(ids.map(normalizeId).filter((id) => Object.hasOwn(DYNAMIC, id)).map((id) => DYNAMIC[id]!));
+  return true;
 }
 
 function registerDynamicLanguages(): DynamicState {
@@ -168,6 +216,7 @@ function registerDynamicLanguages(): DynamicState {
   const state: DynamicState = { expando: new Map(), failed: new Map() };
   const registrations: Record<string, LanguagePackage> = {};
   for (const name of new Set(Object.values(DYNAMIC))) {
+    if (dynamicSubset && !dynamicSubset.has(name)) continue;
     try {
       registrations[name] = loadPackage(name);
     } catch (error) {

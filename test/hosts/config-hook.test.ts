@@ -1,9 +1,11 @@
 /** The [hook] section: user settings, environment, and a project file that may only tighten it. */
 import { describe, expect, test } from "bun:test";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
+import { loadHookSettings } from "../../src/hosts/hook/run.ts";
+import { settingsCacheKey } from "../../src/hosts/hook/settings-cache.ts";
 
 async function setup(user: string, project: string) {
   const base = await realpath(await mkdtemp(join(tmpdir(), "ast-mcp-hookcfg-")));
@@ -59,6 +61,66 @@ describe("[hook] configuration", () => {
       const fromEnv = await loadConfig({ cwd: root, cliRoots: [root], env: { HOME: home, AST_MCP_HOOK_MODE: "off" } });
       expect(fromEnv.config.hook.mode).toBe("off");
       expect(fromEnv.problems.map((problem) => problem.keyPath)).toContain("hook.mode");
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe("[hook] settings remembered between hook runs", () => {
+  // Each test gets its own state directory, so the cache file is the test's alone.
+  async function withState(home: string) {
+    return { HOME: home, AST_MCP_STATE_DIR: join(home, "state") };
+  }
+
+  test("a second run with unchanged files answers from the cache, which it really reads", async () => {
+    const { home, root, cleanup } = await setup('[hook]\nmode = "warn"\n', "");
+    try {
+      const env = await withState(home);
+      expect((await loadHookSettings(root, env)).settings.mode).toBe("warn");
+      const cacheFile = join(env.AST_MCP_STATE_DIR, "hook-settings.json");
+      const saved = JSON.parse(await readFile(cacheFile, "utf8"));
+      expect(saved.entries).toHaveLength(1);
+      expect(saved.entries[0].key).toBe(settingsCacheKey(root, env));
+      // Proof the cached answer is used: edit it in place (the files it depends on are unchanged).
+      saved.entries[0].settings.allowCommands = ["from-the-cache"];
+      await writeFile(cacheFile, JSON.stringify(saved));
+      expect((await loadHookSettings(root, env)).settings.allowCommands).toEqual(["from-the-cache"]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test("a changed, created or removed configuration file, or a different environment, loads again", async () => {
+    const { home, root, cleanup } = await setup('[hook]\nmode = "warn"\n', "");
+    try {
+      const env = await withState(home);
+      expect((await loadHookSettings(root, env)).settings.mode).toBe("warn");
+      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), '[hook]\nmode = "off"\nallow_commands = ["make"]\n');
+      expect((await loadHookSettings(root, env)).settings).toEqual({ mode: "off", allowPaths: [], allowCommands: ["make"] });
+      await writeFile(join(root, "ast-mcp.toml"), '[hook]\nmode = "deny"\n');
+      expect((await loadHookSettings(root, env)).settings.mode).toBe("deny");
+      await rm(join(root, "ast-mcp.toml"));
+      expect((await loadHookSettings(root, env)).settings.mode).toBe("off");
+      expect((await loadHookSettings(root, { ...env, AST_MCP_HOOK_MODE: "warn" })).settings.mode).toBe("warn");
+      expect((await loadHookSettings(root, env)).settings.mode).toBe("off");
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test("a damaged or foreign-shaped cache file is a miss, and problems are reported from the cache too", async () => {
+    const { home, root, cleanup } = await setup('[hook]\nmode = "maybe"\n', "");
+    try {
+      const env = await withState(home);
+      const first = await loadHookSettings(root, env);
+      expect(first.warnings.join("\n")).toContain("hook.mode");
+      expect((await loadHookSettings(root, env)).warnings).toEqual(first.warnings);
+      const cacheFile = join(env.AST_MCP_STATE_DIR, "hook-settings.json");
+      for (const damaged of ["{not json", JSON.stringify({ version: 1, entries: [{ key: settingsCacheKey(root, env), settings: { mode: "sometimes" } }] })]) {
+        await writeFile(cacheFile, damaged);
+        expect((await loadHookSettings(root, env)).settings.mode).toBe("deny");
+      }
     } finally {
       await cleanup();
     }

@@ -8,6 +8,7 @@ import {
   astGrepLanguageFor,
   languageIdFromName,
   listSupportedLanguages,
+  packageRegistration,
   parseSource,
   patternExpandoFor,
   scannerTokenTable,
@@ -162,3 +163,32 @@ describe("scanner token table", () => {
   }
 });
 
+
+describe("registering the lang packages without requiring them", () => {
+  const require = createRequire(import.meta.url);
+  for (const id of REQUIRED) {
+    const language = astGrepLanguageFor(id);
+    if (language === undefined || /^[A-Z]/.test(language)) continue;
+    test(`${language}: the written-out registration equals the package's exports`, () => {
+      const exported = require(`@ast-grep/lang-${language}`) as Record<string, unknown>;
+      const { libraryPath, ...rest } = packageRegistration(language);
+      expect(libraryPath).toBe(exported.libraryPath as string);
+      const { libraryPath: _ignored, treeSitterPackage: _build, ...expected } = exported;
+      expect(rest).toEqual(expected as typeof rest);
+    });
+  }
+
+  test("limitDynamicLanguages: a process registers only the named grammars, and only before the first registration", async () => {
+    const script = `
+      import { limitDynamicLanguages, supportsSyntaxTree, parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/intel/languages.ts"))};
+      const before = limitDynamicLanguages(["bash"]);
+      const answer = { before, bash: supportsSyntaxTree("bash"), python: supportsSyntaxTree("python"), typescript: supportsSyntaxTree("typescript"),
+        errors: parseSource("bash", "echo hi > out.txt").errorCount, after: limitDynamicLanguages(["python"]), pythonAfter: supportsSyntaxTree("python") };
+      console.log(JSON.stringify(answer));
+    `;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const output = await new Response(child.stdout).text();
+    expect(await child.exited).toBe(0);
+    expect(JSON.parse(output)).toEqual({ before: true, bash: true, python: false, typescript: true, errors: 0, after: false, pythonAfter: false });
+  });
+});

@@ -34,13 +34,19 @@ export async function findRepoRoot(start: string): Promise<string> {
   }
 }
 
-/** The [hook] settings from the user and project configuration. */
+/**
+ * The [hook] settings from the user and project configuration, validated by the full loader; its
+ * answer is remembered until a file it read or the environment changes (settings-cache.ts).
+ */
 export async function loadHookSettings(repoRoot: string, env: NodeJS.ProcessEnv): Promise<{ settings: HookSettings; warnings: string[] }> {
-  const { loadConfig } = await import("../../config/load.ts");
-  const snapshot = await loadConfig({ cwd: repoRoot, cliRoots: [repoRoot], env });
-  const hook = snapshot.config.hook;
-  const warnings = snapshot.problems.map((problem) => `ast-mcp hook: config problem in ${problem.file}: ${problem.keyPath}: ${problem.message}`);
-  return { settings: { mode: hook.mode, allowPaths: hook.allow_paths, allowCommands: hook.allow_commands }, warnings };
+  const { cachedHookSettings } = await import("./settings-cache.ts");
+  return cachedHookSettings(repoRoot, env, async () => {
+    const { loadConfigDetailed } = await import("../../config/load.ts");
+    const { snapshot, fingerprints } = await loadConfigDetailed({ cwd: repoRoot, cliRoots: [repoRoot], env });
+    const hook = snapshot.config.hook;
+    const warnings = snapshot.problems.map((problem) => `ast-mcp hook: config problem in ${problem.file}: ${problem.keyPath}: ${problem.message}`);
+    return { settings: { mode: hook.mode, allowPaths: hook.allow_paths, allowCommands: hook.allow_commands }, warnings, fingerprints };
+  });
 }
 
 export async function runHook(payload: string, options: HookRunOptions): Promise<HookAnswer> {

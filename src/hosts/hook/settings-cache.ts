@@ -1,0 +1,127 @@
+/**
+ * The hook's [hook] settings, remembered between runs. Hosts start a new `ast-mcp hook` process
+ * before every tool call, and loading the configuration (TOML, schema construction, validation)
+ * costs about a third of an answer while the files behind it rarely change. So the full loader's
+ * answer is kept in the private state directory together with the fingerprints of every file it
+ * read (the same stat check the server's ConfigStore uses): a run whose environment and
+ * fingerprints match takes it; any difference loads and validates again.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { LIMITS } from "../../core/limits.ts";
+import { type FileFingerprint, fingerprintFile, sameFingerprint } from "../../config/fingerprint.ts";
+import { stateDirectory } from "../../patch/state-dir.ts";
+import type { HookSettings } from "./decide.ts";
+
+export interface LoadedHookSettings {
+  settings: HookSettings;
+  warnings: string[];
+}
+
+interface CacheEntry {
+  key: string;
+  fingerprints: FileFingerprint[];
+  settings: HookSettings;
+  warnings: string[];
+  savedAt: number;
+}
+
+const CACHE_FILE = "hook-settings.json";
+const CACHE_VERSION = 1;
+
+/** Variables that can change what the loader reads or yields (the token is no hook setting and stays out). */
+function steeringEnvironment(env: NodeJS.ProcessEnv): Array<[string, string]> {
+  const names = ["HOME", "USERPROFILE", "APPDATA", "XDG_CONFIG_HOME"];
+  return Object.entries(env)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && (names.includes(entry[0]) || (entry[0].startsWith("AST_MCP_") && entry[0] !== "AST_MCP_TOKEN")))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Which cached answer applies: the repository, the steering environment and the platform. Kept as
+ * plain text (the file is private to the user): hashing it would load node:crypto, ~7 ms a run.
+ */
+export function settingsCacheKey(repoRoot: string, env: NodeJS.ProcessEnv): string {
+  return JSON.stringify([process.platform, path.resolve(repoRoot), steeringEnvironment(env)]);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isFingerprint(value: unknown): value is FileFingerprint {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return typeof record.path === "string" && typeof record.exists === "boolean" && ["size", "mtimeMs", "ctimeMs", "ino"].every((key) => typeof record[key] === "number");
+}
+
+/** An entry as read from disk, or undefined when its shape is wrong (a damaged file is just a miss). */
+function asEntry(value: unknown): CacheEntry | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const settings = record.settings as Record<string, unknown> | undefined;
+  if (typeof record.key !== "string" || typeof record.savedAt !== "number" || !Array.isArray(record.fingerprints) || !record.fingerprints.every(isFingerprint)) return undefined;
+  if (!isStringArray(record.warnings) || typeof settings !== "object" || settings === null) return undefined;
+  if (!["deny", "warn", "off"].includes(settings.mode as string) || !isStringArray(settings.allowPaths) || !isStringArray(settings.allowCommands)) return undefined;
+  return {
+    key: record.key,
+    fingerprints: record.fingerprints,
+    settings: { mode: settings.mode as HookSettings["mode"], allowPaths: settings.allowPaths, allowCommands: settings.allowCommands },
+    warnings: record.warnings,
+    savedAt: record.savedAt,
+  };
+}
+
+async function readEntries(file: string): Promise<CacheEntry[]> {
+  try {
+    const parsed = JSON.parse(await fs.readFile(file, "utf8")) as { version?: unknown; entries?: unknown };
+    if (parsed.version !== CACHE_VERSION || !Array.isArray(parsed.entries)) return [];
+    return parsed.entries.map(asEntry).filter((entry): entry is CacheEntry => entry !== undefined);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The settings for this repository and environment: from the cache when every file the last full
+ * load read is unchanged, else from `load`, whose answer (with the fingerprints it returns) is
+ * then saved. A cache that cannot be read or written only costs the full load.
+ */
+export async function cachedHookSettings(
+  repoRoot: string,
+  env: NodeJS.ProcessEnv,
+  load: () => Promise<LoadedHookSettings & { fingerprints: FileFingerprint[] }>,
+): Promise<LoadedHookSettings> {
+  const key = settingsCacheKey(repoRoot, env);
+  let file: string | undefined;
+  try {
+    file = path.join(await stateDirectory(env), CACHE_FILE);
+  } catch {
+    // No private state directory here: nothing to trust or keep.
+  }
+  const entries = file === undefined ? [] : await readEntries(file);
+  const hit = entries.find((entry) => entry.key === key);
+  if (hit) {
+    const current = await Promise.all(hit.fingerprints.map((fingerprint) => fingerprintFile(fingerprint.path)));
+    if (current.every((fingerprint, index) => sameFingerprint(fingerprint, hit.fingerprints[index]!))) return { settings: hit.settings, warnings: hit.warnings };
+  }
+  const loaded = await load();
+  if (file !== undefined) {
+    const fresh: CacheEntry = { key, fingerprints: loaded.fingerprints, settings: loaded.settings, warnings: loaded.warnings, savedAt: Date.now() };
+    const kept = [fresh, ...entries.filter((entry) => entry.key !== key)].slice(0, LIMITS.hosts.hookSettingsCacheEntries);
+    await saveEntries(file, kept).catch(() => {});
+  }
+  return { settings: loaded.settings, warnings: loaded.warnings };
+}
+
+/** Whole-file replace: a concurrent hook reads the old entries or the new ones, never a torn file. */
+async function saveEntries(file: string, entries: CacheEntry[]): Promise<void> {
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    await fs.writeFile(temp, JSON.stringify({ version: CACHE_VERSION, entries }), { mode: 0o600, flag: "wx" });
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
