@@ -52,8 +52,8 @@ export const LIMITS = {
     maxBytesCeiling: 1 * MiB,
     /** Bytes inspected to tell text from binary. */
     binarySniffBytes: 8000,
-    /** Files up to this size are hashed with one read instead of a stream. */
-    singleReadHashBytes: 256 * KiB,
+    /** Files up to this size are opened and read with synchronous calls (hashes, reads, write sources); larger ones stream. */
+    syncReadBytes: 256 * KiB,
     /** Files larger than this are not decoded for text reads (hashing still streams). */
     maxDecodeBytes: 64 * MiB,
   },

@@ -3,9 +3,10 @@
  * descriptor, non-blocking so a FIFO swapped in after resolution cannot stall), and file-system
  * failures turned into tool errors a model can act on. Read tools and the write pipeline both use it.
  */
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { type ErrorCode, isToolError, ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
 import type { ResolvedPath } from "./workspace.ts";
 
 const ERRNO_CODES: Record<string, ErrorCode> = {
@@ -48,6 +49,48 @@ export async function openRegularFile(resolved: ResolvedPath): Promise<{ handle:
   }
 }
 
+/**
+ * The small-file path: open, check and read with synchronous calls. On a local file system each
+ * call takes microseconds, while each asynchronous one is a thread-pool round trip that costs more
+ * than the work itself (it was most of a file_hash call). Undefined for a file over
+ * LIMITS.read.syncReadBytes, or one that grew while being read: the caller then streams it.
+ */
+export function readSmallRegularFileSync(resolved: ResolvedPath): { bytes: Buffer; mode: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+    if (stats.size > LIMITS.read.syncReadBytes) return undefined;
+    // One byte more than the stat promised tells a file that grew apart from one that did not.
+    const buffer = Buffer.allocUnsafe(stats.size + 1);
+    let filled = 0;
+    for (;;) {
+      const count = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (count === 0) break;
+      filled += count;
+      if (filled === buffer.length) return undefined;
+    }
+    return { bytes: buffer.subarray(0, filled), mode: stats.mode & 0o7777 };
+  } catch (error) {
+    throw fileSystemError(error, resolved.display);
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // Closing a descriptor only read from cannot lose data.
+    }
+  }
+}
+
+function tooLargeError(resolved: ResolvedPath, size: number, maxBytes: number, tooLargeHint: string | undefined): ToolError {
+  return new ToolError("file_too_large", `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`, tooLargeHint === undefined ? {} : { hint: tooLargeHint });
+}
+
 /** Reads a whole regular file, refusing files over `maxBytes` before reading them. */
 export async function readFileBytes(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<Buffer> {
   return (await readRegularFile(resolved, maxBytes, tooLargeHint)).bytes;
@@ -55,11 +98,14 @@ export async function readFileBytes(resolved: ResolvedPath, maxBytes: number, to
 
 /** Like readFileBytes, with the permission bits read from the same descriptor. */
 export async function readRegularFile(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<{ bytes: Buffer; mode: number }> {
+  const small = readSmallRegularFileSync(resolved);
+  if (small) {
+    if (small.bytes.length > maxBytes) throw tooLargeError(resolved, small.bytes.length, maxBytes, tooLargeHint);
+    return small;
+  }
   const { handle, size, mode } = await openRegularFile(resolved);
   try {
-    if (size > maxBytes) {
-      throw new ToolError("file_too_large", `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`, tooLargeHint === undefined ? {} : { hint: tooLargeHint });
-    }
+    if (size > maxBytes) throw tooLargeError(resolved, size, maxBytes, tooLargeHint);
     const bytes = await handle.readFile();
     if (bytes.length > maxBytes) {
       throw new ToolError("file_too_large", `${resolved.display} grew past ${maxBytes} bytes while being read.`);

@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { ToolError, isToolError, type ErrorCode } from "../core/errors.ts";
 import { decodeText, looksBinary, type TextEncodingName } from "../helpers/encoding.ts";
 import { sha256Hex } from "../helpers/hash.ts";
-import { fileSystemError, openRegularFile, readFileBytes } from "../policy/open.ts";
+import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
 
@@ -54,18 +54,14 @@ export function toItemError(error: unknown, display: string): ItemError {
 export { fileSystemError, readFileBytes, sha256Hex };
 
 
-/** Streams the file through SHA-256 so hashing never holds a large file in memory; small files take one read. */
+/** Hashes a file: small files in one synchronous read, larger ones streamed so hashing never holds them in memory. */
 export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
-  const { handle, size: statSize } = await openRegularFile(resolved);
+  const small = readSmallRegularFileSync(resolved);
+  if (small) return { sha256: sha256Hex(small.bytes), size: small.bytes.length };
+  const { handle } = await openRegularFile(resolved);
   const hash = createHash("sha256");
   let size = 0;
   try {
-    if (statSize <= LIMITS.read.singleReadHashBytes) {
-      // One read of at most the stat size + 1 byte: a file that grew since the stat falls through to streaming.
-      const buffer = Buffer.alloc(statSize + 1);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      if (bytesRead <= statSize) return { sha256: sha256Hex(buffer.subarray(0, bytesRead)), size: bytesRead };
-    }
     for await (const chunk of createReadStream("", { fd: handle, autoClose: false, signal })) {
       const bytes = chunk as Buffer;
       hash.update(bytes);
@@ -86,6 +82,8 @@ export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal
  * (enough to sniff binary content and a BOM) and `complete: false`.
  */
 export async function readWholeOrHead(resolved: ResolvedPath, maxBytes: number, headBytes: number): Promise<{ bytes: Buffer; size: number; complete: boolean }> {
+  const small = readSmallRegularFileSync(resolved);
+  if (small && small.bytes.length <= maxBytes) return { bytes: small.bytes, size: small.bytes.length, complete: true };
   const { handle, size } = await openRegularFile(resolved);
   try {
     if (size <= maxBytes) {

@@ -406,6 +406,16 @@ describe("limits", () => {
     await waitFor(() => endless.state.cancelled);
   });
 
+  test("a body with a declared length is read whole; a declared length over the limit is refused unread", async () => {
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const declared = new Request("http://127.0.0.1/mcp", { method: "POST", body: text, headers: { "content-length": String(Buffer.byteLength(text)) } });
+    const read = await readBodyWithinLimit(declared, 100);
+    expect(read.ok && Buffer.from(read.bytes).toString("utf8")).toBe(text);
+    const big = new Request("http://127.0.0.1/mcp", { method: "POST", body: "x".repeat(200), headers: { "content-length": "200" } });
+    expect(await readBodyWithinLimit(big, 100)).toEqual({ ok: false, reason: "too_large" });
+    expect(big.bodyUsed).toBe(false);
+  });
+
   test("beyond maxSessions a new initialize gets 503 until a session ends", async () => {
     const { handle } = await start({ maxSessions: 2 });
     const first = await initializeRaw(handle.url);

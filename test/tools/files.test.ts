@@ -56,6 +56,18 @@ describe("file_hash", () => {
     expect(result.files[0]).toEqual({ path: "big.bin", sha256: createHash("sha256").update(big).digest("hex"), size: big.length });
   });
 
+  test("both sides of the synchronous small-file read agree with node crypto (and file_read reads both whole)", async () => {
+    for (const size of [LIMITS.read.syncReadBytes, LIMITS.read.syncReadBytes + 1]) {
+      const bytes = Buffer.alloc(size, 0x61);
+      bytes[size - 1] = 0x0a;
+      await temp.write(`edge-${size}.txt`, bytes);
+      const hashed = await runTool(fileHashTool, { filePaths: [`edge-${size}.txt`] }, context);
+      expect(hashed.files[0]).toEqual({ path: `edge-${size}.txt`, sha256: createHash("sha256").update(bytes).digest("hex"), size });
+      const read = await runTool(fileReadTool, { files: [{ filePath: `edge-${size}.txt` }] }, context);
+      expect(read.files[0].sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+    }
+  });
+
   test("absolute paths come back in display form", async () => {
     const result = await runTool(fileHashTool, { filePaths: [path.join(temp.dir, "src/a.ts")] }, context);
     expect(result.files[0].path).toBe("src/a.ts");
