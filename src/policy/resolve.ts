@@ -7,7 +7,7 @@
  * result contains no symlinks up to its last existing segment, so callers must open `real`,
  * never the input, to act on exactly what was checked.
  */
-import { lstat, readlink } from "node:fs/promises";
+import { lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import type { Stats } from "node:fs";
 import { LIMITS } from "../core/limits.ts";
@@ -49,31 +49,36 @@ function joinAll(base: string, segments: readonly string[]): string {
   return segments.length === 0 ? base : path.join(base, ...segments);
 }
 
-async function lstatInRoot(candidate: string): Promise<Stats | undefined> {
+function lstatInRoot(candidate: string): Stats | undefined {
   try {
-    return await lstat(candidate);
+    return lstatSync(candidate);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw messages.ioError(candidate, error);
   }
 }
 
-/** Resolves `start` (a located, in-root path) to its real path. Throws path_outside_roots when a link leads out. */
-export async function walkRealPath(start: RootLocation, options: WalkOptions): Promise<WalkResult> {
+/**
+ * Resolves `start` (a located, in-root path) to its real path. Throws path_outside_roots when a
+ * link leads out. Synchronous on purpose: each segment is one lstat of a few microseconds, while
+ * an asynchronous call is a thread-pool round trip that cost more than the whole rest of a
+ * file_hash call (and the code index walks thousands of directories).
+ */
+export function walkRealPath(start: RootLocation, options: WalkOptions): WalkResult {
   let current = start.root.real;
   const pending = [...start.segments];
   let hops = 0;
   while (pending.length > 0) {
     const segment = pending.shift() as string;
     const candidate = path.join(current, segment);
-    const stats = await lstatInRoot(candidate);
+    const stats = lstatInRoot(candidate);
     if (!stats) return { real: joinAll(candidate, pending), exists: false, kind: "missing" };
     if (stats.isSymbolicLink()) {
       hops += 1;
       if (hops > LIMITS.symlinkHops) throw messages.tooManyLinks(options.input);
       let targetText: string;
       try {
-        targetText = await readlink(candidate);
+        targetText = readlinkSync(candidate);
       } catch (error) {
         if (isMissing(error)) return { real: joinAll(candidate, pending), exists: false, kind: "missing" };
         throw messages.ioError(candidate, error);
@@ -92,6 +97,6 @@ export async function walkRealPath(start: RootLocation, options: WalkOptions): P
     current = candidate;
   }
   // Ended on a root itself (the input named a root, or a link pointed at one).
-  const stats = await lstatInRoot(current);
+  const stats = lstatInRoot(current);
   return stats ? { real: current, exists: true, kind: kindOf(stats) } : { real: current, exists: false, kind: "missing" };
 }

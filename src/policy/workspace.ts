@@ -3,14 +3,14 @@
  * check()) before any other file system call. Answers about paths outside the roots depend on
  * the input text alone, so the policy is never an oracle for what exists outside.
  */
-import { readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { EffectiveConfig } from "../config/schema.ts";
 import { isToolError, ToolError, type ErrorCode } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { findControlCharacter, relativeInside, toPosix } from "../helpers/path-text.ts";
 import * as messages from "./messages.ts";
-import { walkRealPath } from "./resolve.ts";
+import { type WalkOptions, type WalkResult, walkRealPath } from "./resolve.ts";
 import { loadRoots, locateLexically, locateReal, realForm, type RootLocation } from "./roots.ts";
 import { RuleSet, type Aspect, type PolicyLocation, type Verdict } from "./rules.ts";
 import { BASE_RULE, type Operation, type PathKind, type Root, type RuleRef } from "./types.ts";
@@ -120,13 +120,13 @@ export class Workspace {
 
   /** Throws ToolError(invalid_path | no_roots | path_outside_roots | path_denied), or io_error when an in-root lstat fails. */
   async resolve(input: string, operation: Operation): Promise<ResolvedPath> {
-    return (await this.#evaluate(input, operation)).resolved;
+    return this.#evaluate(input, operation).resolved;
   }
 
   /** The same decision as resolve(), reported instead of thrown. */
   async check(input: string, operation: Operation): Promise<Decision> {
     try {
-      const { resolved } = await this.#evaluate(input, operation);
+      const { resolved } = this.#evaluate(input, operation);
       const reason =
         resolved.rule === BASE_RULE
           ? `${operation} is allowed: inside root ${resolved.root.path} and no rule restricts it.`
@@ -161,7 +161,7 @@ export class Workspace {
       const inside = locateLexically(this.roots, client);
       if (inside) {
         try {
-          const walked = await walkRealPath(inside, {
+          const walked = walkRealPath(inside, {
             roots: this.roots,
             input: given,
             beforeFollow: (link, target) => this.#checkLink(given, "read", link, target),
@@ -193,58 +193,84 @@ export class Workspace {
 
   /**
    * Lists the entries of an in-root directory that are allowed for read (used by directory
-   * walks). Links are resolved like any input; those leading out or denied are left out and counted.
+   * walks). Links are resolved like any input; those leading out or denied are left out and
+   * counted. Synchronous like the walk (see resolve.ts): the code index lists thousands of directories.
    */
-  async listDirectory(input: string): Promise<DirectoryListing> {
-    const { resolved: directory, lexical } = await this.#evaluate(input, "read");
+  listDirectory(input: string): DirectoryListing {
+    const { resolved: directory, lexical } = this.#evaluate(input, "read");
+    this.#checkListable(directory);
+    let dirents;
+    try {
+      dirents = readdirSync(directory.real, { withFileTypes: true });
+    } catch (error) {
+      throw messages.ioError(directory.display, error);
+    }
+    const listing = this.#plainEntries(directory, lexical, dirents);
+    for (const name of listing.links) {
+      try {
+        this.#addLink(listing, name, this.#evaluate(path.join(directory.real, name), "read").resolved);
+      } catch (error) {
+        if (!isPolicyError(error)) throw error;
+        listing.hidden += 1;
+      }
+    }
+    return this.#sorted(listing);
+  }
+
+  #checkListable(directory: ResolvedPath): void {
     if (!directory.exists) throw new ToolError("file_not_found", `Directory ${JSON.stringify(directory.display)} does not exist.`);
     if (directory.kind !== "directory") {
       throw new ToolError("invalid_input", `${JSON.stringify(directory.display)} is not a directory.`, { hint: "Pass a directory path." });
     }
-    let dirents;
-    try {
-      dirents = await readdir(directory.real, { withFileTypes: true });
-    } catch (error) {
-      throw messages.ioError(directory.display, error);
-    }
-    const entries: DirectoryEntry[] = [];
-    let hidden = 0;
-    for (const dirent of dirents) {
-      const entry = await this.#listedEntry(directory, lexical, dirent.name, dirent);
-      if (entry) entries.push(entry);
-      else hidden += 1;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return { directory, entries, hidden };
   }
 
-  async #listedEntry(
+  /** The entries that are not links, decided by name alone; links are left for the caller to resolve. */
+  #plainEntries(
     directory: ResolvedPath,
     directoryLexical: string,
-    name: string,
-    dirent: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean },
-  ): Promise<DirectoryEntry | undefined> {
-    if (findControlCharacter(name) >= 0) return undefined;
-    const lexical = path.join(directoryLexical, name);
-    if (!this.#verdict("read", lexical).allowed) return undefined;
-    const real = path.join(directory.real, name);
-    if (dirent.isSymbolicLink()) {
-      try {
-        const { resolved } = await this.#evaluate(real, "read");
-        if (resolved.display.length > LIMITS.pathChars) return undefined;
-        const { root, relative, display, kind } = resolved;
-        return { name, display, real: resolved.real, root, relative, kind, symlink: true };
-      } catch (error) {
-        if (isPolicyError(error)) return undefined;
-        throw error;
+    dirents: ReadonlyArray<{ name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }>,
+  ): DirectoryListing & { links: string[] } {
+    const entries: DirectoryEntry[] = [];
+    const links: string[] = [];
+    let hidden = 0;
+    for (const dirent of dirents) {
+      const name = dirent.name;
+      const lexical = path.join(directoryLexical, name);
+      if (findControlCharacter(name) >= 0 || !this.#verdict("read", lexical).allowed) {
+        hidden += 1;
+        continue;
       }
+      if (dirent.isSymbolicLink()) {
+        links.push(name);
+        continue;
+      }
+      const real = path.join(directory.real, name);
+      const display = this.display(real);
+      // Reached through no link, the real path is the path as given: its verdict is the one above.
+      if ((real !== lexical && !this.#verdict("read", real).allowed) || display.length > LIMITS.pathChars) {
+        hidden += 1;
+        continue;
+      }
+      const kind: PathKind = dirent.isFile() ? "file" : dirent.isDirectory() ? "directory" : "other";
+      const relative = directory.relative === "" ? name : `${directory.relative}/${name}`;
+      entries.push({ name, display, real, root: directory.root, relative, kind, symlink: false });
     }
-    if (!this.#verdict("read", real).allowed) return undefined;
-    const display = this.display(real);
-    if (display.length > LIMITS.pathChars) return undefined;
-    const kind: PathKind = dirent.isFile() ? "file" : dirent.isDirectory() ? "directory" : "other";
-    const relative = directory.relative === "" ? name : `${directory.relative}/${name}`;
-    return { name, display, real, root: directory.root, relative, kind, symlink: false };
+    return { directory, entries, hidden, links };
+  }
+
+  /** A link, resolved like any input, joins the listing (as what it leads to). */
+  #addLink(listing: DirectoryListing, name: string, resolved: ResolvedPath): void {
+    if (resolved.display.length > LIMITS.pathChars) {
+      listing.hidden += 1;
+      return;
+    }
+    const { root, relative, display, kind } = resolved;
+    listing.entries.push({ name, display, real: resolved.real, root, relative, kind, symlink: true });
+  }
+
+  #sorted(listing: DirectoryListing & { links?: string[] }): DirectoryListing {
+    listing.entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { directory: listing.directory, entries: listing.entries, hidden: listing.hidden };
   }
 
   /** Validation and lexical placement; no file system call. */
@@ -262,14 +288,18 @@ export class Workspace {
     return { location, absolute };
   }
 
-  async #evaluate(input: string, operation: Operation): Promise<{ resolved: ResolvedPath; lexical: string }> {
+  #evaluate(input: string, operation: Operation): { resolved: ResolvedPath; lexical: string } {
     const { location, absolute } = this.#locateInput(input);
+    const walked = walkRealPath(location, this.#walkOptions(input, operation));
+    return this.#decide(input, operation, location, absolute, walked);
+  }
+
+  #walkOptions(input: string, operation: Operation): WalkOptions {
+    return { roots: this.roots, input, beforeFollow: (link, target) => this.#checkLink(input, operation, link, target) };
+  }
+
+  #decide(input: string, operation: Operation, location: RootLocation, absolute: string, walked: WalkResult): { resolved: ResolvedPath; lexical: string } {
     const lexical = realForm(location);
-    const walked = await walkRealPath(location, {
-      roots: this.roots,
-      input,
-      beforeFollow: (link, target) => this.#checkLink(input, operation, link, target),
-    });
     const home = locateReal(this.roots, walked.real);
     // The walk cannot end outside the roots; refuse rather than trust a broken invariant.
     if (!home) throw messages.outsideRoots(input);

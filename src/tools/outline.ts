@@ -214,7 +214,7 @@ async function walkOutsideIndex(
     const current = queue.shift()!;
     let listing;
     try {
-      listing = await context.workspace.listDirectory(current);
+      listing = context.workspace.listDirectory(current);
     } catch (error) {
       if (!isItemFailure(error)) throw error;
       continue;

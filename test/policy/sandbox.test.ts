@@ -3,6 +3,7 @@
  * same input, whether or not the outside target exists, and nothing outside is ever probed.
  */
 import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_RULES } from "../../src/config/schema.ts";
@@ -112,7 +113,10 @@ describe("paths outside the roots", () => {
     await link(tree, "repo/src/out", tree.outside);
     await link(tree, "repo/src/leak.txt", "../../outside/secret.txt");
     await link(tree, "repo/src/abs-leak", path.join(tree.outside, "secret.txt"));
-    const spies = [spyOn(fsp, "lstat"), spyOn(fsp, "stat"), spyOn(fsp, "realpath"), spyOn(fsp, "readlink"), spyOn(fsp, "readdir")];
+    const spies = [
+      ...(["lstat", "stat", "realpath", "readlink", "readdir"] as const).map((name) => spyOn(fsp, name)),
+      ...(["lstatSync", "statSync", "realpathSync", "readlinkSync", "readdirSync"] as const).map((name) => spyOn(fs, name)),
+    ];
     try {
       const inputs = [
         path.join(tree.outside, "secret.txt"),
@@ -136,7 +140,7 @@ describe("paths outside the roots", () => {
 
 describe("invalid paths", () => {
   test("NUL and control characters are refused before any file system call", async () => {
-    const lstat = spyOn(fsp, "lstat");
+    const lstat = spyOn(fs, "lstatSync");
     try {
       for (const input of ["src/a\0.ts", "src/\u001b[31ma.ts", "line\nbreak", "tab\there", "del\u007f", "c1\u0085"]) {
         const error = await failure(workspace.resolve(input, "read"));

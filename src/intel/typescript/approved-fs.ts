@@ -171,7 +171,7 @@ export class ApprovedFileSystem {
 
   async #list(directory: string): Promise<Listing> {
     try {
-      const listing = await this.#workspace.listDirectory(directory);
+      const listing = this.#workspace.listDirectory(directory);
       const entries = new Map<string, ApprovedEntry>();
       for (const entry of listing.entries) entries.set(entry.name, { real: entry.real, kind: entry.kind });
       let mtimeMs = 0;
