@@ -11,7 +11,7 @@
  * ripgrep, default 3), --strict.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { appendFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -32,6 +32,7 @@ import {
   type PhaseReport,
   progressFor,
   ratioText,
+  readCpuSeconds,
   readPeakRss,
   readRss,
   type ResultRow,
@@ -215,6 +216,18 @@ function appendedDefinition(corpus: CorpusId, name: string): string {
   return `\nexport function ${name}(): number {\n  return 1;\n}\n`;
 }
 
+/** CPU seconds one thread of a process has used (Linux only; the main thread's id is the pid). */
+function readThreadCpuSeconds(pid: number, tid: number = pid): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function median(values: readonly number[]): number {
   return summarize(values).p50;
 }
@@ -375,9 +388,15 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
 
     // -------- cold index
     progress("cold index (rebuild)");
+    const cpuBefore = readCpuSeconds(session.pid);
+    const mainCpuBefore = readThreadCpuSeconds(session.pid);
     const coldStart = performance.now();
     const cold = await call(session.client, "index", { rebuild: true, stats: true }, INDEX_TIMEOUT_MS);
     const coldMs = performance.now() - coldStart;
+    const cpuAfter = readCpuSeconds(session.pid);
+    const mainCpuAfter = readThreadCpuSeconds(session.pid);
+    const coldCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    const coldMainCpu = mainCpuBefore === undefined || mainCpuAfter === undefined ? undefined : mainCpuAfter - mainCpuBefore;
     const indexedFiles = numberAt(cold.structured, "stats", "files") ?? numberAt(cold.structured, "files") ?? numberAt(cold.structured, "stats", "fileCount");
     const indexedBytes = numberAt(cold.structured, "stats", "bytes") ?? numberAt(cold.structured, "bytes") ?? numberAt(cold.structured, "stats", "totalBytes");
     const throughputBytes = indexedBytes ?? languageBytes;
@@ -387,18 +406,26 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
       { metric: label(`cold index, ${indexedFiles ?? "?"} files, ${mb(throughputBytes)}`), value: `${(coldMs / 1000).toFixed(2)} s`, target: "—", verdict: "info" },
       { metric: label("cold index throughput"), value: `${coldMBps.toFixed(1)} MB/s`, target: `≥ ${TARGETS.coldIndexMBps} MB/s`, verdict: verdict(coldMBps >= TARGETS.coldIndexMBps) },
     );
+    if (coldCpu !== undefined && coldCpu > 0) {
+      // CPU time does not grow when other processes share the cores, so it compares runs on a busy machine.
+      rows.push(
+        { metric: label("cold index CPU time, server: all threads / main thread"), value: `${coldCpu.toFixed(1)} s / ${coldMainCpu?.toFixed(1) ?? "?"} s`, target: "—", verdict: "info" },
+        { metric: label("cold index MB per CPU-second (all threads)"), value: `${(throughputBytes / (1024 * 1024) / coldCpu).toFixed(2)} MB`, target: "—", verdict: "info" },
+      );
+    }
     remember("cold index");
-    details.coldIndex = { ms: coldMs, serverMs: numberAt(cold.structured, "ms") ?? null, files: indexedFiles ?? null, bytes: indexedBytes ?? null, mbPerSecond: coldMBps, answer: cold.structured ?? cold.text.slice(0, 2000) };
+    details.coldIndex = { ms: coldMs, cpuSeconds: coldCpu ?? null, mainThreadCpuSeconds: coldMainCpu ?? null, serverMs: numberAt(cold.structured, "ms") ?? null, files: indexedFiles ?? null, bytes: indexedBytes ?? null, mbPerSecond: coldMBps, answer: cold.structured ?? cold.text.slice(0, 2000) };
 
     // -------- warm latency
     const latencyFiles = evenlySpaced(
       files.filter((file) => file.size >= 1024),
       LATENCY_FILES,
     );
-    const named: Array<{ path: string; name: string }> = [];
+    const named: Array<{ path: string; name: string; line: number }> = [];
     for (const file of latencyFiles) {
-      const name = definedNames(await readFile(join(root, file.path), "utf8"), spec.id)[0];
-      if (name) named.push({ path: file.path, name });
+      const text = await readFile(join(root, file.path), "utf8");
+      const name = definedNames(text, spec.id)[0];
+      if (name) named.push({ path: file.path, name, line: text.slice(0, Math.max(0, text.indexOf(name))).split("\n").length });
     }
     if (named.length === 0) throw new Error(`${spec.id}: no definitions found in the sampled files`);
     const warm: Record<string, TimedRun> = {};
@@ -439,8 +466,21 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
         { metric: label(`${tool} warm p95`), value: ms(run.summary.p95), target: "—", verdict: "info" },
       );
     }
+    // find_related at each sampled definition: the issue sets it no target, so it is reported for information.
+    const related = await measureRotating(
+      session.client,
+      "find_related",
+      named.map(({ path, line }) => ({ path, line })),
+      options.calls,
+      (answer) => (answer.text.trim() === "" ? "empty answer" : undefined),
+    );
+    rows.push(
+      { metric: label(`find_related first call`), value: related.firstCallMs === undefined ? "failed" : ms(related.firstCallMs), target: "—", verdict: "info" },
+      { metric: label(`find_related warm p50 (n=${related.summary.count})`), value: ms(related.summary.p50), target: "—", verdict: "info" },
+      { metric: label(`find_related warm p95`), value: ms(related.summary.p95), target: "—", verdict: "info" },
+    );
     remember("warm latency");
-    details.warm = Object.fromEntries(Object.entries(warm).map(([tool, run]) => [tool, withoutSamples(run)]));
+    details.warm = Object.fromEntries([...Object.entries(warm), ["find_related", related] as const].map(([tool, run]) => [tool, withoutSamples(run)]));
 
     // -------- tokens: map output against the whole file
     const tokenFiles = evenlySpaced(files, options.tokenFiles);
@@ -609,7 +649,7 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     rows.push({ metric: label("first index call of a new process (snapshot)"), value: ms(restartMs), target: "—", verdict: "info" });
     details.restartMs = restartMs;
 
-    const allRuns = Object.values(warm);
+    const allRuns = [...Object.values(warm), related];
     const errorCount = allRuns.reduce((acc, run) => acc + run.errors, 0);
     rows.push({ metric: label("call errors"), value: String(errorCount), target: "0", verdict: verdict(errorCount === 0) });
     const firstError = allRuns.find((run) => run.firstError !== undefined)?.firstError;

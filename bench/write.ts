@@ -28,6 +28,7 @@ import {
   type PhaseReport,
   progressFor,
   ratioText,
+  readCpuSeconds,
   readPeakRss,
   type ResultRow,
   runPhaseAlone,
@@ -277,6 +278,27 @@ async function timeBatches(client: Client, tool: "file_patch" | "file_write", ro
   return timedRun(samples, errors, firstError);
 }
 
+// ---------------------------------------------------------------- server CPU
+
+/** CPU time a server process uses between reset() and perCall() (Linux; undefined elsewhere). */
+function cpuMeter(pid: number) {
+  let start = readCpuSeconds(pid);
+  return {
+    reset() {
+      start = readCpuSeconds(pid);
+    },
+    perCall(calls: number): number | undefined {
+      const now = readCpuSeconds(pid);
+      if (start === undefined || now === undefined || calls === 0) return undefined;
+      return ((now - start) * 1000) / calls;
+    },
+  };
+}
+
+function cpuText(msPerCall: number | undefined): string {
+  return msPerCall === undefined ? "n/a" : `${msPerCall.toFixed(1)} ms`;
+}
+
 // ---------------------------------------------------------------- the phase
 
 export async function runWriteBench(options: WriteOptions): Promise<PhaseReport> {
@@ -325,6 +347,8 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const aiderErrors: Array<{ errors: number; firstError?: string }> = [];
     const peerErrors: Array<{ errors: number; firstError?: string }> = [];
     const perRound = Math.max(1, Math.ceil(options.iterations / PEER_ROUNDS));
+    // Server CPU per call (user + system, all threads): steadier than wall time on a shared machine.
+    const serverCpu = cpuMeter(ours.pid);
     for (let round = 0; round < PEER_ROUNDS; round++) {
       aiderErrors.push(await timeOurEdits(ours.client, targets.aider, "aider", aiderChain, perRound, aiderSamples));
       peerErrors.push(await timePeerEdits(peer.client, peerChain, perRound, peerSamples));
@@ -336,21 +360,28 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
         list.find((item) => item.firstError !== undefined)?.firstError,
       );
     const aiderRun = merged(aiderErrors, aiderSamples);
+    const aiderCpuMs = serverCpu.perCall(aiderSamples.length);
     const peerRun = merged(peerErrors, peerSamples);
     aiderChain.verify("file_patch (aider)");
     peerChain.verify("edit_file");
 
     progress(`single edits: file_patch (ast rule), ${options.iterations}`);
     const astSamples: number[] = [];
+    serverCpu.reset();
     const astRun = merged([await timeOurEdits(ours.client, targets.ast, "ast", astChain, options.iterations, astSamples)], astSamples);
+    const astCpuMs = serverCpu.perCall(astSamples.length);
     astChain.verify("file_patch (ast)");
 
     progress(`${BATCH_FILES}-file batches: file_patch and file_write, ${options.batches} each`);
     const batchGenerations = batchKeys.map(() => 0);
     // One untimed batch each: the first batch pays for opening 50 files' worth of caches.
     await timeBatches(ours.client, "file_patch", root, batchKeys, batchShas, batchGenerations, 1);
+    serverCpu.reset();
     const patchBatch = await timeBatches(ours.client, "file_patch", root, batchKeys, batchShas, batchGenerations, options.batches);
+    const patchBatchCpuMs = serverCpu.perCall(patchBatch.summary.count + patchBatch.errors);
+    serverCpu.reset();
     const writeBatch = await timeBatches(ours.client, "file_write", root, batchKeys, batchShas, batchGenerations, options.batches);
+    const writeBatchCpuMs = serverCpu.perCall(writeBatch.summary.count + writeBatch.errors);
 
     const oursPeakRss = readPeakRss(ours.pid);
     const peerPeakRss = readPeakRss(peer.pid);
@@ -361,10 +392,12 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       { metric: "file_patch aider p95", value: ms(aiderRun.summary.p95), target: "—", verdict: "info" },
       { metric: `file_patch ast rule, 500-line file p50 (n=${astRun.summary.count})`, value: ms(astRun.summary.p50), target: "—", verdict: "info" },
       { metric: "file_patch ast rule p95", value: ms(astRun.summary.p95), target: "—", verdict: "info" },
+      { metric: "server CPU per file_patch aider / ast rule", value: `${cpuText(aiderCpuMs)} / ${cpuText(astCpuMs)}`, target: "—", verdict: "info" },
       { metric: `file_patch ${BATCH_FILES}-file batch p50 (n=${patchBatch.summary.count})`, value: ms(patchBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(patchBatch.summary.p50 < TARGETS.batchP50Ms) },
       { metric: `file_patch ${BATCH_FILES}-file batch p95`, value: ms(patchBatch.summary.p95), target: "—", verdict: "info" },
       { metric: `file_write ${BATCH_FILES}-file batch p50 (n=${writeBatch.summary.count})`, value: ms(writeBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(writeBatch.summary.p50 < TARGETS.batchP50Ms) },
       { metric: `file_write ${BATCH_FILES}-file batch p95`, value: ms(writeBatch.summary.p95), target: "—", verdict: "info" },
+      { metric: `server CPU per ${BATCH_FILES}-file batch, file_patch / file_write`, value: `${cpuText(patchBatchCpuMs)} / ${cpuText(writeBatchCpuMs)}`, target: "—", verdict: "info" },
       { metric: "peak RSS, ast-mcp (write phase)", value: mb(oursPeakRss), target: "—", verdict: "info" },
     ];
     const runs = [aiderRun, astRun, patchBatch, writeBatch];
@@ -401,6 +434,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
         batchFileWrite: writeBatch,
         peerEditFile: peerRun,
         peakRssBytes: { ours: oursPeakRss ?? null, peer: peerPeakRss ?? null },
+        serverCpuMsPerCall: { filePatchAider: aiderCpuMs ?? null, filePatchAst: astCpuMs ?? null, batchFilePatch: patchBatchCpuMs ?? null, batchFileWrite: writeBatchCpuMs ?? null },
       },
     };
   } finally {

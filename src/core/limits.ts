@@ -113,6 +113,21 @@ export const LIMITS = {
     diffContextLines: 3,
     /** Line comparisons one unified diff may spend on minimal (Myers) diffing before it settles for coarser hunks. */
     diffMaxWork: 20_000_000,
+    /**
+     * Files up to this size are read and written by the commit with synchronous calls (a few µs
+     * each instead of a thread-pool round trip); larger ones stream asynchronously so a big file
+     * never stalls other requests. fsync always runs on the thread pool.
+     */
+    syncIoMaxBytes: 1 * MiB,
+    /** Syntax error lists remembered by text hash: a committed candidate is the next edit's original. */
+    syntaxCacheEntries: 2_048,
+    /** Entries of one batched write planned at once (reads, policy checks and parses overlap with formatting). */
+    planConcurrency: 8,
+    /**
+     * A repository formatter config changed less than this long ago is read again on every write
+     * instead of being trusted by its stat signature (timestamps are too coarse for quick edits).
+     */
+    configSettleMs: 2_000,
   },
 
   intel: {
@@ -144,8 +159,13 @@ export const LIMITS = {
       minifiedSniffBytes: 64 * KiB,
       /** A line at least this long counts as minified; a head mostly made of such lines marks a bundle. */
       minifiedLineChars: 1000,
-      /** Files read and parsed at once while indexing (parsing runs on the libuv thread pool). */
-      concurrency: 8,
+      /**
+       * Files parsing at once while indexing (on the libuv thread pool, 4 threads by default),
+       * while the main thread reads files and extracts facts from finished trees.
+       */
+      concurrency: 4,
+      /** Synchronous index work (directory listings, file reads) done before the event loop gets a turn. */
+      syncSliceMs: 20,
       /** Stats a freshness sweep makes synchronously before giving the event loop a turn. */
       sweepSlice: 2048,
       /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
@@ -154,8 +174,15 @@ export const LIMITS = {
       fullCheckIntervalMs: 60_000,
       /** Largest .gitignore file read; a larger one is ignored (with a warning). */
       maxIgnoreFileBytes: 1 * MiB,
-      /** A persisted snapshot is rewritten at most this often while files keep changing. */
+      /**
+       * A persisted snapshot is rewritten at most this often while files keep changing, and at
+       * the latest this long after a change when calls never pause.
+       */
       snapshotMinIntervalMs: 30_000,
+      /** The snapshot is written once the index has had no call for this long. */
+      snapshotIdleMs: 2_000,
+      /** Writing the snapshot runs in the background: work done before the event loop gets a turn (calls answered meanwhile wait at most this). */
+      snapshotSliceMs: 4,
       /** Largest persisted snapshot read back. */
       maxSnapshotBytes: 512 * MiB,
       /** Snapshots (one per set of roots) kept in the cache directory; the least recently saved beyond this are deleted. */
@@ -290,6 +317,12 @@ export const LIMITS = {
       maxChunkedFileBytes: 1024 * KiB,
       /** Files whose chunks are built at once while the search index catches up. */
       buildConcurrency: 16,
+      /**
+       * Term-chunk pairs added since the last merge (over all fields) that make the search index fold
+       * them into its sorted main arrays at once: bounds the memory of the append log while a large
+       * tree is indexed (14 bytes a pair there, 5 once merged).
+       */
+      mergeTailPairs: 1 << 20,
       /** Import-graph hops from contextFile that still earn a proximity boost. */
       proximityMaxHops: 3,
       /** Texts handed to an embedder in one call. */
@@ -331,6 +364,8 @@ export const LIMITS = {
     acquireTimeoutMs: 10_000,
     /** A cross-process lock not refreshed for this long is considered stale and recovered. */
     staleMs: 30_000,
+    /** Released lock directories a process keeps for reuse (making and removing directories is slow on some file systems). */
+    spareDirectories: 64,
   },
 
   journal: {

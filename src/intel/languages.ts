@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { SgNode, SgRoot } from "@ast-grep/napi";
+import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { LANGUAGES, languageFromPath } from "../helpers/language.ts";
@@ -341,6 +341,15 @@ export function parseSource(id: LanguageId, text: string): ParsedSource | undefi
   return { root, errorCount: errors.length, errors };
 }
 
+/** parseSource with the parse itself on the libuv thread pool (the write path formats meanwhile). */
+export async function parseSourceAsync(id: LanguageId, text: string): Promise<ParsedSource | undefined> {
+  const language = astGrepLanguageFor(id);
+  if (language === undefined) return undefined;
+  const root = await napi().parseAsync(language, text);
+  const errors = syntaxErrorsOf(root.root(), text, language);
+  return { root, errorCount: errors.length, errors };
+}
+
 interface Span {
   start: number;
   end: number;
@@ -367,15 +376,20 @@ function spanOf(node: SgNode, text: string, kind: "error" | "missing"): Span {
  * counts once.
  */
 function syntaxErrorsOf(root: SgNode, text: string, language: string): SyntaxErrorLocation[] {
-  const spans: Span[] = root.findAll({ rule: { kind: "ERROR" } }).map((node) => spanOf(node, text, "error"));
-  if (text.length > 0) {
-    const scannerTokens = SCANNER_TOKENS[language] ?? [];
-    for (const node of root.findAll({ rule: { regex: "^$" } })) {
-      // Empty ERROR nodes are counted above; empty inner nodes hold only empty leaves.
-      if (!node.isLeaf() || node.kind() === "ERROR" || node.parent() === null) continue;
-      if (node.isNamed() && scannerTokens.includes(String(node.kind()))) continue;
-      spans.push(spanOf(node, text, "missing"));
+  const spans: Span[] = [];
+  const scannerTokens = SCANNER_TOKENS[language] ?? [];
+  // One traversal for both kinds (each findAll walks the whole tree); in an empty text every node is empty.
+  const rule: Rule = text.length > 0 ? { any: [{ kind: "ERROR" }, { regex: "^$" }] } : { kind: "ERROR" };
+  for (const node of root.findAll({ rule })) {
+    const kind = String(node.kind());
+    if (kind === "ERROR") {
+      spans.push(spanOf(node, text, "error"));
+      continue;
     }
+    // Empty inner nodes hold only empty leaves.
+    if (!node.isLeaf() || node.parent() === null) continue;
+    if (node.isNamed() && scannerTokens.includes(kind)) continue;
+    spans.push(spanOf(node, text, "missing"));
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const outermost: SyntaxErrorLocation[] = [];

@@ -4,12 +4,11 @@
  * new, half-moved (a rename between link and unlink) or conflict (neither: someone else changed
  * it). The same code serves a writer undoing its own failed batch and recovery after a crash.
  */
-import { constants } from "node:fs";
-import { link, lstat, mkdir, open, realpath, rename, rmdir, unlink } from "node:fs/promises";
+import { closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { ToolError, isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
-import { errnoOf, fsyncDirectory, inspectFile, isMissing, removeIfPresent, stageCopy, type FileFacts } from "./durable-fs.ts";
+import { errnoOf, fsyncDirectories, inspectFile, isMissing, removeIfPresentSync, stageCopy, type FileFacts } from "./durable-fs.ts";
 import { imagePath, type BatchRecord, type JournalOp } from "./journal-store.ts";
 
 export type OpState = "old" | "new" | "half-moved" | "conflict";
@@ -49,7 +48,7 @@ async function facts(file: string): Promise<FileFacts | null | ToolError> {
 
 async function realpathOrNull(dir: string): Promise<string | null> {
   try {
-    return await realpath(dir);
+    return realpathSync.native(dir);
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
@@ -136,7 +135,7 @@ async function removeEmptyParents(dir: string, bound: string | null): Promise<st
   let current = dir;
   while (current !== bound && relativeInside(bound, current, path.sep) !== undefined) {
     try {
-      await rmdir(current);
+      rmdirSync(current);
       touched.push(path.dirname(current));
     } catch (error) {
       if (!isMissing(error)) break;
@@ -159,54 +158,54 @@ const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSY
  */
 async function moveNoReplace(from: string, to: string, copyTemp: string, copyMode: { mode: number | null; owner: { uid: number; gid: number } | null }): Promise<void> {
   try {
-    await link(from, to);
-    await unlink(from);
+    linkSync(from, to);
+    unlinkSync(from);
     return;
   } catch (error) {
     if (errnoOf(error) === "EEXIST") throw destinationExists(to);
     if (!NO_HARD_LINKS.has(errnoOf(error) ?? "")) throw error;
   }
-  await removeIfPresent(copyTemp);
+  removeIfPresentSync(copyTemp);
   await stageCopy(from, copyTemp, copyMode);
   try {
     try {
-      await link(copyTemp, to);
-      await unlink(copyTemp);
+      linkSync(copyTemp, to);
+      unlinkSync(copyTemp);
     } catch (error) {
       if (errnoOf(error) === "EEXIST") throw destinationExists(to);
       if (!NO_HARD_LINKS.has(errnoOf(error) ?? "")) throw error;
       // No hard links at all here: the destination is checked under our lock, then renamed onto.
       try {
-        await lstat(to);
+        lstatSync(to);
         throw destinationExists(to);
       } catch (statError) {
         if (!isMissing(statError)) throw statError;
       }
-      await rename(copyTemp, to);
+      renameSync(copyTemp, to);
     }
   } catch (error) {
-    await removeIfPresent(copyTemp);
+    removeIfPresentSync(copyTemp);
     throw error;
   }
-  await unlink(from);
+  unlinkSync(from);
 }
 
 /** chmod through a descriptor opened without following links, refusing files with other names. */
-async function changeMode(file: string, mode: number): Promise<void> {
-  let handle;
+function changeMode(file: string, mode: number): void {
+  let fd: number;
   try {
-    handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
   } catch (error) {
     if (errnoOf(error) === "ELOOP") throw new ToolError("path_denied", `${file} is now a symbolic link; its mode is not changed.`);
     throw error;
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw new ToolError("not_a_file", `${file} is not a regular file.`);
     if (stats.nlink > 1) throw hardLinked(file, stats.nlink);
-    await handle.chmod(mode);
+    fchmodSync(fd, mode);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -221,10 +220,10 @@ export async function applyOp(record: BatchRecord, index: number, stagedMode: { 
   const op = record.ops[index] as JournalOp;
   switch (op.kind) {
     case "write":
-      await rename(op.temp as string, op.path);
+      renameSync(op.temp as string, op.path);
       return [path.dirname(op.path)];
     case "delete":
-      await unlink(op.path);
+      unlinkSync(op.path);
       return [path.dirname(op.path), ...(await removeEmptyParents(path.dirname(op.path), op.removeEmptyParentsUpTo))];
     case "rename": {
       const to = op.to as string;
@@ -232,7 +231,7 @@ export async function applyOp(record: BatchRecord, index: number, stagedMode: { 
       return [path.dirname(op.path), path.dirname(to), ...(await removeEmptyParents(path.dirname(op.path), op.removeEmptyParentsUpTo))];
     }
     case "chmod":
-      await changeMode(op.path, op.afterMode as number);
+      changeMode(op.path, op.afterMode as number);
       return [];
   }
 }
@@ -250,7 +249,7 @@ async function removeCreatedDirs(op: JournalOp): Promise<string[]> {
   const touched: string[] = [];
   for (const dir of [...op.createdDirs].reverse()) {
     try {
-      await rmdir(dir);
+      rmdirSync(dir);
       touched.push(path.dirname(dir));
     } catch (error) {
       // Never created (the writer died while creating the chain) or already gone: look further up.
@@ -265,15 +264,15 @@ async function removeCreatedDirs(op: JournalOp): Promise<string[]> {
 /** Puts the before-image of op `index` back at its path, atomically. */
 async function restoreImage(stateDir: string, record: BatchRecord, index: number): Promise<void> {
   const op = record.ops[index] as JournalOp;
-  await mkdir(path.dirname(op.path), { recursive: true });
+  mkdirSync(path.dirname(op.path), { recursive: true });
   const scratch = tempPath(path.dirname(op.path), record.id, index, "restore");
-  await removeIfPresent(scratch);
-  const hash = await stageCopy(imagePath(stateDir, record.id, op.image as string), scratch, { mode: op.beforeMode, owner: op.beforeOwner });
+  removeIfPresentSync(scratch);
+  const hash = await stageCopy(imagePath(stateDir, record, op.image as string), scratch, { mode: op.beforeMode, owner: op.beforeOwner });
   if (hash !== op.before) {
-    await removeIfPresent(scratch);
+    removeIfPresentSync(scratch);
     throw new ToolError("io_error", `The journaled before-image of ${op.path} is damaged (hash mismatch); the file was left as it is.`, { retryable: false });
   }
-  await rename(scratch, op.path);
+  renameSync(scratch, op.path);
 }
 
 /** Returns op `index` (inspected as `state`, not a conflict) to its before state. Returns directories whose entries changed. */
@@ -282,12 +281,12 @@ async function revertOp(stateDir: string, record: BatchRecord, index: number, st
   const touched = [path.dirname(op.path)];
   switch (op.kind) {
     case "write":
-      if (state === "new" && op.before === null) await unlink(op.path);
+      if (state === "new" && op.before === null) unlinkSync(op.path);
       else if (state === "new") await restoreImage(stateDir, record, index);
       else if (op.before !== null && op.beforeMode !== null) {
         // Same content before and after, perhaps a different mode: put the mode back.
         const current = await inspectFile(op.path);
-        if (current !== null && current.mode !== op.beforeMode) await changeMode(op.path, op.beforeMode);
+        if (current !== null && current.mode !== op.beforeMode) changeMode(op.path, op.beforeMode);
       }
       if (op.before === null) touched.push(...(await removeCreatedDirs(op)));
       return touched;
@@ -297,16 +296,16 @@ async function revertOp(stateDir: string, record: BatchRecord, index: number, st
     case "rename": {
       const to = op.to as string;
       if (state === "new") {
-        await mkdir(path.dirname(op.path), { recursive: true });
+        mkdirSync(path.dirname(op.path), { recursive: true });
         await moveNoReplace(to, op.path, tempPath(path.dirname(op.path), record.id, index, "back"), { mode: op.beforeMode, owner: op.beforeOwner });
       } else if (state === "half-moved") {
-        await unlink(to);
+        unlinkSync(to);
       }
       touched.push(path.dirname(to), ...(await removeCreatedDirs(op)));
       return touched;
     }
     case "chmod":
-      if (state === "new") await changeMode(op.path, op.beforeMode as number);
+      if (state === "new") changeMode(op.path, op.beforeMode as number);
       return touched;
   }
 }
@@ -317,11 +316,12 @@ export interface RollbackOutcome {
 
 /** Removes every staged or scratch file of the batch. */
 export async function removeTemps(record: BatchRecord): Promise<void> {
-  for (let index = 0; index < record.ops.length; index += 1) for (const temp of allTempPaths(record, index)) await removeIfPresent(temp);
+  for (let index = 0; index < record.ops.length; index += 1) for (const temp of allTempPaths(record, index)) removeIfPresentSync(temp);
 }
 
+/** Makes the entries of every directory durable (their fsyncs run side by side). */
 export async function fsyncAll(dirs: Iterable<string>): Promise<void> {
-  for (const dir of new Set(dirs)) await fsyncDirectory(dir);
+  await fsyncDirectories(dirs);
 }
 
 /**

@@ -12,10 +12,10 @@
  * them rewritten first. A match counts as applied only when its rewritten text reaches the
  * output; one whose capture the outer fix leaves out is dropped with it and not counted.
  */
-import type { NapiConfig, Rule, SgNode } from "@ast-grep/napi";
+import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { languageIdFromName, parseSource, parseTree, patternExpandoFor, supportsSyntaxTree, type LanguageId } from "../intel/languages.ts";
+import { languageIdFromName, parseSource, parseTree, parseTreeAsync, patternExpandoFor, supportsSyntaxTree, type LanguageId } from "../intel/languages.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -269,73 +269,105 @@ function patternProblem(rule: AstRule, language: LanguageId): string | undefined
   return first.kind === "missing" ? `a ${JSON.stringify(first.expected)} is missing at column ${first.column} of line ${first.line}` : `it has a syntax error at line ${first.line}, column ${first.column}`;
 }
 
+export interface AstRulesResult {
+  text: string;
+  rules: AstRuleReport[];
+}
+
+function checkRuleCount(rules: AstRule[]): void {
+  if (rules.length > LIMITS.patch.maxAstRules) {
+    throw new ToolError("too_many_items", `${rules.length} structural rules given; at most ${LIMITS.patch.maxAstRules} per file.`);
+  }
+}
+
+/** The language rule `index` runs with, checked before anything is parsed. */
+function prepareRule(rule: AstRule, index: number, languageId: LanguageId | null): LanguageId {
+  validateRule(rule, index);
+  return ruleLanguage(rule, index, languageId);
+}
+
 /**
  * Applies the rules in order, each to the result of the previous one, rewriting every match.
  * Throws ToolError match_count when a rule's match count differs from expectedMatches, and
  * invalid_input for a rule that cannot run (bad pattern, selector, constraints or language).
  */
-export function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[]): { text: string; rules: AstRuleReport[] } {
-  if (rules.length > LIMITS.patch.maxAstRules) {
-    throw new ToolError("too_many_items", `${rules.length} structural rules given; at most ${LIMITS.patch.maxAstRules} per file.`);
-  }
-  const reports: AstRuleReport[] = [];
-  let current = text;
+export function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[]): AstRulesResult {
+  checkRuleCount(rules);
+  const result: AstRulesResult = { text, rules: [] };
   rules.forEach((rule, index) => {
-    validateRule(rule, index);
-    const language = ruleLanguage(rule, index, languageId);
-    const root = parseTree(language, current);
-    if (!root) throw invalidRule(index, "lang", `no parser for ${language}.`);
-
-    let nodes: SgNode[];
-    try {
-      nodes = root.root().findAll(matcherFor(rule));
-    } catch (error) {
-      const reason = oneLine(error);
-      const field =
-        rule.constraints !== undefined && /constraint/i.test(reason) ? "constraints" : rule.selector !== undefined && /\bKind\b/.test(reason) ? "selector" : "pattern";
-      throw invalidRule(index, field, `ast-grep cannot use this rule: ${reason}`);
-    }
-    if (nodes.length === 0) {
-      const problem = patternProblem(rule, language);
-      if (problem !== undefined) {
-        throw invalidRule(
-          index,
-          "pattern",
-          `the pattern does not parse as ${language} (${problem}).`,
-          "Write the pattern as complete code; for a fragment, pass the surrounding code as pattern and the node kind to match as selector.",
-        );
-      }
-    }
-
-    const top = nestMatches(nodes);
-    const ordered: FoundMatch[] = [];
-    const flatten = (list: FoundMatch[]) => {
-      for (const match of list) {
-        ordered.push(match);
-        flatten(match.children);
-      }
-    };
-    flatten(top);
-
-    const expected = rule.expectedMatches ?? 1;
-    const countOk = expected === "all" ? ordered.length >= 1 : ordered.length === expected;
-    if (!countOk) throw countMismatch(index, expected, ordered, current, language);
-
-    const defined = patternVariables(rule.pattern);
-    const fix = parseFix(rule.fix, defined);
-    const rewriter = new Rewriter(current, fix.parts, defined);
-    const next = rewriter.render(0, current.length, top);
-
-    const report: AstRuleReport = {
-      index,
-      language,
-      matches: ordered.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, current)),
-      matchCount: ordered.length,
-      applied: rewriter.applied.size,
-    };
-    if (fix.literal.length > 0) report.literalVariables = fix.literal;
-    reports.push(report);
-    current = next;
+    const language = prepareRule(rule, index, languageId);
+    applyRule(rule, index, language, parseTree(language, result.text), result);
   });
-  return { text: current, rules: reports };
+  return result;
+}
+
+/**
+ * applyAstRules with each parse on the thread pool, so the main thread stays free meanwhile: a
+ * batch planned several files at a time formats some while others parse.
+ */
+export async function applyAstRulesAsync(text: string, languageId: LanguageId | null, rules: AstRule[]): Promise<AstRulesResult> {
+  checkRuleCount(rules);
+  const result: AstRulesResult = { text, rules: [] };
+  for (const [index, rule] of rules.entries()) {
+    const language = prepareRule(rule, index, languageId);
+    applyRule(rule, index, language, await parseTreeAsync(language, result.text), result);
+  }
+  return result;
+}
+
+/** Runs rule `index` on `result.text` (parsed as `root`), replacing the text and adding the rule's report. */
+function applyRule(rule: AstRule, index: number, language: LanguageId, root: SgRoot | undefined, result: AstRulesResult): void {
+  const current = result.text;
+  if (!root) throw invalidRule(index, "lang", `no parser for ${language}.`);
+
+  let nodes: SgNode[];
+  try {
+    nodes = root.root().findAll(matcherFor(rule));
+  } catch (error) {
+    const reason = oneLine(error);
+    const field =
+      rule.constraints !== undefined && /constraint/i.test(reason) ? "constraints" : rule.selector !== undefined && /\bKind\b/.test(reason) ? "selector" : "pattern";
+    throw invalidRule(index, field, `ast-grep cannot use this rule: ${reason}`);
+  }
+  if (nodes.length === 0) {
+    const problem = patternProblem(rule, language);
+    if (problem !== undefined) {
+      throw invalidRule(
+        index,
+        "pattern",
+        `the pattern does not parse as ${language} (${problem}).`,
+        "Write the pattern as complete code; for a fragment, pass the surrounding code as pattern and the node kind to match as selector.",
+      );
+    }
+  }
+
+  const top = nestMatches(nodes);
+  const ordered: FoundMatch[] = [];
+  const flatten = (list: FoundMatch[]) => {
+    for (const match of list) {
+      ordered.push(match);
+      flatten(match.children);
+    }
+  };
+  flatten(top);
+
+  const expected = rule.expectedMatches ?? 1;
+  const countOk = expected === "all" ? ordered.length >= 1 : ordered.length === expected;
+  if (!countOk) throw countMismatch(index, expected, ordered, current, language);
+
+  const defined = patternVariables(rule.pattern);
+  const fix = parseFix(rule.fix, defined);
+  const rewriter = new Rewriter(current, fix.parts, defined);
+  const next = rewriter.render(0, current.length, top);
+
+  const report: AstRuleReport = {
+    index,
+    language,
+    matches: ordered.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, current)),
+    matchCount: ordered.length,
+    applied: rewriter.applied.size,
+  };
+  if (fix.literal.length > 0) report.literalVariables = fix.literal;
+  result.rules.push(report);
+  result.text = next;
 }

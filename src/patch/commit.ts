@@ -5,7 +5,7 @@
  * parent directory right before touching it. Until the commit mark is written any failure rolls
  * every earlier step back, so a refused or failed batch leaves every byte as it was.
  */
-import { lstat, mkdir, realpath } from "node:fs/promises";
+import { lstatSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
@@ -13,18 +13,22 @@ import { log } from "../core/log.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { applyOp, fsyncAll, hardLinked, rollbackRecord, tempPath } from "./apply.ts";
-import { errnoOf, fsyncDirectory, inspectFile, isMissing, stageBytes, type FileFacts } from "./durable-fs.ts";
+import { errnoOf, flushAll, inspectFile, isMissing, preserveFile, stageBytesUnsynced, type FileFacts, type UnsyncedFile, writeThenFlush } from "./durable-fs.ts";
 import {
   DEFAULT_JOURNAL_LIMITS,
-  IMAGES_SUBDIR,
-  batchDirectory,
-  createBatch,
-  imagePath,
+  discardCommitMark,
+  discardStaging,
+  markCommitted,
   newBatchId,
+  publishBatch,
   pruneJournal,
+  rememberFinished,
   removeBatch,
+  stageBatch,
+  stagedImagePath,
   writeRecord,
   type BatchRecord,
+  type BatchStaging,
   type JournalLimits,
   type JournalOp,
 } from "./journal-store.ts";
@@ -161,13 +165,13 @@ interface ParentPlan {
 }
 
 /** Checks that `dir` exists (or may be created up to `bound`) and returns its real path. */
-async function planParent(dir: string, bound: string | undefined, target: string): Promise<ParentPlan> {
+function planParent(dir: string, bound: string | undefined, target: string): ParentPlan {
   const missing: string[] = [];
   let existing = dir;
   for (;;) {
     let stats;
     try {
-      stats = await lstat(existing);
+      stats = lstatSync(existing);
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
@@ -187,14 +191,24 @@ async function planParent(dir: string, bound: string | undefined, target: string
       throw new ToolError("file_not_found", `The directory ${existing === bound ? dir : bound} does not exist.`, { details: { path: target } });
     }
   }
-  const existingReal = await realpath(existing);
+  const existingReal = realpathSync.native(existing);
   return { parentReal: missing.length === 0 ? existingReal : path.join(existingReal, path.relative(existing, dir)), createdDirs: missing };
 }
 
-async function requireFile(target: string, expected: string): Promise<FileFacts> {
-  const current = await inspectFile(target);
+function requireFacts(target: string, expected: string, current: FileFacts | null): FileFacts {
   if (current === null || current.sha256 !== expected) throw staleHash(target, expected, current?.sha256 ?? null);
   return current;
+}
+
+/**
+ * The recheck of a file whose content the op destroys, keeping its before-image in the staged
+ * batch (see preserveFile). `unsynced` collects copied images, fsynced with the record.
+ */
+async function recheckAndPreserve(target: string, index: number, staging: BatchStaging, unsynced: UnsyncedFile[]): Promise<FileFacts | null> {
+  const preserved = await preserveFile(target, stagedImagePath(staging, String(index)));
+  if (preserved === null) return null;
+  if (preserved.copy !== undefined) unsynced.push(preserved.copy);
+  return preserved.facts;
 }
 
 function baseJournalOp(kind: JournalOp["kind"], target: string, parentReal: string): JournalOp {
@@ -226,12 +240,13 @@ function parentBound(op: CommitOp & { kind: "write" | "rename" }, roots: readonl
   return roots.find((root) => (relativeInside(root, target, path.sep) ?? "") !== "");
 }
 
-async function planOp(op: CommitOp, index: number, batchId: string, roots: readonly string[]): Promise<JournalOp> {
+async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], unsynced: UnsyncedFile[]): Promise<JournalOp> {
+  const batchId = staging.id;
   switch (op.kind) {
     case "write": {
       const bound = parentBound(op, roots);
-      const parent = await planParent(path.dirname(op.path), bound, op.path);
-      const current = await inspectFile(op.path);
+      const parent = planParent(path.dirname(op.path), bound, op.path);
+      const current = await recheckAndPreserve(op.path, index, staging, unsynced);
       const currentHash = current?.sha256 ?? null;
       if (currentHash !== op.expectedBefore) throw staleHash(op.path, op.expectedBefore, currentHash);
       return {
@@ -242,30 +257,32 @@ async function planOp(op: CommitOp, index: number, batchId: string, roots: reado
         afterMode: op.mode ?? current?.mode ?? null,
         beforeOwner: current === null ? null : { uid: current.uid, gid: current.gid },
         image: current === null ? null : String(index),
+        imageBytes: current?.size ?? 0,
         temp: tempPath(path.dirname(op.path), batchId, index, "stage"),
         createdDirs: parent.createdDirs,
         createParentsUpTo: bound ?? null,
       };
     }
     case "delete": {
-      const parent = await planParent(path.dirname(op.path), undefined, op.path);
-      const current = await requireFile(op.path, op.expectedBefore);
+      const parent = planParent(path.dirname(op.path), undefined, op.path);
+      const current = requireFacts(op.path, op.expectedBefore, await recheckAndPreserve(op.path, index, staging, unsynced));
       return {
         ...baseJournalOp("delete", op.path, parent.parentReal),
         before: current.sha256,
         beforeMode: current.mode,
         beforeOwner: { uid: current.uid, gid: current.gid },
         image: String(index),
+        imageBytes: current.size,
         removeEmptyParentsUpTo: op.removeEmptyParentsUpTo ?? null,
       };
     }
     case "rename": {
-      const source = await planParent(path.dirname(op.from), undefined, op.from);
+      const source = planParent(path.dirname(op.from), undefined, op.from);
       const bound = parentBound(op, roots);
-      const destination = await planParent(path.dirname(op.to), bound, op.to);
-      const current = await requireFile(op.from, op.expectedBefore);
+      const destination = planParent(path.dirname(op.to), bound, op.to);
+      const current = requireFacts(op.from, op.expectedBefore, await inspectFile(op.from));
       try {
-        await lstat(op.to);
+        lstatSync(op.to);
         throw new ToolError("destination_exists", `${op.to} already exists; a rename never replaces a file.`, { details: { path: op.to } });
       } catch (error) {
         if (!isMissing(error)) throw error;
@@ -286,8 +303,8 @@ async function planOp(op: CommitOp, index: number, batchId: string, roots: reado
       };
     }
     case "chmod": {
-      const parent = await planParent(path.dirname(op.path), undefined, op.path);
-      const current = await requireFile(op.path, op.expectedBefore);
+      const parent = planParent(path.dirname(op.path), undefined, op.path);
+      const current = requireFacts(op.path, op.expectedBefore, await inspectFile(op.path));
       if (current.nlink > 1) throw hardLinked(op.path, current.nlink);
       return {
         ...baseJournalOp("chmod", op.path, parent.parentReal),
@@ -303,34 +320,27 @@ async function planOp(op: CommitOp, index: number, batchId: string, roots: reado
 // ---------------------------------------------------------------------------------------------
 // The commit.
 
-async function captureImages(stateDir: string, record: BatchRecord): Promise<void> {
-  for (const op of record.ops) {
-    if (op.image === null) continue;
-    const copied = await inspectFile(op.path, imagePath(stateDir, record.id, op.image));
-    // The file changed between the recheck and the copy (a writer that ignores our locks).
-    if (copied === null || copied.sha256 !== op.before) throw staleHash(op.path, op.before, copied?.sha256 ?? null);
-    op.imageBytes = copied.size;
-    record.imageBytes += copied.size;
-  }
-  await fsyncDirectory(path.join(batchDirectory(stateDir, record.id), IMAGES_SUBDIR));
-}
-
-async function makeDirs(dirs: readonly string[]): Promise<void> {
+function makeDirs(dirs: readonly string[]): void {
   for (const dir of dirs) {
     try {
-      await mkdir(dir);
+      mkdirSync(dir);
     } catch (error) {
       if (errnoOf(error) !== "EEXIST") throw error;
     }
   }
 }
 
+/** Creates the missing parents and writes every staged file, then fsyncs them all together. */
 async function stage(record: BatchRecord, ops: readonly CommitOp[]): Promise<void> {
-  for (const [index, op] of ops.entries()) {
-    const journaled = record.ops[index] as JournalOp;
-    await makeDirs(journaled.createdDirs);
-    if (op.kind === "write") await stageBytes(journaled.temp as string, op.after, { mode: journaled.afterMode, owner: journaled.beforeOwner });
-  }
+  const staged: UnsyncedFile[] = [];
+  // Even on failure every descriptor is closed before the rollback removes the staged files.
+  await writeThenFlush(staged, async () => {
+    for (const [index, op] of ops.entries()) {
+      const journaled = record.ops[index] as JournalOp;
+      makeDirs(journaled.createdDirs);
+      if (op.kind === "write") staged.push(await stageBytesUnsynced(journaled.temp as string, op.after, { mode: journaled.afterMode, owner: journaled.beforeOwner }));
+    }
+  });
 }
 
 /** Right before an op: each parent must still resolve where it did at the recheck, and the caller must still accept it. */
@@ -340,7 +350,7 @@ async function verifyDirectories(op: JournalOp, verifyParent: CommitOptions["ver
   for (const [dir, expected] of checks) {
     let real: string;
     try {
-      real = await realpath(dir);
+      real = realpathSync.native(dir);
     } catch (error) {
       if (isMissing(error)) throw new ToolError("file_not_found", `The directory ${dir} disappeared during the write.`, { details: { path: op.path } });
       throw error;
@@ -380,6 +390,7 @@ function asToolError(error: unknown): unknown {
 /** Undoes whatever part of the batch happened, then removes its journal entry (or keeps it when that failed). */
 async function abandon(stateDir: string, record: BatchRecord, reached: number, cause: unknown): Promise<ToolError | undefined> {
   try {
+    discardCommitMark(stateDir, record.id);
     const outcome = await rollbackRecord(stateDir, record, reached);
     if (outcome.conflicts.length === 0) {
       await removeBatch(stateDir, record.id);
@@ -418,32 +429,44 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
     ops.flatMap(opPaths),
     async (held) => {
       const id = newBatchId();
-      const journalOps: JournalOp[] = [];
-      for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, id, meta.roots));
-
-      const batch: BatchRecord = {
-        format: 1,
-        id,
-        state: "preparing",
-        createdAt: new Date().toISOString(),
-        committedAt: null,
-        writer: currentProcess(),
-        sessionId: meta.sessionId,
-        tool: meta.tool,
-        roots: meta.roots,
-        description: meta.description ?? null,
-        ops: journalOps,
-        imageBytes: 0,
-        recovery: null,
-      };
-      await createBatch(stateDir, batch);
+      // The record and before-images are assembled under a transit name and appear together.
+      const staging = stageBatch(stateDir, id);
+      let batch: BatchRecord;
+      const unsynced: UnsyncedFile[] = [];
+      try {
+        const journalOps: JournalOp[] = [];
+        try {
+          for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, staging, meta.roots, unsynced));
+        } catch (error) {
+          await flushAll(unsynced).catch(() => {});
+          throw error;
+        }
+        const createdAt = new Date().toISOString();
+        batch = {
+          format: 2,
+          id,
+          state: "prepared",
+          createdAt,
+          committedAt: null,
+          writer: currentProcess(),
+          sessionId: meta.sessionId,
+          tool: meta.tool,
+          roots: meta.roots,
+          description: meta.description ?? null,
+          ops: journalOps,
+          imageBytes: journalOps.reduce((sum, op) => sum + op.imageBytes, 0),
+          recovery: null,
+        };
+        // The commit mark is prepared now, so committing costs a rename instead of a durable write.
+        await publishBatch(stateDir, staging, batch, unsynced, { ...batch, state: "committed", committedAt: createdAt });
+      } catch (error) {
+        discardStaging(staging);
+        throw error;
+      }
 
       // The last op whose application began; later ones are untouched apart from staging.
       let reached = -1;
       try {
-        await captureImages(stateDir, batch);
-        batch.state = "prepared";
-        await writeRecord(stateDir, batch);
         await stage(batch, ops);
         const touched: string[] = [];
         for (const [index, journaled] of batch.ops.entries()) {
@@ -454,9 +477,10 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         }
         await fsyncAll(touched);
         held.assertHeld();
+        markCommitted(stateDir, batch.id);
         batch.state = "committed";
-        batch.committedAt = new Date().toISOString();
-        await writeRecord(stateDir, batch);
+        batch.committedAt = batch.createdAt;
+        rememberFinished(stateDir, batch);
       } catch (error) {
         const worse = await abandon(stateDir, batch, reached, error);
         throw worse ?? error;

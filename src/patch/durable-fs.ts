@@ -1,17 +1,27 @@
 /**
  * File-system primitives the commit machinery builds on: hashing a file without following a
- * symlink at its name, staging files with exclusive create and fsync, and durable small writes.
- * Everything streams in fixed chunks so large files never sit in memory whole.
+ * symlink at its name, preserving a file's content as a before-image, staging files with exclusive
+ * create and fsync, and durable small writes.
+ *
+ * Metadata calls (open, stat, rename, link, mkdir) and the reads and writes of files up to
+ * LIMITS.patch.syncIoMaxBytes are synchronous: each one costs a few microseconds, while its
+ * promise form costs a thread-pool round trip of 30-80 µs, and a commit makes dozens of them.
+ * fsync, the only call that waits for the disk, always runs on the thread pool, and independent
+ * fsyncs run side by side. Larger files stream in fixed chunks so they never sit in memory whole.
  */
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { open, rename, rm, unlink, type FileHandle } from "node:fs/promises";
+import * as fs from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Buffer that confirms a small file ended where stat said (a 1 MiB one per read made needless garbage). */
+const TAIL_PROBE_BYTES = 16 * 1024;
+const { constants } = fs;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
 
 export interface FileFacts {
   sha256: string;
@@ -21,15 +31,6 @@ export interface FileFacts {
   uid: number;
   gid: number;
   size: number;
-}
-
-/** FileHandle.write may write less than asked; loop until the whole chunk is out. */
-async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, null);
-    offset += bytesWritten;
-  }
 }
 
 export function errnoOf(error: unknown): string | undefined {
@@ -42,13 +43,33 @@ export function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** fsync of an open descriptor on the thread pool (the one call here that waits for the disk). */
+function fsyncFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Closing cannot fail in a way that changes what was written; the error that matters is already thrown.
+  }
+}
+
+/** Waits for every promise, then throws the first failure: nothing is left running behind an error. */
+async function settleAll(work: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const outcomes = await Promise.allSettled(work);
+  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 /**
  * Opens `file` for reading without following a symlink at its last component and without
  * blocking on a FIFO; undefined when nothing is there.
  */
-async function openNoFollow(file: string): Promise<FileHandle | undefined> {
+function openNoFollow(file: string): number | undefined {
   try {
-    return await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    return fs.openSync(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
   } catch (error) {
     if (isMissing(error)) return undefined;
     if (errnoOf(error) === "ELOOP") throw new ToolError("path_denied", `${file} is now a symbolic link; it is not written through.`);
@@ -56,35 +77,134 @@ async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   }
 }
 
+function factsOf(stats: fs.Stats, sha256: string, size: number): FileFacts {
+  return { sha256, mode: stats.mode & 0o7777, nlink: stats.nlink, uid: stats.uid, gid: stats.gid, size };
+}
+
+/** Bytes read per call once a file is past the synchronous size, or grew while being read. */
+function readChunk(fd: number, buffer: Buffer, sync: boolean): Promise<number> | number {
+  if (sync) return fs.readSync(fd, buffer, 0, buffer.length, null);
+  return new Promise<number>((resolve, reject) => fs.read(fd, buffer, 0, buffer.length, null, (error, read) => (error ? reject(error) : resolve(read))));
+}
+
 /**
- * Hashes `file` (and copies it to `copyTo`, created exclusively and fsynced, when given).
- * Null when the file does not exist; a directory or special file is refused.
+ * Reads an open descriptor to its end, handing each chunk to `onChunk` (awaited before the next
+ * read, so a chunk may be written out before its buffer is reused). A small file is read whole
+ * with one synchronous call into a buffer of its size.
  */
-export async function inspectFile(file: string, copyTo?: string): Promise<FileFacts | null> {
-  const handle = await openNoFollow(file);
-  if (handle === undefined) return null;
-  let copy: FileHandle | undefined;
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${file} is not a regular file.`);
-    const hash = createHash("sha256");
-    if (copyTo !== undefined) copy = await open(copyTo, "wx", 0o600);
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let size = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+async function readAll(fd: number, sizeHint: number, onChunk: (chunk: Buffer) => void | Promise<void>): Promise<number> {
+  const sync = sizeHint <= LIMITS.patch.syncIoMaxBytes;
+  let size = 0;
+  if (sync && sizeHint > 0) {
+    const whole = Buffer.allocUnsafe(sizeHint);
+    while (size < whole.length) {
+      const bytesRead = fs.readSync(fd, whole, size, whole.length - size, null);
       if (bytesRead === 0) break;
-      const chunk = buffer.subarray(0, bytesRead);
-      hash.update(chunk);
-      if (copy !== undefined) await writeAll(copy, chunk);
       size += bytesRead;
     }
-    if (copy !== undefined) await copy.sync();
-    return { sha256: hash.digest("hex"), mode: stats.mode & 0o7777, nlink: stats.nlink, uid: stats.uid, gid: stats.gid, size };
-  } finally {
-    await copy?.close();
-    await handle.close();
+    await onChunk(whole.subarray(0, size));
+    if (size < whole.length) return size;
   }
+  // A large file, or one that may have grown since it was stat'ed: the rest in chunks.
+  const buffer = Buffer.allocUnsafe(sync ? TAIL_PROBE_BYTES : CHUNK_BYTES);
+  for (;;) {
+    const bytesRead = await readChunk(fd, buffer, sync);
+    if (bytesRead === 0) return size;
+    size += bytesRead;
+    await onChunk(buffer.subarray(0, bytesRead));
+  }
+}
+
+/** Writes all of `data` to `fd` (a write may take less than asked). */
+function writeAllSync(fd: number, data: Uint8Array): void {
+  let offset = 0;
+  while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset, null);
+}
+
+async function writeAll(fd: number, data: Uint8Array): Promise<void> {
+  if (data.length <= LIMITS.patch.syncIoMaxBytes) return writeAllSync(fd, data);
+  let offset = 0;
+  while (offset < data.length) {
+    const end = Math.min(data.length, offset + CHUNK_BYTES);
+    offset += await new Promise<number>((resolve, reject) =>
+      fs.write(fd, data, offset, end - offset, null, (error, written) => (error ? reject(error) : resolve(written))),
+    );
+  }
+}
+
+/** Hashes `file`. Null when the file does not exist; a directory or special file is refused. */
+export async function inspectFile(file: string): Promise<FileFacts | null> {
+  const fd = openNoFollow(file);
+  if (fd === undefined) return null;
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${file} is not a regular file.`);
+    const hash = createHash("sha256");
+    const size = await readAll(fd, stats.size, (chunk) => void hash.update(chunk));
+    return factsOf(stats, hash.digest("hex"), size);
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+export interface PreservedFile {
+  facts: FileFacts;
+  /** A copied before-image, still to be fsynced; none for a hard link. */
+  copy?: UnsyncedFile;
+}
+
+/** Hard links may fail for these reasons; the image is then copied instead. */
+const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
+
+/**
+ * Hashes `file` and keeps its current content at `imageTo` as a before-image, in one read. A file
+ * with no other name gets a hard link to its inode: replacing the file by rename (or deleting it)
+ * leaves that inode to the image alone, so nothing is copied or fsynced. A file with other names
+ * (through them the inode could still change), one on another file system, or one the system will
+ * not link gets a copy instead, which the caller fsyncs (with others, see flushAll). Every reader of
+ * an image checks its hash, so an inode changed in place by a writer that ignores our locks is
+ * caught, never restored.
+ * Null (and no image) when the file does not exist.
+ */
+export async function preserveFile(file: string, imageTo: string): Promise<PreservedFile | null> {
+  const fd = openNoFollow(file);
+  if (fd === undefined) return null;
+  let copy: number | undefined;
+  try {
+    const stats = fs.fstatSync(fd, { bigint: true });
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${file} is not a regular file.`);
+    const linked = stats.nlink === 1n && process.platform !== "win32" && linkImage(file, imageTo, stats);
+    if (!linked) copy = fs.openSync(imageTo, "wx", 0o600);
+    const target = copy;
+    const hash = createHash("sha256");
+    const size = await readAll(fd, Number(stats.size), async (chunk) => {
+      hash.update(chunk);
+      if (target !== undefined) await writeAll(target, chunk);
+    });
+    const facts: FileFacts = { sha256: hash.digest("hex"), mode: Number(stats.mode) & 0o7777, nlink: Number(stats.nlink), uid: Number(stats.uid), gid: Number(stats.gid), size };
+    if (target === undefined) return { facts };
+    copy = undefined;
+    return { facts, copy: unsynced(target, imageTo) };
+  } finally {
+    if (copy !== undefined) closeQuietly(copy);
+    closeQuietly(fd);
+  }
+}
+
+/** Links `file` to `imageTo`; false when links are refused here. The link must name the inode already opened. */
+function linkImage(file: string, imageTo: string, opened: fs.BigIntStats): boolean {
+  try {
+    fs.linkSync(file, imageTo);
+  } catch (error) {
+    if (LINK_REFUSED.has(errnoOf(error) ?? "")) return false;
+    throw error;
+  }
+  const linked = fs.lstatSync(imageTo, { bigint: true });
+  if (linked.dev !== opened.dev || linked.ino !== opened.ino) {
+    fs.unlinkSync(imageTo);
+    throw new ToolError("stale_hash", `${file} was replaced while it was being read (a writer that does not take ast-mcp's locks).`, { details: { path: file } });
+  }
+  return true;
 }
 
 export interface StageOptions {
@@ -94,91 +214,140 @@ export interface StageOptions {
   owner?: { uid: number; gid: number } | null;
 }
 
-async function finishStaged(handle: FileHandle, options: StageOptions): Promise<void> {
-  if (options.mode !== undefined && options.mode !== null) await handle.chmod(options.mode);
+function finishStagedSync(fd: number, options: StageOptions): void {
+  if (options.mode !== undefined && options.mode !== null) fs.fchmodSync(fd, options.mode);
   if (options.owner && process.platform !== "win32") {
-    const stats = await handle.stat();
+    const stats = fs.fstatSync(fd);
     if (stats.uid !== options.owner.uid || stats.gid !== options.owner.gid) {
       try {
-        await handle.chown(options.owner.uid, options.owner.gid);
+        fs.fchownSync(fd, options.owner.uid, options.owner.gid);
       } catch {
         // Without privilege the file keeps our ownership, as any editor's save would.
       }
     }
   }
-  await handle.sync();
+}
+
+export function removeIfPresentSync(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+/** A file written but not yet fsynced. */
+export interface UnsyncedFile {
+  /** fsyncs and closes the file (on failure: closes and removes it). Call once. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Files written one after another and fsynced together: an fsync issued while the next file is
+ * being created makes that creation wait for the journal commit, while fsyncs issued together
+ * share commits.
+ */
+export async function flushAll(files: ReadonlyArray<UnsyncedFile>): Promise<void> {
+  await settleAll(files.map((file) => file.flush()));
+}
+
+/**
+ * Runs `write`, which adds files to `files`, then fsyncs them all together. When `write` fails the
+ * files written so far are still flushed (closing them) and its error is the one thrown.
+ */
+export async function writeThenFlush(files: UnsyncedFile[], write: () => void | Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    await Promise.allSettled(files.map((file) => file.flush()));
+    throw error;
+  }
+  await flushAll(files);
+}
+
+function unsynced(fd: number, file: string): UnsyncedFile {
+  return {
+    flush: () =>
+      fsyncFd(fd).then(
+        () => fs.closeSync(fd),
+        (error: unknown) => {
+          closeQuietly(fd);
+          removeIfPresentSync(file);
+          throw error;
+        },
+      ),
+  };
+}
+
+/** Writes `data` to a new file `temp` (exclusive create) and sets its mode and owner; flush() makes it durable. */
+export async function stageBytesUnsynced(temp: string, data: Uint8Array, options: StageOptions = {}): Promise<UnsyncedFile> {
+  const fd = fs.openSync(temp, "wx", 0o666);
+  try {
+    await writeAll(fd, data);
+    finishStagedSync(fd, options);
+  } catch (error) {
+    closeQuietly(fd);
+    removeIfPresentSync(temp);
+    throw error;
+  }
+  return unsynced(fd, temp);
 }
 
 /** Writes `data` to a new file `temp` (exclusive create) and fsyncs it. */
 export async function stageBytes(temp: string, data: Uint8Array, options: StageOptions = {}): Promise<void> {
-  const handle = await open(temp, "wx", 0o666);
-  try {
-    await writeAll(handle, data);
-    await finishStaged(handle, options);
-  } catch (error) {
-    await handle.close();
-    await removeIfPresent(temp);
-    throw error;
-  }
-  await handle.close();
+  await (await stageBytesUnsynced(temp, data, options)).flush();
 }
 
 /** Copies `source` to a new file `temp` (exclusive create), fsyncs it and returns the copy's hash. */
 export async function stageCopy(source: string, temp: string, options: StageOptions = {}): Promise<string> {
-  const input = await openNoFollow(source);
+  const input = openNoFollow(source);
   if (input === undefined) throw new ToolError("file_not_found", `${source} disappeared during the write.`);
   try {
-    const handle = await open(temp, "wx", 0o666);
+    const fd = fs.openSync(temp, "wx", 0o666);
     try {
       const hash = createHash("sha256");
-      const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-      for (;;) {
-        const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        const chunk = buffer.subarray(0, bytesRead);
+      await readAll(input, fs.fstatSync(input).size, async (chunk) => {
         hash.update(chunk);
-        await writeAll(handle, chunk);
-      }
-      await finishStaged(handle, options);
-      await handle.close();
+        await writeAll(fd, chunk);
+      });
+      finishStagedSync(fd, options);
+      await fsyncFd(fd);
+      fs.closeSync(fd);
       return hash.digest("hex");
     } catch (error) {
-      await handle.close();
-      await removeIfPresent(temp);
+      closeQuietly(fd);
+      removeIfPresentSync(temp);
       throw error;
     }
   } finally {
-    await input.close();
-  }
-}
-
-export async function removeIfPresent(file: string): Promise<void> {
-  try {
-    await unlink(file);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
+    closeQuietly(input);
   }
 }
 
 /** Makes a directory's entries (renames, unlinks) durable; a no-op where directories cannot be opened. */
 export async function fsyncDirectory(dir: string): Promise<void> {
   if (process.platform === "win32") return;
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(dir, constants.O_RDONLY);
+    fd = fs.openSync(dir, constants.O_RDONLY | DIRECTORY);
   } catch (error) {
     if (isMissing(error)) return;
     throw error;
   }
   try {
-    await handle.sync();
+    await fsyncFd(fd);
   } catch (error) {
     // Some file systems do not support fsync on directories; the rename itself was still atomic.
     const code = errnoOf(error);
     if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EISDIR" && code !== "EBADF") throw error;
   } finally {
-    await handle.close();
+    closeQuietly(fd);
   }
+}
+
+/** fsyncDirectory of each distinct directory, side by side. */
+export async function fsyncDirectories(dirs: Iterable<string>): Promise<void> {
+  await settleAll([...new Set(dirs)].map((dir) => fsyncDirectory(dir)));
 }
 
 /** Replaces `file` with `text` atomically and durably (temp file, fsync, rename, fsync of the directory). */
@@ -186,14 +355,27 @@ export async function writeFileDurable(file: string, text: string): Promise<void
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await stageBytes(temp, Buffer.from(text, "utf8"), { mode: 0o600 });
   try {
-    await rename(temp, file);
+    fs.renameSync(temp, file);
   } catch (error) {
-    await removeIfPresent(temp);
+    removeIfPresentSync(temp);
     throw error;
   }
   await fsyncDirectory(path.dirname(file));
 }
 
+/** Creates `file` (exclusive create, mode 0600) with `text`; flush() makes it durable. */
+export function createFileUnsynced(file: string, text: string): UnsyncedFile {
+  const fd = fs.openSync(file, "wx", 0o600);
+  try {
+    writeAllSync(fd, Buffer.from(text, "utf8"));
+  } catch (error) {
+    closeQuietly(fd);
+    removeIfPresentSync(file);
+    throw error;
+  }
+  return unsynced(fd, file);
+}
+
 export async function removeTree(target: string): Promise<void> {
-  await rm(target, { recursive: true, force: true });
+  fs.rmSync(target, { recursive: true, force: true });
 }

@@ -1,17 +1,21 @@
 /**
  * Storage of the write-ahead journal: one directory per batch in <state>/journal/<batch id>/ with batch.json
- * (the record, always replaced atomically and fsynced) and images/<op index> (before-images).
- * A batch goes preparing → prepared → committed; a batch that never reaches committed is rolled
- * back (by its writer, or by recovery once the writer is gone). Committed batches keep their
- * before-images for undo until pruned by count, bytes and age.
+ * (the record, always replaced atomically by a fsynced file) and the before-images: <op index>.img
+ * beside it (record format 2; a hard link to the old inode where possible), or images/<op index>
+ * (format 1, still read). A batch appears prepared, record and images together, and becomes
+ * committed by renaming its prepared commit mark onto the record (older writers went through a
+ * "preparing" state first); a batch that never reaches committed is rolled back (by its writer, or
+ * by recovery once the writer is gone). Committed batches keep their before-images for undo until
+ * pruned by count, bytes and age.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, readdir, rename } from "node:fs/promises";
+import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { fsyncDirectory, isMissing, removeTree, writeFileDurable } from "./durable-fs.ts";
+import { createFileUnsynced, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeThenFlush } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "./state-dir.ts";
 
@@ -48,7 +52,8 @@ export interface JournalOp {
 }
 
 export interface BatchRecord {
-  format: 1;
+  /** 2: before-images beside the record; 1 (older batches): in an images/ folder. */
+  format: 1 | 2;
   id: string;
   state: BatchState;
   createdAt: string;
@@ -81,6 +86,12 @@ export function journalLimitsFromConfig(journal: { max_batches: number; max_byte
 }
 
 const RECORD_FILE = "batch.json";
+/**
+ * The batch's record as it will read once committed, written and fsynced with the prepared one:
+ * committing is then a rename onto batch.json (atomic) and one directory fsync.
+ */
+const COMMIT_MARK_FILE = "batch.committed.json";
+/** Where format 1 batches keep their before-images. */
 export const IMAGES_SUBDIR = "images";
 const BATCH_ID = /^\d{8}T\d{9}Z-[0-9a-f]{10}$/;
 
@@ -102,8 +113,10 @@ export function batchDirectory(stateDir: string, id: string): string {
   return path.join(stateDir, JOURNAL_SUBDIR, id);
 }
 
-export function imagePath(stateDir: string, id: string, image: string): string {
-  return path.join(batchDirectory(stateDir, id), IMAGES_SUBDIR, image);
+/** The file holding op image `image` of a batch. */
+export function imagePath(stateDir: string, record: Pick<BatchRecord, "id" | "format">, image: string): string {
+  const dir = batchDirectory(stateDir, record.id);
+  return record.format === 1 ? path.join(dir, IMAGES_SUBDIR, image) : path.join(dir, `${image}.img`);
 }
 
 function recordText(record: BatchRecord): string {
@@ -120,22 +133,72 @@ function transitName(id: string, purpose: "new" | "gone"): string {
 }
 const TRANSIT = /^\.(\d{8}T\d{9}Z-[0-9a-f]{10})\.(\d+)-[0-9a-f]+\.(new|gone)$/;
 
+/** A batch directory being assembled under a transit name (see publishBatch). */
+export interface BatchStaging {
+  id: string;
+  dir: string;
+}
+
+/** Starts a batch directory (record format 2) under a transit name. */
+export function stageBatch(stateDir: string, id: string): BatchStaging {
+  const dir = path.join(stateDir, JOURNAL_SUBDIR, transitName(id, "new"));
+  mkdirSync(dir, { mode: 0o700 });
+  return { id, dir };
+}
+
+/** Where op image `image` goes while its batch is staged. */
+export function stagedImagePath(staging: BatchStaging, image: string): string {
+  return path.join(staging.dir, `${image}.img`);
+}
+
 /**
- * Creates the batch directory (with images/) and its first record as one step: it is assembled
- * under a transit name and renamed into place, so a batch directory always has a record.
+ * Completes a staged batch: writes its record (and, when given, the record it will have once
+ * committed, for markCommitted), fsyncs them together with `unsynced` (copied before-images),
+ * makes the directory entries durable and renames the batch into place, so a batch directory
+ * always appears whole: record and before-images together.
  */
-export async function createBatch(stateDir: string, record: BatchRecord): Promise<void> {
+export async function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, unsynced: ReadonlyArray<UnsyncedFile>, committed?: BatchRecord): Promise<void> {
   const journalDir = path.join(stateDir, JOURNAL_SUBDIR);
-  const staging = path.join(journalDir, transitName(record.id, "new"));
+  const files = [...unsynced];
+  // The directory's entries are all in place, so its fsync runs alongside those of its files.
+  files.push({ flush: () => fsyncDirectory(staging.dir) });
+  await writeThenFlush(files, () => {
+    files.push(createFileUnsynced(path.join(staging.dir, RECORD_FILE), recordText(record)));
+    if (committed !== undefined) files.push(createFileUnsynced(path.join(staging.dir, COMMIT_MARK_FILE), recordText(committed)));
+  });
+  renameSync(staging.dir, batchDirectory(stateDir, record.id));
   try {
-    await mkdir(path.join(staging, IMAGES_SUBDIR), { recursive: true, mode: 0o700 });
-    await writeFileDurable(path.join(staging, RECORD_FILE), recordText(record));
-    await rename(staging, batchDirectory(stateDir, record.id));
+    await fsyncDirectory(journalDir);
   } catch (error) {
-    await removeTree(staging);
+    // Not durably journaled: nothing may be staged on its behalf.
+    await removeBatch(stateDir, record.id).catch(() => {});
     throw error;
   }
-  await fsyncDirectory(journalDir);
+}
+
+/** Removes a staged batch that will not be published. */
+export function discardStaging(staging: BatchStaging): void {
+  rmSync(staging.dir, { recursive: true, force: true });
+}
+
+/**
+ * The commit point of a batch published with its committed record: that record replaces the
+ * prepared one (an atomic rename of a file fsynced at publish time). The rename itself is not
+ * fsynced: every op is durable before it, so a commit mark lost to a power failure leaves a
+ * prepared batch whose ops all landed, which recovery rolls forward.
+ */
+export function markCommitted(stateDir: string, id: string): void {
+  const dir = batchDirectory(stateDir, id);
+  renameSync(path.join(dir, COMMIT_MARK_FILE), path.join(dir, RECORD_FILE));
+}
+
+/** Drops a batch's prepared commit mark (the batch is being rolled back or recovered instead). */
+export function discardCommitMark(stateDir: string, id: string): void {
+  try {
+    unlinkSync(path.join(batchDirectory(stateDir, id), COMMIT_MARK_FILE));
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
 }
 
 function looksLikeRecord(value: unknown, id: string): value is BatchRecord {
@@ -143,7 +206,7 @@ function looksLikeRecord(value: unknown, id: string): value is BatchRecord {
   return (
     typeof record === "object" &&
     record !== null &&
-    record.format === 1 &&
+    (record.format === 1 || record.format === 2) &&
     record.id === id &&
     typeof record.state === "string" &&
     typeof record.createdAt === "string" &&
@@ -175,7 +238,7 @@ export async function readRecord(stateDir: string, id: string): Promise<BatchRec
 /** Every batch id in the journal, oldest first. */
 export async function listBatchIds(stateDir: string): Promise<string[]> {
   try {
-    return (await readdir(path.join(stateDir, JOURNAL_SUBDIR))).filter(isBatchId).sort();
+    return readdirSync(path.join(stateDir, JOURNAL_SUBDIR)).filter(isBatchId).sort();
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;
@@ -200,7 +263,7 @@ export async function readAllRecords(stateDir: string): Promise<BatchRecord[]> {
 export async function removeBatch(stateDir: string, id: string): Promise<void> {
   const tomb = path.join(stateDir, JOURNAL_SUBDIR, transitName(id, "gone"));
   try {
-    await rename(batchDirectory(stateDir, id), tomb);
+    renameSync(batchDirectory(stateDir, id), tomb);
   } catch (error) {
     if (isMissing(error)) return;
     throw error;
@@ -212,7 +275,7 @@ export async function removeBatch(stateDir: string, id: string): Promise<void> {
 export async function removeTransitDebris(stateDir: string, isDead: (pid: number) => boolean): Promise<number> {
   let names: string[];
   try {
-    names = await readdir(path.join(stateDir, JOURNAL_SUBDIR));
+    names = readdirSync(path.join(stateDir, JOURNAL_SUBDIR));
   } catch (error) {
     if (isMissing(error)) return 0;
     throw error;
@@ -244,12 +307,23 @@ interface PruneFacts {
  */
 const finishedFacts = new Map<string, Map<string, PruneFacts>>();
 
-async function finishedBatches(stateDir: string): Promise<PruneFacts[]> {
+function knownFinished(stateDir: string): Map<string, PruneFacts> {
   let known = finishedFacts.get(stateDir);
   if (known === undefined) {
     known = new Map();
     finishedFacts.set(stateDir, known);
   }
+  return known;
+}
+
+/** Records the facts of a batch this process just finished, so pruning need not read its record back. */
+export function rememberFinished(stateDir: string, record: BatchRecord): void {
+  if (record.state !== "committed" && record.state !== "conflict") return;
+  knownFinished(stateDir).set(record.id, { id: record.id, imageBytes: record.imageBytes, time: Date.parse(record.committedAt ?? record.createdAt) });
+}
+
+async function finishedBatches(stateDir: string): Promise<PruneFacts[]> {
+  const known = knownFinished(stateDir);
   const ids = await listBatchIds(stateDir);
   const present = new Set(ids);
   for (const id of known.keys()) if (!present.has(id)) known.delete(id);

@@ -44,7 +44,7 @@ export interface UndoPlan {
 }
 
 async function beforeImage(stateDir: string, record: BatchRecord, op: JournalOp): Promise<Buffer> {
-  const file = imagePath(stateDir, record.id, op.image as string);
+  const file = imagePath(stateDir, record, op.image as string);
   const copy = await inspectFile(file);
   if (copy === null || copy.sha256 !== op.before) {
     throw new ToolError("io_error", `The journaled before-image of ${op.path} in batch ${record.id} is missing or damaged; it cannot be undone.`, { retryable: false });

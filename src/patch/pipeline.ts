@@ -4,6 +4,7 @@
  * → (no side effects so far) → lock in sorted canonical order → recheck hashes → atomic commit → journal → unlock.
  * Tools plan their entries with these steps; `commitPlans` is the only way a plan reaches the disk.
  */
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { EffectiveConfig } from "../config/schema.ts";
 import { ToolError } from "../core/errors.ts";
@@ -16,7 +17,7 @@ import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
-import { type SyntaxReport, checkSyntax, inspectSyntax } from "./syntax-guard.ts";
+import { type SyntaxReport, inspectSyntaxAsync, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "./text-codec.ts";
 
 export interface PipelineContext {
@@ -101,6 +102,8 @@ export interface TextCandidate {
 /**
  * Turns edited text into the bytes that would be written: syntax guard first (dprint throws on broken
  * code), then formatting under the stable-formatting rule, then encoding like the original.
+ * The candidate's parse runs on the thread pool while dprint formats it on this thread; the syntax
+ * verdict still comes first (a refused candidate reports syntax_regression, not format_failed).
  */
 export async function buildTextCandidate(options: {
   resolved: ResolvedPath;
@@ -115,18 +118,33 @@ export async function buildTextCandidate(options: {
   const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
   const language = detectLanguage(resolved.real, firstLine);
   const before = original?.text;
-  const syntax = options.allowSyntaxErrors
-    ? inspectSyntax(resolved.display, language, before, options.candidateText)
-    : checkSyntax(resolved.display, language, before, options.candidateText);
-  let format: FormatResult = { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" };
-  if (!(options.allowSyntaxErrors && syntax.newErrors.length > 0)) {
-    format = await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure);
+  const format = () => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure);
+  const syntaxJob = inspectSyntaxAsync(resolved.display, language, before, options.candidateText);
+  // dprint runs in process and may as well run now; an external formatter is never started for a refused candidate.
+  const early = options.formatters.formatterFor(resolved.real) === "dprint" ? settle(format()) : undefined;
+  const syntax = await syntaxJob;
+  if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
+  let formatted: FormatResult;
+  if (options.allowSyntaxErrors && syntax.newErrors.length > 0) {
+    formatted = { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" };
+  } else {
+    const outcome = await (early ?? settle(format()));
+    if (!outcome.ok) throw outcome.error;
+    formatted = outcome.value;
   }
-  const bytes = encodeLike(format.text, options.encodeAs);
+  const bytes = encodeLike(formatted.text, options.encodeAs);
   if (bytes.length > LIMITS.patch.maxCandidateBytes) {
     throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
   }
-  return { bytes, sha256: sha256(bytes), text: format.text, report: { language, syntax, format } };
+  return { bytes, sha256: sha256(bytes), text: formatted.text, report: { language, syntax, format: formatted } };
+}
+
+/** A promise's outcome as a value, so one that is never awaited cannot become an unhandled rejection. */
+function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 /** Decodes a source for editing (refusing binary files and invalid encodings). */
@@ -137,23 +155,66 @@ export function decodeSource(source: SourceFile, resolved: ResolvedPath): Decode
 /** The formatter set for a workspace, reloaded when the repository's dprint config or the settings change. */
 let formattersCache: { key: string; formatters: Promise<Formatters> } | undefined;
 
-export async function formattersFor(context: PipelineContext): Promise<Formatters> {
-  const firstRoot = context.workspace.roots[0];
-  let dprintText: string | undefined;
-  if (firstRoot) {
-    for (const name of ["dprint.json", ".dprint.json", "dprint.jsonc", ".dprint.jsonc"]) {
-      try {
-        const resolved = await context.workspace.resolve(path.join(firstRoot.real, name), "read");
-        if (!resolved.exists || resolved.kind !== "file") continue;
-        dprintText = (await readFileBytes(resolved, LIMITS.config.maxFileBytes)).toString("utf8");
-        break;
-      } catch (error) {
-        // Denied by policy, vanished, or too large: the repository's formatter config is not read.
-        if (error instanceof ToolError) continue;
-        throw error;
-      }
+const DPRINT_CONFIG_NAMES = ["dprint.json", ".dprint.json", "dprint.jsonc", ".dprint.jsonc"];
+
+/**
+ * What the last look for the repository's dprint config found, with an lstat signature of every
+ * name it looked at: while none of them changed and the policy is the same (its rules, and the
+ * roots a client's roots narrow per session), the policy-checked read is not repeated. A symbolic
+ * link at one of the names, or one changed moments ago, is never trusted this way.
+ */
+let dprintConfigSeen: { rules: object; roots: string; signatures: Array<string | null>; text: string | undefined } | undefined;
+
+/**
+ * Type, inode, size and change time of a name (not following a link); null when nothing is there.
+ * "unsettled" for an entry changed moments ago: timestamps are too coarse to tell two quick edits
+ * of the same size apart, so such an entry is read again every time until it settles.
+ */
+function entrySignature(file: string): string | null {
+  try {
+    const stats = lstatSync(file, { bigint: true });
+    if (stats.isSymbolicLink()) return "link";
+    if (Date.now() - Number(stats.ctimeNs / 1_000_000n) < LIMITS.patch.configSettleMs) return "unsettled";
+    return `${stats.mode}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    return "unreadable";
+  }
+}
+
+async function readDprintConfig(context: PipelineContext, rootReal: string): Promise<string | undefined> {
+  const names = DPRINT_CONFIG_NAMES.map((name) => path.join(rootReal, name));
+  const rules = context.workspace.policyIdentity;
+  const roots = context.workspace.roots.map((root) => root.real).join("\0");
+  const seen = dprintConfigSeen;
+  if (seen !== undefined && seen.rules === rules && seen.roots === roots) {
+    const now = names.slice(0, seen.signatures.length).map(entrySignature);
+    if (now.every((signature, index) => signature === seen.signatures[index] && signature !== "link" && signature !== "unsettled")) return seen.text;
+  }
+  const signatures: Array<string | null> = [];
+  let text: string | undefined;
+  for (const name of names) {
+    signatures.push(entrySignature(name));
+    try {
+      const resolved = await context.workspace.resolve(name, "read");
+      if (!resolved.exists || resolved.kind !== "file") continue;
+      text = (await readFileBytes(resolved, LIMITS.config.maxFileBytes)).toString("utf8");
+      break;
+    } catch (error) {
+      // Denied by policy, vanished, or too large: the repository's formatter config is not read.
+      if (error instanceof ToolError) continue;
+      throw error;
     }
   }
+  // A name that changed while it was read is looked at again next time.
+  const unchanged = signatures.every((signature, index) => signature === entrySignature(names[index] as string));
+  dprintConfigSeen = unchanged ? { rules, roots, signatures, text } : undefined;
+  return text;
+}
+
+export async function formattersFor(context: PipelineContext): Promise<Formatters> {
+  const firstRoot = context.workspace.roots[0];
+  const dprintText = firstRoot ? await readDprintConfig(context, firstRoot.real) : undefined;
   const key = JSON.stringify([firstRoot?.real, dprintText, context.config.format, context.config.formatters]);
   if (formattersCache?.key !== key) {
     formattersCache = {

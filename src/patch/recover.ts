@@ -8,7 +8,7 @@
 import { isToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
 import { finishOp, fsyncAll, hasLanded, inspectOp, removeTemps, rollbackRecord } from "./apply.ts";
-import { listBatchIds, pathsOfOp, readRecord, removeBatch, removeTransitDebris, writeRecord, type BatchRecord } from "./journal-store.ts";
+import { discardCommitMark, listBatchIds, pathsOfOp, readRecord, removeBatch, removeTransitDebris, writeRecord, type BatchRecord } from "./journal-store.ts";
 import { cleanLockLeftovers, withPathLocks } from "./locks.ts";
 import { currentProcess, livenessOf } from "./process-identity.ts";
 import { stateDirectory } from "./state-dir.ts";
@@ -51,6 +51,8 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
   await withPathLocks(files, async () => {
     const fresh = await readRecord(stateDir, record.id);
     if (fresh === undefined || fresh.state !== record.state) return;
+    // The writer's prepared commit mark is never used now: recovery writes its own record.
+    discardCommitMark(stateDir, fresh.id);
     const inspections = await Promise.all(fresh.ops.map((op) => inspectOp(op)));
     // A failed batch was reported as failed to its caller: it is only ever rolled back.
     if (fresh.state === "prepared" && inspections.every((inspection, index) => hasLanded(fresh.ops[index] as BatchRecord["ops"][number], inspection))) {

@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
-import { parseSource, type LanguageId, type SyntaxErrorLocation } from "../intel/languages.ts";
+import { parseSource, parseSourceAsync, type LanguageId, type ParsedSource, type SyntaxErrorLocation } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -49,6 +49,8 @@ function issueFromDocument(problem: SyntaxProblem): SyntaxIssue {
  * or removes lines, so errors are paired by what they are and the line they sit on, not by position.
  */
 function unmatchedErrors(beforeText: string | undefined, before: SyntaxErrorLocation[], afterText: string, after: SyntaxErrorLocation[]): SyntaxErrorLocation[] {
+  // Nothing to pair (the usual case): no need to split either text into lines.
+  if (after.length === 0 || before.length === 0) return after;
   const signature = (lines: string[], error: SyntaxErrorLocation) =>
     `${error.kind}\u0000${error.expected ?? ""}\u0000${error.text}\u0000${(lines[error.line - 1] ?? "").trim()}`;
   const remaining = new Map<string, number>();
@@ -86,29 +88,46 @@ function inspectDocument(language: DocumentLanguage, before: string | undefined,
 
 /**
  * Error lists of recently checked texts: a candidate that gets written is the next edit's original,
- * so remembering it saves one full parse per edit.
+ * so remembering it saves one full parse per edit (for each file of a batch, too).
  */
-const recentErrors = new Map<string, { errors: SyntaxErrorLocation[]; errorCount: number }>();
-const RECENT_ERROR_LISTS = 32;
+interface ErrorList {
+  errors: SyntaxErrorLocation[];
+  errorCount: number;
+}
+const recentErrors = new Map<string, ErrorList>();
 
-function errorsOf(language: LanguageId, text: string): { errors: SyntaxErrorLocation[]; errorCount: number } | undefined {
-  const key = `${language}\0${sha256Hex(Buffer.from(text, "utf8"))}`;
-  const known = recentErrors.get(key);
-  if (known) return known;
-  const parsed = parseSource(language, text);
-  if (!parsed) return undefined;
+function textKey(language: LanguageId, text: string): string {
+  return `${language}\0${sha256Hex(Buffer.from(text, "utf8"))}`;
+}
+
+function remember(key: string, parsed: ParsedSource): ErrorList {
   const entry = { errors: parsed.errors, errorCount: parsed.errorCount };
   recentErrors.set(key, entry);
-  while (recentErrors.size > RECENT_ERROR_LISTS) recentErrors.delete(recentErrors.keys().next().value as string);
+  while (recentErrors.size > LIMITS.patch.syntaxCacheEntries) recentErrors.delete(recentErrors.keys().next().value as string);
   return entry;
 }
 
-function inspectTree(language: LanguageId, before: string | undefined, after: string): SyntaxReport {
-  const parsedAfter = errorsOf(language, after);
+function errorsOf(language: LanguageId, text: string): ErrorList | undefined {
+  const key = textKey(language, text);
+  const known = recentErrors.get(key);
+  if (known) return known;
+  const parsed = parseSource(language, text);
+  return parsed && remember(key, parsed);
+}
+
+/** errorsOf with the parse on the thread pool: it starts before this returns, so the caller can format meanwhile. */
+async function errorsOfAsync(language: LanguageId, text: string): Promise<ErrorList | undefined> {
+  const key = textKey(language, text);
+  const known = recentErrors.get(key);
+  if (known) return known;
+  const parsed = await parseSourceAsync(language, text);
+  return parsed && remember(key, parsed);
+}
+
+function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {
   if (!parsedAfter) {
     return { checked: false, language, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `No syntax tree parser for ${language}; syntax not checked.` };
   }
-  const parsedBefore = before === undefined ? undefined : errorsOf(language, before);
   const beforeErrors = parsedBefore?.errors ?? [];
   const fresh = unmatchedErrors(before, beforeErrors, after, parsedAfter.errors);
   return {
@@ -120,21 +139,53 @@ function inspectTree(language: LanguageId, before: string | undefined, after: st
   };
 }
 
+function inspectTree(language: LanguageId, before: string | undefined, after: string): SyntaxReport {
+  const parsedAfter = errorsOf(language, after);
+  const parsedBefore = parsedAfter === undefined || before === undefined ? undefined : errorsOf(language, before);
+  return treeReport(language, before, after, parsedBefore, parsedAfter);
+}
+
+async function inspectTreeAsync(language: LanguageId, before: string | undefined, after: string): Promise<SyntaxReport> {
+  // Both parses are queued before the first await.
+  const [parsedAfter, parsedBefore] = await Promise.all([errorsOfAsync(language, after), before === undefined ? undefined : errorsOfAsync(language, before)]);
+  return treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
+}
+
+function unknownLanguage(): SyntaxReport {
+  return { checked: false, language: null, beforeErrors: 0, afterErrors: 0, newErrors: [], note: "The file's language is not known; syntax not checked." };
+}
+
+function failedCheck(filePath: string, languageId: LanguageId, error: unknown): SyntaxReport {
+  log.warn("syntax check failed", { path: filePath, language: languageId, error });
+  const reason = error instanceof Error ? error.message : String(error);
+  return { checked: false, language: languageId, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The syntax check failed (${reason}); syntax not checked.` };
+}
+
 /**
  * Reports the syntax errors `after` adds to `before` (undefined for a new file). Never throws:
  * a language without a parser, or a parser failure, gives checked: false with a note.
  */
 export function inspectSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string): SyntaxReport {
-  if (languageId === null || languageId === "") {
-    return { checked: false, language: null, beforeErrors: 0, afterErrors: 0, newErrors: [], note: "The file's language is not known; syntax not checked." };
-  }
+  if (languageId === null || languageId === "") return unknownLanguage();
   try {
     if (isDocumentId(languageId)) return inspectDocument(languageId, before, after);
     return inspectTree(languageId, before, after);
   } catch (error) {
-    log.warn("syntax check failed", { path: filePath, language: languageId, error });
-    const reason = error instanceof Error ? error.message : String(error);
-    return { checked: false, language: languageId, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The syntax check failed (${reason}); syntax not checked.` };
+    return failedCheck(filePath, languageId, error);
+  }
+}
+
+/**
+ * inspectSyntax with tree parses on the thread pool. The parses are queued before this returns,
+ * so work the caller does before awaiting (formatting the same candidate) runs alongside them.
+ */
+export async function inspectSyntaxAsync(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string): Promise<SyntaxReport> {
+  if (languageId === null || languageId === "") return unknownLanguage();
+  try {
+    if (isDocumentId(languageId)) return inspectDocument(languageId, before, after);
+    return await inspectTreeAsync(languageId, before, after);
+  } catch (error) {
+    return failedCheck(filePath, languageId, error);
   }
 }
 
@@ -147,7 +198,11 @@ function where(issue: SyntaxIssue): string {
  * original, or when a JSON, JSONC, TOML or YAML candidate does not parse.
  */
 export function checkSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string): SyntaxReport {
-  const report = inspectSyntax(filePath, languageId, before, after);
+  return refuseRegression(filePath, inspectSyntax(filePath, languageId, before, after));
+}
+
+/** Throws syntax_regression when `report` shows the candidate adding errors; returns it otherwise. */
+export function refuseRegression(filePath: string, report: SyntaxReport): SyntaxReport {
   if (!report.checked) return report;
   const document = report.language !== null && isDocumentId(report.language) ? report.language : undefined;
   const refused = document !== undefined ? report.afterErrors > 0 : report.afterErrors > report.beforeErrors;

@@ -13,7 +13,7 @@ import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
 import { languageIdFromName, type LanguageId } from "../intel/languages.ts";
-import { type Chunk, type DefinedSymbol, fieldTermIds, type RefreshReport, SearchIndex } from "../intel/search/index.ts";
+import { type Chunk, type ChunkFile, type DefinedSymbol, type RefreshReport, SearchIndex } from "../intel/search/index.ts";
 import { hopsFrom, snippetOf } from "../intel/search/present.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
@@ -175,8 +175,11 @@ async function present(chunk: Chunk, read: (file: IndexedFile | undefined) => Pr
   const endLine = focus?.endLine ?? chunk.endLine;
   const symbol = focus?.qualifiedName ?? chunk.symbol;
   const kind = focus?.kind ?? chunk.kind;
-  const text = await read(index.get(chunk.real));
-  const snippet = text === undefined ? { startLine, endLine: startLine, text: "" } : snippetOf(text, startLine, endLine, terms);
+  const file = index.get(chunk.real);
+  const text = await read(file);
+  // The chunk's offset holds for the text it was cut from: then the snippet need not scan the file from its start.
+  const known = file !== undefined && file.sha256 === chunk.sha256 && chunk.startOffset >= 0 ? { line: chunk.startLine, offset: chunk.startOffset } : undefined;
+  const snippet = text === undefined ? { startLine, endLine: startLine, text: "" } : snippetOf(text, startLine, endLine, terms, known);
   return {
     path: chunk.display,
     startLine,
@@ -239,7 +242,7 @@ export const searchTool = defineTool({
     const prepared = await prepare(context);
     const notes: string[] = [];
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
-    const accept = scopeReal === undefined && languageSet === undefined ? undefined : (chunk: Chunk) => (scopeReal === undefined || isInside(chunk.real, scopeReal)) && (languageSet === undefined || languageSet.has(chunk.language));
+    const accept = scopeReal === undefined && languageSet === undefined ? undefined : (file: ChunkFile) => (scopeReal === undefined || isInside(file.real, scopeReal)) && (languageSet === undefined || languageSet.has(file.language));
     const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
     if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
     if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
@@ -285,15 +288,14 @@ export const findRelatedTool = defineTool({
     const prepared = await prepare(context);
     const file = prepared.index.get(resolved.real) ?? (await prepared.index.fileFor(resolved));
     if (line > Math.max(file.lines, 1)) throw new ToolError("invalid_range", `line ${line} is past the end of ${file.display} (${plural(file.lines, "line")}).`);
-    let anchor = prepared.search.chunkAt(file.real, line);
-    if (!anchor) {
-      const text = await prepared.index.text(file);
-      anchor = prepared.search.transientChunkAt(file, text, line);
-    }
-    const notes: string[] = [];
-    if (!anchor || fieldTermIds(anchor, "body").length === 0) notes.push(`line ${line} of ${file.display} holds no identifiers to compare.`);
-    const hits = anchor ? prepared.search.related(anchor, { topK }) : [];
     const read = textReader(prepared.index);
+    // The anchor's identifiers are read from its text (the index keeps no copy of the source); a failed read reports why.
+    const text = (await read(file)) ?? (await prepared.index.text(file));
+    const anchor = prepared.search.chunkAt(file.real, line) ?? prepared.search.transientChunkAt(file, text, line);
+    const anchorTerms = anchor ? prepared.search.anchorTerms(anchor, text) : [];
+    const notes: string[] = [];
+    if (anchorTerms.length === 0) notes.push(`line ${line} of ${file.display} holds no identifiers to compare.`);
+    const hits = anchor ? prepared.search.relatedTo(anchor, anchorTerms, { topK }) : [];
     const results = await Promise.all(hits.map(async (hit) => ({ ...(await present(hit.chunk, read, prepared.index, hit.shared)), score: score(hit.score), shared: hit.shared })));
     return {
       anchor: {

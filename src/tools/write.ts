@@ -11,7 +11,7 @@ import { findImporters } from "../intel/import-scan.ts";
 import { typeErrorReport } from "../intel/typescript/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { type AiderBlock, type AppliedBlock, applyAiderBlocks, parseAiderText } from "../patch/aider.ts";
-import { type AstRule, type AstRuleReport, applyAstRules } from "../patch/ast-rules.ts";
+import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "../patch/ast-rules.ts";
 import type { CommitResult } from "../patch/commit.ts";
 import { listBatches, undoOps } from "../patch/journal.ts";
 import {
@@ -174,6 +174,35 @@ async function forEntry<T>(key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Plans every entry, a few at a time so their file reads, policy checks and parses overlap with
+ * the formatting of others. Entries start in order and none starts after one has failed, so the
+ * refusal names the first failing entry, as planning them one by one would.
+ */
+async function planEntries<Entry, Planned>(
+  entries: Array<[string, Entry]>,
+  plan: (key: string, entry: Entry) => Promise<Planned>,
+  concurrency: number = LIMITS.patch.planConcurrency,
+): Promise<Planned[]> {
+  const planned: Planned[] = [];
+  const failures: Array<{ index: number; error: unknown }> = [];
+  let next = 0;
+  const worker = async () => {
+    while (failures.length === 0 && next < entries.length) {
+      const index = next++;
+      const [key, entry] = entries[index] as [string, Entry];
+      try {
+        planned[index] = await forEntry(key, () => plan(key, entry));
+      } catch (error) {
+        failures.push({ index, error });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, entries.length)) }, worker));
+  if (failures.length > 0) throw failures.reduce((first, failure) => (failure.index < first.index ? failure : first)).error;
+  return planned;
+}
+
 function commitReport(plans: Plan[], result: CommitResult): MutationOutput {
   const files: Record<string, FileResult> = {};
   for (const [index, plan] of plans.entries()) {
@@ -272,35 +301,30 @@ export const fileWriteTool = defineTool({
   handler: async ({ files }, context) => {
     const pipeline = pipelineContext(context);
     const formatters = await formattersFor(pipeline);
-    const plans: Plan[] = [];
-    for (const [key, entry] of Object.entries(files)) {
-      plans.push(
-        await forEntry(key, async () => {
-          const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
-          const style = decoded ?? { ...newFileDefaults() };
-          const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-          const candidate = await buildTextCandidate({
-            resolved,
-            original: decoded,
-            candidateText: text,
-            encodeAs: style,
-            allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
-            formatters,
-            config: pipeline.config,
-          });
-          return {
-            key,
-            resolved,
-            touches: [resolved.real],
-            op: writeOp(resolved, source, candidate.bytes),
-            displayAfter: resolved.display,
-            before: source,
-            afterBytes: candidate.bytes,
-            report: { change: changeOf(source, candidate.sha256), ...candidateFacts(candidate.report) },
-          };
-        }),
-      );
-    }
+    const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
+      const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
+      const style = decoded ?? { ...newFileDefaults() };
+      const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
+      const candidate = await buildTextCandidate({
+        resolved,
+        original: decoded,
+        candidateText: text,
+        encodeAs: style,
+        allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
+        formatters,
+        config: pipeline.config,
+      });
+      return {
+        key,
+        resolved,
+        touches: [resolved.real],
+        op: writeOp(resolved, source, candidate.bytes),
+        displayAfter: resolved.display,
+        before: source,
+        afterBytes: candidate.bytes,
+        report: { change: changeOf(source, candidate.sha256), ...candidateFacts(candidate.report) },
+      };
+    });
     return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
   },
   render: renderMutation,
@@ -402,75 +426,75 @@ export const filePatchTool = defineTool({
       throw new ToolError("invalid_input", "files: preview must be set on every entry of a call or on none; preview and commit in separate calls.");
     }
     const formatters = await formattersFor(pipeline);
-    const plans: Plan[] = [];
     const texts = new Map<string, { before: string | undefined; after: string }>();
-    for (const [key, entry] of entries) {
-      plans.push(
-        await forEntry(key, async () => {
-          if (entry.previewReceipt !== undefined) {
-            const resolved = await context.workspace.resolve(key, "write");
-            const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
-            const source = await loadSource(resolved, receipt.sourceSha256, pipeline);
-            return {
-              key,
-              resolved,
-              touches: [resolved.real],
-              op: writeOp(resolved, source, receipt.candidate),
-              displayAfter: resolved.display,
-              before: source,
-              afterBytes: receipt.candidate,
-              report: { ...(receipt.summary as Partial<FileResult>), change: changeOf(source, receipt.candidateSha256) },
-            };
-          }
-          const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
-          const style = decoded ?? { ...newFileDefaults(), text: "" };
-          const original = decoded?.text ?? "";
-          let edited: string;
-          let facts: Partial<FileResult>;
-          if (entry.patchStrategy === "aider_block") {
-            const blocks: AiderBlock[] = typeof entry.aiderBlocks === "string" ? parseAiderText(entry.aiderBlocks) : (entry.aiderBlocks as AiderBlock[]);
-            if (!decoded && blocks.some((block) => block.search !== "")) {
-              throw new ToolError("file_not_found", `${resolved.display} does not exist; only an empty search creates a file.`);
-            }
-            const result = applyAiderBlocks(original, blocks, {
-              eol: decoded?.eol ?? newFileDefaults().eol,
-              fuzzy: pipeline.config.safety.fuzzy_match,
-              fuzzyThreshold: pipeline.config.safety.fuzzy_threshold,
-            });
-            edited = result.text;
-            facts = { matches: matchesOf(result.applied) };
-          } else {
-            if (!decoded) throw new ToolError("file_not_found", `${resolved.display} does not exist; structural rules edit existing files.`);
-            const language = detectLanguage(resolved.real, original.slice(0, 200).split(/\r?\n/, 1)[0]);
-            const rules = (entry.astRules ?? []).map((rule) => Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as unknown as AstRule);
-            const result = applyAstRules(original, language, rules);
-            edited = result.text;
-            facts = { rules: rulesOf(result.rules) };
-          }
-          const candidate = await buildTextCandidate({
-            resolved,
-            original: decoded,
-            candidateText: edited,
-            encodeAs: style,
-            allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
-            formatters,
-            config: pipeline.config,
-          });
-          texts.set(key, { before: decoded?.text, after: candidate.text });
-          if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
-          return {
-            key,
-            resolved,
-            touches: [resolved.real],
-            op: writeOp(resolved, source, candidate.bytes),
-            displayAfter: resolved.display,
-            before: source,
-            afterBytes: candidate.bytes,
-            report: { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) },
-          };
-        }),
-      );
-    }
+    // One at a time when an entry takes a preview receipt (a refused batch uses up only the receipts
+    // of entries before the failing one) or asks for diagnostics (the TypeScript services behind
+    // them are not meant to be driven by several edits at once).
+    const sequential = entries.some(([, entry]) => entry.diagnostics === true || entry.previewReceipt !== undefined);
+    const concurrency = sequential ? 1 : LIMITS.patch.planConcurrency;
+    const plans: Plan[] = await planEntries(entries, async (key, entry) => {
+      if (entry.previewReceipt !== undefined) {
+        const resolved = await context.workspace.resolve(key, "write");
+        const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
+        const source = await loadSource(resolved, receipt.sourceSha256, pipeline);
+        return {
+          key,
+          resolved,
+          touches: [resolved.real],
+          op: writeOp(resolved, source, receipt.candidate),
+          displayAfter: resolved.display,
+          before: source,
+          afterBytes: receipt.candidate,
+          report: { ...(receipt.summary as Partial<FileResult>), change: changeOf(source, receipt.candidateSha256) },
+        };
+      }
+      const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
+      const style = decoded ?? { ...newFileDefaults(), text: "" };
+      const original = decoded?.text ?? "";
+      let edited: string;
+      let facts: Partial<FileResult>;
+      if (entry.patchStrategy === "aider_block") {
+        const blocks: AiderBlock[] = typeof entry.aiderBlocks === "string" ? parseAiderText(entry.aiderBlocks) : (entry.aiderBlocks as AiderBlock[]);
+        if (!decoded && blocks.some((block) => block.search !== "")) {
+          throw new ToolError("file_not_found", `${resolved.display} does not exist; only an empty search creates a file.`);
+        }
+        const result = applyAiderBlocks(original, blocks, {
+          eol: decoded?.eol ?? newFileDefaults().eol,
+          fuzzy: pipeline.config.safety.fuzzy_match,
+          fuzzyThreshold: pipeline.config.safety.fuzzy_threshold,
+        });
+        edited = result.text;
+        facts = { matches: matchesOf(result.applied) };
+      } else {
+        if (!decoded) throw new ToolError("file_not_found", `${resolved.display} does not exist; structural rules edit existing files.`);
+        const language = detectLanguage(resolved.real, original.slice(0, 200).split(/\r?\n/, 1)[0]);
+        const rules = (entry.astRules ?? []).map((rule) => Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as unknown as AstRule);
+        const result = await applyAstRulesAsync(original, language, rules);
+        edited = result.text;
+        facts = { rules: rulesOf(result.rules) };
+      }
+      const candidate = await buildTextCandidate({
+        resolved,
+        original: decoded,
+        candidateText: edited,
+        encodeAs: style,
+        allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
+        formatters,
+        config: pipeline.config,
+      });
+      texts.set(key, { before: decoded?.text, after: candidate.text });
+      if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
+      return {
+        key,
+        resolved,
+        touches: [resolved.real],
+        op: writeOp(resolved, source, candidate.bytes),
+        displayAfter: resolved.display,
+        before: source,
+        afterBytes: candidate.bytes,
+        report: { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) },
+      };
+    }, concurrency);
     refuseOverlaps(plans);
     if (previews === 0) return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import { applyAstRules, type AstRule } from "../../src/patch/ast-rules.ts";
+import { applyAstRules, applyAstRulesAsync, type AstRule } from "../../src/patch/ast-rules.ts";
 
 function failure(run: () => unknown): ToolError {
   try {
@@ -219,5 +219,22 @@ describe("other languages and offsets", () => {
   test("CRLF text keeps its line endings around rewrites", () => {
     const result = applyAstRules("foo(1);\r\nfoo(2);\r\n", "javascript", [{ pattern: "foo($A)", fix: "bar($A)", expectedMatches: 2 }]);
     expect(result.text).toBe("bar(1);\r\nbar(2);\r\n");
+  });
+});
+
+describe("applyAstRulesAsync (parses on the thread pool)", () => {
+  test("gives what applyAstRules gives, rule after rule, and refuses alike", async () => {
+    const text = "const a = f(1);\nconst b = f(f(2));\nlet c = g(3);\n";
+    const rules: AstRule[] = [
+      { pattern: "f($A)", fix: "h($A)", expectedMatches: "all" },
+      { pattern: "g($X)", fix: "k($X, 0)" },
+      { pattern: "let $N = $V", fix: "const $N = $V", lang: "ts" },
+    ];
+    expect(await applyAstRulesAsync(text, "typescript", rules)).toEqual(applyAstRules(text, "typescript", rules));
+    const wrongCount: AstRule[] = [{ pattern: "f($A)", fix: "h($A)", expectedMatches: 1 }];
+    const error = await applyAstRulesAsync(text, "typescript", wrongCount).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).code).toBe("match_count");
+    expect((error as ToolError).message).toBe(failure(() => applyAstRules(text, "typescript", wrongCount)).message);
   });
 });

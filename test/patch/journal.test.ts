@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
@@ -153,5 +153,63 @@ describe("undo", () => {
     expect(plan.conflicts).toEqual([]);
     await commit(plan.ops);
     expect((await stat(fx.at("a.txt"))).mode & 0o777).toBe(0o644);
+  });
+});
+
+describe("before-images", () => {
+  const imageFile = (batchId: string, index: number) => path.join(fx.stateDir, "journal", batchId, `${index}.img`);
+
+  test("a file with no other name is kept by a hard link: its old inode, nothing copied", async () => {
+    await fx.put("a.txt", "old");
+    const inode = (await stat(fx.at("a.txt"))).ino;
+    const batch = await bump("a.txt", "new");
+    const image = await stat(imageFile(batch.batchId, 0));
+    expect(image.ino).toBe(inode);
+    expect(image.nlink).toBe(1);
+    expect((await stat(fx.at("a.txt"))).ino).not.toBe(inode);
+    await commit((await undoOps(batch.batchId, journal())).ops);
+    expect(await fx.text("a.txt")).toBe("old");
+  });
+
+  test("a file with another name is copied, so a change through that name cannot reach the image", async () => {
+    await fx.put("a.txt", "old");
+    const outside = path.join(fx.base, "other-name.txt");
+    await link(fx.at("a.txt"), outside);
+    const batch = await bump("a.txt", "new");
+    expect((await stat(imageFile(batch.batchId, 0))).ino).not.toBe((await stat(outside)).ino);
+    await writeFile(outside, "changed through the other name");
+    await commit((await undoOps(batch.batchId, journal())).ops);
+    expect(await fx.text("a.txt")).toBe("old");
+  });
+
+  test("an image changed in place after the commit is refused, never restored", async () => {
+    await fx.put("a.txt", "old");
+    const batch = await bump("a.txt", "new");
+    // A writer holding the old inode open keeps writing to it.
+    await writeFile(imageFile(batch.batchId, 0), "tampered");
+    const error = await undoOps(batch.batchId, journal()).catch((caught: unknown) => caught);
+    expect((error as ToolError).code).toBe("io_error");
+    expect((error as ToolError).message).toContain("damaged");
+    expect(await fx.text("a.txt")).toBe("new");
+  });
+
+  test("a batch of the first record format (images in an images/ folder) is still undone", async () => {
+    await fx.put("a.txt", "old");
+    const batch = await bump("a.txt", "new");
+    const dir = path.join(fx.stateDir, "journal", batch.batchId);
+    await mkdir(path.join(dir, "images"));
+    await rename(imageFile(batch.batchId, 0), path.join(dir, "images", "0"));
+    const record = JSON.parse(await readFile(path.join(dir, "batch.json"), "utf8")) as { format: number };
+    record.format = 1;
+    await writeFile(path.join(dir, "batch.json"), JSON.stringify(record));
+    await commit((await undoOps(batch.batchId, journal())).ops);
+    expect(await fx.text("a.txt")).toBe("old");
+  });
+
+  test("a committed batch keeps only its record and images; the prepared commit mark is used up", async () => {
+    await fx.put("a.txt", "old");
+    const batch = await bump("a.txt", "new");
+    expect((await readdir(path.join(fx.stateDir, "journal", batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
+    expect((await showBatch(batch.batchId, journal())).state).toBe("committed");
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { readdir, stat } from "node:fs/promises";
+import { readFile, readdir, rm, stat, utimes } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { cleanLockLeftovers, lockDirectoryFor, withPathLocks } from "../../src/patch/locks.ts";
@@ -81,11 +81,36 @@ describe("in-process locks", () => {
     const target = fx.at("a.txt");
     await expect(withPathLocks([target], async () => Promise.reject(new Error("boom")), { stateDir: fx.stateDir })).rejects.toThrow("boom");
     expect(await withPathLocks([target], async () => 1, { stateDir: fx.stateDir, timeoutMs: 100 })).toBe(1);
-    expect(await readdir(path.join(fx.stateDir, "locks"))).toEqual([]);
+    // No lock is left; released lock directories may stay as this process's spares (debris names).
+    expect((await readdir(path.join(fx.stateDir, "locks"))).filter((name) => name.endsWith(".lock"))).toEqual([]);
   });
 });
 
 describe("cross-process locks", () => {
+  test("a released lock directory is reused for the next lock with a fresh mtime and the new owner", async () => {
+    await withPathLocks([fx.at("a.txt")], async () => {}, { stateDir: fx.stateDir });
+    const locksDir = path.join(fx.stateDir, "locks");
+    const spares = (await readdir(locksDir)).filter((name) => name.includes(`.lock.${process.pid}-`));
+    expect(spares.length).toBe(1);
+    // An old mtime would make the reused lock look stale to other processes at once.
+    const old = new Date(Date.now() - 3_600_000);
+    await utimes(path.join(locksDir, spares[0] as string), old, old);
+    await withPathLocks([fx.at("b.txt")], async () => {
+      const lockDir = lockDirectoryFor(fx.stateDir, fx.at("b.txt"));
+      expect((await stat(lockDir)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+      const owner = JSON.parse(await readFile(path.join(lockDir, "owner.json"), "utf8")) as { pid: number; path: string };
+      expect(owner).toMatchObject({ pid: process.pid, path: fx.at("b.txt") });
+      expect((await readdir(locksDir)).filter((name) => name.includes(`.lock.${process.pid}-`))).toEqual([]);
+    }, { stateDir: fx.stateDir });
+  });
+
+  test("a spare removed behind the process's back does not break the next lock", async () => {
+    await withPathLocks([fx.at("a.txt")], async () => {}, { stateDir: fx.stateDir });
+    const locksDir = path.join(fx.stateDir, "locks");
+    for (const name of await readdir(locksDir)) await rm(path.join(locksDir, name), { recursive: true });
+    expect(await withPathLocks([fx.at("b.txt")], async () => "locked", { stateDir: fx.stateDir })).toBe("locked");
+  });
+
   test("lock files live in the state directory, named by a hash of the path, never beside the file", async () => {
     const target = fx.at("a.txt");
     await withPathLocks([target], async () => {

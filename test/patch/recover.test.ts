@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdir, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { commitBatch } from "../../src/patch/commit.ts";
-import { listBatches } from "../../src/patch/journal.ts";
+import { listBatches, showBatch } from "../../src/patch/journal.ts";
 import { withPathLocks } from "../../src/patch/locks.ts";
 import { currentProcess } from "../../src/patch/process-identity.ts";
 import { recoverJournal } from "../../src/patch/recover.ts";
@@ -56,6 +56,7 @@ describe("recovery of a dead writer's batch", () => {
       expect(await snapshot(fx.root)).toEqual(original);
       expect(await leftoverTemps(fx.root)).toEqual([]);
       expect(await listBatches({}, { stateDir: fx.stateDir })).toEqual([]);
+      expect(await readdir(path.join(fx.stateDir, "journal"))).toEqual([]);
     }
     // The dead writer's locks do not block the next writer.
     const next = await commitBatch([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), after: Buffer.from("next") }], fx.meta, { stateDir: fx.stateDir, lockTimeoutMs: 1_000 });
@@ -74,7 +75,9 @@ describe("recovery of a dead writer's batch", () => {
       { stateDir: fx.stateDir },
     );
     const writer = await deadIdentity();
-    // As if the writer died right before writing the commit mark.
+    // As if the writer died right before its commit mark (prepared beside the record) was renamed into place.
+    const batchDir = path.join(fx.stateDir, "journal", batch.batchId);
+    await writeFile(path.join(batchDir, "batch.committed.json"), await readFile(path.join(batchDir, "batch.json")));
     await rewriteRecord(batch.batchId, (record) => {
       record.state = "prepared";
       record.committedAt = null;
@@ -86,6 +89,9 @@ describe("recovery of a dead writer's batch", () => {
     expect(await snapshot(fx.root)).toEqual(after);
     const [listed] = await listBatches({}, { stateDir: fx.stateDir });
     expect(listed?.state).toBe("committed");
+    // Recovery wrote its own record; the dead writer's commit mark is gone.
+    expect(await readdir(batchDir)).not.toContain("batch.committed.json");
+    expect((await showBatch(batch.batchId, { stateDir: fx.stateDir })).recovery?.action).toBe("rolled_forward");
   });
 
   test("a file changed by someone else after the crash is left alone and reported; the rest is rolled back", async () => {

@@ -55,6 +55,20 @@ describe("checks", () => {
     expect(await stateDirectory({ AST_MCP_STATE_DIR: dir })).toBe(dir);
   });
 
+  test("a state directory made group-writable after it was checked is refused on the next use", async () => {
+    const dir = path.join(base, "later");
+    expect(await stateDirectory({ AST_MCP_STATE_DIR: dir })).toBe(dir);
+    expect(await stateDirectory({ AST_MCP_STATE_DIR: dir })).toBe(dir);
+    await chmod(path.join(dir, "journal"), 0o777);
+    const error = await refusal(stateDirectory({ AST_MCP_STATE_DIR: dir }));
+    expect(error.message).toContain("writable by group or others");
+    await chmod(path.join(dir, "journal"), 0o700);
+    await rm(dir, { recursive: true });
+    // Removed after it was checked: created again.
+    expect(await stateDirectory({ AST_MCP_STATE_DIR: dir })).toBe(dir);
+    expect((await lstat(path.join(dir, "locks"))).isDirectory()).toBe(true);
+  });
+
   test("a state directory owned by another user is refused", async () => {
     const dir = path.join(base, "theirs");
     await mkdir(dir, { mode: 0o700 });

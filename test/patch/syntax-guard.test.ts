@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import { checkSyntax, inspectSyntax } from "../../src/patch/syntax-guard.ts";
+import { checkSyntax, inspectSyntax, inspectSyntaxAsync } from "../../src/patch/syntax-guard.ts";
 
 function refusal(run: () => unknown): ToolError {
   try {
@@ -129,5 +129,16 @@ describe("unchecked languages", () => {
 
   test("markdown parses but never errs", () => {
     expect(checkSyntax("README.md", "markdown", "# a\n", "# a\n```\n").checked).toBe(true);
+  });
+});
+
+describe("the thread-pool check", () => {
+  const good = "export function g(a: number) {\n  return a * 3;\n}\n";
+
+  test("inspectSyntaxAsync reports what inspectSyntax reports", async () => {
+    const broken = good.replace("return a * 3;", "return a * ;");
+    expect(await inspectSyntaxAsync("src/g.ts", "typescript", good, broken)).toEqual(inspectSyntax("src/g.ts", "typescript", good, broken));
+    expect(await inspectSyntaxAsync("src/g.ts", "typescript", undefined, good)).toEqual(inspectSyntax("src/g.ts", "typescript", undefined, good));
+    expect(await inspectSyntaxAsync("src/g.ts", null, good, good)).toMatchObject({ checked: false, language: null });
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { chmod, link, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { LIMITS } from "../../src/core/limits.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileCapabilitiesTool } from "../../src/tools/files.ts";
@@ -101,6 +102,20 @@ describe("file_write", () => {
     expect(await readFile(file("ok.ts"), "utf8")).toBe("export const a = 1;\n");
     const allowed = await runTool(fileWriteTool, { files: { "ok.ts": { content: "export const a = ;\n", expectedSha256: sha, allowSyntaxErrors: true } } }, context);
     expect(allowed.files["ok.ts"].syntax.errorsAfter).toBeGreaterThan(0);
+  });
+
+  test("in a formatted repository a broken candidate is a syntax_regression, not format_failed; allowed, it is written unformatted", async () => {
+    await temp.write("dprint.json", JSON.stringify({ indentWidth: 2 }));
+    await temp.write("ok.ts", "export const a = 1;\n");
+    const sha = await hashOf("ok.ts");
+    const refused = await failure(runTool(fileWriteTool, { files: { "ok.ts": { content: "export const   a = ;\n", expectedSha256: sha } } }, context));
+    expect(refused.code).toBe("syntax_regression");
+    const allowed = await runTool(fileWriteTool, { files: { "ok.ts": { content: "export const   a = ;\n", expectedSha256: sha, allowSyntaxErrors: true } } }, context);
+    expect(allowed.files["ok.ts"]).toMatchObject({ formatted: false, formatNote: "syntax errors allowed: not formatted" });
+    expect(await readFile(file("ok.ts"), "utf8")).toBe("export const   a = ;\n");
+    const fixed = await runTool(fileWriteTool, { files: { "ok.ts": { content: "export const   a = 2;\n", expectedSha256: await hashOf("ok.ts") } } }, context);
+    // The broken original is not formatter-clean, so the fix is written as given.
+    expect(fixed.files["ok.ts"].formatted).toBe(false);
   });
 
   test("broken JSON is refused", async () => {
@@ -225,6 +240,68 @@ describe("file_patch", () => {
     );
     expect(mixed.code).toBe("invalid_input");
   });
+
+  test("a batch is planned several entries at a time; the first failing entry in order refuses it; results keep entry order", async () => {
+    const names = Array.from({ length: 20 }, (_, index) => `m${String(index).padStart(2, "0")}.ts`);
+    for (const [index, name] of names.entries()) await temp.write(name, `export const value${index} = ${index};\n`);
+    const entry = async (name: string, index: number) => ({ expectedSha256: await hashOf(name), patchStrategy: "aider_block", aiderBlocks: [{ search: ` = ${index};`, replace: ` = ${index + 100};` }] });
+    const files: Record<string, unknown> = {};
+    for (const [index, name] of names.entries()) files[name] = await entry(name, index);
+    files["m12.ts"] = { ...(files["m12.ts"] as object), aiderBlocks: [{ search: "not in the file", replace: "x" }] };
+    files["m05.ts"] = { ...(files["m05.ts"] as object), expectedSha256: "0".repeat(64) };
+    const error = await failure(runTool(filePatchTool, { files }, context));
+    expect(error.code).toBe("stale_hash");
+    expect(error.message).toContain('files["m05.ts"]');
+    for (const [index, name] of names.entries()) expect(await readFile(file(name), "utf8")).toBe(`export const value${index} = ${index};\n`);
+
+    const fine: Record<string, unknown> = {};
+    for (const [index, name] of [...names.entries()].reverse()) fine[name] = await entry(name, index);
+    const result = await runTool(filePatchTool, { files: fine }, context);
+    expect(Object.keys(result.files)).toEqual([...names].reverse());
+    for (const [index, name] of names.entries()) {
+      expect(await readFile(file(name), "utf8")).toBe(`export const value${index} = ${index + 100};\n`);
+      expect(result.files[name].sha256).toBe(await hashOf(name));
+    }
+  });
+
+  /** Runs `body` with a repository formatter config trusted by its stat signature at once (no settle time). */
+  async function withoutSettleTime(body: () => Promise<void>): Promise<void> {
+    const limits = LIMITS.patch as { configSettleMs: number };
+    const saved = limits.configSettleMs;
+    limits.configSettleMs = 0;
+    try {
+      await body();
+    } finally {
+      limits.configSettleMs = saved;
+    }
+  }
+
+  test("a dprint.json changed between calls is read again", () => withoutSettleTime(async () => {
+    await temp.write("dprint.json", JSON.stringify({ indentWidth: 4 }));
+    await temp.write("clean.ts", "export function f() {\n    return 1;\n}\n");
+    const patch = async (from: string, to: string) =>
+      runTool(filePatchTool, { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } }, context);
+    expect((await patch("return 1;", "return   2;")).files["clean.ts"].formatted).toBe(true);
+    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return 2;\n}\n");
+    // Under the new config (indentWidth 2) the file is no longer formatter-clean, so it is left as it is.
+    await temp.write("dprint.json", JSON.stringify({ indentWidth: 2, lineWidth: 80 }));
+    const second = await patch("return 2;", "return   3;");
+    expect(second.files["clean.ts"].formatted).toBe(false);
+    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return   3;\n}\n");
+  }));
+
+  test("a dprint.json the policy denies is not read, even right after a session that could read it", () => withoutSettleTime(async () => {
+    await temp.write("dprint.json", JSON.stringify({ indentWidth: 4 }));
+    await temp.write("clean.ts", "export function f() {\n    return 1;\n}\n");
+    const patch = async (using: typeof context, from: string, to: string) =>
+      runTool(filePatchTool, { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } }, using);
+    expect((await patch(context, "return 1;", "return 2;")).files["clean.ts"].formatted).toBe(true);
+    const denied = await makeContext([temp.dir], { rules: [{ path: "dprint.json", read: "deny" }] });
+    // Without the repository's config, dprint's defaults (indentWidth 2) apply: the original is not clean under them.
+    const second = await patch(denied, "return 2;", "return   3;");
+    expect(second.files["clean.ts"].formatted).toBe(false);
+    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return   3;\n}\n");
+  }));
 
   test("formatting happens in a repository with dprint.json, only for formatter-clean files", async () => {
     await temp.write("dprint.json", JSON.stringify({ indentWidth: 4, typescript: { quoteStyle: "alwaysSingle" } }));

@@ -10,14 +10,16 @@
  *   are listed again, files whose size/mtime/ctime/inode changed are read and hashed, and only a
  *   changed hash is parsed again. With a watcher (see watcher.ts) only the reported paths are
  *   checked. Writes through ast-mcp announce themselves (onCommitted in src/patch/pipeline.ts).
- * - Parsing runs on the libuv thread pool (parseTreeAsync) with a few files in flight while the
- *   main thread extracts facts from finished trees.
+ * - Directories are listed and files read with synchronous calls, in time slices (a thread-pool
+ *   round trip per call, queued behind parses, cost more than the calls); parsing runs on the libuv
+ *   thread pool (parseTreeAsync) with a few files in flight while the main thread extracts facts
+ *   from finished trees. Stored facts own their strings (facts/compact.ts).
  * - An optional snapshot in the user cache directory lets a new process reuse the facts of files
  *   whose size, mtime and SHA-256 still match.
  * - `generation` increases on every change, so derived caches (graphs, search) know to update.
  */
-import { constants, lstatSync, type Stats } from "node:fs";
-import { lstat, open, readFile } from "node:fs/promises";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import type { ConfigSnapshot } from "../../config/types.ts";
 import { isToolError, ToolError } from "../../core/errors.ts";
@@ -26,9 +28,9 @@ import { log } from "../../core/log.ts";
 import { decodeText, looksBinary } from "../../helpers/encoding.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
-import { splitLines } from "../../helpers/lines.ts";
 import { onCommitted } from "../../patch/pipeline.ts";
 import type { DirectoryEntry, ResolvedPath, Workspace } from "../../policy/workspace.ts";
+import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
 import { parseTreeAsync, type LanguageId } from "../languages.ts";
 import { cacheDirInsideRoots, ensureSnapshotDirectory, userCacheDirectory } from "./cache-dir.ts";
@@ -131,6 +133,46 @@ function ignoreSignatureSync(dirReal: string): string {
   return stats?.isFile() ? signatureOf(stats) : "";
 }
 
+function readIgnoreText(real: string): string | undefined {
+  try {
+    const stats = lstatSync(real);
+    if (!stats.isFile()) return undefined;
+    if (stats.size > LIMITS.intel.index.maxIgnoreFileBytes) {
+      log.warn("an ignore file is too large and is not applied", { file: real, bytes: stats.size });
+      return undefined;
+    }
+    return readFileSync(real, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Synchronous work in turns: gives the event loop a turn once a slice of time is used up. */
+class Slicer {
+  #since = performance.now();
+
+  async turn(): Promise<void> {
+    if (performance.now() - this.#since < LIMITS.intel.index.syncSliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#since = performance.now();
+  }
+}
+
+/** Lines of a text as splitLines counts them (a final line break does not start another line). */
+export function lineCount(text: string): number {
+  if (text.length === 0) return 0;
+  let breaks = 0;
+  let index = text.indexOf("\n");
+  while (index !== -1) {
+    breaks++;
+    index = text.indexOf("\n", index + 1);
+  }
+  // Lone carriage returns (old Mac line ends) break lines too.
+  for (let cr = text.indexOf("\r"); cr !== -1; cr = text.indexOf("\r", cr + 1)) if (text.charCodeAt(cr + 1) !== 10) breaks++;
+  const last = text.charCodeAt(text.length - 1);
+  return breaks + (last === 10 || last === 13 ? 0 : 1);
+}
+
 async function inSlices<T>(items: readonly T[], work: (item: T) => void): Promise<void> {
   const slice = LIMITS.intel.index.sweepSlice;
   for (let start = 0; start < items.length; start += slice) {
@@ -220,6 +262,10 @@ export class CodeIndex {
   #snapshotSavedGeneration = -1;
   #snapshotTimer: NodeJS.Timeout | undefined;
   #lastSnapshotSave = 0;
+  /** When the oldest change the snapshot does not hold yet was made. */
+  #snapshotPendingSince = 0;
+  /** The save in progress: it yields to the event loop, and refreshes meanwhile must not start another. */
+  #snapshotSaving: Promise<void> | undefined;
 
   // Extraction.
   #extract: FactsExtractor | undefined;
@@ -233,6 +279,8 @@ export class CodeIndex {
   /** Progress of the running refresh (monotonic across its batches). */
   #progress = { done: 0, total: 0 };
   #skipSnapshot = false;
+  /** Equal strings of the facts stored once (see facts/compact.ts); one pool per refresh. */
+  #pool = new StringPool();
 
   private constructor(workspace: Workspace, key: string, options: CodeIndexOptions) {
     this.#workspace = workspace;
@@ -460,6 +508,7 @@ export class CodeIndex {
     const started = performance.now();
     this.#counters = { parsed: 0, removed: 0, added: 0, bytes: 0 };
     this.#progress = { done: 0, total: 0 };
+    this.#pool = new StringPool();
     const firstBuild = !this.#built;
     if (firstBuild) {
       await this.#ensureExtractor();
@@ -498,7 +547,7 @@ export class CodeIndex {
     } else {
       this.#lastRefresh = { ms, reparsed: this.#counters.parsed, removed: this.#counters.removed, added: this.#counters.added };
     }
-    this.#scheduleSnapshot(firstBuild);
+    this.#scheduleSnapshot();
   }
 
   #setUpWatcher(): void {
@@ -604,10 +653,6 @@ export class CodeIndex {
     await this.#rescanDirectories(changedIgnores, pending, true);
   }
 
-  async #ignoreSignature(dirReal: string): Promise<string> {
-    return ignoreSignatureSync(dirReal);
-  }
-
   /** Lists directories again, outermost first; `subtree` also lists every directory below them. */
   async #rescanDirectories(reals: string[], pending: Set<FileState>, subtree: boolean): Promise<void> {
     const ordered = [...new Set(reals)].filter((real) => this.#dirs.has(real)).sort((a, b) => a.length - b.length);
@@ -645,24 +690,10 @@ export class CodeIndex {
     try {
       const resolved = await this.#workspace.resolve(excludePath, "read");
       if (!resolved.exists || resolved.kind !== "file") return [];
-      const text = await this.#readIgnoreText(resolved.real);
+      const text = readIgnoreText(resolved.real);
       return text === undefined ? [] : [parseIgnoreFile(text, "")];
     } catch {
       return [];
-    }
-  }
-
-  async #readIgnoreText(real: string): Promise<string | undefined> {
-    try {
-      const stats = await lstat(real);
-      if (!stats.isFile()) return undefined;
-      if (stats.size > LIMITS.intel.index.maxIgnoreFileBytes) {
-        log.warn("an ignore file is too large and is not applied", { file: real, bytes: stats.size });
-        return undefined;
-      }
-      return await readFile(real, "utf8");
-    } catch {
-      return undefined;
     }
   }
 
@@ -677,23 +708,22 @@ export class CodeIndex {
    */
   async #scanDirectory(dir: DirState, pending: Set<FileState>, recurse: "new" | "all"): Promise<void> {
     const queue: Array<{ dir: DirState; recurse: "new" | "all" }> = [{ dir, recurse }];
-    while (queue.length > 0) {
-      const { dir: current, recurse: mode } = queue.shift()!;
+    const slice = new Slicer();
+    for (let head = 0; head < queue.length; head++) {
+      const { dir: current, recurse: mode } = queue[head]!;
       if (this.#dirs.get(current.real) !== current) continue;
-      const children = await this.#scanOne(current, pending, mode);
-      for (const child of children) queue.push(child);
+      for (const child of this.#scanOne(current, pending, mode)) queue.push(child);
+      await slice.turn();
     }
   }
 
-  async #scanOne(dir: DirState, pending: Set<FileState>, recurse: "new" | "all"): Promise<Array<{ dir: DirState; recurse: "new" | "all" }>> {
-    let stats;
-    try {
-      stats = await lstat(dir.real);
-    } catch {
-      this.#removeDirectory(dir.real);
-      return [];
-    }
-    if (!stats.isDirectory()) {
+  /**
+   * Lists one directory with synchronous calls (policy walk, readdir, .gitignore): a thread-pool
+   * round trip per lstat cost several times more than the calls themselves on large trees.
+   */
+  #scanOne(dir: DirState, pending: Set<FileState>, recurse: "new" | "all"): Array<{ dir: DirState; recurse: "new" | "all" }> {
+    const stats = lstatQuiet(dir.real);
+    if (!stats?.isDirectory()) {
       this.#removeDirectory(dir.real);
       return [];
     }
@@ -701,7 +731,7 @@ export class CodeIndex {
     if (this.#watcher && !this.#watcher.broken) this.#watcher.add(dir.real);
     let listing;
     try {
-      listing = await this.#workspace.listDirectory(dir.real);
+      listing = this.#workspace.listDirectory(dir.real);
     } catch (error) {
       if (isToolError(error) || errnoOf(error) !== undefined) {
         // Gone, denied now, or unreadable: the directory leaves the index.
@@ -717,9 +747,9 @@ export class CodeIndex {
     const ignoreEntry = listing.entries.find((entry) => entry.name === ".gitignore" && entry.kind === "file");
     let own: IgnoreFile | undefined;
     const oldIgnoreSignature = dir.ignoreSignature;
-    dir.ignoreSignature = ignoreEntry ? await this.#ignoreSignature(dir.real) : "";
+    dir.ignoreSignature = ignoreEntry ? ignoreSignatureSync(dir.real) : "";
     if (ignoreEntry) {
-      const text = await this.#readIgnoreText(ignoreEntry.real);
+      const text = readIgnoreText(ignoreEntry.real);
       if (text !== undefined) own = parseIgnoreFile(text, dir.relative);
     }
     dir.chain = own ? [...inherited, own] : inherited;
@@ -877,6 +907,10 @@ export class CodeIndex {
     }
     this.#progress.total += work.length;
     this.#reportProgress();
+    // Reads are synchronous and only parses wait on the thread pool, so a few lanes keep the
+    // parser threads busy while the main thread extracts; files that need no parse (unchanged,
+    // from the snapshot) finish at once, with a turn of the event loop now and then.
+    const slice = new Slicer();
     await eachLimited(work, LIMITS.intel.index.concurrency, async (state) => {
       try {
         await this.#processFile(state);
@@ -886,6 +920,7 @@ export class CodeIndex {
       }
       this.#progress.done += 1;
       this.#reportProgress();
+      await slice.turn();
     });
   }
 
@@ -927,19 +962,14 @@ export class CodeIndex {
 
   async #processFile(state: FileState): Promise<void> {
     if (state.signature === undefined) return this.#readAndIndex(state);
-    let stats;
+    let stats: Stats | undefined;
     try {
-      stats = await lstat(state.real);
+      stats = lstatSync(state.real);
     } catch (error) {
-      if (errnoOf(error) === "ENOENT" || errnoOf(error) === "ENOTDIR") {
-        // Gone: its directory's listing will say so; drop it now so no answer shows it.
-        this.#removeFile(state);
-        this.#dirtyDirs.add(state.dir);
-        return;
-      }
-      throw error;
+      if (errnoOf(error) !== "ENOENT" && errnoOf(error) !== "ENOTDIR") throw error;
     }
-    if (!stats.isFile()) {
+    if (!stats?.isFile()) {
+      // Gone (or no longer a file): its directory's listing will say so; drop it now so no answer shows it.
       this.#removeFile(state);
       this.#dirtyDirs.add(state.dir);
       return;
@@ -951,7 +981,7 @@ export class CodeIndex {
   /** Reads a file (whose stats changed, or that was never read) and indexes it or records why not. */
   async #readAndIndex(state: FileState): Promise<void> {
     const byName = this.#detector.fromName(state.relative);
-    const loaded = await readBytesNoFollow(state.real, this.#settings.maxFileBytes, isMinifiedName(path.basename(state.relative)));
+    const loaded = readBytesNoFollowSync(state.real, this.#settings.maxFileBytes, isMinifiedName(path.basename(state.relative)));
     if (typeof loaded === "object" && "skipped" in loaded) {
       // Status decided by the descriptor's stats alone: nothing was read.
       state.signature = signatureOf(loaded.stats);
@@ -997,14 +1027,14 @@ export class CodeIndex {
       this.#setStatus(state, "minified", undefined);
       return;
     }
-    const lines = splitLines(text).length;
+    const lines = lineCount(text);
     const reused = this.#snapshotEntries?.get(state.real);
     let facts: FileFacts;
     if (reused && reused.sha256 === sha256 && reused.size === loaded.bytes.length && reused.mtimeMs === loaded.stats.mtimeMs && reused.language === language) {
-      facts = reused.facts;
+      facts = compactFacts(reused.facts, this.#pool);
       this.#snapshotReused += 1;
     } else {
-      facts = await this.#extractFacts(language, text);
+      facts = compactFacts(await this.#extractFacts(language, text), this.#pool);
       this.#counters.parsed += 1;
       this.#counters.bytes += loaded.bytes.length;
     }
@@ -1109,7 +1139,7 @@ export class CodeIndex {
     if (state?.indexed && state.indexed.sha256 === sha256 && state.indexed.language === language) {
       return { file: state.indexed, text };
     }
-    const facts = await this.#extractFacts(language, text);
+    const facts = compactFacts(await this.#extractFacts(language, text), new StringPool());
     const file: IndexedFile = {
       real: resolved.real,
       display: resolved.display,
@@ -1119,7 +1149,7 @@ export class CodeIndex {
       size: loaded.bytes.length,
       mtimeMs: loaded.stats.mtimeMs,
       sha256,
-      lines: splitLines(text).length,
+      lines: lineCount(text),
       facts,
     };
     // A walked file that changed is updated in place so other answers see the same facts.
@@ -1189,11 +1219,20 @@ export class CodeIndex {
     this.#snapshotLoaded = true;
   }
 
-  #scheduleSnapshot(immediately: boolean): void {
+  /**
+   * Saves the snapshot once the calls pause (writing it takes seconds on a large tree, and its
+   * slices would slow every call made meanwhile), at most once per snapshotMinIntervalMs, and
+   * never later than that after the first unsaved change, however busy the index is.
+   */
+  #scheduleSnapshot(): void {
     if (!this.#settings.persist || this.#closed || this.#snapshotFile === undefined && this.#snapshotProblem !== undefined) return;
-    if (this.#snapshotSavedGeneration === this.#generation || this.#snapshotTimer) return;
-    // After a cold build, a short pause lets the calls that asked for it answer before serialising blocks the loop.
-    const wait = immediately ? 1000 : Math.max(0, this.#lastSnapshotSave + LIMITS.intel.index.snapshotMinIntervalMs - Date.now());
+    if (this.#snapshotSavedGeneration === this.#generation || this.#snapshotSaving) return;
+    const now = Date.now();
+    if (this.#snapshotTimer) clearTimeout(this.#snapshotTimer);
+    else this.#snapshotPendingSince = now;
+    const interval = LIMITS.intel.index.snapshotMinIntervalMs;
+    const deadline = Math.max(this.#snapshotPendingSince, this.#lastSnapshotSave) + interval;
+    const wait = Math.max(0, Math.min(Math.max(LIMITS.intel.index.snapshotIdleMs, this.#lastSnapshotSave + interval - now), deadline - now));
     this.#snapshotTimer = setTimeout(() => {
       this.#snapshotTimer = undefined;
       void this.saveSnapshot();
@@ -1201,14 +1240,29 @@ export class CodeIndex {
     this.#snapshotTimer.unref?.();
   }
 
+
   /** Writes the snapshot now (when persisting is on); resolves when it is on disk. */
   async saveSnapshot(): Promise<void> {
+    while (this.#snapshotSaving) await this.#snapshotSaving;
     if (!this.#settings.persist || this.#closed) return;
+    const saving = this.#saveSnapshotNow();
+    this.#snapshotSaving = saving.then(() => undefined);
+    let saved: boolean;
+    try {
+      saved = await saving;
+    } finally {
+      this.#snapshotSaving = undefined;
+    }
+    // Changes made while it was written go into the next one (a failed save waits for the next refresh).
+    if (saved) this.#scheduleSnapshot();
+  }
+
+  async #saveSnapshotNow(): Promise<boolean> {
     const generation = this.#generation;
     try {
       if (this.#snapshotFile === undefined) {
         const dir = await this.#snapshotDirectory();
-        if (dir === undefined) return;
+        if (dir === undefined) return false;
         this.#snapshotFile = snapshotPath(dir, this.#snapshotMeta().key);
       }
       await saveSnapshot(this.#snapshotFile, this.#snapshotMeta(), this.files());
@@ -1216,9 +1270,11 @@ export class CodeIndex {
       this.#snapshotSavedGeneration = generation;
       this.#lastSnapshotSave = Date.now();
       this.#snapshotSavedAt = new Date(this.#lastSnapshotSave).toISOString();
+      return true;
     } catch (error) {
       this.#snapshotProblem = `saving failed: ${(error as Error).message}`;
       log.warn("saving the index snapshot failed", { error: (error as Error).message });
+      return false;
     }
   }
 }
@@ -1252,6 +1308,55 @@ type FileStats = { size: number; mtimeMs: number; ctimeMs: number; ino: number }
 async function readWhole(real: string, maxBytes: number): Promise<{ bytes: Buffer; stats: FileStats } | "too_large" | "gone"> {
   const loaded = await readBytesNoFollow(real, maxBytes);
   return typeof loaded === "object" && "skipped" in loaded ? "too_large" : loaded;
+}
+
+/**
+ * readBytesNoFollow with synchronous calls (open, fstat, read, close): the index reads thousands
+ * of small files, and a thread-pool round trip per call (queued behind parses) cost more than the
+ * reads themselves.
+ */
+export function readBytesNoFollowSync(
+  real: string,
+  maxBytes: number,
+  minifiedByName = false,
+): { bytes: Buffer; stats: FileStats } | { skipped: "tooLarge" | "minified"; stats: FileStats } | "too_large" | "gone" {
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EISDIR") return "gone";
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return "gone";
+    if (minifiedByName) return { skipped: "minified", stats };
+    if (stats.size > maxBytes) return { skipped: "tooLarge", stats };
+    // One byte more than the size, so a file that grew since the fstat shows it.
+    let buffer = Buffer.allocUnsafe(stats.size + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        // Grew while being read.
+        if (length > maxBytes) return "too_large";
+        const larger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+        buffer.copy(larger, 0, 0, length);
+        buffer = larger;
+      }
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    if (length > maxBytes) return "too_large";
+    return { bytes: buffer.subarray(0, length), stats };
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing to do about a failed close of a read-only descriptor.
+    }
+  }
 }
 
 async function readBytesNoFollow(

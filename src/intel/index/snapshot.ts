@@ -1,21 +1,27 @@
 /**
  * The persisted snapshot of a code index: the facts of every indexed file with the size, mtime and
- * SHA-256 they were extracted from, gzip-compressed JSON in the user cache directory, one file per
- * set of roots. It is only a cache: an entry is used when the file on disk still has the same size,
- * mtime and hash (and detects as the same language), and a format or extractor change makes the
- * whole file unusable.
+ * SHA-256 they were extracted from, in the user cache directory, one file per set of roots. It is
+ * only a cache: an entry is used when the file on disk still has the same size, mtime and hash (and
+ * detects as the same language), and a format or extractor change makes the whole file unusable.
+ *
+ * Layout: gzip of JSON lines, a header line then one line per file. Written and read as a stream,
+ * a line at a time with turns of the event loop, so neither a whole-index JSON text (hundreds of MB
+ * for a large tree, blocking the loop for seconds) nor its bytes ever exist at once.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { open, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip, createGzip } from "node:zlib";
 import { LIMITS } from "../../core/limits.ts";
 import { VERSION } from "../../core/version.ts";
 import type { FileFacts } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 export interface SnapshotEntry {
   real: string;
@@ -27,14 +33,21 @@ export interface SnapshotEntry {
   facts: FileFacts;
 }
 
-interface SnapshotFile {
+/** The first line; every further line is one SnapshotEntry. */
+interface SnapshotHeader {
   format: number;
   /** The extractor's version: facts from another version are not reused. */
   extractor: string;
   key: string;
   roots: string[];
   savedAt: string;
-  files: SnapshotEntry[];
+}
+
+/** Text gathered before it goes to the compressor. */
+const CHUNK_CHARS = 64 * 1024;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** A stable name for a set of roots (the snapshot's file name). */
@@ -63,16 +76,49 @@ export async function loadSnapshot(
     const info = await stat(file);
     if (!info.isFile()) return { problem: "not a file" };
     if (info.size > LIMITS.intel.index.maxSnapshotBytes) return { problem: `larger than ${LIMITS.intel.index.maxSnapshotBytes} bytes` };
-    const parsed = JSON.parse(gunzipSync(await readFile(file)).toString("utf8")) as Partial<SnapshotFile>;
-    if (parsed.format !== SNAPSHOT_FORMAT) return { problem: `format ${String(parsed.format)} is not ${SNAPSHOT_FORMAT}` };
-    if (parsed.extractor !== expected.extractor) return { problem: `made by extractor ${String(parsed.extractor)}, not ${expected.extractor}` };
-    if (parsed.key !== expected.key || JSON.stringify(parsed.roots) !== JSON.stringify([...expected.roots].sort())) return { problem: "made for other roots" };
-    if (!Array.isArray(parsed.files)) return { problem: "no file list" };
     const entries = new Map<string, SnapshotEntry>();
-    for (const entry of parsed.files) {
+    let header: Partial<SnapshotHeader> | undefined;
+    let problem: string | undefined;
+    let rest = "";
+    let since = performance.now();
+    const take = (line: string): void => {
+      if (line.length === 0 || problem !== undefined) return;
+      if (header === undefined) {
+        header = JSON.parse(line) as Partial<SnapshotHeader>;
+        if (header.format !== SNAPSHOT_FORMAT) problem = `format ${String(header.format)} is not ${SNAPSHOT_FORMAT}`;
+        else if (header.extractor !== expected.extractor) problem = `made by extractor ${String(header.extractor)}, not ${expected.extractor}`;
+        else if (header.key !== expected.key || JSON.stringify(header.roots) !== JSON.stringify([...expected.roots].sort())) problem = "made for other roots";
+        return;
+      }
+      const entry = JSON.parse(line) as unknown;
       if (isEntry(entry)) entries.set(entry.real, entry);
+    };
+    const gunzip = createGunzip();
+    gunzip.setEncoding("utf8");
+    const reading = pipeline(createReadStream(file), gunzip);
+    // A corrupt file fails both the pipeline and the loop below; the loop's error is the one reported.
+    reading.catch(() => undefined);
+    for await (const chunk of gunzip as AsyncIterable<string>) {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) take(line);
+      if (problem !== undefined) {
+        gunzip.destroy();
+        break;
+      }
+      if (performance.now() - since > LIMITS.intel.index.syncSliceMs) {
+        await nextTurn();
+        since = performance.now();
+      }
     }
-    return { entries };
+    if (problem === undefined) {
+      await reading;
+      take(rest);
+    } else {
+      await reading.catch(() => undefined);
+    }
+    if (header === undefined) return { problem: "empty" };
+    return problem === undefined ? { entries } : { problem };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === "ENOENT" ? "none saved yet" : `unreadable: ${(error as Error).message}` };
@@ -101,35 +147,44 @@ export async function saveSnapshot(
   meta: { key: string; roots: readonly string[]; extractor: string },
   files: Iterable<IndexedFile>,
 ): Promise<void> {
-  const entries: SnapshotEntry[] = [];
-  for (const indexed of files) {
-    entries.push({
-      real: indexed.real,
-      size: indexed.size,
-      mtimeMs: indexed.mtimeMs,
-      sha256: indexed.sha256,
-      language: indexed.language,
-      lines: indexed.lines,
-      facts: indexed.facts,
-    });
+  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, extractor: meta.extractor, key: meta.key, roots: [...meta.roots].sort(), savedAt: new Date().toISOString() };
+  async function* lines(): AsyncGenerator<string> {
+    let chunk = `${JSON.stringify(header)}\n`;
+    let since = performance.now();
+    for (const indexed of files) {
+      const entry: SnapshotEntry = {
+        real: indexed.real,
+        size: indexed.size,
+        mtimeMs: indexed.mtimeMs,
+        sha256: indexed.sha256,
+        language: indexed.language,
+        lines: indexed.lines,
+        facts: indexed.facts,
+      };
+      chunk += `${JSON.stringify(entry)}\n`;
+      if (chunk.length < CHUNK_CHARS) continue;
+      yield chunk;
+      chunk = "";
+      if (performance.now() - since > LIMITS.intel.index.snapshotSliceMs) {
+        await nextTurn();
+        since = performance.now();
+      }
+    }
+    yield chunk;
   }
-  const body: SnapshotFile = {
-    format: SNAPSHOT_FORMAT,
-    extractor: meta.extractor,
-    key: meta.key,
-    roots: [...meta.roots].sort(),
-    savedAt: new Date().toISOString(),
-    files: entries,
-  };
-  const bytes = gzipSync(Buffer.from(JSON.stringify(body), "utf8"), { level: 1 });
   const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
   const handle = await open(temp, "wx", 0o600);
   try {
-    await handle.writeFile(bytes);
+    await pipeline(Readable.from(lines()), createGzip({ level: 1 }), async (compressed: AsyncIterable<Buffer>) => {
+      for await (const bytes of compressed) await handle.write(bytes);
+    });
     await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw error;
   }
+  await handle.close();
   try {
     await rename(temp, file);
   } catch (error) {

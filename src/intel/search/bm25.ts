@@ -2,214 +2,621 @@
  * One BM25 field over the search chunks: an inverted index (term → chunks with their term
  * frequency) that chunks enter and leave one by one, so a changed file costs only its own chunks.
  *
- * Compact on purpose (a large repository has millions of term-chunk pairs): terms are interned to
- * numbers once for all fields, each term's chunks sit in typed arrays in increasing id order (ids
- * only grow), and a chunk that leaves is only marked dead; a term's arrays are compacted when half
- * of their entries are dead.
+ * Compact on purpose (a large repository has millions of term-chunk pairs), with no object per term:
+ * - the main part is one sorted run per term in shared typed arrays (offsets by term id, chunk ids,
+ *   one byte of frequency each, the rare larger frequencies on the side);
+ * - chunks added since the last merge sit in a tail: an append-only log linked per term;
+ * - a chunk that leaves is only marked dead (the index's liveness flags);
+ * - the owner merges tail and main (dropping dead chunks and renumbering the live ones) from time
+ *   to time, in one pass over the arrays.
  */
-
-/** A chunk's text in one field: its term frequencies and its length in terms. */
-export interface FieldDocument {
-  counts: Map<string, number>;
-  length: number;
-}
+import { withSlack } from "./dictionary.ts";
+import type { TermCounter } from "./tokenize.ts";
 
 /** Okapi BM25 parameters: term-frequency saturation and length normalization. */
 const K1 = 1.2;
 const B = 0.75;
 const MAX_TERM_FREQUENCY = 0xffff;
+/** Frequencies from this up live in the main part's overflow map. */
+const BYTE_OVERFLOW = 0xff;
 
-/** Terms as small numbers, shared by every field of one search index. */
-export class TermDictionary {
-  readonly #ids = new Map<string, number>();
-  readonly #terms: string[] = [];
-
-  intern(term: string): number {
-    let id = this.#ids.get(term);
-    if (id === undefined) {
-      id = this.#terms.length;
-      this.#terms.push(term);
-      this.#ids.set(term, id);
-    }
-    return id;
-  }
-
-  lookup(term: string): number | undefined {
-    return this.#ids.get(term);
-  }
-
-  term(id: number): string {
-    return this.#terms[id]!;
-  }
+function grownInt32(array: Int32Array<ArrayBuffer>, needed: number, fill = 0): Int32Array<ArrayBuffer> {
+  if (needed <= array.length) return array;
+  const grown = new Int32Array(Math.max(array.length * 2, needed));
+  grown.set(array);
+  if (fill !== 0) grown.fill(fill, array.length);
+  return grown;
 }
 
-/** Which chunk ids are live; an id that dies never lives again. */
+function resizedUint32(array: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
+  if (length === array.length) return array;
+  const next = new Uint32Array(length);
+  next.set(array.subarray(0, Math.min(length, array.length)));
+  return next;
+}
+
+/** Which chunk ids are live (1) or not (0); replaced when it grows or ids are renumbered. */
 export class Liveness {
-  #flags = new Uint8Array(1024);
+  flags = new Uint8Array(1024);
 
   set(id: number, alive: boolean): void {
-    if (id >= this.#flags.length) {
-      const grown = new Uint8Array(Math.max(this.#flags.length * 2, id + 1));
-      grown.set(this.#flags);
-      this.#flags = grown;
+    if (id >= this.flags.length) {
+      const grown = new Uint8Array(Math.max(this.flags.length * 2, id + 1));
+      grown.set(this.flags);
+      this.flags = grown;
     }
-    this.#flags[id] = alive ? 1 : 0;
+    this.flags[id] = alive ? 1 : 0;
   }
 
   has(id: number): boolean {
-    return this.#flags[id] === 1;
+    return this.flags[id] === 1;
   }
 }
 
-class Posting {
-  ids = new Int32Array(4);
-  frequencies = new Uint16Array(4);
+/**
+ * Per-query scores by chunk id, reused from query to query: a stamp marks the chunks touched in the
+ * current round, so nothing is cleared between rounds.
+ */
+export class ScoreBoard {
+  scores = new Float64Array(1024);
+  stamps = new Int32Array(1024);
+  touched = new Int32Array(1024);
   size = 0;
-  dead = 0;
+  round = 1;
 
-  push(id: number, frequency: number): void {
-    if (this.size === this.ids.length) {
-      const ids = new Int32Array(this.size * 2);
-      ids.set(this.ids);
-      this.ids = ids;
-      const frequencies = new Uint16Array(this.size * 2);
-      frequencies.set(this.frequencies);
-      this.frequencies = frequencies;
+  /** Starts a round over chunk ids below `capacity`. */
+  begin(capacity: number): void {
+    if (capacity > this.scores.length) {
+      const length = Math.max(capacity, this.scores.length * 2);
+      this.scores = new Float64Array(length);
+      this.stamps = new Int32Array(length);
+      this.round = 0;
     }
-    this.ids[this.size] = id;
-    this.frequencies[this.size] = Math.min(frequency, MAX_TERM_FREQUENCY);
-    this.size++;
-  }
-
-  /** Drops dead entries, keeping id order. */
-  compact(live: Liveness): void {
-    let kept = 0;
-    for (let index = 0; index < this.size; index++) {
-      const id = this.ids[index]!;
-      if (!live.has(id)) continue;
-      this.ids[kept] = id;
-      this.frequencies[kept] = this.frequencies[index]!;
-      kept++;
-    }
-    this.size = kept;
-    this.dead = 0;
-    if (this.ids.length > 8 && kept * 4 < this.ids.length) {
-      this.ids = this.ids.slice(0, Math.max(4, kept * 2));
-      this.frequencies = this.frequencies.slice(0, Math.max(4, kept * 2));
+    this.size = 0;
+    this.round++;
+    if (this.round === 0x7fffffff) {
+      this.stamps.fill(0);
+      this.round = 1;
     }
   }
 
-  /** Index of `id` among the entries (ids are in increasing order), or -1. */
-  find(id: number): number {
-    let low = 0;
-    let high = this.size - 1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const value = this.ids[middle]!;
-      if (value === id) return middle;
-      if (value < id) low = middle + 1;
-      else high = middle - 1;
+  add(id: number, value: number): void {
+    if (this.stamps[id] === this.round) {
+      this.scores[id]! += value;
+      return;
     }
-    return -1;
+    this.stamps[id] = this.round;
+    this.scores[id] = value;
+    if (this.size === this.touched.length) this.touched = grownInt32(this.touched, this.size + 1);
+    this.touched[this.size++] = id;
   }
+
+  has(id: number): boolean {
+    return this.stamps[id] === this.round;
+  }
+
+  /**
+   * The touched ids, best first, at most `limit`: a bounded heap, so a common term does not sort
+   * every chunk. Ties go to `tieBreak` (default: lower id).
+   */
+  top(limit: number, tieBreak?: (a: number, b: number) => number): number[] {
+    return topOf(this.touched, this.size, this.scores, limit, tieBreak);
+  }
+}
+
+/**
+ * The `limit` best of ids[0, count) by scores[id], best first; ties go to `tieBreak` (default: lower
+ * id). A min-heap of the best so far (root: the worst of them) holds their ids and scores side by
+ * side; the default order is written out inline, since this runs once per scored chunk.
+ */
+export function topOf(ids: Int32Array, count: number, scores: Float64Array, limit: number, tieBreak?: (a: number, b: number) => number): number[] {
+  if (limit <= 0 || count === 0) return [];
+  const size = Math.min(limit, count);
+  const heapIds = new Int32Array(size);
+  const heapScores = new Float64Array(size);
+  let heapSize = 0;
+  if (tieBreak === undefined) {
+    for (let index = 0; index < count; index++) {
+      const id = ids[index]!;
+      const score = scores[id]!;
+      let at: number;
+      if (heapSize < size) {
+        // Sift up from the end.
+        at = heapSize++;
+        while (at > 0) {
+          const parent = (at - 1) >> 1;
+          const parentScore = heapScores[parent]!;
+          if (!(score < parentScore || (score === parentScore && id > heapIds[parent]!))) break;
+          heapIds[at] = heapIds[parent]!;
+          heapScores[at] = parentScore;
+          at = parent;
+        }
+      } else {
+        const worst = heapScores[0]!;
+        if (score < worst || (score === worst && id > heapIds[0]!)) continue;
+        // Replace the root and sift down.
+        at = 0;
+        for (;;) {
+          const left = 2 * at + 1;
+          if (left >= heapSize) break;
+          const right = left + 1;
+          let child = left;
+          if (right < heapSize && (heapScores[right]! < heapScores[left]! || (heapScores[right] === heapScores[left] && heapIds[right]! > heapIds[left]!))) child = right;
+          const childScore = heapScores[child]!;
+          if (!(childScore < score || (childScore === score && heapIds[child]! > id))) break;
+          heapIds[at] = heapIds[child]!;
+          heapScores[at] = childScore;
+          at = child;
+        }
+      }
+      heapIds[at] = id;
+      heapScores[at] = score;
+    }
+    return drain(heapIds, heapScores, heapSize, (aScore, aId, bScore, bId) => aScore < bScore || (aScore === bScore && aId > bId));
+  }
+  // Whether entry (aScore, aId) ranks below (bScore, bId).
+  const below = (aScore: number, aId: number, bScore: number, bId: number) => aScore < bScore || (aScore === bScore && tieBreak(aId, bId) > 0);
+  for (let index = 0; index < count; index++) {
+    const id = ids[index]!;
+    const score = scores[id]!;
+    if (heapSize < size) {
+      let at = heapSize++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!below(score, id, heapScores[parent]!, heapIds[parent]!)) break;
+        heapIds[at] = heapIds[parent]!;
+        heapScores[at] = heapScores[parent]!;
+        at = parent;
+      }
+      heapIds[at] = id;
+      heapScores[at] = score;
+    } else if (below(heapScores[0]!, heapIds[0]!, score, id)) {
+      siftDown(heapIds, heapScores, heapSize, id, score, below);
+    }
+  }
+  return drain(heapIds, heapScores, heapSize, below);
+}
+
+/** Puts (id, score) at the root of the heap and moves it down to its place. */
+function siftDown(heapIds: Int32Array, heapScores: Float64Array, heapSize: number, id: number, score: number, below: (aScore: number, aId: number, bScore: number, bId: number) => boolean): void {
+  let at = 0;
+  for (;;) {
+    const left = 2 * at + 1;
+    if (left >= heapSize) break;
+    const right = left + 1;
+    let child = left;
+    if (right < heapSize && below(heapScores[right]!, heapIds[right]!, heapScores[left]!, heapIds[left]!)) child = right;
+    if (!below(heapScores[child]!, heapIds[child]!, score, id)) break;
+    heapIds[at] = heapIds[child]!;
+    heapScores[at] = heapScores[child]!;
+    at = child;
+  }
+  heapIds[at] = id;
+  heapScores[at] = score;
+}
+
+/** The heap's ids best first: taking the root (the worst) again and again lists them from the end. */
+function drain(heapIds: Int32Array, heapScores: Float64Array, size: number, below: (aScore: number, aId: number, bScore: number, bId: number) => boolean): number[] {
+  const out = new Array<number>(size);
+  for (let remaining = size; remaining > 0; remaining--) {
+    out[remaining - 1] = heapIds[0]!;
+    if (remaining > 1) siftDown(heapIds, heapScores, remaining - 1, heapIds[remaining - 1]!, heapScores[remaining - 1]!, below);
+  }
+  return out;
+}
+
+export interface QueryTerm {
+  id: number;
+  weight?: number;
+  /** Counts once per chunk, whatever its frequency. */
+  binary?: boolean;
 }
 
 export class FieldIndex {
-  readonly #postings = new Map<number, Posting>();
+  // Main part: chunk ids of term t at [offsets[t], offsets[t + 1]) in increasing order.
+  #offsets = new Int32Array(1);
+  #ids = new Int32Array(0);
+  #frequencies = new Uint8Array(0);
+  #overflow = new Map<number, number>();
+  // Tail: pairs in the order they were added; #tailHead[t] is the last pair of term t, #tailNext the one before.
+  #tailIds = new Int32Array(1024);
+  #tailTerms = new Int32Array(1024);
+  #tailNext = new Int32Array(1024);
+  #tailFrequencies = new Uint16Array(1024);
+  #tailSize = 0;
+  #tailHead = new Int32Array(1024).fill(-1);
+  /** Entries per term, main and tail, dead or alive. */
+  #entries = new Int32Array(1024);
+  /** Live chunks per term, counted when asked while some chunk has left (-1: not counted yet). */
+  #frequencyCache = new Int32Array(0);
+  #frequencyCacheValid = false;
+  #removed = 0;
   #lengths = new Uint32Array(1024);
   #totalLength = 0;
 
-  constructor(
-    private readonly dictionary: TermDictionary,
-    private readonly live: Liveness,
-  ) {}
+  constructor(private readonly live: Liveness) {}
 
-  /** Adds a chunk (ids must increase from call to call); appends its distinct term ids to `termIds` (what remove() needs later). */
-  add(id: number, document: FieldDocument, termIds: number[]): void {
-    for (const [term, count] of document.counts) {
-      const termId = this.dictionary.intern(term);
-      termIds.push(termId);
-      let posting = this.#postings.get(termId);
-      if (!posting) {
-        posting = new Posting();
-        this.#postings.set(termId, posting);
+  /** Term-chunk pairs in the tail (added since the last merge). */
+  get tailSize(): number {
+    return this.#tailSize;
+  }
+
+  /** Term-chunk pairs held, dead ones included. */
+  get pairs(): number {
+    return this.#ids.length + this.#tailSize;
+  }
+
+  get bytes(): number {
+    return (
+      this.#offsets.byteLength +
+      this.#ids.byteLength +
+      this.#frequencies.byteLength +
+      this.#overflow.size * 32 +
+      this.#tailIds.byteLength * 3 +
+      this.#tailFrequencies.byteLength +
+      this.#tailHead.byteLength +
+      this.#entries.byteLength +
+      this.#frequencyCache.byteLength +
+      this.#lengths.byteLength
+    );
+  }
+
+  /** Adds a chunk (ids must increase from call to call) with its counted terms. */
+  add(id: number, document: TermCounter): void {
+    const { ids, counts, distinct, length } = document;
+    for (let index = 0; index < distinct; index++) {
+      const term = ids[index]!;
+      if (term >= this.#tailHead.length) {
+        this.#tailHead = grownInt32(this.#tailHead, term + 1, -1);
+        this.#entries = grownInt32(this.#entries, term + 1);
       }
-      posting.push(id, count);
+      const at = this.#tailSize++;
+      if (at === this.#tailIds.length) {
+        this.#tailIds = grownInt32(this.#tailIds, at + 1);
+        this.#tailTerms = grownInt32(this.#tailTerms, at + 1);
+        this.#tailNext = grownInt32(this.#tailNext, at + 1);
+        const frequencies = new Uint16Array(this.#tailIds.length);
+        frequencies.set(this.#tailFrequencies);
+        this.#tailFrequencies = frequencies;
+      }
+      this.#tailIds[at] = id;
+      this.#tailTerms[at] = term;
+      this.#tailFrequencies[at] = Math.min(counts[term]!, MAX_TERM_FREQUENCY);
+      this.#tailNext[at] = this.#tailHead[term]!;
+      this.#tailHead[term] = at;
+      this.#entries[term]!++;
     }
     if (id >= this.#lengths.length) {
       const grown = new Uint32Array(Math.max(this.#lengths.length * 2, id + 1));
       grown.set(this.#lengths);
       this.#lengths = grown;
     }
-    this.#lengths[id] = document.length;
-    this.#totalLength += document.length;
+    this.#lengths[id] = length;
+    this.#totalLength += length;
+    this.#frequencyCacheValid = false;
   }
 
-  /** Takes a chunk out; the caller marks its id dead in the shared Liveness first. */
-  remove(id: number, termIds: ArrayLike<number>): void {
-    for (let index = 0; index < termIds.length; index++) {
-      const termId = termIds[index]!;
-      const posting = this.#postings.get(termId);
-      if (!posting) continue;
-      posting.dead++;
-      if (posting.dead === posting.size) this.#postings.delete(termId);
-      else if (posting.dead * 2 > posting.size) posting.compact(this.live);
+  /** Gives back room grown for chunks and terms to come: chunk ids below `chunks` and term ids below `terms` stay. */
+  trim(chunks: number, terms: number): void {
+    if (this.#lengths.length > chunks) this.#lengths = resizedUint32(this.#lengths, chunks);
+    if (this.#entries.length > terms) {
+      this.#entries = this.#entries.slice(0, terms);
+      this.#tailHead = this.#tailHead.slice(0, terms);
     }
-    this.#totalLength -= this.#lengths[id] ?? 0;
-    if (id < this.#lengths.length) this.#lengths[id] = 0;
+    if (this.#tailIds.length > withSlack(this.#tailSize) && this.#tailIds.length > 1024) {
+      const size = Math.max(1024, withSlack(this.#tailSize));
+      this.#tailIds = this.#tailIds.slice(0, size);
+      this.#tailTerms = this.#tailTerms.slice(0, size);
+      this.#tailNext = this.#tailNext.slice(0, size);
+      this.#tailFrequencies = this.#tailFrequencies.slice(0, size);
+    }
+    // Terms past the dictionary have no entries: their (empty) runs go too.
+    if (this.#offsets.length > terms + 1) this.#offsets = this.#offsets.slice(0, terms + 1);
+  }
+
+  /** Takes a chunk out; the caller marks its id dead in the shared Liveness. */
+  remove(id: number): void {
+    if (id >= this.#lengths.length) return;
+    this.#totalLength -= this.#lengths[id]!;
+    this.#lengths[id] = 0;
+    this.#removed++;
+    this.#frequencyCacheValid = false;
   }
 
   /** Whether a live chunk holds the term. */
-  has(term: string, id: number): boolean {
-    const termId = this.dictionary.lookup(term);
-    const posting = termId === undefined ? undefined : this.#postings.get(termId);
-    return posting !== undefined && this.live.has(id) && posting.find(id) >= 0;
+  has(term: number, id: number): boolean {
+    if (!this.live.has(id)) return false;
+    if (term + 1 < this.#offsets.length && findIn(this.#ids, this.#offsets[term]!, this.#offsets[term + 1]!, id)) return true;
+    for (let at = term < this.#tailHead.length ? this.#tailHead[term]! : -1; at >= 0; at = this.#tailNext[at]!) {
+      const value = this.#tailIds[at]!;
+      if (value === id) return true;
+      if (value < id) break;
+    }
+    return false;
   }
 
   /** Live chunks holding the term. */
-  documentFrequency(term: string): number {
-    const termId = this.dictionary.lookup(term);
-    const posting = termId === undefined ? undefined : this.#postings.get(termId);
-    return posting ? posting.size - posting.dead : 0;
+  documentFrequency(term: number): number {
+    if (term >= this.#entries.length) return 0;
+    if (this.#removed === 0) return this.#entries[term]!;
+    if (!this.#frequencyCacheValid) {
+      if (this.#frequencyCache.length < this.#entries.length) this.#frequencyCache = new Int32Array(this.#entries.length);
+      this.#frequencyCache.fill(-1);
+      this.#frequencyCacheValid = true;
+    }
+    const known = this.#frequencyCache[term]!;
+    if (known >= 0) return known;
+    const live = this.live.flags;
+    let count = 0;
+    if (term + 1 < this.#offsets.length) {
+      const ids = this.#ids;
+      for (let at = this.#offsets[term]!, end = this.#offsets[term + 1]!; at < end; at++) count += live[ids[at]!]!;
+    }
+    for (let at = this.#tailHead[term]!; at >= 0; at = this.#tailNext[at]!) count += live[this.#tailIds[at]!]!;
+    this.#frequencyCache[term] = count;
+    return count;
   }
 
   /** Inverse document frequency over `total` chunks (BM25's form, never negative). */
-  idf(term: string, total: number): number {
+  idf(term: number, total: number): number {
     const frequency = this.documentFrequency(term);
     return Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
   }
 
   /**
-   * BM25 scores of every live chunk holding at least one term, each term weighted (default 1).
-   * Chunks `accept` refuses are left out. `total` is the number of chunks in the collection.
+   * Adds the BM25 score of every live chunk holding at least one term (each term weighted, default
+   * 1) into `board`; chunks `accept` refuses are left out. `total` is the number of live chunks.
    */
-  score(terms: ReadonlyArray<{ term: string; weight?: number; binary?: boolean }>, total: number, accept?: (id: number) => boolean): Map<number, number> {
-    const scores = new Map<number, number>();
+  score(terms: readonly QueryTerm[], total: number, board: ScoreBoard, accept?: (id: number) => boolean): void {
     const averageLength = total > 0 ? Math.max(this.#totalLength / total, 1e-9) : 1;
     const lengthScale = (K1 * B) / averageLength;
     const lengthBase = K1 * (1 - B);
-    for (const { term, weight = 1, binary = false } of terms) {
-      const termId = this.dictionary.lookup(term);
-      const posting = termId === undefined ? undefined : this.#postings.get(termId);
-      if (!posting) continue;
+    const live = this.live.flags;
+    const lengths = this.#lengths;
+    // The board's arrays, held locally: this loop runs once per posting.
+    const { scores, stamps, round } = board;
+    let touched = board.touched;
+    let size = board.size;
+    for (const { id: term, weight = 1, binary = false } of terms) {
+      if (term < 0 || term >= this.#entries.length || this.#entries[term] === 0) continue;
       const idf = this.idf(term, total) * weight;
-      const { ids, frequencies, size } = posting;
-      for (let index = 0; index < size; index++) {
-        const id = ids[index]!;
-        if (!this.live.has(id) || (accept && !accept(id))) continue;
-        const frequency = binary ? 1 : frequencies[index]!;
-        const part = (idf * frequency * (K1 + 1)) / (frequency + lengthBase + lengthScale * this.#lengths[id]!);
-        scores.set(id, (scores.get(id) ?? 0) + part);
+      if (term + 1 < this.#offsets.length) {
+        const ids = this.#ids;
+        const frequencies = this.#frequencies;
+        for (let at = this.#offsets[term]!, end = this.#offsets[term + 1]!; at < end; at++) {
+          const id = ids[at]!;
+          if (live[id] !== 1 || (accept !== undefined && !accept(id))) continue;
+          let frequency = binary ? 1 : frequencies[at]!;
+          if (frequency === BYTE_OVERFLOW) frequency = this.#overflow.get(overflowKey(term, id)) ?? BYTE_OVERFLOW;
+          const part = (idf * frequency * (K1 + 1)) / (frequency + lengthBase + lengthScale * lengths[id]!);
+          if (stamps[id] === round) scores[id]! += part;
+          else {
+            stamps[id] = round;
+            scores[id] = part;
+            if (size === touched.length) touched = grownInt32(touched, size + 1);
+            touched[size++] = id;
+          }
+        }
+      }
+      const tailIds = this.#tailIds;
+      const tailNext = this.#tailNext;
+      const tailFrequencies = this.#tailFrequencies;
+      for (let at = this.#tailHead[term]!; at >= 0; at = tailNext[at]!) {
+        const id = tailIds[at]!;
+        if (live[id] !== 1 || (accept !== undefined && !accept(id))) continue;
+        const frequency = binary ? 1 : tailFrequencies[at]!;
+        const part = (idf * frequency * (K1 + 1)) / (frequency + lengthBase + lengthScale * lengths[id]!);
+        if (stamps[id] === round) scores[id]! += part;
+        else {
+          stamps[id] = round;
+          scores[id] = part;
+          if (size === touched.length) touched = grownInt32(touched, size + 1);
+          touched[size++] = id;
+        }
       }
     }
-    return scores;
+    board.touched = touched;
+    board.size = size;
   }
+
+  /**
+   * The `limit` best live chunks that `accept` keeps, by the scores score() gives binary terms (each
+   * term held counts once), best first (ties to `tieBreak`). Terms are taken in the order given,
+   * best rarest first: once the terms left could not lift a chunk not seen yet into the answer, only
+   * the chunks that still could are followed (looked up in the rest of the postings rather than
+   * scanning them), so common terms at the end cost little. Scores land in `board`.
+   */
+  topBinary(terms: readonly number[], total: number, board: ScoreBoard, limit: number, accept?: (id: number) => boolean, tieBreak?: (a: number, b: number) => number): number[] {
+    board.begin(this.live.flags.length);
+    if (limit <= 0) return [];
+    const averageLength = total > 0 ? Math.max(this.#totalLength / total, 1e-9) : 1;
+    const lengthScale = (K1 * B) / averageLength;
+    const lengthBase = K1 * (1 - B);
+    const idfs = terms.map((term) => (term >= 0 && term < this.#entries.length ? this.idf(term, total) : 0));
+    // The idf of terms j.. together: a chunk of length n gains at most that times
+    // (K1 + 1) / (1 + lengthBase + lengthScale * n) from them (with room for rounding).
+    const left = new Float64Array(terms.length + 1);
+    for (let index = terms.length - 1; index >= 0; index--) left[index] = left[index + 1]! + idfs[index]!;
+    const room = 1 + 1e-9;
+    const gain = (length: number) => ((K1 + 1) / (1 + lengthBase + lengthScale * length)) * room;
+    const live = this.live.flags;
+    const lengths = this.#lengths;
+    let candidates: Int32Array | undefined;
+    let candidateCount = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const term = terms[index]!;
+      if (term < 0 || term >= this.#entries.length || this.#entries[term] === 0) continue;
+      const idf = idfs[index]!;
+      const part = (id: number) => (idf * 1 * (K1 + 1)) / (1 + lengthBase + lengthScale * lengths[id]!);
+      if (candidates === undefined && board.size >= limit && this.#entries[term]! > board.size >> 2) {
+        // Could a chunk not seen yet still make the answer? Not when the terms left add less than the limit-th best has.
+        const threshold = board.scores[topOf(board.touched, board.size, board.scores, limit).at(-1)!]!;
+        if (left[index]! * gain(0) < threshold) {
+          candidates = new Int32Array(board.size);
+          for (let at = 0; at < board.size; at++) {
+            const id = board.touched[at]!;
+            if (board.scores[id]! + left[index]! * gain(lengths[id]!) >= threshold) candidates[candidateCount++] = id;
+          }
+        }
+      }
+      if (candidates === undefined) {
+        this.score([{ id: term, binary: true }], total, board, accept);
+        continue;
+      }
+      const runStart = term + 1 < this.#offsets.length ? this.#offsets[term]! : 0;
+      const runEnd = term + 1 < this.#offsets.length ? this.#offsets[term + 1]! : 0;
+      const { scores, stamps, round } = board;
+      const ids = this.#ids;
+      // Chunks seen before are the only ones that count now (the rest only lose): each is looked up
+      // in the term's run, or the run is scanned, whichever reads less.
+      if (candidateCount * Math.log2(runEnd - runStart + 2) < runEnd - runStart) {
+        for (let at = 0; at < candidateCount; at++) {
+          const id = candidates[at]!;
+          if (live[id] === 1 && findIn(ids, runStart, runEnd, id)) scores[id]! += part(id);
+        }
+      } else {
+        for (let at = runStart; at < runEnd; at++) {
+          const id = ids[at]!;
+          if (stamps[id] === round && live[id] === 1) scores[id]! += part(id);
+        }
+      }
+      for (let at = this.#tailHead[term]!; at >= 0; at = this.#tailNext[at]!) {
+        const id = this.#tailIds[at]!;
+        if (stamps[id] === round && live[id] === 1) scores[id]! += part(id);
+      }
+    }
+    return candidates === undefined ? board.top(limit, tieBreak) : topOf(candidates, candidateCount, board.scores, limit, tieBreak);
+  }
+
+  /**
+   * Folds the tail into the main part. With `renumber` (old id → new id, 0 for dead; increasing
+   * over live ids, so runs stay sorted) dead chunks are dropped and the live ones renumbered;
+   * without it no chunk has left since the last merge and ids stay as they are.
+   */
+  merge(renumber: Int32Array | undefined, chunkCount: number): void {
+    const terms = this.#entries.length;
+    const mainTerms = Math.min(this.#offsets.length - 1, terms);
+    const oldOffsets = this.#offsets;
+    const oldIds = this.#ids;
+    const oldFrequencies = this.#frequencies;
+    const tailIds = this.#tailIds;
+    const tailTerms = this.#tailTerms;
+    const tailFrequencies = this.#tailFrequencies;
+    const tailSize = this.#tailSize;
+    let counts: Int32Array<ArrayBuffer>;
+    if (renumber === undefined) {
+      counts = this.#entries;
+    } else {
+      counts = new Int32Array(terms);
+      for (let term = 0; term < mainTerms; term++) {
+        let count = 0;
+        for (let at = oldOffsets[term]!, end = oldOffsets[term + 1]!; at < end; at++) if (renumber[oldIds[at]!] !== 0) count++;
+        counts[term] = count;
+      }
+      for (let at = 0; at < tailSize; at++) if (renumber[tailIds[at]!] !== 0) counts[tailTerms[at]!]!++;
+    }
+    const offsets = new Int32Array(terms + 1);
+    for (let term = 0; term < terms; term++) offsets[term + 1] = offsets[term]! + counts[term]!;
+    const total = offsets[terms]!;
+    const ids = new Int32Array(total);
+    const frequencies = new Uint8Array(total);
+    const cursor = offsets.slice(0, terms);
+    if (renumber === undefined) {
+      // Main runs move whole; tail pairs follow them in id order.
+      for (let term = 0; term < mainTerms; term++) {
+        const from = oldOffsets[term]!;
+        const length = oldOffsets[term + 1]! - from;
+        const to = cursor[term]!;
+        for (let index = 0; index < length; index++) {
+          ids[to + index] = oldIds[from + index]!;
+          frequencies[to + index] = oldFrequencies[from + index]!;
+        }
+        cursor[term] = to + length;
+      }
+      for (let at = 0; at < tailSize; at++) {
+        const term = tailTerms[at]!;
+        const to = cursor[term]!;
+        cursor[term] = to + 1;
+        const id = tailIds[at]!;
+        ids[to] = id;
+        const frequency = tailFrequencies[at]!;
+        if (frequency >= BYTE_OVERFLOW) {
+          frequencies[to] = BYTE_OVERFLOW;
+          this.#overflow.set(overflowKey(term, id), frequency);
+        } else frequencies[to] = frequency;
+      }
+    } else {
+      const overflow = new Map<number, number>();
+      for (let term = 0; term < mainTerms; term++) {
+        let to = cursor[term]!;
+        for (let at = oldOffsets[term]!, end = oldOffsets[term + 1]!; at < end; at++) {
+          const id = renumber[oldIds[at]!]!;
+          if (id === 0) continue;
+          ids[to] = id;
+          const frequency = oldFrequencies[at]!;
+          frequencies[to] = frequency;
+          if (frequency === BYTE_OVERFLOW) overflow.set(overflowKey(term, id), this.#overflow.get(overflowKey(term, oldIds[at]!)) ?? BYTE_OVERFLOW);
+          to++;
+        }
+        cursor[term] = to;
+      }
+      for (let at = 0; at < tailSize; at++) {
+        const id = renumber[tailIds[at]!]!;
+        if (id === 0) continue;
+        const term = tailTerms[at]!;
+        const to = cursor[term]!;
+        cursor[term] = to + 1;
+        ids[to] = id;
+        const frequency = tailFrequencies[at]!;
+        if (frequency >= BYTE_OVERFLOW) {
+          frequencies[to] = BYTE_OVERFLOW;
+          overflow.set(overflowKey(term, id), frequency);
+        } else frequencies[to] = frequency;
+      }
+      this.#overflow = overflow;
+      const lengths = new Uint32Array(Math.max(1024, chunkCount + 1));
+      for (let old = 0; old < renumber.length && old < this.#lengths.length; old++) {
+        const id = renumber[old]!;
+        if (id > 0) lengths[id] = this.#lengths[old]!;
+      }
+      this.#lengths = lengths;
+      this.#removed = 0;
+    }
+    this.#offsets = offsets;
+    this.#ids = ids;
+    this.#frequencies = frequencies;
+    this.#entries = counts;
+    this.#frequencyCacheValid = false;
+    this.#frequencyCache = new Int32Array(0);
+    // The tail's arrays stay for the pairs to come (a large refresh merges many times); trim() gives them back.
+    this.#tailSize = 0;
+    this.#tailHead = new Int32Array(terms).fill(-1);
+  }
+}
+
+/** Whether the sorted ids[from, to) hold `id`. */
+function findIn(ids: Int32Array, from: number, to: number, id: number): boolean {
+  let low = from;
+  let high = to - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const value = ids[middle]!;
+    if (value === id) return true;
+    if (value < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
+}
+
+/** Key of a (term, chunk) pair in the overflow map (both stay far below 2^26). */
+function overflowKey(term: number, id: number): number {
+  return term * 0x4000000 + id;
 }
 
 export interface RankedList {
   ranked: readonly number[];
-  /** Scores of the ranked ids: equal scores share a rank, so ties never favour the older chunk. */
-  scores?: ReadonlyMap<number, number>;
+  /** Scores of the ranked ids, position by position: equal scores share a rank, so ties never favour the older chunk. */
+  scores?: ArrayLike<number>;
   weight?: number;
 }
 
@@ -220,48 +627,11 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k: number): M
     let rank = 0;
     let previous: number | undefined;
     ranked.forEach((id, index) => {
-      const score = scores?.get(id);
+      const score = scores?.[index];
       if (score === undefined || score !== previous) rank = index + 1;
       previous = score;
       fused.set(id, (fused.get(id) ?? 0) + weight / (k + rank));
     });
   }
   return fused;
-}
-
-/** Ids of a score map, best first, at most `limit`: a bounded heap, so a common term does not sort every chunk. Ties go to `tieBreak` (default: lower id). */
-export function rankScores(scores: ReadonlyMap<number, number>, limit: number, tieBreak: (a: number, b: number) => number = (a, b) => a - b): number[] {
-  if (limit <= 0) return [];
-  const better = (a: readonly [number, number], b: readonly [number, number]) => a[1] > b[1] || (a[1] === b[1] && tieBreak(a[0], b[0]) < 0);
-  // Min-heap (by "better") of the best `limit` entries seen so far.
-  const heap: Array<[number, number]> = [];
-  const siftDown = (from: number) => {
-    let at = from;
-    for (;;) {
-      const left = 2 * at + 1;
-      const right = left + 1;
-      let worst = at;
-      if (left < heap.length && better(heap[worst]!, heap[left]!)) worst = left;
-      if (right < heap.length && better(heap[worst]!, heap[right]!)) worst = right;
-      if (worst === at) return;
-      [heap[at], heap[worst]] = [heap[worst]!, heap[at]!];
-      at = worst;
-    }
-  };
-  for (const entry of scores) {
-    if (heap.length < limit) {
-      heap.push(entry);
-      let at = heap.length - 1;
-      while (at > 0) {
-        const parent = (at - 1) >> 1;
-        if (!better(heap[parent]!, heap[at]!)) break;
-        [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
-        at = parent;
-      }
-    } else if (better(entry, heap[0]!)) {
-      heap[0] = entry;
-      siftDown(0);
-    }
-  }
-  return heap.sort((a, b) => b[1] - a[1] || tieBreak(a[0], b[0])).map(([id]) => id);
 }

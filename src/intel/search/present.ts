@@ -12,19 +12,37 @@ export interface Snippet {
   text: string;
 }
 
-/** Start offsets of lines 1..lastLine (as far as the text goes), found without scanning past them. */
-function offsetsUpTo(text: string, lastLine: number): number[] {
-  const starts = [0];
-  for (let index = 0; index < text.length && starts.length <= lastLine; index++) {
+/**
+ * Start offsets of lines 1..lastLine (as far as the text goes), found without scanning past them;
+ * with a known line start (`from`: line `from.line` starts at `from.offset`) only the lines from
+ * there on are scanned (earlier entries stay 0 and are never read).
+ */
+function offsetsUpTo(text: string, lastLine: number, from?: { line: number; offset: number }): number[] {
+  const starts = from === undefined ? [0] : new Array<number>(from.line).fill(0);
+  if (from !== undefined) starts[from.line - 1] = from.offset;
+  for (let index = from?.offset ?? 0; index < text.length && starts.length <= lastLine; index++) {
     const code = text.charCodeAt(index);
     if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
   }
   return starts;
 }
 
-/** Up to LIMITS.intel.search.snippetLines lines of [startLine, endLine] around the line holding most query terms. */
-export function snippetOf(text: string, startLine: number, endLine: number, terms: readonly string[]): Snippet {
-  const starts = offsetsUpTo(text, endLine);
+/** Whether `offset` is where a line of `text` starts. */
+function startsLine(text: string, offset: number): boolean {
+  if (offset === 0) return true;
+  if (offset < 0 || offset > text.length) return false;
+  const before = text.charCodeAt(offset - 1);
+  return before === 0x0a || (before === 0x0d && text.charCodeAt(offset) !== 0x0a);
+}
+
+/**
+ * Up to LIMITS.intel.search.snippetLines lines of [startLine, endLine] around the line holding most
+ * query terms. `known` (a line at or before startLine and its offset in `text`, e.g. where the chunk
+ * starts) saves scanning the file from its beginning; one that does not start a line is ignored.
+ */
+export function snippetOf(text: string, startLine: number, endLine: number, terms: readonly string[], known?: { line: number; offset: number }): Snippet {
+  const hint = known !== undefined && known.line >= 1 && known.line <= startLine && startsLine(text, known.offset) ? known : undefined;
+  const starts = offsetsUpTo(text, endLine, hint);
   const lastLine = Math.min(endLine, starts.length);
   const wanted = new Set(terms);
   let bestLine = startLine;

@@ -5,6 +5,8 @@
  * name or its words finds it, and a whole-name match counts more (it matches more terms).
  */
 
+import type { TermDictionary } from "./dictionary.ts";
+
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
 const WORD = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{Lo}+/gu;
 
@@ -24,19 +26,11 @@ export function identifierParts(identifier: string): string[] {
 
 /** Identifiers of one lowercase word split into nothing further (most keywords and locals). */
 const PLAIN = /^[a-z]+$/;
-/** Identifiers repeat heavily in code, so their terms are computed once; the cache is dropped when it grows this large. */
-const TERM_CACHE_LIMIT = 200_000;
-let termCache = new Map<string, readonly string[]>();
 
 /** Terms of one identifier: the whole name (lowercased, without leading/trailing _ or $) and each part of two or more characters or digits. */
 export function identifierTerms(identifier: string): readonly string[] {
   if (PLAIN.test(identifier)) return [identifier];
-  const known = termCache.get(identifier);
-  if (known) return known;
-  const terms = computeTerms(identifier);
-  if (termCache.size >= TERM_CACHE_LIMIT) termCache = new Map();
-  termCache.set(identifier, terms);
-  return terms;
+  return computeTerms(identifier);
 }
 
 function computeTerms(identifier: string): string[] {
@@ -86,4 +80,304 @@ export function queryTerms(query: string): string[] {
   // Digits written alone ("2") are not identifiers; keep them as terms too.
   for (const digits of query.match(/(?<![\p{L}\p{N}_$])\p{N}+/gu) ?? []) seen.add(digits);
   return [...seen];
+}
+
+/**
+ * Term counts of one document (a chunk's text in one field): the distinct term ids in first-seen
+ * order with their frequencies, and the document's length in terms. Reused from document to
+ * document, so counting allocates nothing per token.
+ */
+export class TermCounter {
+  counts = new Int32Array(1024);
+  ids = new Int32Array(256);
+  distinct = 0;
+  length = 0;
+
+  count(id: number): void {
+    if (id >= this.counts.length) {
+      const grown = new Int32Array(Math.max(this.counts.length * 2, id + 1));
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    this.length++;
+    const seen = this.counts[id]!;
+    this.counts[id] = seen + 1;
+    if (seen !== 0) return;
+    if (this.distinct === this.ids.length) {
+      const grown = new Int32Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.distinct++] = id;
+  }
+
+  reset(): void {
+    for (let index = 0; index < this.distinct; index++) this.counts[this.ids[index]!] = 0;
+    this.distinct = 0;
+    this.length = 0;
+  }
+}
+
+// ASCII character classes of identifiers.
+const OTHER = 0;
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 3;
+const JOINER = 4; // _ and $
+const ASCII_CLASS = new Uint8Array(128);
+for (let code = 65; code <= 90; code++) ASCII_CLASS[code] = UPPER;
+for (let code = 97; code <= 122; code++) ASCII_CLASS[code] = LOWER;
+for (let code = 48; code <= 57; code++) ASCII_CLASS[code] = DIGIT;
+ASCII_CLASS[95] = JOINER;
+ASCII_CLASS[36] = JOINER;
+
+// Classes of other code points as IDENTIFIER sees them: letter, number or neither (BMP cached).
+const UNKNOWN = 0;
+const LETTER = 1;
+const NUMBER = 2;
+const NEITHER = 3;
+const BMP_CLASS = new Uint8Array(0x10000);
+const IS_LETTER = /^\p{L}$/u;
+const IS_NUMBER = /^\p{N}$/u;
+
+function codePointClass(codePoint: number): number {
+  if (codePoint < 0x10000) {
+    const known = BMP_CLASS[codePoint]!;
+    if (known !== UNKNOWN) return known;
+  }
+  const char = String.fromCodePoint(codePoint);
+  const found = IS_LETTER.test(char) ? LETTER : IS_NUMBER.test(char) ? NUMBER : NEITHER;
+  if (codePoint < 0x10000) BMP_CLASS[codePoint] = found;
+  return found;
+}
+
+/** Part boundaries of one ASCII identifier (start, end, isDigits triples), reused between calls. */
+let partScratch = new Int32Array(96);
+
+/**
+ * Term ids of identifiers already split, by their exact spelling: most identifiers repeat, so a
+ * refresh splits each distinct one once. Kept for the length of one refresh (the dictionary's ids
+ * never change, so entries stay right).
+ */
+export class IdentifierCache {
+  #chars = new Uint16Array(1 << 16);
+  #charsUsed = 0;
+  #start = new Int32Array(1 << 12);
+  #length = new Int32Array(1 << 12);
+  #hash = new Int32Array(1 << 12);
+  #termFirst = new Int32Array(1 << 12);
+  #termCount = new Int32Array(1 << 12);
+  terms = new Int32Array(1 << 14);
+  #termsUsed = 0;
+  #table = new Int32Array(1 << 13);
+  #count = 0;
+
+  /** The entry of text[start, end) (whose hash is `hash`), or -1. */
+  find(text: string, start: number, end: number, hash: number): number {
+    const mask = this.#table.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.#table[slot]! - 1;
+      if (entry < 0) return -1;
+      if (this.#hash[entry] !== hash || this.#length[entry] !== end - start) continue;
+      const chars = this.#chars;
+      let at = this.#start[entry]!;
+      let index = start;
+      while (index < end && chars[at] === text.charCodeAt(index)) {
+        at++;
+        index++;
+      }
+      if (index === end) return entry;
+    }
+  }
+
+  /** The terms of an entry are terms[first(entry), first(entry) + count(entry)). */
+  first(entry: number): number {
+    return this.#termFirst[entry]!;
+  }
+
+  count(entry: number): number {
+    return this.#termCount[entry]!;
+  }
+
+  add(text: string, start: number, end: number, hash: number, ids: Int32Array, idCount: number): void {
+    const entry = this.#count++;
+    if (entry === this.#start.length) {
+      const size = entry * 2;
+      this.#start = copyInto(new Int32Array(size), this.#start);
+      this.#length = copyInto(new Int32Array(size), this.#length);
+      this.#hash = copyInto(new Int32Array(size), this.#hash);
+      this.#termFirst = copyInto(new Int32Array(size), this.#termFirst);
+      this.#termCount = copyInto(new Int32Array(size), this.#termCount);
+    }
+    const length = end - start;
+    if (this.#charsUsed + length > this.#chars.length) {
+      const grown = new Uint16Array(Math.max(this.#chars.length * 2, this.#charsUsed + length));
+      grown.set(this.#chars.subarray(0, this.#charsUsed));
+      this.#chars = grown;
+    }
+    for (let index = start; index < end; index++) this.#chars[this.#charsUsed++] = text.charCodeAt(index);
+    if (this.#termsUsed + idCount > this.terms.length) this.terms = copyInto(new Int32Array(Math.max(this.terms.length * 2, this.#termsUsed + idCount)), this.terms);
+    this.terms.set(ids.subarray(0, idCount), this.#termsUsed);
+    this.#start[entry] = this.#charsUsed - length;
+    this.#length[entry] = length;
+    this.#hash[entry] = hash;
+    this.#termFirst[entry] = this.#termsUsed;
+    this.#termCount[entry] = idCount;
+    this.#termsUsed += idCount;
+    if (this.#count * 2 > this.#table.length) {
+      const table = new Int32Array(this.#table.length * 2);
+      const mask = table.length - 1;
+      for (let known = 0; known < this.#count; known++) {
+        let slot = this.#hash[known]! & mask;
+        while (table[slot] !== 0) slot = (slot + 1) & mask;
+        table[slot] = known + 1;
+      }
+      this.#table = table;
+    } else {
+      const mask = this.#table.length - 1;
+      let slot = hash & mask;
+      while (this.#table[slot] !== 0) slot = (slot + 1) & mask;
+      this.#table[slot] = entry + 1;
+    }
+  }
+}
+
+function copyInto(target: Int32Array<ArrayBuffer>, source: Int32Array): Int32Array<ArrayBuffer> {
+  target.set(source.subarray(0, Math.min(source.length, target.length)));
+  return target;
+}
+
+/** Term ids of one ASCII identifier, as countAsciiIdentifier found them (reused between calls). */
+let identifierIds = new Int32Array(64);
+
+/**
+ * Counts the terms of every identifier in text[start, end) — what termCounts(text.slice(start, end))
+ * counts — without a string per identifier: ASCII identifiers are split and looked up straight from
+ * the text (or found in `cache`); others go through identifierTerms. With `intern` false, terms the
+ * dictionary does not know are skipped.
+ */
+export function countTerms(text: string, start: number, end: number, dictionary: TermDictionary, counter: TermCounter, intern: boolean, cache?: IdentifierCache): void {
+  let index = start;
+  while (index < end) {
+    const code = text.charCodeAt(index);
+    if (code < 128) {
+      const kind = ASCII_CLASS[code]!;
+      if (kind === OTHER || kind === DIGIT) {
+        index++;
+        continue;
+      }
+    } else {
+      const codePoint = text.codePointAt(index)!;
+      // Half a surrogate pair (the range ends inside it) is no letter either.
+      if (codePointClass(codePoint) !== LETTER || (codePoint > 0xffff && index + 2 > end)) {
+        index += codePoint > 0xffff && index + 2 <= end ? 2 : 1;
+        continue;
+      }
+    }
+    // An identifier starts here: letters, digits, _ and $ follow (hashed on the way, for the cache).
+    const from = index;
+    let ascii = true;
+    let hash = 0x811c9dc5 | 0;
+    while (index < end) {
+      const next = text.charCodeAt(index);
+      if (next < 128) {
+        if (ASCII_CLASS[next] === OTHER) break;
+        hash = Math.imul(hash ^ next, 0x01000193);
+        index++;
+      } else {
+        const codePoint = text.codePointAt(index)!;
+        if (codePointClass(codePoint) === NEITHER) break;
+        // A surrogate pair past the end of the range is not read half.
+        const width = codePoint > 0xffff ? 2 : 1;
+        if (index + width > end) break;
+        ascii = false;
+        index += width;
+      }
+    }
+    if (ascii) {
+      if (cache !== undefined) {
+        hash ^= hash >>> 15;
+        hash = Math.imul(hash, 0x2c1b3c6d);
+        hash ^= hash >>> 12;
+        const entry = cache.find(text, from, index, hash);
+        if (entry >= 0) {
+          const terms = cache.terms;
+          for (let at = cache.first(entry), last = at + cache.count(entry); at < last; at++) counter.count(terms[at]!);
+          continue;
+        }
+        const found = asciiIdentifierTerms(text, from, index, dictionary, intern);
+        cache.add(text, from, index, hash, identifierIds, found);
+        for (let at = 0; at < found; at++) counter.count(identifierIds[at]!);
+      } else {
+        const found = asciiIdentifierTerms(text, from, index, dictionary, intern);
+        for (let at = 0; at < found; at++) counter.count(identifierIds[at]!);
+      }
+    } else {
+      for (const term of identifierTerms(text.slice(from, index))) {
+        const id = intern ? dictionary.intern(term) : dictionary.find(term, 0, term.length, false);
+        if (id >= 0) counter.count(id);
+      }
+    }
+  }
+}
+
+function emit(at: number, id: number): number {
+  if (id < 0) return at;
+  if (at === identifierIds.length) {
+    const grown = new Int32Array(at * 2);
+    grown.set(identifierIds);
+    identifierIds = grown;
+  }
+  identifierIds[at] = id;
+  return at + 1;
+}
+
+/** Puts the term ids of the ASCII identifier text[start, end) in identifierIds; returns how many. */
+function asciiIdentifierTerms(text: string, start: number, end: number, dictionary: TermDictionary, intern: boolean): number {
+  let found = 0;
+  let wholeStart = start;
+  let wholeEnd = end;
+  while (wholeStart < wholeEnd && ASCII_CLASS[text.charCodeAt(wholeStart)] === JOINER) wholeStart++;
+  while (wholeEnd > wholeStart && ASCII_CLASS[text.charCodeAt(wholeEnd - 1)] === JOINER) wholeEnd--;
+  if (wholeStart < wholeEnd) found = emit(found, intern ? dictionary.add(text, wholeStart, wholeEnd, true) : dictionary.find(text, wholeStart, wholeEnd, true));
+  // Words: split on _ and $, then on case humps (an upper-case run before a lower-case letter
+  // leaves its last letter to the next word) and digit runs.
+  let parts = 0;
+  let at = start;
+  while (at < end) {
+    const kind = ASCII_CLASS[text.charCodeAt(at)]!;
+    let to = at + 1;
+    if (kind === JOINER) {
+      at = to;
+      continue;
+    }
+    if (kind === UPPER) {
+      while (to < end && ASCII_CLASS[text.charCodeAt(to)] === UPPER) to++;
+      if (to < end && ASCII_CLASS[text.charCodeAt(to)] === LOWER) {
+        if (to - at >= 2) to--;
+        else while (to < end && ASCII_CLASS[text.charCodeAt(to)] === LOWER) to++;
+      }
+    } else {
+      while (to < end && ASCII_CLASS[text.charCodeAt(to)] === kind) to++;
+    }
+    if (parts * 3 + 3 > partScratch.length) {
+      const grown = new Int32Array(partScratch.length * 2);
+      grown.set(partScratch);
+      partScratch = grown;
+    }
+    partScratch[parts * 3] = at;
+    partScratch[parts * 3 + 1] = to;
+    partScratch[parts * 3 + 2] = kind === DIGIT ? 1 : 0;
+    parts++;
+    at = to;
+  }
+  // One word is the whole name again (ASCII identifiers have nothing else in them).
+  if (parts < 2) return found;
+  for (let part = 0; part < parts; part++) {
+    const from = partScratch[part * 3]!;
+    const to = partScratch[part * 3 + 1]!;
+    if (to - from < 2 && partScratch[part * 3 + 2] === 0) continue;
+    found = emit(found, intern ? dictionary.add(text, from, to, true) : dictionary.find(text, from, to, true));
+  }
+  return found;
 }

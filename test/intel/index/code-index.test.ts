@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdir, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { DEFAULT_RULES } from "../../../src/config/schema.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { CodeIndex } from "../../../src/intel/index/code-index.ts";
+import { CodeIndex, lineCount, readBytesNoFollowSync } from "../../../src/intel/index/code-index.ts";
+import { splitLines } from "../../../src/helpers/lines.ts";
 import { Workspace } from "../../../src/policy/workspace.ts";
 import { indexedPaths, makeIndexFixture, type IndexFixture } from "./fixture.ts";
 
@@ -99,6 +102,68 @@ describe("walk: ignore files, built-in skips and limits", () => {
     expect(f.extracted.some((text) => text.includes("hidden"))).toBe(false);
     // private/hidden.ts and .env (a default secret rule).
     expect(coverage.skipped.denied).toBe(2);
+  });
+
+  test("links inside the roots are walked; links leading out are counted as denied and nothing outside is read", async () => {
+    const f = await setUp();
+    const outside = await mkdtemp(path.join(tmpdir(), "ast-mcp-outside-"));
+    try {
+      await writeFile(path.join(outside, "secret.ts"), "export function outsideSecret() {}\n");
+      await f.write("src/lib/util.ts", "export function util() {}\n");
+      await symlink("lib", f.path("src/alias"));
+      await symlink(outside, f.path("src/out"));
+      await symlink(path.join(outside, "secret.ts"), f.path("src/secret.ts"));
+      const index = f.index();
+      const coverage = await index.ensureFresh();
+      // The aliased directory is the same real directory: its file is indexed once.
+      expect(indexedPaths(index)).toEqual(["src/lib/util.ts"]);
+      expect(coverage.skipped.denied).toBe(2);
+      expect(f.extracted.some((text) => text.includes("outsideSecret"))).toBe(false);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  test("a file swapped for a link after the walk is not followed when it is read again", async () => {
+    const f = await setUp();
+    const outside = await mkdtemp(path.join(tmpdir(), "ast-mcp-outside-"));
+    try {
+      await writeFile(path.join(outside, "secret.ts"), "export function outsideSecret() {}\n");
+      await f.write("a.ts", "export function a() {}\n");
+      const index = f.index();
+      await index.ensureFresh();
+      expect(indexedPaths(index)).toEqual(["a.ts"]);
+      await f.remove("a.ts");
+      await symlink(path.join(outside, "secret.ts"), f.path("a.ts"));
+      // Told it changed (as a watcher or a write would), the index reads the path itself again.
+      index.notifyWritten([f.path("a.ts")]);
+      await index.ensureFresh();
+      expect(f.extracted.some((text) => text.includes("outsideSecret"))).toBe(false);
+      expect(index.files().flatMap((file) => file.facts.symbols.map((symbol) => symbol.name))).not.toContain("outsideSecret");
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  test("the synchronous reader reads regular files only: never through a link, never a FIFO, nothing over the limit", async () => {
+    const f = await setUp();
+    const file = await f.write("a.ts", "export const a = 1;\n");
+    const read = readBytesNoFollowSync(file, 1024);
+    expect(typeof read === "object" && "bytes" in read ? read.bytes.toString() : read).toBe("export const a = 1;\n");
+    expect(readBytesNoFollowSync(file, 4)).toMatchObject({ skipped: "tooLarge" });
+    expect(readBytesNoFollowSync(file, 1024, true)).toMatchObject({ skipped: "minified" });
+    await symlink(file, f.path("link.ts"));
+    expect(readBytesNoFollowSync(f.path("link.ts"), 1024)).toBe("gone");
+    expect(readBytesNoFollowSync(f.path("missing.ts"), 1024)).toBe("gone");
+    expect(readBytesNoFollowSync(f.root, 1024)).toBe("gone");
+    execFileSync("mkfifo", [f.path("pipe.ts")]);
+    expect(readBytesNoFollowSync(f.path("pipe.ts"), 1024)).toBe("gone");
+  });
+
+  test("line counts agree with splitLines for every kind of line end", () => {
+    for (const text of ["", "a", "a\n", "a\nb", "a\r\nb\r\n", "a\rb", "a\r", "\n\n", "a\r\n\rb\n\n", "x\r\r\n"]) {
+      expect(lineCount(text)).toBe(splitLines(text).length);
+    }
   });
 
   test("[languages] overrides decide before the file name", async () => {
@@ -329,6 +394,21 @@ describe("persisted snapshot", () => {
     await third.ensureFresh();
     expect(third.stats().snapshot.loaded).toBe(false);
     expect(f.extracted).toHaveLength(1);
+    third.close();
+
+    // Cut short (a crash mid-copy): nothing of it is used, not even the lines before the cut.
+    for (let i = 0; i < 40; i++) await f.write(`many/m${i}.ts`, `export function m${i}() {}\n`);
+    const fourth = f.index({ settings: { persist: true } });
+    await fourth.ensureFresh();
+    await fourth.saveSnapshot();
+    fourth.close();
+    const whole = await readFile(snapshotFile);
+    await writeFile(snapshotFile, whole.subarray(0, Math.floor(whole.length * 0.8)));
+    f.extracted.length = 0;
+    const fifth = f.index({ settings: { persist: true } });
+    await fifth.ensureFresh();
+    expect(fifth.stats().snapshot.loaded).toBe(false);
+    expect(f.extracted).toHaveLength(41);
   });
 
   test("saving prunes old snapshots of other roots and dead temp files, keeping its own", async () => {

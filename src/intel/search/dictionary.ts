@@ -1,0 +1,160 @@
+/**
+ * Terms as small numbers, shared by every field of one search index: an open-addressing hash table
+ * over one pool of UTF-16 code units, so a term can be looked up straight from a range of a file's
+ * text (no string per token) and no stored term keeps a slice of a file's text alive.
+ */
+
+const EMPTY = 0;
+
+/** A size with an eighth more room (at least 16). */
+export function withSlack(size: number): number {
+  return size + (size >> 3) + 16;
+}
+
+function grownInt32(array: Int32Array<ArrayBuffer>, needed: number): Int32Array<ArrayBuffer> {
+  if (needed <= array.length) return array;
+  const grown = new Int32Array(Math.max(array.length * 2, needed));
+  grown.set(array);
+  return grown;
+}
+
+export class TermDictionary {
+  #chars = new Uint16Array(4096);
+  #charsUsed = 0;
+  #start = new Int32Array(256);
+  #length = new Int32Array(256);
+  #hash = new Int32Array(256);
+  /** Term id + 1 per slot (0: empty); the capacity is a power of two, at most half full. */
+  #table = new Int32Array(512);
+  #count = 0;
+
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Id of text[start, end) (ASCII letters lowercased when `lower`), or -1. */
+  find(text: string, start: number, end: number, lower: boolean): number {
+    const hash = hashRange(text, start, end, lower);
+    const mask = this.#table.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.#table[slot]!;
+      if (entry === EMPTY) return -1;
+      const id = entry - 1;
+      if (this.#hash[id] === hash && this.#equals(id, text, start, end, lower)) return id;
+    }
+  }
+
+  /** Id of text[start, end) (ASCII letters lowercased when `lower`), added when new. */
+  add(text: string, start: number, end: number, lower: boolean): number {
+    const hash = hashRange(text, start, end, lower);
+    const mask = this.#table.length - 1;
+    let slot = hash & mask;
+    for (; ; slot = (slot + 1) & mask) {
+      const entry = this.#table[slot]!;
+      if (entry === EMPTY) break;
+      const id = entry - 1;
+      if (this.#hash[id] === hash && this.#equals(id, text, start, end, lower)) return id;
+    }
+    const id = this.#count++;
+    const length = end - start;
+    if (id >= this.#start.length) {
+      this.#start = grownInt32(this.#start, id + 1);
+      this.#length = grownInt32(this.#length, id + 1);
+      this.#hash = grownInt32(this.#hash, id + 1);
+    }
+    if (this.#charsUsed + length > this.#chars.length) {
+      const grown = new Uint16Array(Math.max(this.#chars.length * 2, this.#charsUsed + length));
+      grown.set(this.#chars.subarray(0, this.#charsUsed));
+      this.#chars = grown;
+    }
+    const chars = this.#chars;
+    let at = this.#charsUsed;
+    for (let index = start; index < end; index++) {
+      const code = text.charCodeAt(index);
+      chars[at++] = lower && code >= 65 && code <= 90 ? code | 0x20 : code;
+    }
+    this.#start[id] = this.#charsUsed;
+    this.#length[id] = length;
+    this.#hash[id] = hash;
+    this.#charsUsed = at;
+    this.#table[slot] = id + 1;
+    if (this.#count * 2 > this.#table.length) this.#rehash();
+    return id;
+  }
+
+  /** Id of a term, or undefined. */
+  lookup(term: string): number | undefined {
+    const id = this.find(term, 0, term.length, false);
+    return id < 0 ? undefined : id;
+  }
+
+  intern(term: string): number {
+    return this.add(term, 0, term.length, false);
+  }
+
+  term(id: number): string {
+    const start = this.#start[id]!;
+    const end = start + this.#length[id]!;
+    let out = "";
+    for (let from = start; from < end; from += 4096) out += String.fromCharCode(...this.#chars.subarray(from, Math.min(end, from + 4096)));
+    return out;
+  }
+
+  /** Length of a term in UTF-16 code units. */
+  termLength(id: number): number {
+    return this.#length[id]!;
+  }
+
+  /** Gives back the room grown for terms to come, keeping an eighth. */
+  trim(): void {
+    const chars = new Uint16Array(withSlack(this.#charsUsed));
+    chars.set(this.#chars.subarray(0, this.#charsUsed));
+    this.#chars = chars;
+    const size = withSlack(this.#count);
+    this.#start = this.#start.slice(0, size);
+    this.#length = this.#length.slice(0, size);
+    this.#hash = this.#hash.slice(0, size);
+  }
+
+  /** Bytes held, for measurements. */
+  get bytes(): number {
+    return this.#chars.byteLength + this.#start.byteLength * 3 + this.#table.byteLength;
+  }
+
+  #equals(id: number, text: string, start: number, end: number, lower: boolean): boolean {
+    if (this.#length[id] !== end - start) return false;
+    const chars = this.#chars;
+    let at = this.#start[id]!;
+    for (let index = start; index < end; index++) {
+      let code = text.charCodeAt(index);
+      if (lower && code >= 65 && code <= 90) code |= 0x20;
+      if (chars[at++] !== code) return false;
+    }
+    return true;
+  }
+
+  #rehash(): void {
+    const table = new Int32Array(this.#table.length * 2);
+    const mask = table.length - 1;
+    for (let id = 0; id < this.#count; id++) {
+      let slot = this.#hash[id]! & mask;
+      while (table[slot] !== EMPTY) slot = (slot + 1) & mask;
+      table[slot] = id + 1;
+    }
+    this.#table = table;
+  }
+}
+
+/** FNV-1a over UTF-16 code units, with a final mix so the low bits spread. */
+function hashRange(text: string, start: number, end: number, lower: boolean): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let index = start; index < end; index++) {
+    let code = text.charCodeAt(index);
+    if (lower && code >= 65 && code <= 90) code |= 0x20;
+    hash = Math.imul(hash ^ code, 0x01000193);
+  }
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0x2c1b3c6d);
+  hash ^= hash >>> 12;
+  return hash;
+}

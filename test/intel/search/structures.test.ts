@@ -1,0 +1,287 @@
+/**
+ * The compact search structures against plain references: the allocation-free tokenizer against the
+ * string one, the heap selection against a sort, pruned related ranking against full scoring, and an
+ * index kept up to date through many changes (with merges and renumbering forced often) against one
+ * built fresh from the final files.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { LIMITS } from "../../../src/core/limits.ts";
+import type { SymbolFact } from "../../../src/intel/facts/types.ts";
+import { FieldIndex, Liveness, ScoreBoard, topOf } from "../../../src/intel/search/bm25.ts";
+import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
+import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
+import { SearchIndex, type SearchFile, type SearchHit, type SearchSource } from "../../../src/intel/search/index.ts";
+import { snippetOf } from "../../../src/intel/search/present.ts";
+import { countTerms, IdentifierCache, TermCounter, termCounts } from "../../../src/intel/search/tokenize.ts";
+
+/** A small deterministic generator (mulberry32), so a failure replays. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ["parse", "http", "Response", "token", "bucket", "retry", "limit", "JSON", "read", "full", "buffer", "größe", "naïve", "x", "id", "v2", "URL", "Ω", "δelta", "π"];
+const JOINERS = ["", "_", "$", "__", ""];
+
+function identifier(next: () => number): string {
+  const parts = 1 + Math.floor(next() * 3);
+  let name = next() < 0.1 ? "_" : "";
+  for (let part = 0; part < parts; part++) {
+    let word = WORDS[Math.floor(next() * WORDS.length)]!;
+    if (next() < 0.5) word = word[0]!.toUpperCase() + word.slice(1);
+    if (next() < 0.15) word = word.toUpperCase();
+    name += (part > 0 ? JOINERS[Math.floor(next() * JOINERS.length)]! : "") + word;
+    if (next() < 0.15) name += String(Math.floor(next() * 100));
+  }
+  return name;
+}
+
+function line(next: () => number): string {
+  const pieces: string[] = [];
+  const count = Math.floor(next() * 8);
+  for (let index = 0; index < count; index++) {
+    const roll = next();
+    pieces.push(roll < 0.7 ? identifier(next) : roll < 0.8 ? String(Math.floor(next() * 1000)) : roll < 0.9 ? "𝒳𝒴" : "(){}.,;=+-*/\"'");
+  }
+  return pieces.join(next() < 0.5 ? " " : ".");
+}
+
+describe("tokenizer", () => {
+  test("countTerms counts what termCounts counts, with and without the identifier cache", () => {
+    const next = random(7);
+    const dictionary = new TermDictionary();
+    const cache = new IdentifierCache();
+    for (let round = 0; round < 400; round++) {
+      const text = Array.from({ length: 1 + Math.floor(next() * 6) }, () => line(next)).join(next() < 0.5 ? "\n" : "\r\n");
+      const expected = termCounts(text);
+      for (const withCache of [false, true]) {
+        const counter = new TermCounter();
+        countTerms(text, 0, text.length, dictionary, counter, true, withCache ? cache : undefined);
+        const actual = new Map<string, number>();
+        for (let index = 0; index < counter.distinct; index++) actual.set(dictionary.term(counter.ids[index]!), counter.counts[counter.ids[index]!]!);
+        expect(counter.length).toBe(expected.length);
+        expect(actual).toEqual(expected.counts);
+      }
+      // A range of the text counts as that slice of it.
+      const from = Math.floor(next() * text.length);
+      const to = from + Math.floor(next() * (text.length - from));
+      const counter = new TermCounter();
+      countTerms(text, from, to, dictionary, counter, true);
+      expect(counter.length).toBe(termCounts(text.slice(from, to)).length);
+    }
+  });
+
+  test("lookups without interning skip terms the dictionary does not know", () => {
+    const dictionary = new TermDictionary();
+    dictionary.intern("parse");
+    const counter = new TermCounter();
+    countTerms("parseConfig unknownThing parse", 0, 30, dictionary, counter, false);
+    expect(counter.distinct).toBe(1);
+    expect(counter.counts[dictionary.lookup("parse")!]).toBe(2);
+    expect(dictionary.lookup("config")).toBeUndefined();
+  });
+});
+
+describe("top selection", () => {
+  test("the heap picks what a full sort picks, ties included, for any limit", () => {
+    const next = random(11);
+    for (let round = 0; round < 200; round++) {
+      const count = Math.floor(next() * 300);
+      const scores = new Float64Array(1000);
+      const ids = new Int32Array(count);
+      const used = new Set<number>();
+      for (let index = 0; index < count; index++) {
+        let id = Math.floor(next() * 1000);
+        while (used.has(id)) id = (id + 1) % 1000;
+        used.add(id);
+        ids[index] = id;
+        scores[id] = Math.floor(next() * 12) / 4;
+      }
+      const limit = Math.floor(next() * 40);
+      const byId = [...ids].sort((a, b) => scores[b]! - scores[a]! || a - b);
+      expect(topOf(ids, count, scores, limit)).toEqual(byId.slice(0, limit));
+      const reversed = (a: number, b: number) => b - a;
+      const byReversed = [...ids].sort((a, b) => scores[b]! - scores[a]! || reversed(a, b));
+      expect(topOf(ids, count, scores, limit, reversed)).toEqual(byReversed.slice(0, limit));
+    }
+  });
+});
+
+describe("pruned related ranking", () => {
+  test("topBinary returns what scoring every posting returns", () => {
+    const next = random(5);
+    for (let round = 0; round < 30; round++) {
+      const live = new Liveness();
+      const field = new FieldIndex(live);
+      const counter = new TermCounter();
+      const chunks = 50 + Math.floor(next() * 400);
+      const terms = 40;
+      for (let id = 1; id <= chunks; id++) {
+        counter.reset();
+        // Term t is common when t is large: a few rare terms, many common ones.
+        for (let term = 0; term < terms; term++) if (next() < (term + 1) / (terms * 1.5)) for (let times = Math.floor(next() * 3); times >= 0; times--) counter.count(term);
+        live.set(id, true);
+        field.add(id, counter);
+        if (next() < 0.3) field.merge(undefined, id);
+      }
+      // Some chunks leave.
+      let total = chunks;
+      for (let id = 1; id <= chunks; id++) {
+        if (next() < 0.1) {
+          live.set(id, false);
+          field.remove(id);
+          total--;
+        }
+      }
+      const query = Array.from({ length: 1 + Math.floor(next() * terms) }, (_, index) => index).sort((a, b) => field.idf(b, total) - field.idf(a, total) || a - b);
+      const accept = next() < 0.5 ? undefined : (id: number) => id % 7 !== 0;
+      const tieBreak = next() < 0.5 ? undefined : (a: number, b: number) => b - a;
+      for (const limit of [1, 3, 10]) {
+        const full = new ScoreBoard();
+        full.begin(chunks + 1);
+        field.score(
+          query.map((id) => ({ id, binary: true })),
+          total,
+          full,
+          accept,
+        );
+        const expected = full.top(limit, tieBreak);
+        const pruned = new ScoreBoard();
+        const actual = field.topBinary(query, total, pruned, limit, accept, tieBreak);
+        expect(actual).toEqual(expected);
+        expect(actual.map((id) => pruned.scores[id])).toEqual(expected.map((id) => full.scores[id]));
+      }
+    }
+  });
+});
+
+describe("snippets", () => {
+  test("a known line start gives the same snippet as scanning from the top", () => {
+    const lines = Array.from({ length: 60 }, (_, index) => (index % 7 === 3 ? `  retryLimit = ${index};` : `  line${index}();`));
+    const text = lines.join("\r\n");
+    let offset = 0;
+    for (let lineNumber = 1; lineNumber <= 40; lineNumber++) {
+      expect(snippetOf(text, 40, 50, ["retry", "limit"], { line: lineNumber, offset })).toEqual(snippetOf(text, 40, 50, ["retry", "limit"]));
+      offset += lines[lineNumber - 1]!.length + 2;
+    }
+    // An offset that does not start a line is not trusted.
+    expect(snippetOf(text, 40, 50, ["retry", "limit"], { line: 2, offset: 5 })).toEqual(snippetOf(text, 40, 50, ["retry", "limit"]));
+  });
+});
+
+/** Files with generated text and symbols. */
+class GeneratedSource implements SearchSource {
+  generation = 1;
+  readonly texts = new Map<string, string>();
+  readonly entries = new Map<string, SearchFile>();
+
+  put(name: string, text: string, symbols: SymbolFact[]): void {
+    const real = `/repo/${name}`;
+    this.texts.set(real, text);
+    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    this.entries.set(real, { real, display: name, language: name.endsWith(".py") ? "python" : "typescript", sha256: createHash("sha256").update(text).digest("hex"), size: text.length, lines, facts: { symbols } });
+    this.generation++;
+  }
+
+  delete(name: string): void {
+    this.entries.delete(`/repo/${name}`);
+    this.generation++;
+  }
+
+  files(): SearchFile[] {
+    return [...this.entries.values()];
+  }
+
+  async text(file: SearchFile): Promise<string> {
+    return this.texts.get(file.real)!;
+  }
+}
+
+function generatedFile(next: () => number): { text: string; symbols: SymbolFact[] } {
+  const lineCount = 3 + Math.floor(next() * 60);
+  const lines = Array.from({ length: lineCount }, () => line(next));
+  const symbols: SymbolFact[] = [];
+  let at = 1;
+  while (at <= lineCount) {
+    const length = 1 + Math.floor(next() * 20);
+    if (next() < 0.6) {
+      const name = identifier(next);
+      const endLine = Math.min(lineCount, at + length - 1);
+      symbols.push({ name, qualifiedName: name, kind: next() < 0.5 ? "function" : "class", visibility: "public", exported: true, startLine: at, endLine, signature: `function ${name}(${identifier(next)})`, ...(next() < 0.4 ? { doc: line(next) } : {}) });
+      if (next() < 0.3 && endLine > at) {
+        const member = identifier(next);
+        symbols.push({ name: member, qualifiedName: `${name}.${member}`, kind: "method", visibility: "public", exported: false, startLine: at + 1, endLine, signature: `${member}()`, parent: name });
+      }
+    }
+    at += length;
+  }
+  return { text: `${lines.join("\n")}\n`, symbols };
+}
+
+function describeHits(hits: readonly SearchHit[]) {
+  return hits.map((hit) => ({ path: hit.chunk.display, lines: [hit.chunk.startLine, hit.chunk.endLine], symbol: hit.chunk.symbol, score: hit.score, signals: hit.signals, focus: hit.focus }));
+}
+
+describe("incremental index", () => {
+  const mergeTailPairs = LIMITS.intel.search.mergeTailPairs;
+  afterEach(() => {
+    (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = mergeTailPairs;
+  });
+
+  test("answers like an index built fresh, through changes, deletions, merges and renumbering", async () => {
+    // Merges (and renumbering, once chunks have left) run many times within one refresh.
+    (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = 40;
+    const next = random(3);
+    const source = new GeneratedSource();
+    const names: string[] = [];
+    for (let index = 0; index < 30; index++) {
+      const name = `f${index}.${index % 4 === 0 ? "py" : "ts"}`;
+      names.push(name);
+      const { text, symbols } = generatedFile(next);
+      source.put(name, text, symbols);
+    }
+    const kept = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await kept.refresh();
+    const queries = ["parse http response", "retry limit", "token bucket", "größe", "naïve", "JSON", "readFull", "v2", "x", "URL", "δelta π", "parseHttpResponse", "id", "buffer_full"];
+    for (let round = 0; round < 12; round++) {
+      for (let change = Math.floor(next() * 5); change >= 0; change--) {
+        const name = names[Math.floor(next() * names.length)]!;
+        if (next() < 0.15) source.delete(name);
+        else {
+          const { text, symbols } = generatedFile(next);
+          source.put(name, text, symbols);
+        }
+      }
+      await kept.refresh();
+      const fresh = new SearchIndex(source, { embedder: new NullEmbedder() });
+      await fresh.refresh();
+      expect(kept.chunkCount).toBe(fresh.chunkCount);
+      for (const query of queries) {
+        for (const accept of [undefined, (file: { language: string }) => file.language === "python"]) {
+          const options = { topK: 8, ...(accept ? { accept } : {}) };
+          expect(describeHits((await kept.search(query, options)).hits)).toEqual(describeHits((await fresh.search(query, options)).hits));
+        }
+      }
+      for (const real of [...source.entries.keys()].slice(0, 6)) {
+        for (const lineNumber of [1, 5, 20]) {
+          const anchor = kept.chunkAt(real, lineNumber);
+          expect(anchor === undefined).toBe(fresh.chunkAt(real, lineNumber) === undefined);
+          if (!anchor) continue;
+          for (const topK of [1, 4]) {
+            const ours = (await kept.related(anchor, { topK })).map((hit) => [hit.chunk.display, hit.chunk.startLine, hit.score, hit.shared]);
+            const theirs = (await fresh.related(fresh.chunkAt(real, lineNumber)!, { topK })).map((hit) => [hit.chunk.display, hit.chunk.startLine, hit.score, hit.shared]);
+            expect(ours).toEqual(theirs);
+          }
+        }
+      }
+      expect(kept.stats().chunks).toBe(kept.chunkCount);
+    }
+  });
+});
