@@ -52,8 +52,12 @@ export const LIMITS = {
     maxBytesCeiling: 1 * MiB,
     /** Bytes inspected to tell text from binary. */
     binarySniffBytes: 8000,
-    /** Files up to this size are opened and read with synchronous calls (hashes, reads, write sources); larger ones stream. */
-    syncReadBytes: 256 * KiB,
+    /**
+     * Files up to this size are opened, read and (by the write commit) written with synchronous
+     * calls, a few µs each instead of a thread-pool round trip; larger ones stream asynchronously
+     * so a big file never stalls other requests. fsync always runs on the thread pool.
+     */
+    syncIoBytes: 1 * MiB,
     /** Files larger than this are not decoded for text reads (hashing still streams). */
     maxDecodeBytes: 64 * MiB,
   },
@@ -113,12 +117,6 @@ export const LIMITS = {
     diffContextLines: 3,
     /** Line comparisons one unified diff may spend on minimal (Myers) diffing before it settles for coarser hunks. */
     diffMaxWork: 20_000_000,
-    /**
-     * Files up to this size are read and written by the commit with synchronous calls (a few µs
-     * each instead of a thread-pool round trip); larger ones stream asynchronously so a big file
-     * never stalls other requests. fsync always runs on the thread pool.
-     */
-    syncIoMaxBytes: 1 * MiB,
     /** Syntax error lists remembered by text hash: a committed candidate is the next edit's original. */
     syntaxCacheEntries: 2_048,
     /** Entries of one batched write planned at once (reads, policy checks and parses overlap with formatting). */
@@ -174,13 +172,14 @@ export const LIMITS = {
       fullCheckIntervalMs: 60_000,
       /** Largest .gitignore file read; a larger one is ignored (with a warning). */
       maxIgnoreFileBytes: 1 * MiB,
-      /**
-       * A persisted snapshot is rewritten at most this often while files keep changing, and at
-       * the latest this long after a change when calls never pause.
-       */
+      /** A persisted snapshot is rewritten at most this often while files keep changing. */
       snapshotMinIntervalMs: 30_000,
-      /** The snapshot is written once the index has had no call for this long. */
+      /** The snapshot is written once the index has had no refresh, and the event loop little work, for this long… */
       snapshotIdleMs: 2_000,
+      /** …"little work" being at most this share of the time busy… */
+      snapshotIdleUtilization: 0.25,
+      /** …or at the latest this long after the first unsaved change, when the server is never idle. */
+      snapshotMaxDelayMs: 5 * 60_000,
       /** Writing the snapshot runs in the background: work done before the event loop gets a turn (calls answered meanwhile wait at most this). */
       snapshotSliceMs: 4,
       /** Largest persisted snapshot read back. */

@@ -4,7 +4,7 @@
  * create and fsync, and durable small writes.
  *
  * Metadata calls (open, stat, rename, link, mkdir) and the reads and writes of files up to
- * LIMITS.patch.syncIoMaxBytes are synchronous: each one costs a few microseconds, while its
+ * LIMITS.read.syncIoBytes are synchronous: each one costs a few microseconds, while its
  * promise form costs a thread-pool round trip of 30-80 µs, and a commit makes dozens of them.
  * fsync, the only call that waits for the disk, always runs on the thread pool, and independent
  * fsyncs run side by side. Larger files stream in fixed chunks so they never sit in memory whole.
@@ -93,7 +93,7 @@ function readChunk(fd: number, buffer: Buffer, sync: boolean): Promise<number> |
  * with one synchronous call into a buffer of its size.
  */
 async function readAll(fd: number, sizeHint: number, onChunk: (chunk: Buffer) => void | Promise<void>): Promise<number> {
-  const sync = sizeHint <= LIMITS.patch.syncIoMaxBytes;
+  const sync = sizeHint <= LIMITS.read.syncIoBytes;
   let size = 0;
   if (sync && sizeHint > 0) {
     const whole = Buffer.allocUnsafe(sizeHint);
@@ -122,7 +122,7 @@ function writeAllSync(fd: number, data: Uint8Array): void {
 }
 
 async function writeAll(fd: number, data: Uint8Array): Promise<void> {
-  if (data.length <= LIMITS.patch.syncIoMaxBytes) return writeAllSync(fd, data);
+  if (data.length <= LIMITS.read.syncIoBytes) return writeAllSync(fd, data);
   let offset = 0;
   while (offset < data.length) {
     const end = Math.min(data.length, offset + CHUNK_BYTES);

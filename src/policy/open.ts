@@ -53,7 +53,7 @@ export async function openRegularFile(resolved: ResolvedPath): Promise<{ handle:
  * The small-file path: open, check and read with synchronous calls. On a local file system each
  * call takes microseconds, while each asynchronous one is a thread-pool round trip that costs more
  * than the work itself (it was most of a file_hash call). Undefined for a file over
- * LIMITS.read.syncReadBytes, or one that grew while being read: the caller then streams it.
+ * LIMITS.read.syncIoBytes, or one that grew while being read: the caller then streams it.
  */
 export function readSmallRegularFileSync(resolved: ResolvedPath): { bytes: Buffer; mode: number } | undefined {
   let fd: number;
@@ -65,7 +65,7 @@ export function readSmallRegularFileSync(resolved: ResolvedPath): { bytes: Buffe
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
-    if (stats.size > LIMITS.read.syncReadBytes) return undefined;
+    if (stats.size > LIMITS.read.syncIoBytes) return undefined;
     // One byte more than the stat promised tells a file that grew apart from one that did not.
     const buffer = Buffer.allocUnsafe(stats.size + 1);
     let filled = 0;

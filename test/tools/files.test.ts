@@ -57,7 +57,7 @@ describe("file_hash", () => {
   });
 
   test("both sides of the synchronous small-file read agree with node crypto (and file_read reads both whole)", async () => {
-    for (const size of [LIMITS.read.syncReadBytes, LIMITS.read.syncReadBytes + 1]) {
+    for (const size of [LIMITS.read.syncIoBytes, LIMITS.read.syncIoBytes + 1]) {
       const bytes = Buffer.alloc(size, 0x61);
       bytes[size - 1] = 0x0a;
       await temp.write(`edge-${size}.txt`, bytes);

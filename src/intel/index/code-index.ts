@@ -21,6 +21,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
 import type { ConfigSnapshot } from "../../config/types.ts";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
@@ -156,6 +157,16 @@ class Slicer {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.#since = performance.now();
   }
+}
+
+type Utilization = (from?: EventLoopUtilization) => EventLoopUtilization;
+
+/** The share of time the event loop has been busy since now (0 where the runtime cannot tell). */
+function loopBusySince(): { utilization(): number } {
+  const measure = (perfHooks.performance as { eventLoopUtilization?: Utilization }).eventLoopUtilization;
+  if (typeof measure !== "function") return { utilization: () => 0 };
+  const mark = measure.call(perfHooks.performance);
+  return { utilization: () => measure.call(perfHooks.performance, mark).utilization };
 }
 
 /** Lines of a text as splitLines counts them (a final line break does not start another line). */
@@ -1220,9 +1231,10 @@ export class CodeIndex {
   }
 
   /**
-   * Saves the snapshot once the calls pause (writing it takes seconds on a large tree, and its
-   * slices would slow every call made meanwhile), at most once per snapshotMinIntervalMs, and
-   * never later than that after the first unsaved change, however busy the index is.
+   * Saves the snapshot once the process is idle (writing it takes seconds of main-thread work on a
+   * large tree, and calls answered meanwhile would wait on its slices): no refresh and a mostly
+   * idle event loop for snapshotIdleMs. At most once per snapshotMinIntervalMs, and at the latest
+   * snapshotMaxDelayMs after the first unsaved change, however busy the server is.
    */
   #scheduleSnapshot(): void {
     if (!this.#settings.persist || this.#closed || this.#snapshotFile === undefined && this.#snapshotProblem !== undefined) return;
@@ -1230,15 +1242,23 @@ export class CodeIndex {
     const now = Date.now();
     if (this.#snapshotTimer) clearTimeout(this.#snapshotTimer);
     else this.#snapshotPendingSince = now;
-    const interval = LIMITS.intel.index.snapshotMinIntervalMs;
-    const deadline = Math.max(this.#snapshotPendingSince, this.#lastSnapshotSave) + interval;
-    const wait = Math.max(0, Math.min(Math.max(LIMITS.intel.index.snapshotIdleMs, this.#lastSnapshotSave + interval - now), deadline - now));
-    this.#snapshotTimer = setTimeout(() => {
-      this.#snapshotTimer = undefined;
-      void this.saveSnapshot();
-    }, wait);
-    this.#snapshotTimer.unref?.();
+    const limits = LIMITS.intel.index;
+    const deadline = Math.max(this.#snapshotPendingSince + limits.snapshotMaxDelayMs, this.#lastSnapshotSave + limits.snapshotMinIntervalMs);
+    const arm = (from: number): void => {
+      const wait = Math.max(0, Math.min(Math.max(limits.snapshotIdleMs, this.#lastSnapshotSave + limits.snapshotMinIntervalMs - from), deadline - from));
+      const since = loopBusySince();
+      this.#snapshotTimer = setTimeout(() => {
+        this.#snapshotTimer = undefined;
+        // A long call (a graph being built) refreshes nothing while it keeps the loop busy: wait on.
+        const busy = since.utilization() > limits.snapshotIdleUtilization;
+        if (busy && Date.now() < deadline && !this.#closed) arm(Date.now());
+        else void this.saveSnapshot();
+      }, wait);
+      this.#snapshotTimer.unref?.();
+    };
+    arm(now);
   }
+
 
 
   /** Writes the snapshot now (when persisting is on); resolves when it is on disk. */

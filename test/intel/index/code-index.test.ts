@@ -411,6 +411,21 @@ describe("persisted snapshot", () => {
     expect(f.extracted).toHaveLength(41);
   });
 
+  test("the snapshot is written on its own once the index is idle, and read back by the next process", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    for (let waited = 0; first.stats().snapshot.savedAt === undefined && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(first.stats().snapshot.savedAt).toBeDefined();
+    first.close();
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(second.stats().snapshot).toMatchObject({ loaded: true, reused: 1 });
+    expect(f.extracted).toEqual([]);
+  });
+
   test("saving prunes old snapshots of other roots and dead temp files, keeping its own", async () => {
     const f = await setUp();
     await f.write("a.ts", "export function a() {}\n");
