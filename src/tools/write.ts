@@ -243,8 +243,18 @@ async function openExisting(key: string, expected: string | null | undefined, op
   return { resolved, source };
 }
 
-function writeOp(resolved: ResolvedPath, source: { sha256: string } | null, bytes: Buffer) {
-  return { kind: "write" as const, path: resolved.real, expectedBefore: source?.sha256 ?? null, after: bytes, mkdirParents: !resolved.exists };
+/** The plan that writes `after` over (or as) one file: file_write, file_patch and a committed preview receipt alike. */
+function writePlan(key: string, resolved: ResolvedPath, source: Plan["before"], after: Buffer, report: Plan["report"]): Plan {
+  return {
+    key,
+    resolved,
+    touches: [resolved.real],
+    op: { kind: "write" as const, path: resolved.real, expectedBefore: source?.sha256 ?? null, after, mkdirParents: !resolved.exists },
+    displayAfter: resolved.display,
+    before: source,
+    afterBytes: after,
+    report,
+  };
 }
 
 const RENDERED_TYPE_ERRORS = 20;
@@ -314,16 +324,7 @@ export const fileWriteTool = defineTool({
         formatters,
         config: pipeline.config,
       });
-      return {
-        key,
-        resolved,
-        touches: [resolved.real],
-        op: writeOp(resolved, source, candidate.bytes),
-        displayAfter: resolved.display,
-        before: source,
-        afterBytes: candidate.bytes,
-        report: { change: changeOf(source, candidate.sha256), ...candidateFacts(candidate.report) },
-      };
+      return writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...candidateFacts(candidate.report) });
     });
     return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
   },
@@ -437,16 +438,7 @@ export const filePatchTool = defineTool({
         const resolved = await context.workspace.resolve(key, "write");
         const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
         const source = await loadSource(resolved, receipt.sourceSha256, pipeline);
-        return {
-          key,
-          resolved,
-          touches: [resolved.real],
-          op: writeOp(resolved, source, receipt.candidate),
-          displayAfter: resolved.display,
-          before: source,
-          afterBytes: receipt.candidate,
-          report: { ...(receipt.summary as Partial<FileResult>), change: changeOf(source, receipt.candidateSha256) },
-        };
+        return writePlan(key, resolved, source, receipt.candidate, { ...(receipt.summary as Partial<FileResult>), change: changeOf(source, receipt.candidateSha256) });
       }
       const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
       const style = decoded ?? { ...newFileDefaults(), text: "" };
@@ -484,16 +476,7 @@ export const filePatchTool = defineTool({
       });
       texts.set(key, { before: decoded?.text, after: candidate.text });
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
-      return {
-        key,
-        resolved,
-        touches: [resolved.real],
-        op: writeOp(resolved, source, candidate.bytes),
-        displayAfter: resolved.display,
-        before: source,
-        afterBytes: candidate.bytes,
-        report: { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) },
-      };
+      return writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) });
     }, concurrency);
     refuseOverlaps(plans);
     if (previews === 0) return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
