@@ -3,8 +3,7 @@
  * ours alone: a directory another user owns or may write to could feed us a forged journal whose
  * "rollback" overwrites files, so such a directory is refused rather than used.
  */
-import { lstatSync, type Stats } from "node:fs";
-import { lstat, mkdir, realpath } from "node:fs/promises";
+import { lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
@@ -48,13 +47,14 @@ export function stateDirectoryPath(env: NodeJS.ProcessEnv = process.env, options
   return paths.join(home, ".local", "state", APP_DIR);
 }
 
-async function ensurePrivateDirectory(dir: string, platform: NodeJS.Platform, uid: number | undefined): Promise<void> {
+/** Synchronous like the other metadata calls here: a few µs each, where a thread-pool round trip costs more (the hook runs this per call). */
+function ensurePrivateDirectory(dir: string, platform: NodeJS.Platform, uid: number | undefined): void {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw stateDirError(`Cannot create the state directory ${dir}: ${(error as Error).message}`);
   }
-  const stats = await lstat(dir);
+  const stats = lstatSync(dir);
   if (stats.isSymbolicLink()) throw stateDirError(`The state directory ${dir} is a symbolic link; point ${STATE_DIR_ENV} at the real directory.`);
   if (!stats.isDirectory()) throw stateDirError(`The state directory ${dir} exists but is not a directory.`);
   if (platform === "win32") return;
@@ -97,9 +97,9 @@ export async function stateDirectory(env: NodeJS.ProcessEnv = process.env, optio
     if (now !== undefined && now.every((entry, index) => entry === known.signatures[index])) return known.real;
     checked = undefined;
   }
-  await ensurePrivateDirectory(dir, platform, uid);
-  const real = await realpath(dir);
-  for (const sub of [JOURNAL_SUBDIR, LOCKS_SUBDIR]) await ensurePrivateDirectory(path.join(real, sub), platform, uid);
+  ensurePrivateDirectory(dir, platform, uid);
+  const real = realpathSync(dir);
+  for (const sub of [JOURNAL_SUBDIR, LOCKS_SUBDIR]) ensurePrivateDirectory(path.join(real, sub), platform, uid);
   const signatures = platform === process.platform ? signaturesOf(dir, real) : undefined;
   if (signatures !== undefined) checked = { key, real, signatures };
   return real;

@@ -4,7 +4,7 @@
  * stderr. Configuration and the shell parser load only for calls that need them, so the common
  * case (a tool that is no file edit) answers without either.
  */
-import { promises as fs } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import type { HookSettings } from "./decide.ts";
@@ -24,7 +24,7 @@ export async function findRepoRoot(start: string): Promise<string> {
   let dir = path.resolve(start);
   for (;;) {
     try {
-      await fs.stat(path.join(dir, ".git"));
+      statSync(path.join(dir, ".git"));
       return dir;
     } catch {
       const parent = path.dirname(dir);

@@ -6,7 +6,7 @@
  * read (the same stat check the server's ConfigStore uses): a run whose environment and
  * fingerprints match takes it; any difference loads and validates again.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import { type FileFingerprint, fingerprintFile, sameFingerprint } from "../../config/fingerprint.ts";
@@ -74,7 +74,8 @@ function asEntry(value: unknown): CacheEntry | undefined {
 
 async function readEntries(file: string): Promise<CacheEntry[]> {
   try {
-    const parsed = JSON.parse(await fs.readFile(file, "utf8")) as { version?: unknown; entries?: unknown };
+    // Synchronous: this short-lived process has nothing else to do meanwhile, and one call beats four thread-pool hops.
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown; entries?: unknown };
     if (parsed.version !== CACHE_VERSION || !Array.isArray(parsed.entries)) return [];
     return parsed.entries.map(asEntry).filter((entry): entry is CacheEntry => entry !== undefined);
   } catch {
