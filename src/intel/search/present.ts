@@ -3,8 +3,8 @@
  * other files are to a context file in the import graph.
  */
 import { LIMITS } from "../../core/limits.ts";
-import { linesBetween } from "./index.ts";
-import { identifiersIn, identifierTerms } from "./tokenize.ts";
+import { TermDictionary } from "./dictionary.ts";
+import { countTerms, TermCounter } from "./tokenize.ts";
 
 export interface Snippet {
   startLine: number;
@@ -13,18 +13,30 @@ export interface Snippet {
 }
 
 /**
- * Start offsets of lines 1..lastLine (as far as the text goes), found without scanning past them;
- * with a known line start (`from`: line `from.line` starts at `from.offset`) only the lines from
- * there on are scanned (earlier entries stay 0 and are never read).
+ * Start offsets of lines from `from.line` (at `from.offset`; default: line 1 at 0) up to lastLine + 1
+ * (as far as the text goes), found without scanning past them: line n starts at starts[n - base].
  */
-function offsetsUpTo(text: string, lastLine: number, from?: { line: number; offset: number }): number[] {
-  const starts = from === undefined ? [0] : new Array<number>(from.line).fill(0);
-  if (from !== undefined) starts[from.line - 1] = from.offset;
-  for (let index = from?.offset ?? 0; index < text.length && starts.length <= lastLine; index++) {
+function offsetsUpTo(text: string, lastLine: number, from: { line: number; offset: number } = { line: 1, offset: 0 }): { base: number; starts: number[] } {
+  const starts = [from.offset];
+  for (let index = from.offset; index < text.length && from.line - 1 + starts.length <= lastLine; index++) {
     const code = text.charCodeAt(index);
     if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
   }
-  return starts;
+  return { base: from.line, starts };
+}
+
+/** The query terms as a dictionary of their own (counting a line then counts its query terms only), kept for the next snippet of the same answer. */
+let lastWanted: { key: string; dictionary: TermDictionary } | undefined;
+const lineCounter = new TermCounter();
+
+function wantedTerms(terms: readonly string[]): TermDictionary {
+  const key = terms.join("\u0000");
+  if (lastWanted?.key !== key) {
+    const dictionary = new TermDictionary();
+    for (const term of terms) dictionary.intern(term);
+    lastWanted = { key, dictionary };
+  }
+  return lastWanted.dictionary;
 }
 
 /** Whether `offset` is where a line of `text` starts. */
@@ -42,16 +54,17 @@ function startsLine(text: string, offset: number): boolean {
  */
 export function snippetOf(text: string, startLine: number, endLine: number, terms: readonly string[], known?: { line: number; offset: number }): Snippet {
   const hint = known !== undefined && known.line >= 1 && known.line <= startLine && startsLine(text, known.offset) ? known : undefined;
-  const starts = offsetsUpTo(text, endLine, hint);
-  const lastLine = Math.min(endLine, starts.length);
-  const wanted = new Set(terms);
+  const { base, starts } = offsetsUpTo(text, endLine, hint);
+  const lineStart = (line: number) => starts[line - base] ?? text.length;
+  const lastLine = Math.min(endLine, base - 1 + starts.length);
+  const wanted = wantedTerms(terms);
+  const counter = lineCounter;
   let bestLine = startLine;
   let bestHits = 0;
   for (let line = startLine; line <= lastLine; line++) {
-    let hits = 0;
-    for (const identifier of identifiersIn(linesBetween(text, starts, line, line))) {
-      for (const term of identifierTerms(identifier)) if (wanted.has(term)) hits++;
-    }
+    counter.reset();
+    countTerms(text, lineStart(line), lineStart(line + 1), wanted, counter, false);
+    const hits = counter.length;
     if (hits > bestHits) {
       bestHits = hits;
       bestLine = line;
@@ -61,7 +74,8 @@ export function snippetOf(text: string, startLine: number, endLine: number, term
   // One line of context above the best line, when the chunk has it.
   const from = Math.max(startLine, Math.min(bestLine - 1, lastLine - size + 1));
   const to = Math.min(lastLine, from + size - 1);
-  const lines = linesBetween(text, starts, from, to)
+  const lines = text
+    .slice(lineStart(from), lineStart(to + 1))
     .split(/\r\n|\r|\n/)
     .slice(0, to - from + 1)
     .map((line) => (line.length > LIMITS.intel.search.snippetLineChars ? `${line.slice(0, LIMITS.intel.search.snippetLineChars)}…` : line));
