@@ -2,6 +2,7 @@
  * `ast-mcp hook`: the PreToolUse hook hosts run before each tool call. Reads the event on stdin,
  * answers in the host's protocol (see src/hosts/hook/protocol.ts), never fails the host.
  */
+import { readSync } from "node:fs";
 import nodeModule from "node:module";
 import os from "node:os";
 import { LIMITS } from "../core/limits.ts";
@@ -38,19 +39,47 @@ const FLAGS = {
   host: { type: "string", choices: ["claude", "codex", "copilot", "vscode"] },
 } as const;
 
-async function readInput(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buffer.length;
-    // Keep one byte past the limit so runHook can tell that the payload was too large.
-    if (size <= LIMITS.hosts.hookMaxPayloadBytes + 1) chunks.push(buffer);
+/** Collects the payload, keeping one byte past the limit so runHook can tell that it was too large. */
+class PayloadBuffer {
+  readonly chunks: Buffer[] = [];
+  size = 0;
+  add(buffer: Buffer): void {
+    this.size += buffer.length;
+    if (this.size <= LIMITS.hosts.hookMaxPayloadBytes + 1) this.chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
 }
 
-export async function runHookCommand(argv: string[], io: CommandIO, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
+/**
+ * Reads fd 0 with blocking reads: hosts pipe the event and close, and this skips building
+ * process.stdin (a few ms of every answer). Returns false when fd 0 would block (a non-blocking
+ * pipe): the stream reader then takes the rest.
+ */
+function readStdinSync(payload: PayloadBuffer): boolean {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  try {
+    for (;;) {
+      const count = readSync(0, buffer, 0, buffer.length, null);
+      if (count === 0) return true;
+      payload.add(Buffer.from(buffer.subarray(0, count)));
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EAGAIN") return false;
+    if ((error as NodeJS.ErrnoException).code === "EOF") return true;
+    throw error;
+  }
+}
+
+async function readInput(stream: NodeJS.ReadableStream | undefined): Promise<string> {
+  const payload = new PayloadBuffer();
+  if (stream === undefined && readStdinSync(payload)) return payload.text();
+  for await (const chunk of stream ?? process.stdin) payload.add(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  return payload.text();
+}
+
+export async function runHookCommand(argv: string[], io: CommandIO, input?: NodeJS.ReadableStream): Promise<number> {
   const { flags } = parseArgs(argv, FLAGS);
   if (flags.help) {
     io.stdout(HOOK_USAGE);
