@@ -50,10 +50,32 @@ export async function openRegularFile(resolved: ResolvedPath): Promise<{ handle:
 }
 
 /**
+ * Reads an open descriptor to its end with synchronous calls, starting from the size a stat gave
+ * (one byte more, so growth shows) and growing the buffer if the file grew; undefined once it holds
+ * more than `maxBytes`.
+ */
+export function readToEndSync(fd: number, expectedSize: number, maxBytes: number): Buffer | undefined {
+  let buffer = Buffer.allocUnsafe(Math.min(expectedSize, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > maxBytes) return undefined;
+      const larger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+      buffer.copy(larger, 0, 0, length);
+      buffer = larger;
+    }
+    const count = readSync(fd, buffer, length, buffer.length - length, null);
+    if (count === 0) break;
+    length += count;
+  }
+  return length > maxBytes ? undefined : buffer.subarray(0, length);
+}
+
+/**
  * The small-file path: open, check and read with synchronous calls. On a local file system each
  * call takes microseconds, while each asynchronous one is a thread-pool round trip that costs more
  * than the work itself (it was most of a file_hash call). Undefined for a file over
- * LIMITS.read.syncIoBytes, or one that grew while being read: the caller then streams it.
+ * LIMITS.read.syncIoBytes, or one that grew past it while being read: the caller then streams it.
  */
 export function readSmallRegularFileSync(resolved: ResolvedPath): { bytes: Buffer; mode: number } | undefined {
   let fd: number;
@@ -66,16 +88,8 @@ export function readSmallRegularFileSync(resolved: ResolvedPath): { bytes: Buffe
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
     if (stats.size > LIMITS.read.syncIoBytes) return undefined;
-    // One byte more than the stat promised tells a file that grew apart from one that did not.
-    const buffer = Buffer.allocUnsafe(stats.size + 1);
-    let filled = 0;
-    for (;;) {
-      const count = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (count === 0) break;
-      filled += count;
-      if (filled === buffer.length) return undefined;
-    }
-    return { bytes: buffer.subarray(0, filled), mode: stats.mode & 0o7777 };
+    const bytes = readToEndSync(fd, stats.size, LIMITS.read.syncIoBytes);
+    return bytes === undefined ? undefined : { bytes, mode: stats.mode & 0o7777 };
   } catch (error) {
     throw fileSystemError(error, resolved.display);
   } finally {

@@ -325,3 +325,24 @@ describe("file_capabilities", () => {
     expect(() => JSON.parse(text)).toThrow();
   });
 });
+
+describe("readToEndSync (the one synchronous whole-descriptor read)", () => {
+  test("a file larger than its stat said is read whole up to the limit, and refused past it", async () => {
+    const { openSync, closeSync } = await import("node:fs");
+    const { readToEndSync } = await import("../../src/policy/open.ts");
+    const bytes = Buffer.from("x".repeat(5000));
+    await temp.write("grown.txt", bytes);
+    const readWith = (expected: number, max: number) => {
+      const fd = openSync(path.join(temp.dir, "grown.txt"), "r");
+      try {
+        return readToEndSync(fd, expected, max);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    // As if a stat had seen 10 bytes before the file grew to 5,000.
+    expect(readWith(10, 10_000)?.equals(bytes)).toBe(true);
+    expect(readWith(10, 4_999)).toBeUndefined();
+    expect(readWith(5_000, 5_000)?.length).toBe(5_000);
+  });
+});

@@ -18,7 +18,7 @@
  *   whose size, mtime and SHA-256 still match.
  * - `generation` increases on every change, so derived caches (graphs, search) know to update.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
@@ -31,6 +31,7 @@ import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitig
 import { sha256Hex } from "../../helpers/hash.ts";
 import { onCommitted } from "../../patch/pipeline.ts";
 import type { DirectoryEntry, ResolvedPath, Workspace } from "../../policy/workspace.ts";
+import { readToEndSync } from "../../policy/open.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
 import { parseTreeAsync, type LanguageId } from "../languages.ts";
@@ -1353,23 +1354,8 @@ export function readBytesNoFollowSync(
     if (!stats.isFile()) return "gone";
     if (minifiedByName) return { skipped: "minified", stats };
     if (stats.size > maxBytes) return { skipped: "tooLarge", stats };
-    // One byte more than the size, so a file that grew since the fstat shows it.
-    let buffer = Buffer.allocUnsafe(stats.size + 1);
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        // Grew while being read.
-        if (length > maxBytes) return "too_large";
-        const larger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
-        buffer.copy(larger, 0, 0, length);
-        buffer = larger;
-      }
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    if (length > maxBytes) return "too_large";
-    return { bytes: buffer.subarray(0, length), stats };
+    const bytes = readToEndSync(fd, stats.size, maxBytes);
+    return bytes === undefined ? "too_large" : { bytes, stats };
   } finally {
     try {
       closeSync(fd);
