@@ -317,6 +317,35 @@ export interface ParsedSource {
   errors: SyntaxErrorLocation[];
 }
 
+/** A direct child of a tree's root: a top-level statement, declaration or comment. */
+export interface TopLevelStatement {
+  /** UTF-16 offsets into the parsed text, end exclusive. */
+  start: number;
+  end: number;
+  /** 0-based lines of the first and last character. */
+  startLine: number;
+  endLine: number;
+  kind: string;
+  /** An import, or an export that names a module (`export … from "m"`): formatters may reorder these as a group. */
+  namesModule: boolean;
+}
+
+/** The root's direct children with their spans (JavaScript and TypeScript module kinds marked). */
+export function topLevelStatements(root: SgRoot): TopLevelStatement[] {
+  return root.root().children().map((node) => {
+    const range = node.range();
+    const kind = String(node.kind());
+    return {
+      start: range.start.index,
+      end: range.end.index,
+      startLine: range.start.line,
+      endLine: range.end.line,
+      kind,
+      namesModule: kind === "import_statement" || (kind === "export_statement" && node.field("source" as never) !== null),
+    };
+  });
+}
+
 /** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
 export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
   const language = astGrepLanguageFor(id);

@@ -19,6 +19,8 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex } from "../helpers/hash.ts";
+import type { TopLevelStatement } from "../intel/languages.ts";
+import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
 export interface FormatResult {
   text: string;
@@ -292,11 +294,23 @@ export class Formatters {
   }
 
   /**
+   * True when formatCandidate could format only the changed top-level statements of this edit,
+   * given the candidate's statements: the caller then parses before formatting instead of
+   * formatting the whole file alongside the parse.
+   */
+  formatsByStatement(filePath: string, original: string | undefined, candidate: string): boolean {
+    const route = this.route(filePath);
+    return route.kind === "dprint" && route.plugin.name === "typescript" && original !== undefined && statementFormattingMayApply(original, candidate);
+  }
+
+  /**
    * Formats `candidate` when the original (undefined for a new file) is formatter-clean.
    * Throws format_failed when a clean file's candidate cannot be formatted and onFailure is "refuse",
-   * and always when an external formatter fails.
+   * and always when an external formatter fails. With the candidate's top-level `statements`, a
+   * TypeScript or JavaScript edit formats only the statements it changed when that is equivalent
+   * (see format-region.ts); the whole file otherwise.
    */
-  async formatCandidate(filePath: string, original: string | undefined, candidate: string, onFailure: "refuse" | "write_unformatted"): Promise<FormatResult> {
+  async formatCandidate(filePath: string, original: string | undefined, candidate: string, onFailure: "refuse" | "write_unformatted", statements?: readonly TopLevelStatement[]): Promise<FormatResult> {
     const route = this.route(filePath);
     if (route.kind === "none") return { text: candidate, formatted: false, reason: route.reason };
     if (route.kind === "external") return this.formatExternal(route.formatter, filePath, original, candidate);
@@ -307,11 +321,14 @@ export class Formatters {
     } else if (!this.originalIsClean(`dprint:${plugin.name}:${fromRepository}`, filePath, original, () => tryFormat(plugin, filePath, original))) {
       return { text: candidate, formatted: false, reason: "original not formatter-clean" };
     }
-    const result = tryFormat(plugin, filePath, candidate);
+    const region = original !== undefined && statements !== undefined && plugin.name === "typescript" ? changedStatementRegion(original, candidate, statements) : undefined;
+    const byStatement = region && formatRegion(plugin, filePath, candidate, region);
+    const result = byStatement ?? tryFormat(plugin, filePath, candidate);
     if (result.ok) {
       // What the formatter just wrote is clean: the next edit of this file skips re-formatting its original.
       this.remember(this.cleanKey(`dprint:${plugin.name}:${fromRepository}`, filePath, result.text), true);
-      return { text: result.text, formatted: true, reason: `dprint ${plugin.name} plugin (${fromRepository ? "repository config" : "default settings"})` };
+      const scope = byStatement && region ? `; lines ${region.firstLine}-${region.lastLine}, the changed statements` : "";
+      return { text: result.text, formatted: true, reason: `dprint ${plugin.name} plugin (${fromRepository ? "repository config" : "default settings"}${scope})` };
     }
     const message = cutError(result.error);
     if (onFailure === "refuse") {
@@ -526,6 +543,18 @@ function tryFormat(plugin: LoadedPlugin, filePath: string, fileText: string): { 
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The candidate with only `region` formatted, spliced back between the untouched text around it;
+ * undefined when the region alone does not format (the caller formats the whole file, which also
+ * decides how a failure is reported).
+ */
+function formatRegion(plugin: LoadedPlugin, filePath: string, candidate: string, region: StatementRegion): { ok: true; text: string } | undefined {
+  const formatted = tryFormat(plugin, filePath, candidate.slice(region.start, region.end));
+  // The plugin ends what it formats with one newline; the text after the region already has its own.
+  if (!formatted.ok || !formatted.text.endsWith("\n")) return undefined;
+  return { ok: true, text: candidate.slice(0, region.start) + formatted.text.slice(0, -1) + candidate.slice(region.end) };
 }
 
 function cutError(message: string): string {

@@ -17,7 +17,7 @@ import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
-import { type SyntaxReport, inspectSyntaxAsync, refuseRegression } from "./syntax-guard.ts";
+import { type SyntaxInspection, type SyntaxReport, inspectSyntaxAsync, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "./text-codec.ts";
 
 export interface PipelineContext {
@@ -118,12 +118,18 @@ export async function buildTextCandidate(options: {
   const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
   const language = detectLanguage(resolved.real, firstLine);
   const before = original?.text;
-  const format = () => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure);
-  const syntaxJob = inspectSyntaxAsync(resolved.display, language, before, options.candidateText);
-  // dprint runs in process and may as well run now; an external formatter is never started for a refused candidate.
-  const early = options.formatters.formatterFor(resolved.real) === "dprint" ? settle(format()) : undefined;
-  const syntax = await syntaxJob;
+  // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
+  const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
+  const syntaxJob = inspectSyntaxAsync(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  let statements: SyntaxInspection["statements"];
+  const format = () => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
+  // Otherwise dprint runs in process and may as well run alongside the parse; an external formatter is never started for a refused candidate.
+  const early = !byStatement && options.formatters.formatterFor(resolved.real) === "dprint" ? settle(format()) : undefined;
+  const inspection = await syntaxJob;
+  const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
+  // Statement boundaries of a tree with errors need not be the formatter's.
+  if (syntax.checked && syntax.afterErrors === 0) statements = inspection.statements;
   let formatted: FormatResult;
   if (options.allowSyntaxErrors && syntax.newErrors.length > 0) {
     formatted = { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" };

@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
-import { parseSource, parseSourceAsync, type LanguageId, type ParsedSource, type SyntaxErrorLocation } from "../intel/languages.ts";
+import { parseSource, parseSourceAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -93,6 +93,8 @@ function inspectDocument(language: DocumentLanguage, before: string | undefined,
 interface ErrorList {
   errors: SyntaxErrorLocation[];
   errorCount: number;
+  /** The text's top-level statements, when the caller asked for them and the text was parsed now (never cached). */
+  statements?: TopLevelStatement[];
 }
 const recentErrors = new Map<string, ErrorList>();
 
@@ -101,7 +103,7 @@ function textKey(language: LanguageId, text: string): string {
 }
 
 function remember(key: string, parsed: ParsedSource): ErrorList {
-  const entry = { errors: parsed.errors, errorCount: parsed.errorCount };
+  const entry: ErrorList = { errors: parsed.errors, errorCount: parsed.errorCount };
   recentErrors.set(key, entry);
   while (recentErrors.size > LIMITS.patch.syntaxCacheEntries) recentErrors.delete(recentErrors.keys().next().value as string);
   return entry;
@@ -116,12 +118,15 @@ function errorsOf(language: LanguageId, text: string): ErrorList | undefined {
 }
 
 /** errorsOf with the parse on the thread pool: it starts before this returns, so the caller can format meanwhile. */
-async function errorsOfAsync(language: LanguageId, text: string): Promise<ErrorList | undefined> {
+async function errorsOfAsync(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
   const key = textKey(language, text);
   const known = recentErrors.get(key);
+  // A text seen moments ago (the usual original) needs no parse; its statements were not kept.
   if (known) return known;
   const parsed = await parseSourceAsync(language, text);
-  return parsed && remember(key, parsed);
+  if (!parsed) return undefined;
+  const entry = remember(key, parsed);
+  return withStatements ? { ...entry, statements: topLevelStatements(parsed.root) } : entry;
 }
 
 function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {
@@ -145,10 +150,11 @@ function inspectTree(language: LanguageId, before: string | undefined, after: st
   return treeReport(language, before, after, parsedBefore, parsedAfter);
 }
 
-async function inspectTreeAsync(language: LanguageId, before: string | undefined, after: string): Promise<SyntaxReport> {
+async function inspectTreeAsync(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
   // Both parses are queued before the first await.
-  const [parsedAfter, parsedBefore] = await Promise.all([errorsOfAsync(language, after), before === undefined ? undefined : errorsOfAsync(language, before)]);
-  return treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
+  const [parsedAfter, parsedBefore] = await Promise.all([errorsOfAsync(language, after, withStatements), before === undefined ? undefined : errorsOfAsync(language, before)]);
+  const report = treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
+  return withStatements && parsedAfter?.statements ? { report, statements: parsedAfter.statements } : { report };
 }
 
 function unknownLanguage(): SyntaxReport {
@@ -175,17 +181,24 @@ export function inspectSyntax(filePath: string, languageId: LanguageId | null, b
   }
 }
 
+export interface SyntaxInspection {
+  report: SyntaxReport;
+  /** The candidate's top-level statements, when asked for and its language has a tree parser. */
+  statements?: readonly TopLevelStatement[];
+}
+
 /**
  * inspectSyntax with tree parses on the thread pool. The parses are queued before this returns,
  * so work the caller does before awaiting (formatting the same candidate) runs alongside them.
+ * With `statements`, the candidate's top-level statements come back too, from the same parse.
  */
-export async function inspectSyntaxAsync(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string): Promise<SyntaxReport> {
-  if (languageId === null || languageId === "") return unknownLanguage();
+export async function inspectSyntaxAsync(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
+  if (languageId === null || languageId === "") return { report: unknownLanguage() };
   try {
-    if (isDocumentId(languageId)) return inspectDocument(languageId, before, after);
-    return await inspectTreeAsync(languageId, before, after);
+    if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
+    return await inspectTreeAsync(languageId, before, after, options.statements === true);
   } catch (error) {
-    return failedCheck(filePath, languageId, error);
+    return { report: failedCheck(filePath, languageId, error) };
   }
 }
 

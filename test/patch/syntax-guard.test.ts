@@ -137,8 +137,25 @@ describe("the thread-pool check", () => {
 
   test("inspectSyntaxAsync reports what inspectSyntax reports", async () => {
     const broken = good.replace("return a * 3;", "return a * ;");
-    expect(await inspectSyntaxAsync("src/g.ts", "typescript", good, broken)).toEqual(inspectSyntax("src/g.ts", "typescript", good, broken));
-    expect(await inspectSyntaxAsync("src/g.ts", "typescript", undefined, good)).toEqual(inspectSyntax("src/g.ts", "typescript", undefined, good));
-    expect(await inspectSyntaxAsync("src/g.ts", null, good, good)).toMatchObject({ checked: false, language: null });
+    expect(await inspectSyntaxAsync("src/g.ts", "typescript", good, broken)).toEqual({ report: inspectSyntax("src/g.ts", "typescript", good, broken) });
+    expect(await inspectSyntaxAsync("src/g.ts", "typescript", undefined, good)).toEqual({ report: inspectSyntax("src/g.ts", "typescript", undefined, good) });
+    expect((await inspectSyntaxAsync("src/g.ts", null, good, good)).report).toMatchObject({ checked: false, language: null });
+  });
+
+  test("asked for statements, it returns the candidate's top-level statements from the same parse", async () => {
+    const candidate = `// lead\nimport { a } from "a";\n${good}export { b } from "b";\nexport const c = 1;\n`;
+    const { report, statements } = await inspectSyntaxAsync("src/s.ts", "typescript", undefined, candidate, { statements: true });
+    expect(report.afterErrors).toBe(0);
+    expect(statements?.map((statement) => [statement.kind, statement.namesModule, statement.startLine])).toEqual([
+      ["comment", false, 0],
+      ["import_statement", true, 1],
+      ["export_statement", false, 2],
+      ["export_statement", true, 5],
+      ["export_statement", false, 6],
+    ]);
+    const [, imported] = statements ?? [];
+    expect(candidate.slice(imported?.start, imported?.end)).toBe('import { a } from "a";');
+    // Without the option nothing extra is computed.
+    expect((await inspectSyntaxAsync("src/s.ts", "typescript", undefined, `${candidate}\n`)).statements).toBeUndefined();
   });
 });

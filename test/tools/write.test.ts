@@ -323,6 +323,22 @@ describe("file_patch", () => {
     expect(untouched.files["messy.ts"].formatNote).toContain("clean");
     expect(await readFile(file("messy.ts"), "utf8")).toBe('export function g(){return "c"}\n');
   });
+
+  test("an edit of a clean script formats only the statements it changed; next to imports, the whole file", async () => {
+    await temp.write("dprint.json", JSON.stringify({ indentWidth: 2 }));
+    const clean = 'import { a } from "./a.ts";\n\nexport const one = a;\n\nexport function two() {\n  return 2;\n}\n\nexport const three = 3;\n';
+    await temp.write("s.ts", clean);
+    const patch = async (search: string, replace: string) =>
+      (await runTool(filePatchTool, { files: { "s.ts": { expectedSha256: await hashOf("s.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search, replace }] } } }, context)).files["s.ts"];
+    const inside = await patch("  return 2;\n", "  return   [2,3] ;\n");
+    expect(inside).toMatchObject({ formatted: true });
+    expect(inside.formatNote).toContain("lines 5-7, the changed statements");
+    expect(await readFile(file("s.ts"), "utf8")).toBe(clean.replace("return 2;", "return [2, 3];"));
+    const nearImport = await patch("export const one = a;", "export const one   = a;");
+    expect(nearImport.formatted).toBe(true);
+    expect(nearImport.formatNote).not.toContain("changed statements");
+    expect(await readFile(file("s.ts"), "utf8")).toBe(clean.replace("return 2;", "return [2, 3];"));
+  });
 });
 
 describe("file_rename, file_delete, file_chattr", () => {

@@ -1,0 +1,70 @@
+/**
+ * Which part of a candidate a formatter must see, when the original was formatter-clean: the
+ * top-level statements that hold every changed character. Formatting those alone and splicing
+ * them back gives what formatting the whole file gives, as long as nothing couples a statement to
+ * its neighbours; the cases that do are refused here and the caller formats the whole file:
+ * - import and re-export groups (formatters sort them together),
+ * - ignore comments (`dprint-ignore…` may govern statements far away),
+ * - CR line endings (a formatter picks the line ending from the text it sees),
+ * - edits before the first or after the last statement (file headers and trailers).
+ * Pure: the statements come from the syntax guard's parse of the candidate.
+ */
+import type { TopLevelStatement } from "../intel/languages.ts";
+
+export interface StatementRegion {
+  /** UTF-16 offsets of the region in the candidate, end exclusive. */
+  start: number;
+  end: number;
+  /** 1-based first and last line of the region in the candidate. */
+  firstLine: number;
+  lastLine: number;
+}
+
+/** Text that makes whole-file context matter to the formatter. */
+const COUPLING_TEXT = /dprint-ignore|\r/;
+
+/** Quick test on the texts alone, before any parse: false when statement formatting cannot apply. */
+export function statementFormattingMayApply(original: string, candidate: string): boolean {
+  return !COUPLING_TEXT.test(candidate) && !COUPLING_TEXT.test(original);
+}
+
+/** The candidate's changed span [start, end), from the common prefix and suffix with the original. */
+export function changedSpan(original: string, candidate: string): { start: number; end: number } {
+  const shorter = Math.min(original.length, candidate.length);
+  let prefix = 0;
+  while (prefix < shorter && original.charCodeAt(prefix) === candidate.charCodeAt(prefix)) prefix++;
+  let suffix = 0;
+  while (suffix < shorter - prefix && original.charCodeAt(original.length - 1 - suffix) === candidate.charCodeAt(candidate.length - 1 - suffix)) suffix++;
+  return { start: prefix, end: candidate.length - suffix };
+}
+
+/**
+ * The smallest run of whole top-level statements of `candidate` covering every character that
+ * differs from `original`, widened to the comments that lead into it and a comment trailing its
+ * last line; undefined when formatting it alone could differ from formatting the whole file.
+ */
+export function changedStatementRegion(original: string, candidate: string, statements: readonly TopLevelStatement[]): StatementRegion | undefined {
+  if (original === candidate || !statementFormattingMayApply(original, candidate)) return undefined;
+  const changed = changedSpan(original, candidate);
+  // The last statement starting at or before the change (one ending before it brings the gap in).
+  let first = -1;
+  for (let index = 0; index < statements.length && (statements[index] as TopLevelStatement).start <= changed.start; index++) first = index;
+  // The first statement ending at or after the change (one starting after it brings the gap in).
+  let last = -1;
+  for (let index = statements.length - 1; index >= 0 && (statements[index] as TopLevelStatement).end >= changed.end; index--) last = index;
+  if (first < 0 || last < 0) return undefined;
+  if (last < first) last = first;
+  while (first > 0 && (statements[first - 1] as TopLevelStatement).kind === "comment") first--;
+  while (last + 1 < statements.length) {
+    const next = statements[last + 1] as TopLevelStatement;
+    if (next.kind !== "comment" || next.startLine !== (statements[last] as TopLevelStatement).endLine) break;
+    last++;
+  }
+  // A module group next to the region could be reordered together with it.
+  for (let index = Math.max(0, first - 1); index <= Math.min(statements.length - 1, last + 1); index++) {
+    if ((statements[index] as TopLevelStatement).namesModule) return undefined;
+  }
+  const head = statements[first] as TopLevelStatement;
+  const tail = statements[last] as TopLevelStatement;
+  return { start: head.start, end: tail.end, firstLine: head.startLine + 1, lastLine: tail.endLine + 1 };
+}
