@@ -330,20 +330,39 @@ export interface TopLevelStatement {
   namesModule: boolean;
 }
 
-/** The root's direct children with their spans (JavaScript and TypeScript module kinds marked). */
-export function topLevelStatements(root: SgRoot): TopLevelStatement[] {
-  return root.root().children().map((node) => {
-    const range = node.range();
-    const kind = String(node.kind());
-    return {
-      start: range.start.index,
-      end: range.end.index,
-      startLine: range.start.line,
-      endLine: range.end.line,
-      kind,
-      namesModule: kind === "import_statement" || (kind === "export_statement" && node.field("source" as never) !== null),
-    };
-  });
+/**
+ * The root's direct children, read lazily: an edit needs only the few statements around it, and
+ * each napi call on a file of hundreds of statements costs more than the search that avoids it.
+ */
+export interface TopLevelStatements {
+  readonly length: number;
+  at(index: number): TopLevelStatement;
+}
+
+export function topLevelStatements(root: SgRoot): TopLevelStatements {
+  const nodes = root.root().children();
+  const read = new Map<number, TopLevelStatement>();
+  return {
+    length: nodes.length,
+    at(index) {
+      const known = read.get(index);
+      if (known) return known;
+      const node = nodes[index];
+      if (node === undefined) throw new RangeError(`no top-level statement ${index}`);
+      const range = node.range();
+      const kind = String(node.kind());
+      const statement = {
+        start: range.start.index,
+        end: range.end.index,
+        startLine: range.start.line,
+        endLine: range.end.line,
+        kind,
+        namesModule: kind === "import_statement" || (kind === "export_statement" && node.field("source" as never) !== null),
+      };
+      read.set(index, statement);
+      return statement;
+    },
+  };
 }
 
 /** The tree alone, without locating syntax errors; undefined when the language has no parser here. */

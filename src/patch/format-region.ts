@@ -9,7 +9,7 @@
  * - edits before the first or after the last statement (file headers and trailers).
  * Pure: the statements come from the syntax guard's parse of the candidate.
  */
-import type { TopLevelStatement } from "../intel/languages.ts";
+import type { TopLevelStatement, TopLevelStatements } from "../intel/languages.ts";
 
 export interface StatementRegion {
   /** UTF-16 offsets of the region in the candidate, end exclusive. */
@@ -43,28 +43,33 @@ export function changedSpan(original: string, candidate: string): { start: numbe
  * differs from `original`, widened to the comments that lead into it and a comment trailing its
  * last line; undefined when formatting it alone could differ from formatting the whole file.
  */
-export function changedStatementRegion(original: string, candidate: string, statements: readonly TopLevelStatement[]): StatementRegion | undefined {
-  if (original === candidate || !statementFormattingMayApply(original, candidate)) return undefined;
+export function changedStatementRegion(original: string, candidate: string, statements: TopLevelStatements): StatementRegion | undefined {
+  if (original === candidate || statements.length === 0 || !statementFormattingMayApply(original, candidate)) return undefined;
   const changed = changedSpan(original, candidate);
+  const at = (index: number): TopLevelStatement => statements.at(index);
   // The last statement starting at or before the change (one ending before it brings the gap in).
-  let first = -1;
-  for (let index = 0; index < statements.length && (statements[index] as TopLevelStatement).start <= changed.start; index++) first = index;
+  let first = lastIndexWhere(statements.length, (index) => at(index).start <= changed.start);
   // The first statement ending at or after the change (one starting after it brings the gap in).
-  let last = -1;
-  for (let index = statements.length - 1; index >= 0 && (statements[index] as TopLevelStatement).end >= changed.end; index--) last = index;
-  if (first < 0 || last < 0) return undefined;
+  let last = lastIndexWhere(statements.length, (index) => at(index).end < changed.end) + 1;
+  if (first < 0 || last >= statements.length) return undefined;
   if (last < first) last = first;
-  while (first > 0 && (statements[first - 1] as TopLevelStatement).kind === "comment") first--;
-  while (last + 1 < statements.length) {
-    const next = statements[last + 1] as TopLevelStatement;
-    if (next.kind !== "comment" || next.startLine !== (statements[last] as TopLevelStatement).endLine) break;
-    last++;
-  }
+  while (first > 0 && at(first - 1).kind === "comment") first--;
+  while (last + 1 < statements.length && at(last + 1).kind === "comment" && at(last + 1).startLine === at(last).endLine) last++;
   // A module group next to the region could be reordered together with it.
   for (let index = Math.max(0, first - 1); index <= Math.min(statements.length - 1, last + 1); index++) {
-    if ((statements[index] as TopLevelStatement).namesModule) return undefined;
+    if (at(index).namesModule) return undefined;
   }
-  const head = statements[first] as TopLevelStatement;
-  const tail = statements[last] as TopLevelStatement;
-  return { start: head.start, end: tail.end, firstLine: head.startLine + 1, lastLine: tail.endLine + 1 };
+  return { start: at(first).start, end: at(last).end, firstLine: at(first).startLine + 1, lastLine: at(last).endLine + 1 };
+}
+
+/** The last index in [0, length) where `holds` is true, for a predicate true on a prefix; -1 when none. */
+function lastIndexWhere(length: number, holds: (index: number) => boolean): number {
+  let low = 0;
+  let high = length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (holds(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
 }

@@ -19,7 +19,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex } from "../helpers/hash.ts";
-import type { TopLevelStatement } from "../intel/languages.ts";
+import type { TopLevelStatements } from "../intel/languages.ts";
 import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
 export interface FormatResult {
@@ -310,7 +310,7 @@ export class Formatters {
    * TypeScript or JavaScript edit formats only the statements it changed when that is equivalent
    * (see format-region.ts); the whole file otherwise.
    */
-  async formatCandidate(filePath: string, original: string | undefined, candidate: string, onFailure: "refuse" | "write_unformatted", statements?: readonly TopLevelStatement[]): Promise<FormatResult> {
+  async formatCandidate(filePath: string, original: string | undefined, candidate: string, onFailure: "refuse" | "write_unformatted", statements?: TopLevelStatements): Promise<FormatResult> {
     const route = this.route(filePath);
     if (route.kind === "none") return { text: candidate, formatted: false, reason: route.reason };
     if (route.kind === "external") return this.formatExternal(route.formatter, filePath, original, candidate);

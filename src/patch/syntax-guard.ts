@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
-import { parseSource, parseSourceAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement } from "../intel/languages.ts";
+import { parseSource, parseSourceAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -94,7 +94,7 @@ interface ErrorList {
   errors: SyntaxErrorLocation[];
   errorCount: number;
   /** The text's top-level statements, when the caller asked for them and the text was parsed now (never cached). */
-  statements?: TopLevelStatement[];
+  statements?: TopLevelStatements;
 }
 const recentErrors = new Map<string, ErrorList>();
 
@@ -184,7 +184,7 @@ export function inspectSyntax(filePath: string, languageId: LanguageId | null, b
 export interface SyntaxInspection {
   report: SyntaxReport;
   /** The candidate's top-level statements, when asked for and its language has a tree parser. */
-  statements?: readonly TopLevelStatement[];
+  statements?: TopLevelStatements;
 }
 
 /**

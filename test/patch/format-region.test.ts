@@ -3,11 +3,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseTree, topLevelStatements, type TopLevelStatement } from "../../src/intel/languages.ts";
+import { parseTree, topLevelStatements, type TopLevelStatements } from "../../src/intel/languages.ts";
 import { Formatters } from "../../src/patch/format.ts";
 import { changedSpan, changedStatementRegion } from "../../src/patch/format-region.ts";
 
-function statementsOf(text: string, language: "typescript" | "tsx" | "javascript" = "typescript"): TopLevelStatement[] {
+function statementsOf(text: string, language: "typescript" | "tsx" | "javascript" = "typescript"): TopLevelStatements {
   const root = parseTree(language, text);
   if (!root) throw new Error("no parser");
   return topLevelStatements(root);

@@ -146,14 +146,15 @@ describe("the thread-pool check", () => {
     const candidate = `// lead\nimport { a } from "a";\n${good}export { b } from "b";\nexport const c = 1;\n`;
     const { report, statements } = await inspectSyntaxAsync("src/s.ts", "typescript", undefined, candidate, { statements: true });
     expect(report.afterErrors).toBe(0);
-    expect(statements?.map((statement) => [statement.kind, statement.namesModule, statement.startLine])).toEqual([
+    const read = Array.from({ length: statements?.length ?? 0 }, (_, index) => statements?.at(index));
+    expect(read.map((statement) => [statement?.kind, statement?.namesModule, statement?.startLine])).toEqual([
       ["comment", false, 0],
       ["import_statement", true, 1],
       ["export_statement", false, 2],
       ["export_statement", true, 5],
       ["export_statement", false, 6],
     ]);
-    const [, imported] = statements ?? [];
+    const imported = statements?.at(1);
     expect(candidate.slice(imported?.start, imported?.end)).toBe('import { a } from "a";');
     // Without the option nothing extra is computed.
     expect((await inspectSyntaxAsync("src/s.ts", "typescript", undefined, `${candidate}\n`)).statements).toBeUndefined();
