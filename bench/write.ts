@@ -92,6 +92,14 @@ function targetFileText(generations: readonly number[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * The same file with an ignore comment above its first statement: still formatter-clean, but any
+ * `dprint-ignore` makes edits format the whole file, which this variant measures for comparison.
+ */
+function wholeFileTargetText(generations: readonly number[]): string {
+  return `// dprint-ignore\n${targetFileText(generations)}`;
+}
+
 function batchFileText(index: number, generation: number): string {
   const lines = [`// Batch module ${index}.`, `export const generation${index} = ${generation};`, ""];
   for (let fn = 0; fn < 8; fn++) {
@@ -113,6 +121,9 @@ interface FileOutcome {
   formatNote?: string;
 }
 
+/** How the timed single edits were formatted: only their changed statements, or the whole file. */
+const formattingPaths = { statements: 0, wholeFile: 0 };
+
 /** Calls a mutation tool and returns its per-file outcomes; throws on a tool error or a missing entry. */
 async function mutate(client: Client, tool: string, files: Record<string, unknown>): Promise<Record<string, FileOutcome>> {
   const result = await client.callTool({ name: tool, arguments: { files } }, undefined, { timeout: CALL_TIMEOUT_MS });
@@ -126,6 +137,10 @@ async function mutate(client: Client, tool: string, files: Record<string, unknow
     if (outcome.change !== "modified") throw new Error(`${tool} left ${key} ${outcome.change}`);
     // The target repository has a dprint config: an unformatted write means the bench measured less than it claims.
     if (outcome.formatted !== true) throw new Error(`${tool} did not format ${key}: ${outcome.formatNote ?? "no note"}`);
+    if (Object.keys(files).length === 1) {
+      if (outcome.formatNote?.includes("the changed statements")) formattingPaths.statements++;
+      else formattingPaths.wholeFile++;
+    }
   }
   return outcomes;
 }
@@ -149,6 +164,7 @@ class EditChain {
   constructor(
     readonly absolutePath: string,
     public sha: string,
+    private readonly textFor: (generations: readonly number[]) => string = targetFileText,
   ) {}
 
   /** The next edit: function (step mod 99), its label line from generation g to g+1. */
@@ -165,7 +181,7 @@ class EditChain {
   /** The disk must hold exactly what the chain expects, byte for byte. */
   verify(label: string): void {
     const text = readFileSync(this.absolutePath, "utf8");
-    if (text !== targetFileText(this.generations)) throw new Error(`${label}: the file on disk is not what the edits should have produced`);
+    if (text !== this.textFor(this.generations)) throw new Error(`${label}: the file on disk is not what the edits should have produced`);
     if (this.sha !== "" && sha256(text) !== this.sha) throw new Error(`${label}: the last returned hash does not match the file on disk`);
   }
 }
@@ -310,8 +326,9 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const { root } = fixture;
     await writeFile(join(root, "dprint.json"), DPRINT_CONFIG);
     const initial = targetFileText([]);
-    const targets = { aider: "src/patch-aider.ts", ast: "src/patch-ast.ts", peer: "src/patch-peer.ts" } as const;
-    for (const key of Object.values(targets)) await writeFile(join(root, key), initial);
+    const targets = { aider: "src/patch-aider.ts", ast: "src/patch-ast.ts", peer: "src/patch-peer.ts", wholeFile: "src/patch-whole-file.ts" } as const;
+    for (const key of [targets.aider, targets.ast, targets.peer]) await writeFile(join(root, key), initial);
+    await writeFile(join(root, targets.wholeFile), wholeFileTargetText([]));
     await mkdir(join(root, "src", "batch"), { recursive: true });
     const batchKeys = Array.from({ length: BATCH_FILES }, (_, index) => `src/batch/mod${String(index).padStart(2, "0")}.ts`);
     const batchShas: string[] = [];
@@ -330,6 +347,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const aiderChain = new EditChain(join(root, targets.aider), sha256(initial));
     const astChain = new EditChain(join(root, targets.ast), sha256(initial));
     const peerChain = new EditChain(join(root, targets.peer), "");
+    const wholeFileChain = new EditChain(join(root, targets.wholeFile), sha256(wholeFileTargetText([])), wholeFileTargetText);
 
     // The first guarded write loads dprint's wasm plugin and opens the journal: shown, then kept out of the percentiles.
     const coldStart = performance.now();
@@ -339,6 +357,9 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const coldMs = performance.now() - coldStart;
     await timeOurEdits(ours.client, targets.aider, "aider", aiderChain, options.warmup, []);
     await timeOurEdits(ours.client, targets.ast, "ast", astChain, options.warmup, []);
+    await timeOurEdits(ours.client, targets.wholeFile, "aider", wholeFileChain, options.warmup, []);
+    formattingPaths.statements = 0;
+    formattingPaths.wholeFile = 0;
     await timePeerEdits(peer.client, peerChain, options.warmup, []);
 
     progress(`single edits: file_patch (aider) vs edit_file, ${options.iterations} each, ${PEER_ROUNDS} alternating rounds`);
@@ -371,6 +392,14 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const astRun = merged([await timeOurEdits(ours.client, targets.ast, "ast", astChain, options.iterations, astSamples)], astSamples);
     const astCpuMs = serverCpu.perCall(astSamples.length);
     astChain.verify("file_patch (ast)");
+    const timedPaths = { ...formattingPaths };
+
+    progress(`single edits formatting the whole file (an ignore comment in the file), ${options.iterations}`);
+    const wholeFileSamples: number[] = [];
+    serverCpu.reset();
+    const wholeFileRun = merged([await timeOurEdits(ours.client, targets.wholeFile, "aider", wholeFileChain, options.iterations, wholeFileSamples)], wholeFileSamples);
+    const wholeFileCpuMs = serverCpu.perCall(wholeFileSamples.length);
+    wholeFileChain.verify("file_patch (aider, whole-file formatting)");
 
     progress(`${BATCH_FILES}-file batches: file_patch and file_write, ${options.batches} each`);
     const batchGenerations = batchKeys.map(() => 0);
@@ -393,6 +422,9 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       { metric: `file_patch ast rule, 500-line file p50 (n=${astRun.summary.count})`, value: ms(astRun.summary.p50), target: "—", verdict: "info" },
       { metric: "file_patch ast rule p95", value: ms(astRun.summary.p95), target: "—", verdict: "info" },
       { metric: "server CPU per file_patch aider / ast rule", value: `${cpuText(aiderCpuMs)} / ${cpuText(astCpuMs)}`, target: "—", verdict: "info" },
+      { metric: "timed single edits formatted by changed statements / whole file", value: `${timedPaths.statements} / ${timedPaths.wholeFile}`, target: "—", verdict: "info" },
+      { metric: `file_patch aider, same file formatting the whole file (dprint-ignore comment) p50 (n=${wholeFileRun.summary.count})`, value: ms(wholeFileRun.summary.p50), target: "—", verdict: "info" },
+      { metric: "server CPU per whole-file-formatted file_patch", value: cpuText(wholeFileCpuMs), target: "—", verdict: "info" },
       { metric: `file_patch ${BATCH_FILES}-file batch p50 (n=${patchBatch.summary.count})`, value: ms(patchBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(patchBatch.summary.p50 < TARGETS.batchP50Ms) },
       { metric: `file_patch ${BATCH_FILES}-file batch p95`, value: ms(patchBatch.summary.p95), target: "—", verdict: "info" },
       { metric: `file_write ${BATCH_FILES}-file batch p50 (n=${writeBatch.summary.count})`, value: ms(writeBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(writeBatch.summary.p50 < TARGETS.batchP50Ms) },
@@ -400,7 +432,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       { metric: `server CPU per ${BATCH_FILES}-file batch, file_patch / file_write`, value: `${cpuText(patchBatchCpuMs)} / ${cpuText(writeBatchCpuMs)}`, target: "—", verdict: "info" },
       { metric: "peak RSS, ast-mcp (write phase)", value: mb(oursPeakRss), target: "—", verdict: "info" },
     ];
-    const runs = [aiderRun, astRun, patchBatch, writeBatch];
+    const runs = [aiderRun, astRun, wholeFileRun, patchBatch, writeBatch];
     const errorCount = runs.reduce((acc, run) => acc + run.errors, 0);
     rows.push({ metric: "write call errors", value: String(errorCount), target: "0", verdict: verdict(errorCount === 0) });
 

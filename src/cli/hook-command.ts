@@ -7,7 +7,7 @@ import nodeModule from "node:module";
 import os from "node:os";
 import { LIMITS } from "../core/limits.ts";
 import { limitDynamicLanguages } from "../intel/languages.ts";
-import { runHook } from "../hosts/hook/run.ts";
+import { runHook, type ConfigLoader } from "../hosts/hook/run.ts";
 import { parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
@@ -79,14 +79,21 @@ async function readInput(stream: NodeJS.ReadableStream | undefined): Promise<str
   return payload.text();
 }
 
-export async function runHookCommand(argv: string[], io: CommandIO, input?: NodeJS.ReadableStream): Promise<number> {
+export interface HookCommandOptions {
+  /** The event's stream (tests); by default fd 0. */
+  input?: NodeJS.ReadableStream;
+  /** The configuration loader (the hook bundle loads it from its own file; see hook-entry.ts). */
+  loadConfig?: ConfigLoader;
+}
+
+export async function runHookCommand(argv: string[], io: CommandIO, options: HookCommandOptions = {}): Promise<number> {
   const { flags } = parseArgs(argv, FLAGS);
   if (flags.help) {
     io.stdout(HOOK_USAGE);
     return 0;
   }
   const home = io.env.HOME !== undefined && io.env.HOME !== "" ? io.env.HOME : os.homedir();
-  const answer = await runHook(await readInput(input), { cwd: io.cwd, env: io.env, home });
+  const answer = await runHook(await readInput(options.input), { cwd: io.cwd, env: io.env, home, ...(options.loadConfig === undefined ? {} : { loadConfig: options.loadConfig }) });
   if (answer.stdout !== "") io.stdout(answer.stdout);
   if (answer.stderr !== "") io.stderr(answer.stderr);
   return answer.exitCode;

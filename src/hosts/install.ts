@@ -109,7 +109,7 @@ export function specsForTarget(target: Target, state: ScopeState, launch: Server
   if (options.hooks && layout.hookFile) {
     const word = executableWord(state.he, executable);
     if (layout.hooks === "json-group") {
-      specs.push({ kind: "json", file: layout.hookFile, slot: { container: ["hooks", "PreToolUse"], hookFor: target }, value: hookGroupValue(target, word), role: "hook" });
+      specs.push({ kind: "json", file: layout.hookFile, slot: { container: ["hooks", "PreToolUse"], hookFor: target }, value: hookGroupValue(target, word, state.he.platform !== "win32"), role: "hook" });
     } else if (layout.hooks === "copilot-file") {
       specs.push({ kind: "file", file: layout.hookFile, content: copilotHookFile(shellQuote(executable.command), windowsQuote(executable.command)), role: "hook" });
     }

@@ -41,9 +41,22 @@ export type ArtifactSpec =
   | { kind: "block"; file: string; body: string; role: "guidance" }
   | { kind: "file"; file: string; content: string; role: "skill" | "hook" | "service"; mode?: number };
 
-/** The hook command a host runs; the `--host` suffix is how our hook entries are recognised. */
-export function hookCommand(executableWord: string, host: string): string {
-  return `${executableWord} hook --host ${host}`;
+/**
+ * Set empty in front of hook commands a POSIX shell runs. Hosts pass their environment on, and
+ * where it names a CA bundle (common behind corporate proxies) Node 20 reads and parses that
+ * bundle at every start: ~75 ms of each hook run, which opens no TLS connection. Node treats an
+ * empty value as unset.
+ */
+export const HOOK_ENV_PREFIX = "NODE_EXTRA_CA_CERTS=";
+
+/**
+ * The hook command a host runs. `posixShell`: the host runs it through sh/bash (Claude Code and
+ * Codex off Windows, Copilot's `bash` key), which takes the variable assignment in front; cmd.exe
+ * and PowerShell do not. The `--host` suffix is how our hook entries are recognised, with or
+ * without the prefix (entries written before it existed).
+ */
+export function hookCommand(executableWord: string, host: string, posixShell: boolean): string {
+  return `${posixShell ? `${HOOK_ENV_PREFIX} ` : ""}${executableWord} hook --host ${host}`;
 }
 
 export function isOurHookCommand(command: unknown, host: string): boolean {
@@ -193,13 +206,19 @@ export function entryValue(target: Target, scope: Scope, launch: ServerLaunch): 
   }
 }
 
-/** The hook entry for hosts that keep hooks in a shared settings file (Claude Code, Codex). */
-export function hookGroupValue(target: Target, executableWord: string): Record<string, unknown> {
+/**
+ * The hook entry for hosts that keep hooks in a shared settings file (Claude Code, Codex).
+ * `posixShell`: false when installing on Windows, where the host may hand the command to cmd.exe.
+ */
+export function hookGroupValue(target: Target, executableWord: string, posixShell: boolean): Record<string, unknown> {
   const matcher = target === "codex" ? "Bash|apply_patch" : "Edit|Write|MultiEdit|NotebookEdit|Bash";
-  return { matcher, hooks: [{ type: "command", command: hookCommand(executableWord, target), timeout: LIMITS.hosts.hookTimeoutSeconds }] };
+  return { matcher, hooks: [{ type: "command", command: hookCommand(executableWord, target, posixShell), timeout: LIMITS.hosts.hookTimeoutSeconds }] };
 }
 
-/** The whole hook file for Copilot CLI (also read by VS Code). */
+/**
+ * The whole hook file for Copilot CLI (also read by VS Code, which runs `bash` on Linux and macOS
+ * and `powershell` on Windows). The `bash` command is always run by a POSIX shell.
+ */
 export function copilotHookFile(executableWord: string, windowsWord: string): string {
   const document = {
     version: 1,
@@ -207,8 +226,8 @@ export function copilotHookFile(executableWord: string, windowsWord: string): st
       preToolUse: [
         {
           type: "command",
-          bash: hookCommand(executableWord, "copilot"),
-          powershell: hookCommand(windowsWord, "copilot"),
+          bash: hookCommand(executableWord, "copilot", true),
+          powershell: hookCommand(windowsWord, "copilot", false),
           timeoutSec: LIMITS.hosts.hookTimeoutSeconds,
         },
       ],

@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
-import { parseSource, parseSourceAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSource, parseSourceAsync, parseTreeAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -121,8 +121,12 @@ function errorsOf(language: LanguageId, text: string): ErrorList | undefined {
 async function errorsOfAsync(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
   const key = textKey(language, text);
   const known = recentErrors.get(key);
-  // A text seen moments ago (the usual original) needs no parse; its statements were not kept.
-  if (known) return known;
+  // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted: those are never kept.
+  if (known && !withStatements) return known;
+  if (known) {
+    const root = await parseTreeAsync(language, text);
+    return root ? { ...known, statements: topLevelStatements(root) } : known;
+  }
   const parsed = await parseSourceAsync(language, text);
   if (!parsed) return undefined;
   const entry = remember(key, parsed);

@@ -43,6 +43,17 @@ describe("npm pack install", () => {
     const bin = join(app, "node_modules", ".bin", "ast-mcp");
     expect(run(bin, ["--version"], app).trim()).toMatch(/^\d+\.\d+\.\d+/);
 
+    // The hook runs from its own bundle (dist/hook.cjs), its configuration loader from another file.
+    await mkdir(join(app, ".git"));
+    const hook = spawnSync(bin, ["hook", "--host", "claude"], {
+      cwd: app,
+      env,
+      input: JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: join(app, "package.json") }, cwd: app }),
+      encoding: "utf8",
+    });
+    expect(hook.stderr).toBe("");
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+
     const transport = new StdioClientTransport({ command: bin, args: ["mcp", app], env, cwd: app, stderr: "pipe" });
     const client = new Client({ name: "pack-test", version: "0" });
     await client.connect(transport);

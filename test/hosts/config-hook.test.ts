@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { loadHookSettings } from "../../src/hosts/hook/run.ts";
-import { settingsCacheKey } from "../../src/hosts/hook/settings-cache.ts";
+import { fingerprintFileSync, settingsCacheKey } from "../../src/hosts/hook/settings-cache.ts";
+import { fingerprintFile } from "../../src/config/fingerprint.ts";
 
 async function setup(user: string, project: string) {
   const base = await realpath(await mkdtemp(join(tmpdir(), "ast-mcp-hookcfg-")));
@@ -86,6 +87,20 @@ describe("[hook] settings remembered between hook runs", () => {
       saved.entries[0].settings.allowCommands = ["from-the-cache"];
       await writeFile(cacheFile, JSON.stringify(saved));
       expect((await loadHookSettings(root, env)).settings.allowCommands).toEqual(["from-the-cache"]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test("the cache checks files with the same fingerprints the loader records", async () => {
+    const { home, root, cleanup } = await setup("", "");
+    try {
+      const file = join(root, "ast-mcp.toml");
+      const cases = [file, join(root, "missing.toml"), join(file, "under-a-file.toml"), join(root, "x".repeat(300))];
+      for (const path of cases) expect(fingerprintFileSync(path)).toEqual(await fingerprintFile(path));
+      expect(fingerprintFileSync(file).exists).toBe(true);
+      expect(fingerprintFileSync(join(root, "missing.toml")).exists).toBe(false);
+      expect(fingerprintFileSync(join(root, "x".repeat(300))).size).toBe(-1);
     } finally {
       await cleanup();
     }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -44,10 +44,14 @@ async function toolsOf(command: string, args: string[]): Promise<string[]> {
   }
 }
 
-/** Runs `ast-mcp hook` as a host does: payload on stdin; returns output and wall time. */
-async function hook(payload: unknown): Promise<{ stdout: string; stderr: string; code: number | null; ms: number }> {
+/**
+ * Runs a hook command as a host does: the command string through `sh -c`, the payload on stdin.
+ * The environment names a CA bundle that does not exist: Node would warn about it on stderr if
+ * the command did not clear NODE_EXTRA_CA_CERTS.
+ */
+async function hook(command: string, payload: unknown): Promise<{ stdout: string; stderr: string; code: number | null; ms: number }> {
   const started = performance.now();
-  const child = spawn("node", [CLI, "hook"], { cwd: project, env, stdio: "pipe" });
+  const child = spawn("sh", ["-c", command], { cwd: project, env: { ...env, NODE_EXTRA_CA_CERTS: join(project, "no-such-ca.pem") }, stdio: "pipe" });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -91,25 +95,59 @@ describe("install → use → uninstall with the built CLI", () => {
 
   test("the hook, run as Claude Code runs it, denies a direct edit and a writing shell command", async () => {
     const settings = JSON.parse(await readFile(join(project, ".claude", "settings.json"), "utf8"));
-    expect(settings.hooks.PreToolUse[0].hooks[0].command).toBe(`${CLI} hook --host claude`);
+    const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
+    expect(command).toBe(`NODE_EXTRA_CA_CERTS= ${CLI} hook --host claude`);
     const timings: Record<string, number[]> = { other: [], edit: [], shell: [] };
     for (let round = 0; round < 3; round++) {
-      const read = await hook({ hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(project, "src/a.ts") }, cwd: project });
-      expect(read).toMatchObject({ stdout: "", code: 0 });
+      const read = await hook(command, { hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(project, "src/a.ts") }, cwd: project });
+      expect(read).toMatchObject({ stdout: "", stderr: "", code: 0 });
       timings.other!.push(read.ms);
-      const edit = await hook({ hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: join(project, "src/a.ts") }, cwd: project });
+      const edit = await hook(command, { hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: join(project, "src/a.ts") }, cwd: project });
       expect(JSON.parse(edit.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+      expect(edit.stderr).toBe("");
       timings.edit!.push(edit.ms);
-      const shell = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "FOO=1 bash -c \"sed -i 's/1/2/' src/a.ts\"" }, cwd: project });
+      const shell = await hook(command, { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "FOO=1 bash -c \"sed -i 's/1/2/' src/a.ts\"" }, cwd: project });
       expect(JSON.parse(shell.stdout).hookSpecificOutput.permissionDecisionReason).toContain("file_patch");
       timings.shell!.push(shell.ms);
     }
-    const bad = await hook("not json" as unknown as object);
+    const bad = await hook(command, "not json" as unknown as object);
     expect(bad.code).toBe(0);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     // Measured, not asserted tightly: the machine is shared. The report lists the medians.
     console.error(`ast-mcp hook latency under Node (median of 3): other tool ${median(timings.other!).toFixed(0)} ms, Edit ${median(timings.edit!).toFixed(0)} ms, Bash ${median(timings.shell!).toFixed(0)} ms`);
     expect(median(timings.other!)).toBeLessThan(2_000);
+  }, 60_000);
+
+  test("the Copilot/VS Code hook file's bash command answers in Copilot's protocol", async () => {
+    const file = JSON.parse(await readFile(join(project, ".github", "hooks", "ast-mcp.json"), "utf8"));
+    const command = file.hooks.preToolUse[0].bash as string;
+    expect(command).toBe(`NODE_EXTRA_CA_CERTS= ${CLI} hook --host copilot`);
+    const edit = await hook(command, { toolName: "edit", toolArgs: JSON.stringify({ path: join(project, "src/a.ts") }), cwd: project });
+    expect(edit.stderr).toBe("");
+    expect(JSON.parse(edit.stdout).permissionDecision).toBe("deny");
+  }, 60_000);
+
+  test("the hook reads the [hook] settings through its own configuration loader, then from the cache", async () => {
+    const command = `NODE_EXTRA_CA_CERTS= ${CLI} hook --host claude`;
+    const configHome = env.XDG_CONFIG_HOME ?? join(home, ".config");
+    const userConfig = join(configHome, "ast-mcp", "ast-mcp.toml");
+    await mkdir(join(configHome, "ast-mcp"), { recursive: true });
+    await writeFile(userConfig, '[hook]\nmode = "warn"\nsurprise = 1\n');
+    try {
+      const event = { hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(project, "src/b.ts"), content: "" }, cwd: project };
+      for (let run = 0; run < 2; run++) {
+        const answer = await hook(command, event);
+        expect(answer.code).toBe(0);
+        expect(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision).toBeUndefined();
+        expect(answer.stderr).toContain("hook.surprise: unknown key");
+        expect(answer.stderr).toContain('[hook].mode is "warn"');
+      }
+    } finally {
+      // The isolated HOME had no configuration folder; uninstall later checks that HOME is as it was.
+      await rm(configHome, { recursive: true, force: true });
+    }
+    const after = await hook(command, { hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(project, "src/b.ts"), content: "" }, cwd: project });
+    expect(JSON.parse(after.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
   }, 60_000);
 
   test("doctor finds the three entries, starts them and lists their tools", async () => {

@@ -156,6 +156,8 @@ describe("the thread-pool check", () => {
     ]);
     const imported = statements?.at(1);
     expect(candidate.slice(imported?.start, imported?.end)).toBe('import { a } from "a";');
+    // A text whose errors are remembered is parsed again when its statements are wanted.
+    expect((await inspectSyntaxAsync("src/s.ts", "typescript", undefined, candidate, { statements: true })).statements?.length).toBe(5);
     // Without the option nothing extra is computed.
     expect((await inspectSyntaxAsync("src/s.ts", "typescript", undefined, `${candidate}\n`)).statements).toBeUndefined();
   });

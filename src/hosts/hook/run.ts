@@ -17,7 +17,14 @@ export interface HookRunOptions {
   home: string;
   /** Reads the effective [hook] settings for a repository (injected by tests). */
   loadSettings?: (repoRoot: string) => Promise<{ settings: HookSettings; warnings: string[] }>;
+  /** Where the full configuration loader comes from on a settings-cache miss (the hook bundle keeps it in its own file). */
+  loadConfig?: ConfigLoader;
 }
+
+/** Loads the configuration module (zod, smol-toml): a third of a hook run's start-up if it were always loaded. */
+export type ConfigLoader = () => Promise<Pick<typeof import("../../config/load.ts"), "loadConfigDetailed">>;
+
+const importConfig: ConfigLoader = () => import("../../config/load.ts");
 
 /** The nearest folder at or above `start` holding .git (a directory, or a worktree's file). */
 export async function findRepoRoot(start: string): Promise<string> {
@@ -38,10 +45,10 @@ export async function findRepoRoot(start: string): Promise<string> {
  * The [hook] settings from the user and project configuration, validated by the full loader; its
  * answer is remembered until a file it read or the environment changes (settings-cache.ts).
  */
-export async function loadHookSettings(repoRoot: string, env: NodeJS.ProcessEnv): Promise<{ settings: HookSettings; warnings: string[] }> {
+export async function loadHookSettings(repoRoot: string, env: NodeJS.ProcessEnv, loadConfig: ConfigLoader = importConfig): Promise<{ settings: HookSettings; warnings: string[] }> {
   const { cachedHookSettings } = await import("./settings-cache.ts");
   return cachedHookSettings(repoRoot, env, async () => {
-    const { loadConfigDetailed } = await import("../../config/load.ts");
+    const { loadConfigDetailed } = await loadConfig();
     const { snapshot, fingerprints } = await loadConfigDetailed({ cwd: repoRoot, cliRoots: [repoRoot], env });
     const hook = snapshot.config.hook;
     const warnings = snapshot.problems.map((problem) => `ast-mcp hook: config problem in ${problem.file}: ${problem.keyPath}: ${problem.message}`);
@@ -63,7 +70,7 @@ export async function runHook(payload: string, options: HookRunOptions): Promise
     const cwd = path.resolve(options.cwd, call.cwd ?? ".");
     const projectDir = options.env.CLAUDE_PROJECT_DIR;
     const repoRoot = call.dialect === "claude" && projectDir !== undefined && projectDir !== "" ? path.resolve(projectDir) : await findRepoRoot(cwd);
-    const load = options.loadSettings ?? ((root: string) => loadHookSettings(root, options.env));
+    const load = options.loadSettings ?? ((root: string) => loadHookSettings(root, options.env, options.loadConfig));
     let loaded: { settings: HookSettings; warnings: string[] } | undefined;
     const settings = async () => (loaded ??= await load(repoRoot)).settings;
     const { decide } = await import("./decide.ts");

@@ -6,10 +6,10 @@
  * read (the same stat check the server's ConfigStore uses): a run whose environment and
  * fingerprints match takes it; any difference loads and validates again.
  */
-import { promises as fs, readFileSync } from "node:fs";
+import { promises as fs, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
-import { type FileFingerprint, fingerprintFile, sameFingerprint } from "../../config/fingerprint.ts";
+import { type FileFingerprint, fingerprintOf, sameFingerprint } from "../../config/fingerprint.ts";
 import { stateDirectory } from "../../patch/state-dir.ts";
 import type { HookSettings } from "./decide.ts";
 
@@ -84,6 +84,21 @@ async function readEntries(file: string): Promise<CacheEntry[]> {
 }
 
 /**
+ * fingerprintFile (config/fingerprint.ts) with a synchronous stat: the first use of fs.promises
+ * loads Node's promise-based fs and streams, ~7 ms of a run that needs nothing else from them.
+ * Same answers: a missing file (or a file under a non-directory) does not exist; any other error
+ * gets the fingerprint that never matches a real one.
+ */
+export function fingerprintFileSync(file: string): FileFingerprint {
+  try {
+    return fingerprintOf(file, statSync(file, { throwIfNoEntry: false }));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return fingerprintOf(file, undefined);
+    return { path: file, exists: true, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
+  }
+}
+
+/**
  * The settings for this repository and environment: from the cache when every file the last full
  * load read is unchanged, else from `load`, whose answer (with the fingerprints it returns) is
  * then saved. A cache that cannot be read or written only costs the full load.
@@ -103,7 +118,7 @@ export async function cachedHookSettings(
   const entries = file === undefined ? [] : await readEntries(file);
   const hit = entries.find((entry) => entry.key === key);
   if (hit) {
-    const current = await Promise.all(hit.fingerprints.map((fingerprint) => fingerprintFile(fingerprint.path)));
+    const current = hit.fingerprints.map((fingerprint) => fingerprintFileSync(fingerprint.path));
     if (current.every((fingerprint, index) => sameFingerprint(fingerprint, hit.fingerprints[index]!))) return { settings: hit.settings, warnings: hit.warnings };
   }
   const loaded = await load();
