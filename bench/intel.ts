@@ -19,6 +19,9 @@ import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { LIMITS } from "../src/core/limits.ts";
+import { languageFromPath } from "../src/helpers/language.ts";
+import { parseTreeAsync } from "../src/intel/languages.ts";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";
 import {
   CALL_TIMEOUT_MS,
@@ -187,6 +190,37 @@ async function corpusFiles(root: string, extension: string): Promise<Array<{ pat
   };
   await walk(root);
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The parse-only ceiling: every file of the corpus's language parsed on the thread pool with as
+ * many in flight as the index keeps, nothing extracted (in the bench process, which loads the same
+ * napi parsers; reads are done first and not timed). Cold-index throughput can reach this at most.
+ */
+async function parseCeiling(root: string, files: ReadonlyArray<{ path: string; size: number }>): Promise<{ bytes: number; wallMs: number; cpuSeconds: number; files: number }> {
+  const inputs: Array<{ language: string; text: string }> = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (file.size > LIMITS.intel.index.defaultMaxFileBytes) continue;
+    const language = languageFromPath(file.path);
+    if (language === null) continue;
+    inputs.push({ language, text: await readFile(join(root, file.path), "utf8") });
+    bytes += file.size;
+  }
+  let next = 0;
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: LIMITS.intel.index.concurrency }, async () => {
+      while (next < inputs.length) {
+        const input = inputs[next++]!;
+        await parseTreeAsync(input.language, input.text);
+      }
+    }),
+  );
+  const wallMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { bytes, wallMs, cpuSeconds: (cpu.user + cpu.system) / 1e6, files: inputs.length };
 }
 
 /** `count` items spread evenly over the list (deterministic, so runs compare). */
@@ -413,6 +447,17 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
         { metric: label("cold index MB per CPU-second (all threads)"), value: `${(throughputBytes / (1024 * 1024) / coldCpu).toFixed(2)} MB`, target: "—", verdict: "info" },
       );
     }
+    // -------- the parse-only ceiling of this machine, next to the cold index
+    progress("parse-only ceiling");
+    const ceiling = await parseCeiling(root, files);
+    const ceilingMB = ceiling.bytes / (1024 * 1024);
+    rows.push({
+      metric: label(`parse-only ceiling (parseAsync, no extraction, ${ceiling.files} files, ${mb(ceiling.bytes)}): throughput / MB per CPU-second`),
+      value: `${(ceilingMB / (ceiling.wallMs / 1000)).toFixed(1)} MB/s / ${(ceilingMB / ceiling.cpuSeconds).toFixed(2)} MB`,
+      target: "—",
+      verdict: "info",
+    });
+    details.parseCeiling = { ...ceiling, mbPerSecond: ceilingMB / (ceiling.wallMs / 1000), mbPerCpuSecond: ceilingMB / ceiling.cpuSeconds };
     remember("cold index");
     details.coldIndex = { ms: coldMs, cpuSeconds: coldCpu ?? null, mainThreadCpuSeconds: coldMainCpu ?? null, serverMs: numberAt(cold.structured, "ms") ?? null, files: indexedFiles ?? null, bytes: indexedBytes ?? null, mbPerSecond: coldMBps, answer: cold.structured ?? cold.text.slice(0, 2000) };
 

@@ -162,6 +162,12 @@ export const LIMITS = {
        * while the main thread reads files and extracts facts from finished trees.
        */
       concurrency: 4,
+      /**
+       * Source parsed between two requested garbage collections (see TreeBudget in
+       * src/intel/languages.ts): dead syntax trees, tens of times their source in native memory,
+       * are otherwise freed only when V8 happens to collect.
+       */
+      treeReleaseBytes: 1 * MiB,
       /** Synchronous index work (directory listings, file reads) done before the event loop gets a turn. */
       syncSliceMs: 20,
       /** Stats a freshness sweep makes synchronously before giving the event loop a turn. */
@@ -342,6 +348,14 @@ export const LIMITS = {
       /** Diff bytes returned per file of a dry run, and in total. */
       maxDiffBytesPerFile: 16 * KiB,
       maxDiffBytesTotal: 40 * KiB,
+      /**
+       * Source of matched files (which come back holding their syntax trees) between two requested
+       * garbage collections: larger than the index's budget, since a collection with the whole
+       * index in the heap costs tens of milliseconds and run must stay near the ast-grep CLI.
+       */
+      treeReleaseBytes: 8 * MiB,
+      /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
+      lateResultsMs: 30_000,
       /** Progress notifications sent at most this often during a wide run. */
       progressIntervalMs: 200,
     },

@@ -13,6 +13,8 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
 import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -369,6 +371,64 @@ export function topLevelStatements(root: SgRoot): TopLevelStatements {
 export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
   const language = astGrepLanguageFor(id);
   return language === undefined ? undefined : napi().parse(language, text);
+}
+
+type Collector = () => void;
+let collector: Collector | null | undefined;
+
+/** The engine's collector, or null where it cannot be reached (then trees go on V8's own schedule). */
+function gcFunction(): Collector | null {
+  if (collector !== undefined) return collector;
+  collector = null;
+  try {
+    const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+    if (bun !== undefined) collector = () => bun.gc(true);
+    else {
+      // --expose-gc set at run time exposes gc() to contexts created afterwards: one is made for it.
+      v8.setFlagsFromString("--expose-gc");
+      const found: unknown = vm.runInNewContext("typeof gc === 'function' ? gc : undefined");
+      if (typeof found === "function") collector = found as Collector;
+    }
+  } catch (error) {
+    log.debug("no garbage collector to call: syntax trees are freed on the engine's schedule", { error: String(error) });
+  }
+  return collector;
+}
+
+/**
+ * Code that parses many files in a row: V8 does not see the native memory of syntax trees
+ * (tens of times the source size), and a tree is freed only after two collections (the first
+ * collects the node wrappers, whose finalizers release the root on a later turn of the event
+ * loop; the second the root itself). Left to V8's schedule, hundreds of dead trees piled up
+ * between collections and the allocator kept their memory. A TreeBudget counts parsed bytes and
+ * asks for a collection each time LIMITS.intel.index.treeReleaseBytes of source have been parsed,
+ * so dead trees never add up to much more than that.
+ */
+export class TreeBudget {
+  #bytes = 0;
+  collections = 0;
+
+  constructor(private readonly limit: number = LIMITS.intel.index.treeReleaseBytes) {}
+
+  /** Counts `bytes` of parsed source; collects when the budget is spent. */
+  add(bytes: number): void {
+    this.#bytes += bytes;
+    if (this.#bytes < this.limit) return;
+    this.#bytes = 0;
+    if (collectGarbage()) this.collections++;
+  }
+}
+
+/**
+ * Runs a full garbage collection now, where the engine lets code ask for one (Node through a
+ * run-time --expose-gc, Bun through Bun.gc); false where it cannot. For memory V8 does not see
+ * or counts late: native syntax trees, and large typed arrays just replaced.
+ */
+export function collectGarbage(): boolean {
+  const gc = gcFunction();
+  if (gc === null) return false;
+  gc();
+  return true;
 }
 
 /**

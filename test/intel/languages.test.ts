@@ -6,6 +6,7 @@ import { LIMITS } from "../../src/core/limits.ts";
 import { LANGUAGES } from "../../src/helpers/language.ts";
 import {
   astGrepLanguageFor,
+  collectGarbage,
   languageIdFromName,
   listSupportedLanguages,
   packageRegistration,
@@ -13,6 +14,7 @@ import {
   patternExpandoFor,
   scannerTokenTable,
   supportsSyntaxTree,
+  TreeBudget,
 } from "../../src/intel/languages.ts";
 import { SNIPPETS } from "./snippets.ts";
 
@@ -190,5 +192,20 @@ describe("registering the lang packages without requiring them", () => {
     const output = await new Response(child.stdout).text();
     expect(await child.exited).toBe(0);
     expect(JSON.parse(output)).toEqual({ before: true, bash: true, python: false, typescript: true, errors: 0, after: false, pythonAfter: false });
+  });
+});
+
+describe("TreeBudget", () => {
+  test("asks for one collection each time its budget of parsed bytes is spent", () => {
+    expect(collectGarbage()).toBe(true);
+    const budget = new TreeBudget(100);
+    budget.add(60);
+    expect(budget.collections).toBe(0);
+    budget.add(60);
+    expect(budget.collections).toBe(1);
+    budget.add(99);
+    expect(budget.collections).toBe(1);
+    budget.add(250);
+    expect(budget.collections).toBe(2);
   });
 });

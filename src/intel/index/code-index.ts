@@ -34,7 +34,7 @@ import type { DirectoryEntry, ResolvedPath, Workspace } from "../../policy/works
 import { readToEndSync } from "../../policy/open.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
-import { parseTreeAsync, type LanguageId } from "../languages.ts";
+import { parseTreeAsync, type LanguageId, TreeBudget } from "../languages.ts";
 import { cacheDirInsideRoots, ensureSnapshotDirectory, userCacheDirectory } from "./cache-dir.ts";
 import { firstLineOf, hasExtension, isMinifiedName, isParseable, LanguageDetector, looksMinified, SKIPPED_DIRECTORY_NAMES } from "./detect.ts";
 import { extractorVersion, loadSnapshot, pruneSnapshots, saveSnapshot, snapshotKey, snapshotPath, type SnapshotEntry } from "./snapshot.ts";
@@ -293,6 +293,8 @@ export class CodeIndex {
   #skipSnapshot = false;
   /** Equal strings of the facts stored once (see facts/compact.ts); one pool per refresh. */
   #pool = new StringPool();
+  /** Dead syntax trees are released every so many parsed bytes (see TreeBudget). */
+  readonly #trees = new TreeBudget();
 
   private constructor(workspace: Workspace, key: string, options: CodeIndexOptions) {
     this.#workspace = workspace;
@@ -1082,7 +1084,11 @@ export class CodeIndex {
   async #extractFacts(language: LanguageId, text: string): Promise<FileFacts> {
     await this.#ensureExtractor();
     const root = await parseTreeAsync(language, text);
-    return this.#extract!(language, text, root);
+    try {
+      return this.#extract!(language, text, root);
+    } finally {
+      this.#trees.add(text.length);
+    }
   }
 
   /**

@@ -19,7 +19,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
-import { astGrepLanguageFor, type LanguageId } from "../languages.ts";
+import { astGrepLanguageFor, type LanguageId, TreeBudget } from "../languages.ts";
 import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "./structural.ts";
 
 export interface RunFile {
@@ -160,13 +160,32 @@ class ListingWindow {
 }
 
 /** Counts matches in UTF-8 files natively; files whose language findInFiles refuses come back for the JS path. */
-async function countNatively(language: LanguageId, query: CompiledQuery, positions: number[], files: readonly RunFile[], counts: Map<number, number>, window: ListingWindow): Promise<number[]> {
+async function countNatively(
+  language: LanguageId,
+  query: CompiledQuery,
+  positions: number[],
+  files: readonly RunFile[],
+  sizes: ReadonlyMap<number, number>,
+  counts: Map<number, number>,
+  window: ListingWindow,
+): Promise<number[]> {
   const name = astGrepLanguageFor(language);
   if (name === undefined || positions.length === 0) return positions;
   const byReal = new Map(positions.map((position) => [files[position]!.real, position]));
   let failed = false;
+  // findInFiles resolves once every result is queued for this thread, not delivered: its count
+  // says how many callbacks to wait for (https://github.com/ast-grep/ast-grep/issues/206).
+  let arrived = 0;
+  let expected = Number.POSITIVE_INFINITY;
+  let closed = false;
+  let allArrived: (() => void) | undefined;
+  // Files with matches come back holding their trees; files without are freed natively.
+  const budget = new TreeBudget(LIMITS.intel.run.treeReleaseBytes);
   try {
-    await napi().findInFiles(name, { paths: [...byReal.keys()], matcher: query.config }, (error: Error | null, nodes: SgNode[]) => {
+    const total = await napi().findInFiles(name, { paths: [...byReal.keys()], matcher: query.config }, (error: Error | null, nodes: SgNode[]) => {
+      if (closed) return;
+      arrived++;
+      if (arrived >= expected) allArrived?.();
       if (error) {
         failed = true;
         log.debug("run: findInFiles reported an error", { language, error: error.message });
@@ -178,11 +197,26 @@ async function countNatively(language: LanguageId, query: CompiledQuery, positio
       if (position === undefined) return;
       counts.set(position, nodes.length);
       window.add(position, nodes);
+      budget.add(sizes.get(position) ?? 0);
     });
+    expected = total;
+    if (arrived < expected) {
+      let timer: NodeJS.Timeout | undefined;
+      const complete = await new Promise<boolean>((resolve) => {
+        allArrived = () => resolve(true);
+        timer = setTimeout(() => resolve(false), LIMITS.intel.run.lateResultsMs);
+      });
+      clearTimeout(timer);
+      if (!complete) {
+        log.warn("run: native results did not all arrive; matching in JavaScript", { language, arrived, expected });
+        failed = true;
+      }
+    }
   } catch (error) {
     log.debug("run: findInFiles failed; matching in JavaScript", { language, error: error instanceof Error ? error.message : String(error) });
     failed = true;
   }
+  closed = true;
   if (!failed) {
     for (const position of positions) if (!counts.has(position)) counts.set(position, 0);
     return [];
@@ -208,6 +242,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   // 1. Read and pre-filter.
   const native = new Map<LanguageId, number[]>();
   const decodedText = new Map<number, string>();
+  const sizes = new Map<number, number>();
   await eachLimited(files, LIMITS.intel.run.readConcurrency, options.signal, async (file, position) => {
     const query = queries.get(file.language);
     if (query) {
@@ -227,6 +262,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
       } else if (!bytesPassLiterals(read.bytes, query.literals)) result.ruledOut++;
       else if (read.bytes.includes(0) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
       else {
+        sizes.set(position, read.bytes.length);
         const list = native.get(file.language);
         if (list) list.push(position);
         else native.set(file.language, [position]);
@@ -244,7 +280,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   for (const [language, positions] of native) {
     options.signal?.throwIfAborted();
     result.parsed += positions.length;
-    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, counts, window)));
+    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window)));
   }
   result.parsed += decodedText.size;
   for (const position of inJs.sort((a, b) => a - b)) {

@@ -80,6 +80,28 @@ describe("scanFiles", () => {
     expect(listed.slice(0, 5)).toEqual(["f00.ts:1", "f00.ts:2", "f00.ts:3", "f01.ts:1", "f01.ts:2"]);
   });
 
+  test("counts the files whose native results arrive after findInFiles has resolved", async () => {
+    // With the main thread busy while the native side finishes, the results and the promise's
+    // resolution are all queued at once and may be delivered in any order; the scan waits for
+    // as many results as findInFiles reports.
+    const files: RunFile[] = [];
+    for (let index = 0; index < 300; index++) files.push(await file(`late${String(index).padStart(3, "0")}.ts`, `h(${index});\nother();\n`));
+    const compiled = compileQuery({ pattern: "h($A)" }, "typescript");
+    for (let round = 0; round < 3; round++) {
+      // Keeps this thread mostly busy, so native results pile up between its turns.
+      const busy = setInterval(() => {
+        const until = Date.now() + 20;
+        while (Date.now() < until) {
+          // busy
+        }
+      }, 1);
+      const result = await scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 3 }).finally(() => clearInterval(busy));
+      expect(result.matched).toHaveLength(300);
+      expect(result.matched.every((scanned) => scanned.count === 1)).toBe(true);
+      expect(result.matched.slice(0, 3).map((scanned) => scanned.matches[0]!.captures.A)).toEqual(["0", "1", "2"]);
+    }
+  });
+
   test("rules out on bytes, decodes UTF-16, and counts what it cannot read", async () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("target(1);\n", "utf16le")]);
     const files = [
