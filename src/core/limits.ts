@@ -349,11 +349,11 @@ export const LIMITS = {
       maxDiffBytesPerFile: 16 * KiB,
       maxDiffBytesTotal: 40 * KiB,
       /**
-       * Source of matched files (which come back holding their syntax trees) between two requested
-       * garbage collections: larger than the index's budget, since a collection with the whole
-       * index in the heap costs tens of milliseconds and run must stay near the ast-grep CLI.
+       * Source handed to one findInFiles call; the batch's syntax trees are released before the
+       * next starts. Given every file at once, the native side kept hundreds of trees (tens of
+       * times their source) in flight. Each batch boundary costs two full collections.
        */
-      treeReleaseBytes: 8 * MiB,
+      batchBytes: 4 * MiB,
       /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
       lateResultsMs: 30_000,
       /** Progress notifications sent at most this often during a wide run. */

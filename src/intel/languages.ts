@@ -373,7 +373,7 @@ export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
   return language === undefined ? undefined : napi().parse(language, text);
 }
 
-type Collector = () => void;
+type Collector = (options?: { type: "minor" }) => void;
 let collector: Collector | null | undefined;
 
 /** The engine's collector, or null where it cannot be reached (then trees go on V8's own schedule). */
@@ -423,11 +423,15 @@ export class TreeBudget {
  * Runs a full garbage collection now, where the engine lets code ask for one (Node through a
  * run-time --expose-gc, Bun through Bun.gc); false where it cannot. For memory V8 does not see
  * or counts late: native syntax trees, and large typed arrays just replaced.
+ * `young` asks Node for a collection of the young generation only: milliseconds rather than tens
+ * of them with a large heap, and enough for trees whose wrappers never outlived a collection
+ * (Bun collects fully).
  */
-export function collectGarbage(): boolean {
+export function collectGarbage(young = false): boolean {
   const gc = gcFunction();
   if (gc === null) return false;
-  gc();
+  if (young && (globalThis as { Bun?: unknown }).Bun === undefined) gc({ type: "minor" });
+  else gc();
   return true;
 }
 

@@ -19,7 +19,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
-import { astGrepLanguageFor, type LanguageId, TreeBudget } from "../languages.ts";
+import { astGrepLanguageFor, collectGarbage, type LanguageId } from "../languages.ts";
 import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "./structural.ts";
 
 export interface RunFile {
@@ -159,19 +159,46 @@ class ListingWindow {
   }
 }
 
-/** Counts matches in UTF-8 files natively; files whose language findInFiles refuses come back for the JS path. */
-async function countNatively(
-  language: LanguageId,
-  query: CompiledQuery,
-  positions: number[],
-  files: readonly RunFile[],
-  sizes: ReadonlyMap<number, number>,
-  counts: Map<number, number>,
-  window: ListingWindow,
-): Promise<number[]> {
-  const name = astGrepLanguageFor(language);
-  if (name === undefined || positions.length === 0) return positions;
-  const byReal = new Map(positions.map((position) => [files[position]!.real, position]));
+/**
+ * Splits `positions` (in the order given) into batches of at most `limit` bytes of source; a file
+ * larger than `limit` makes a batch of its own.
+ */
+export function batchBySize(positions: readonly number[], sizes: ReadonlyMap<number, number>, limit: number): number[][] {
+  const batches: number[][] = [];
+  let batch: number[] = [];
+  let bytes = 0;
+  for (const position of positions) {
+    const size = sizes.get(position) ?? 0;
+    if (batch.length > 0 && bytes + size > limit) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(position);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
+ * Frees the syntax trees of a finished batch: a tree goes only after two collections with a turn
+ * of the event loop between them (see TreeBudget in src/intel/languages.ts). Young-generation
+ * collections suffice: the batch's node wrappers and roots were made by its callbacks and dropped
+ * at once (except the few the listing keeps), and a full collection with the index in the heap
+ * would cost tens of milliseconds per batch.
+ */
+async function releaseTrees(): Promise<void> {
+  if (!collectGarbage(true)) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  collectGarbage(true);
+}
+
+/**
+ * One findInFiles call; true once every result it reported has arrived, false when it failed or
+ * results were still missing after LIMITS.intel.run.lateResultsMs (results arriving later are ignored).
+ */
+async function findBatch(name: string, language: LanguageId, query: CompiledQuery, paths: string[], found: (nodes: SgNode[]) => void): Promise<boolean> {
   let failed = false;
   // findInFiles resolves once every result is queued for this thread, not delivered: its count
   // says how many callbacks to wait for (https://github.com/ast-grep/ast-grep/issues/206).
@@ -179,10 +206,8 @@ async function countNatively(
   let expected = Number.POSITIVE_INFINITY;
   let closed = false;
   let allArrived: (() => void) | undefined;
-  // Files with matches come back holding their trees; files without are freed natively.
-  const budget = new TreeBudget(LIMITS.intel.run.treeReleaseBytes);
   try {
-    const total = await napi().findInFiles(name, { paths: [...byReal.keys()], matcher: query.config }, (error: Error | null, nodes: SgNode[]) => {
+    const total = await napi().findInFiles(name, { paths, matcher: query.config }, (error: Error | null, nodes: SgNode[]) => {
       if (closed) return;
       arrived++;
       if (arrived >= expected) allArrived?.();
@@ -191,13 +216,7 @@ async function countNatively(
         log.debug("run: findInFiles reported an error", { language, error: error.message });
         return;
       }
-      const first = nodes[0];
-      if (!first) return;
-      const position = byReal.get(first.getRoot().filename());
-      if (position === undefined) return;
-      counts.set(position, nodes.length);
-      window.add(position, nodes);
-      budget.add(sizes.get(position) ?? 0);
+      found(nodes);
     });
     expected = total;
     if (arrived < expected) {
@@ -217,12 +236,49 @@ async function countNatively(
     failed = true;
   }
   closed = true;
-  if (!failed) {
-    for (const position of positions) if (!counts.has(position)) counts.set(position, 0);
-    return [];
+  return !failed;
+}
+
+/**
+ * Counts matches in UTF-8 files natively, in batches of LIMITS.intel.run.batchBytes of source with
+ * the batch's trees released before the next starts: given every path at once, the native side
+ * keeps hundreds of trees in flight. Files of a batch findInFiles fails come back for the JS path.
+ */
+async function countNatively(
+  language: LanguageId,
+  query: CompiledQuery,
+  positions: number[],
+  files: readonly RunFile[],
+  sizes: ReadonlyMap<number, number>,
+  counts: Map<number, number>,
+  window: ListingWindow,
+  signal: AbortSignal | undefined,
+): Promise<number[]> {
+  const name = astGrepLanguageFor(language);
+  if (name === undefined || positions.length === 0) return positions;
+  const inJs: number[] = [];
+  const batches = batchBySize(positions, sizes, LIMITS.intel.run.batchBytes);
+  for (const [index, batch] of batches.entries()) {
+    signal?.throwIfAborted();
+    if (index > 0) await releaseTrees();
+    const byReal = new Map(batch.map((position) => [files[position]!.real, position]));
+    // Files with matches come back holding their trees; files without are freed natively.
+    const complete = await findBatch(name, language, query, [...byReal.keys()], (nodes) => {
+      const first = nodes[0];
+      if (!first) return;
+      const position = byReal.get(first.getRoot().filename());
+      if (position === undefined) return;
+      counts.set(position, nodes.length);
+      window.add(position, nodes);
+    });
+    if (complete) {
+      for (const position of batch) if (!counts.has(position)) counts.set(position, 0);
+    } else {
+      for (const position of batch) counts.delete(position);
+      inJs.push(...batch);
+    }
   }
-  for (const position of positions) counts.delete(position);
-  return positions;
+  return inJs;
 }
 
 /** Scans `files` with the compiled query of each file's language (files of other languages are skipped). */
@@ -280,7 +336,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   for (const [language, positions] of native) {
     options.signal?.throwIfAborted();
     result.parsed += positions.length;
-    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window)));
+    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window, options.signal)));
   }
   result.parsed += decodedText.size;
   for (const position of inJs.sort((a, b) => a - b)) {

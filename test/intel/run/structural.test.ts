@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createRequire } from "node:module";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { scanFiles, type RunFile } from "../../../src/intel/run/scan.ts";
+import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../../src/intel/run/scan.ts";
 import { compileQuery, matchText, patternLiterals, patternVariables } from "../../../src/intel/run/structural.ts";
 import { makeTempDir, type TempDir } from "../../support/context.ts";
 
@@ -87,7 +88,11 @@ describe("scanFiles", () => {
     const files: RunFile[] = [];
     for (let index = 0; index < 300; index++) files.push(await file(`late${String(index).padStart(3, "0")}.ts`, `h(${index});\nother();\n`));
     const compiled = compileQuery({ pattern: "h($A)" }, "typescript");
-    for (let round = 0; round < 3; round++) {
+    const limits = LIMITS.intel.run as { batchBytes: number };
+    const batchBytes = limits.batchBytes;
+    for (let round = 0; round < 4; round++) {
+      // The last round waits for late results in each of several batches.
+      limits.batchBytes = round === 3 ? 2_000 : batchBytes;
       // Keeps this thread mostly busy, so native results pile up between its turns.
       const busy = setInterval(() => {
         const until = Date.now() + 20;
@@ -95,11 +100,65 @@ describe("scanFiles", () => {
           // busy
         }
       }, 1);
-      const result = await scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 3 }).finally(() => clearInterval(busy));
+      const result = await scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 3 }).finally(() => {
+        clearInterval(busy);
+        limits.batchBytes = batchBytes;
+      });
       expect(result.matched).toHaveLength(300);
       expect(result.matched.every((scanned) => scanned.count === 1)).toBe(true);
       expect(result.matched.slice(0, 3).map((scanned) => scanned.matches[0]!.captures.A)).toEqual(["0", "1", "2"]);
     }
+  });
+
+  test("matches natively in batches bounded by source bytes, with the unbatched answer", async () => {
+    const files: RunFile[] = [];
+    for (let index = 0; index < 40; index++) {
+      const body = index % 3 === 0 ? "nothing();\n" : `k(${index}); k(${index + 100});\n`.repeat(1 + (index % 4));
+      files.push(await file(`b${String(index).padStart(2, "0")}.ts`, `k(0);\n${body}`));
+    }
+    const compiled = compileQuery({ pattern: "k($A)" }, "typescript");
+    // The module scan.ts requires: each findInFiles call is recorded with its number of paths.
+    type Find = (language: string, config: { paths: string[] }, callback: unknown) => Promise<number>;
+    const napi = createRequire(import.meta.url)("@ast-grep/napi") as { findInFiles: Find };
+    const original = napi.findInFiles;
+    const calls: number[] = [];
+    napi.findInFiles = (language, config, callback) => {
+      calls.push(config.paths.length);
+      return original(language, config, callback);
+    };
+    const limits = LIMITS.intel.run as { batchBytes: number };
+    const batchBytes = limits.batchBytes;
+    const scan = async (bytes: number): Promise<ScanResult> => {
+      limits.batchBytes = bytes;
+      calls.length = 0;
+      return scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 7 });
+    };
+    try {
+      const whole = await scan(Number.MAX_SAFE_INTEGER);
+      expect(calls).toEqual([40]);
+      const batched = await scan(100);
+      expect(calls.length).toBeGreaterThan(5);
+      expect(calls.reduce((sum, paths) => sum + paths, 0)).toBe(40);
+      expect(batched).toEqual(whole);
+      expect(batched.matched).toHaveLength(40);
+      expect(batched.matched.reduce((sum, scanned) => sum + scanned.count, 0)).toBe(whole.matched.reduce((sum, scanned) => sum + scanned.count, 0));
+    } finally {
+      limits.batchBytes = batchBytes;
+      napi.findInFiles = original;
+    }
+  });
+
+  test("batches close before they would pass the byte limit; a larger file goes alone", () => {
+    const sizes = new Map([
+      [0, 40],
+      [1, 50],
+      [2, 20],
+      [3, 500],
+      [4, 10],
+      [5, 100],
+    ]);
+    expect(batchBySize([0, 1, 2, 3, 4, 5], sizes, 100)).toEqual([[0, 1], [2], [3], [4], [5]]);
+    expect(batchBySize([], sizes, 100)).toEqual([]);
   });
 
   test("rules out on bytes, decodes UTF-16, and counts what it cannot read", async () => {
