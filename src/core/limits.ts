@@ -328,6 +328,13 @@ export const LIMITS = {
        * tree is indexed (14 bytes a pair there, 5 once merged).
        */
       mergeTailPairs: 1 << 20,
+      /**
+       * Growth of the postings' main arrays when a merge outgrows them, and the spare room (a share
+       * of the used size) up to which arrays are left as they are after a build instead of copied
+       * to fit: every large copy is one more freed buffer the allocator keeps resident.
+       */
+      postingsGrowth: 1.5,
+      trimSpareShare: 0.25,
       /** Import-graph hops from contextFile that still earn a proximity boost. */
       proximityMaxHops: 3,
       /** Texts handed to an embedder in one call. */

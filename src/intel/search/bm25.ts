@@ -4,13 +4,16 @@
  *
  * Compact on purpose (a large repository has millions of term-chunk pairs), with no object per term:
  * - the main part is one sorted run per term in shared typed arrays (offsets by term id, chunk ids,
- *   one byte of frequency each, the rare larger frequencies on the side);
+ *   one byte of frequency each, the rare larger frequencies on the side), with room to grow;
  * - chunks added since the last merge sit in a tail: an append-only log linked per term;
  * - a chunk that leaves is only marked dead (the index's liveness flags);
  * - the owner merges tail and main (dropping dead chunks and renumbering the live ones) from time
- *   to time, in one pass over the arrays.
+ *   to time, in one pass over the arrays; with no chunk gone the runs move up in place, so a large
+ *   build does not leave a discarded copy of the main part behind at every merge (the allocator
+ *   kept that memory).
  */
-import { withSlack } from "./dictionary.ts";
+import { LIMITS } from "../../core/limits.ts";
+import { withSlack, worthTrimming } from "./dictionary.ts";
 import type { TermCounter } from "./tokenize.ts";
 
 /** Okapi BM25 parameters: term-frequency saturation and length normalization. */
@@ -217,6 +220,8 @@ export class FieldIndex {
   #offsets = new Int32Array(1);
   #ids = new Int32Array(0);
   #frequencies = new Uint8Array(0);
+  /** Pairs in the main part: ids and frequencies hold room for more. */
+  #mainSize = 0;
   #overflow = new Map<number, number>();
   // Tail: pairs in the order they were added; #tailHead[t] is the last pair of term t, #tailNext the one before.
   #tailIds = new Int32Array(1024);
@@ -243,7 +248,7 @@ export class FieldIndex {
 
   /** Term-chunk pairs held, dead ones included. */
   get pairs(): number {
-    return this.#ids.length + this.#tailSize;
+    return this.#mainSize + this.#tailSize;
   }
 
   get bytes(): number {
@@ -298,8 +303,8 @@ export class FieldIndex {
 
   /** Gives back room grown for chunks and terms to come: chunk ids below `chunks` and term ids below `terms` stay. */
   trim(chunks: number, terms: number): void {
-    if (this.#lengths.length > chunks) this.#lengths = resizedUint32(this.#lengths, chunks);
-    if (this.#entries.length > terms) {
+    if (worthTrimming(this.#lengths.length, chunks)) this.#lengths = resizedUint32(this.#lengths, chunks);
+    if (worthTrimming(this.#entries.length, terms)) {
       this.#entries = this.#entries.slice(0, terms);
       this.#tailHead = this.#tailHead.slice(0, terms);
     }
@@ -311,7 +316,13 @@ export class FieldIndex {
       this.#tailFrequencies = this.#tailFrequencies.slice(0, size);
     }
     // Terms past the dictionary have no entries: their (empty) runs go too.
-    if (this.#offsets.length > terms + 1) this.#offsets = this.#offsets.slice(0, terms + 1);
+    if (worthTrimming(this.#offsets.length, terms + 1)) this.#offsets = this.#offsets.slice(0, terms + 1);
+    // An eighth stays, so the merges of later edits move runs in place.
+    if (worthTrimming(this.#ids.length, this.#mainSize)) {
+      const main = withSlack(this.#mainSize);
+      this.#ids = this.#ids.slice(0, main);
+      this.#frequencies = this.#frequencies.slice(0, main);
+    }
   }
 
   /** Takes a chunk out; the caller marks its id dead in the shared Liveness. */
@@ -494,6 +505,10 @@ export class FieldIndex {
    * without it no chunk has left since the last merge and ids stay as they are.
    */
   merge(renumber: Int32Array | undefined, chunkCount: number): void {
+    if (renumber === undefined) {
+      this.#mergeInPlace();
+      return;
+    }
     const terms = this.#entries.length;
     const mainTerms = Math.min(this.#offsets.length - 1, terms);
     const oldOffsets = this.#offsets;
@@ -503,40 +518,101 @@ export class FieldIndex {
     const tailTerms = this.#tailTerms;
     const tailFrequencies = this.#tailFrequencies;
     const tailSize = this.#tailSize;
-    let counts: Int32Array<ArrayBuffer>;
-    if (renumber === undefined) {
-      counts = this.#entries;
-    } else {
-      counts = new Int32Array(terms);
-      for (let term = 0; term < mainTerms; term++) {
-        let count = 0;
-        for (let at = oldOffsets[term]!, end = oldOffsets[term + 1]!; at < end; at++) if (renumber[oldIds[at]!] !== 0) count++;
-        counts[term] = count;
-      }
-      for (let at = 0; at < tailSize; at++) if (renumber[tailIds[at]!] !== 0) counts[tailTerms[at]!]!++;
+    const counts = new Int32Array(terms);
+    for (let term = 0; term < mainTerms; term++) {
+      let count = 0;
+      for (let at = oldOffsets[term]!, end = oldOffsets[term + 1]!; at < end; at++) if (renumber[oldIds[at]!] !== 0) count++;
+      counts[term] = count;
     }
+    for (let at = 0; at < tailSize; at++) if (renumber[tailIds[at]!] !== 0) counts[tailTerms[at]!]!++;
     const offsets = new Int32Array(terms + 1);
     for (let term = 0; term < terms; term++) offsets[term + 1] = offsets[term]! + counts[term]!;
     const total = offsets[terms]!;
     const ids = new Int32Array(total);
     const frequencies = new Uint8Array(total);
     const cursor = offsets.slice(0, terms);
-    if (renumber === undefined) {
-      // Main runs move whole; tail pairs follow them in id order.
-      for (let term = 0; term < mainTerms; term++) {
-        const from = oldOffsets[term]!;
-        const length = oldOffsets[term + 1]! - from;
-        const to = cursor[term]!;
-        for (let index = 0; index < length; index++) {
-          ids[to + index] = oldIds[from + index]!;
-          frequencies[to + index] = oldFrequencies[from + index]!;
-        }
-        cursor[term] = to + length;
+    const overflow = new Map<number, number>();
+    for (let term = 0; term < mainTerms; term++) {
+      let to = cursor[term]!;
+      for (let at = oldOffsets[term]!, end = oldOffsets[term + 1]!; at < end; at++) {
+        const id = renumber[oldIds[at]!]!;
+        if (id === 0) continue;
+        ids[to] = id;
+        const frequency = oldFrequencies[at]!;
+        frequencies[to] = frequency;
+        if (frequency === BYTE_OVERFLOW) overflow.set(overflowKey(term, id), this.#overflow.get(overflowKey(term, oldIds[at]!)) ?? BYTE_OVERFLOW);
+        to++;
       }
-      for (let at = 0; at < tailSize; at++) {
-        const term = tailTerms[at]!;
-        const to = cursor[term]!;
-        cursor[term] = to + 1;
+      cursor[term] = to;
+    }
+    for (let at = 0; at < tailSize; at++) {
+      const id = renumber[tailIds[at]!]!;
+      if (id === 0) continue;
+      const term = tailTerms[at]!;
+      const to = cursor[term]!;
+      cursor[term] = to + 1;
+      ids[to] = id;
+      const frequency = tailFrequencies[at]!;
+      if (frequency >= BYTE_OVERFLOW) {
+        frequencies[to] = BYTE_OVERFLOW;
+        overflow.set(overflowKey(term, id), frequency);
+      } else frequencies[to] = frequency;
+    }
+    this.#overflow = overflow;
+    const lengths = new Uint32Array(Math.max(1024, chunkCount + 1));
+    for (let old = 0; old < renumber.length && old < this.#lengths.length; old++) {
+      const id = renumber[old]!;
+      if (id > 0) lengths[id] = this.#lengths[old]!;
+    }
+    this.#lengths = lengths;
+    this.#removed = 0;
+    this.#offsets = offsets;
+    this.#ids = ids;
+    this.#frequencies = frequencies;
+    this.#mainSize = total;
+    this.#entries = counts;
+    this.#frequencyCacheValid = false;
+    this.#frequencyCache = new Int32Array(0);
+    // The tail's arrays stay for the pairs to come (a large refresh merges many times); trim() gives them back.
+    this.#tailSize = 0;
+    this.#tailHead = new Int32Array(terms).fill(-1);
+  }
+
+  /**
+   * merge() when no chunk has left: every tail id is above every main id, so each term's run grows
+   * at its end. Runs move up in place from the last term down (a run never lands below where it
+   * was), and each term's tail pairs, linked newest first, fill its new run from the end.
+   */
+  #mergeInPlace(): void {
+    const terms = this.#entries.length;
+    const counts = this.#entries;
+    const oldOffsets = this.#offsets;
+    const mainTerms = Math.min(oldOffsets.length - 1, terms);
+    const offsets = new Int32Array(terms + 1);
+    for (let term = 0; term < terms; term++) offsets[term + 1] = offsets[term]! + counts[term]!;
+    const total = offsets[terms]!;
+    let ids = this.#ids;
+    let frequencies = this.#frequencies;
+    if (total > ids.length) {
+      const capacity = Math.max(total, Math.floor(ids.length * LIMITS.intel.search.postingsGrowth));
+      const size = this.#mainSize;
+      ids = new Int32Array(capacity);
+      ids.set(this.#ids.subarray(0, size));
+      frequencies = new Uint8Array(capacity);
+      frequencies.set(this.#frequencies.subarray(0, size));
+      // The old arrays go before the runs move, so only one copy of the main part is live.
+      this.#ids = ids;
+      this.#frequencies = frequencies;
+    }
+    const tailHead = this.#tailHead;
+    const tailIds = this.#tailIds;
+    const tailNext = this.#tailNext;
+    const tailFrequencies = this.#tailFrequencies;
+    for (let term = terms - 1; term >= 0; term--) {
+      const start = offsets[term]!;
+      let to = offsets[term + 1]!;
+      for (let at = term < tailHead.length ? tailHead[term]! : -1; at >= 0; at = tailNext[at]!) {
+        to--;
         const id = tailIds[at]!;
         ids[to] = id;
         const frequency = tailFrequencies[at]!;
@@ -545,52 +621,21 @@ export class FieldIndex {
           this.#overflow.set(overflowKey(term, id), frequency);
         } else frequencies[to] = frequency;
       }
-    } else {
-      const overflow = new Map<number, number>();
-      for (let term = 0; term < mainTerms; term++) {
-        let to = cursor[term]!;
-        for (let at = oldOffsets[term]!, end = oldOffsets[term + 1]!; at < end; at++) {
-          const id = renumber[oldIds[at]!]!;
-          if (id === 0) continue;
-          ids[to] = id;
-          const frequency = oldFrequencies[at]!;
-          frequencies[to] = frequency;
-          if (frequency === BYTE_OVERFLOW) overflow.set(overflowKey(term, id), this.#overflow.get(overflowKey(term, oldIds[at]!)) ?? BYTE_OVERFLOW);
-          to++;
+      if (term < mainTerms) {
+        const from = oldOffsets[term]!;
+        const end = oldOffsets[term + 1]!;
+        if (from !== start && end > from) {
+          ids.copyWithin(start, from, end);
+          frequencies.copyWithin(start, from, end);
         }
-        cursor[term] = to;
       }
-      for (let at = 0; at < tailSize; at++) {
-        const id = renumber[tailIds[at]!]!;
-        if (id === 0) continue;
-        const term = tailTerms[at]!;
-        const to = cursor[term]!;
-        cursor[term] = to + 1;
-        ids[to] = id;
-        const frequency = tailFrequencies[at]!;
-        if (frequency >= BYTE_OVERFLOW) {
-          frequencies[to] = BYTE_OVERFLOW;
-          overflow.set(overflowKey(term, id), frequency);
-        } else frequencies[to] = frequency;
-      }
-      this.#overflow = overflow;
-      const lengths = new Uint32Array(Math.max(1024, chunkCount + 1));
-      for (let old = 0; old < renumber.length && old < this.#lengths.length; old++) {
-        const id = renumber[old]!;
-        if (id > 0) lengths[id] = this.#lengths[old]!;
-      }
-      this.#lengths = lengths;
-      this.#removed = 0;
     }
     this.#offsets = offsets;
-    this.#ids = ids;
-    this.#frequencies = frequencies;
-    this.#entries = counts;
+    this.#mainSize = total;
     this.#frequencyCacheValid = false;
     this.#frequencyCache = new Int32Array(0);
-    // The tail's arrays stay for the pairs to come (a large refresh merges many times); trim() gives them back.
     this.#tailSize = 0;
-    this.#tailHead = new Int32Array(terms).fill(-1);
+    tailHead.fill(-1);
   }
 }
 

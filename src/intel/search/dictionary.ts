@@ -3,12 +3,18 @@
  * over one pool of UTF-16 code units, so a term can be looked up straight from a range of a file's
  * text (no string per token) and no stored term keeps a slice of a file's text alive.
  */
+import { LIMITS } from "../../core/limits.ts";
 
 const EMPTY = 0;
 
 /** A size with an eighth more room (at least 16). */
 export function withSlack(size: number): number {
   return size + (size >> 3) + 16;
+}
+
+/** Whether an array of `length` elements holding `size` has enough spare room to be worth a copy that fits (LIMITS.intel.search.trimSpareShare). */
+export function worthTrimming(length: number, size: number): boolean {
+  return length > size + Math.max(1024, Math.floor(size * LIMITS.intel.search.trimSpareShare));
 }
 
 function grownInt32(array: Int32Array<ArrayBuffer>, needed: number): Int32Array<ArrayBuffer> {
@@ -107,13 +113,17 @@ export class TermDictionary {
 
   /** Gives back the room grown for terms to come, keeping an eighth. */
   trim(): void {
-    const chars = new Uint16Array(withSlack(this.#charsUsed));
-    chars.set(this.#chars.subarray(0, this.#charsUsed));
-    this.#chars = chars;
-    const size = withSlack(this.#count);
-    this.#start = this.#start.slice(0, size);
-    this.#length = this.#length.slice(0, size);
-    this.#hash = this.#hash.slice(0, size);
+    if (worthTrimming(this.#chars.length, this.#charsUsed)) {
+      const chars = new Uint16Array(withSlack(this.#charsUsed));
+      chars.set(this.#chars.subarray(0, this.#charsUsed));
+      this.#chars = chars;
+    }
+    if (worthTrimming(this.#start.length, this.#count)) {
+      const size = withSlack(this.#count);
+      this.#start = this.#start.slice(0, size);
+      this.#length = this.#length.slice(0, size);
+      this.#hash = this.#hash.slice(0, size);
+    }
   }
 
   /** Bytes held, for measurements. */

@@ -17,10 +17,10 @@
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import type { SymbolFact, SymbolKind } from "../facts/types.ts";
-import type { LanguageId } from "../languages.ts";
+import { collectGarbage, type LanguageId } from "../languages.ts";
 import { FieldIndex, Liveness, type QueryTerm, type RankedList, reciprocalRankFusion, ScoreBoard } from "./bm25.ts";
 import { chunkFile } from "./chunks.ts";
-import { TermDictionary, withSlack } from "./dictionary.ts";
+import { TermDictionary, withSlack, worthTrimming } from "./dictionary.ts";
 import { currentEmbedder, dot, type Embedder, normalize } from "./embedder.ts";
 import { countTerms, IdentifierCache, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
 
@@ -201,7 +201,7 @@ class ChunkColumns {
 
   /** Keeps room for ids below `size` only. */
   trim(size: number): void {
-    if (this.file.length <= size) return;
+    if (!worthTrimming(this.file.length, size)) return;
     this.file = this.file.slice(0, size);
     this.startLine = this.startLine.slice(0, size);
     this.endLine = this.endLine.slice(0, size);
@@ -256,7 +256,7 @@ class DefineColumns {
   /** Gives back the room grown for symbols to come, keeping an eighth. */
   trim(): void {
     const size = withSlack(this.size);
-    if (this.kind.length > size) {
+    if (worthTrimming(this.kind.length, size)) {
       this.kind = this.kind.slice(0, size);
       this.startLine = this.startLine.slice(0, size);
       this.endLine = this.endLine.slice(0, size);
@@ -265,7 +265,7 @@ class DefineColumns {
       this.termCount = this.termCount.slice(0, size);
     }
     const terms = withSlack(this.termPoolSize);
-    if (this.termPool.length > terms) this.termPool = this.termPool.slice(0, terms);
+    if (worthTrimming(this.termPool.length, terms)) this.termPool = this.termPool.slice(0, terms);
   }
 
   get bytes(): number {
@@ -470,7 +470,12 @@ export class SearchIndex {
       this.#identifiers = undefined;
     }
     this.#mergeWhenDue(true);
-    if (this.#merged) this.#trim();
+    if (this.#merged) {
+      // A build that merged left the replaced arrays and read buffers behind, which V8 frees late:
+      // freed first, the trimmed copies reuse their memory instead of adding to the peak.
+      collectGarbage();
+      this.#trim();
+    }
     this.#merged = false;
     // The counters grew as large as the dictionary: a later refresh grows new ones as far as it needs.
     if (changed.length > 0) this.#counters = FIELDS.map(() => new TermCounter());
@@ -682,7 +687,7 @@ export class SearchIndex {
     this.#defines.trim();
     this.#dictionary.trim();
     for (const field of this.#fields) field.trim(chunks, withSlack(this.#dictionary.size));
-    if (this.#live.flags.length > chunks) this.#live.flags = this.#live.flags.slice(0, chunks);
+    if (worthTrimming(this.#live.flags.length, chunks)) this.#live.flags = this.#live.flags.slice(0, chunks);
   }
 
   /** Equal scores are ordered by path, then line, so answers do not depend on the order files were read in. */

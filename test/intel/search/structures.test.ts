@@ -162,6 +162,49 @@ describe("pruned related ranking", () => {
   });
 });
 
+describe("postings merged in place", () => {
+  test("a field merged now and then (runs moved up in place, arrays grown and trimmed) scores like one never merged", () => {
+    const next = random(11);
+    for (let round = 0; round < 20; round++) {
+      const live = new Liveness();
+      const merged = new FieldIndex(live);
+      const tailOnly = new FieldIndex(live);
+      const counter = new TermCounter();
+      const chunks = 100 + Math.floor(next() * 600);
+      let terms = 5;
+      for (let id = 1; id <= chunks; id++) {
+        counter.reset();
+        // New terms keep arriving (runs past the old main part), and some frequencies pass a byte.
+        if (next() < 0.2) terms++;
+        for (let term = 0; term < terms; term++) {
+          if (next() < 0.3) for (let times = next() < 0.05 ? 250 + Math.floor(next() * 600) : Math.floor(next() * 3); times >= 0; times--) counter.count(term);
+        }
+        live.set(id, true);
+        merged.add(id, counter);
+        tailOnly.add(id, counter);
+        if (next() < 0.1) merged.merge(undefined, id);
+        if (next() < 0.02) merged.trim(id + 1, terms);
+      }
+      merged.merge(undefined, chunks);
+      merged.trim(chunks + 1, terms);
+      expect(merged.pairs).toBe(tailOnly.pairs);
+      for (let term = 0; term < terms; term++) {
+        expect(merged.documentFrequency(term)).toBe(tailOnly.documentFrequency(term));
+        const expected = new ScoreBoard();
+        expected.begin(chunks + 1);
+        tailOnly.score([{ id: term }], chunks, expected);
+        const actual = new ScoreBoard();
+        actual.begin(chunks + 1);
+        merged.score([{ id: term }], chunks, actual);
+        const top = expected.top(chunks);
+        expect(actual.top(chunks)).toEqual(top);
+        expect(top.map((id) => actual.scores[id])).toEqual(top.map((id) => expected.scores[id]));
+        for (let id = 1; id <= chunks; id += 7) expect(merged.has(term, id)).toBe(tailOnly.has(term, id));
+      }
+    }
+  });
+});
+
 describe("snippets", () => {
   test("a known line start gives the same snippet as scanning from the top", () => {
     const lines = Array.from({ length: 60 }, (_, index) => (index % 7 === 3 ? `  retryLimit = ${index};` : `  line${index}();`));
