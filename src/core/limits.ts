@@ -361,6 +361,11 @@ export const LIMITS = {
        * times their source) in flight. Each batch boundary costs two full collections.
        */
       batchBytes: 4 * MiB,
+      /**
+       * Share of a batch's matching time the full collections after it may take before run
+       * switches to young-generation collections (cheaper with a large heap, but they free fewer trees).
+       */
+      fullCollectionShare: 0.25,
       /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
       lateResultsMs: 30_000,
       /** Progress notifications sent at most this often during a wide run. */

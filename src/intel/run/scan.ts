@@ -182,16 +182,28 @@ export function batchBySize(positions: readonly number[], sizes: ReadonlyMap<num
 }
 
 /**
- * Frees the syntax trees of a finished batch: a tree goes only after two collections with a turn
- * of the event loop between them (see TreeBudget in src/intel/languages.ts). Young-generation
- * collections suffice: the batch's node wrappers and roots were made by its callbacks and dropped
- * at once (except the few the listing keeps), and a full collection with the index in the heap
- * would cost tens of milliseconds per batch.
+ * Frees the syntax trees of finished batches: a tree goes only after two collections with a turn
+ * of the event loop between them (see TreeBudget in src/intel/languages.ts). Full collections free
+ * them all, but cost time in proportion to the live heap: with a large index in the heap they made
+ * run half again slower than the ast-grep CLI. So a run collects fully while that costs at most
+ * LIMITS.intel.run.fullCollectionShare of the matching it follows, and young generations only
+ * after that (they free most of a batch's trees in milliseconds, as its wrappers die young).
  */
-async function releaseTrees(): Promise<void> {
-  if (!collectGarbage(true)) return;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  collectGarbage(true);
+export class TreeRelease {
+  #young = false;
+
+  /** True once full collections proved too dear for this run. */
+  get young(): boolean {
+    return this.#young;
+  }
+
+  async after(batchMs: number): Promise<void> {
+    const started = performance.now();
+    if (!collectGarbage(this.#young)) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    collectGarbage(this.#young);
+    if (performance.now() - started > batchMs * LIMITS.intel.run.fullCollectionShare) this.#young = true;
+  }
 }
 
 /**
@@ -258,9 +270,14 @@ async function countNatively(
   if (name === undefined || positions.length === 0) return positions;
   const inJs: number[] = [];
   const batches = batchBySize(positions, sizes, LIMITS.intel.run.batchBytes);
+  const release = new TreeRelease();
+  let batchStarted = performance.now();
   for (const [index, batch] of batches.entries()) {
     signal?.throwIfAborted();
-    if (index > 0) await releaseTrees();
+    if (index > 0) {
+      await release.after(performance.now() - batchStarted);
+      batchStarted = performance.now();
+    }
     const byReal = new Map(batch.map((position) => [files[position]!.real, position]));
     // Files with matches come back holding their trees; files without are freed natively.
     const complete = await findBatch(name, language, query, [...byReal.keys()], (nodes) => {

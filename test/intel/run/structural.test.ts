@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../../src/intel/run/scan.ts";
+import { batchBySize, scanFiles, TreeRelease, type RunFile, type ScanResult } from "../../../src/intel/run/scan.ts";
 import { compileQuery, matchText, patternLiterals, patternVariables } from "../../../src/intel/run/structural.ts";
 import { makeTempDir, type TempDir } from "../../support/context.ts";
 
@@ -159,6 +159,18 @@ describe("scanFiles", () => {
     ]);
     expect(batchBySize([0, 1, 2, 3, 4, 5], sizes, 100)).toEqual([[0, 1], [2], [3], [4], [5]]);
     expect(batchBySize([], sizes, 100)).toEqual([]);
+  });
+
+  test("trees are released with full collections while they are cheap next to the matching, young ones after", async () => {
+    const release = new TreeRelease();
+    // A minute of matching makes any full collection cheap.
+    await release.after(60_000);
+    expect(release.young).toBe(false);
+    // No matching time at all: the next full collection is too dear, and the run switches for good.
+    await release.after(0);
+    expect(release.young).toBe(true);
+    await release.after(60_000);
+    expect(release.young).toBe(true);
   });
 
   test("rules out on bytes, decodes UTF-16, and counts what it cannot read", async () => {
