@@ -17,7 +17,7 @@ import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
-import { type SyntaxInspection, type SyntaxReport, inspectSyntaxAsync, refuseRegression } from "./syntax-guard.ts";
+import { type SyntaxInspection, type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "./text-codec.ts";
 
 export interface PipelineContext {
@@ -120,7 +120,7 @@ export async function buildTextCandidate(options: {
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
-  const syntaxJob = inspectSyntaxAsync(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  const syntaxJob = inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
   let statements: SyntaxInspection["statements"];
   const format = () => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   // Otherwise dprint runs in process and may as well run alongside the parse; an external formatter is never started for a refused candidate.

@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
-import { parseSource, parseSourceAsync, parseTreeAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSourceAsync, parseTreeAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -109,16 +109,8 @@ function remember(key: string, parsed: ParsedSource): ErrorList {
   return entry;
 }
 
-function errorsOf(language: LanguageId, text: string): ErrorList | undefined {
-  const key = textKey(language, text);
-  const known = recentErrors.get(key);
-  if (known) return known;
-  const parsed = parseSource(language, text);
-  return parsed && remember(key, parsed);
-}
-
-/** errorsOf with the parse on the thread pool: it starts before this returns, so the caller can format meanwhile. */
-async function errorsOfAsync(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
+/** The error list of `text`, parsed on the thread pool: the parse starts before this returns, so the caller can format meanwhile. */
+async function errorsOf(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
   const key = textKey(language, text);
   const known = recentErrors.get(key);
   // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted: those are never kept.
@@ -148,15 +140,9 @@ function treeReport(language: LanguageId, before: string | undefined, after: str
   };
 }
 
-function inspectTree(language: LanguageId, before: string | undefined, after: string): SyntaxReport {
-  const parsedAfter = errorsOf(language, after);
-  const parsedBefore = parsedAfter === undefined || before === undefined ? undefined : errorsOf(language, before);
-  return treeReport(language, before, after, parsedBefore, parsedAfter);
-}
-
-async function inspectTreeAsync(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
+async function inspectTree(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
   // Both parses are queued before the first await.
-  const [parsedAfter, parsedBefore] = await Promise.all([errorsOfAsync(language, after, withStatements), before === undefined ? undefined : errorsOfAsync(language, before)]);
+  const [parsedAfter, parsedBefore] = await Promise.all([errorsOf(language, after, withStatements), before === undefined ? undefined : errorsOf(language, before)]);
   const report = treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
   return withStatements && parsedAfter?.statements ? { report, statements: parsedAfter.statements } : { report };
 }
@@ -171,20 +157,6 @@ function failedCheck(filePath: string, languageId: LanguageId, error: unknown): 
   return { checked: false, language: languageId, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The syntax check failed (${reason}); syntax not checked.` };
 }
 
-/**
- * Reports the syntax errors `after` adds to `before` (undefined for a new file). Never throws:
- * a language without a parser, or a parser failure, gives checked: false with a note.
- */
-export function inspectSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string): SyntaxReport {
-  if (languageId === null || languageId === "") return unknownLanguage();
-  try {
-    if (isDocumentId(languageId)) return inspectDocument(languageId, before, after);
-    return inspectTree(languageId, before, after);
-  } catch (error) {
-    return failedCheck(filePath, languageId, error);
-  }
-}
-
 export interface SyntaxInspection {
   report: SyntaxReport;
   /** The candidate's top-level statements, when asked for and its language has a tree parser. */
@@ -192,15 +164,17 @@ export interface SyntaxInspection {
 }
 
 /**
- * inspectSyntax with tree parses on the thread pool. The parses are queued before this returns,
- * so work the caller does before awaiting (formatting the same candidate) runs alongside them.
- * With `statements`, the candidate's top-level statements come back too, from the same parse.
+ * Reports the syntax errors `after` adds to `before` (undefined for a new file). Never throws: a
+ * language without a parser, or a parser failure, gives checked: false with a note. Tree parses
+ * run on the thread pool and are queued before this returns, so work the caller does before
+ * awaiting (formatting the same candidate) runs alongside them. With `statements`, the
+ * candidate's top-level statements come back too, from the same parse.
  */
-export async function inspectSyntaxAsync(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
+export async function inspectSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
   if (languageId === null || languageId === "") return { report: unknownLanguage() };
   try {
     if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
-    return await inspectTreeAsync(languageId, before, after, options.statements === true);
+    return await inspectTree(languageId, before, after, options.statements === true);
   } catch (error) {
     return { report: failedCheck(filePath, languageId, error) };
   }
@@ -208,14 +182,6 @@ export async function inspectSyntaxAsync(filePath: string, languageId: LanguageI
 
 function where(issue: SyntaxIssue): string {
   return issue.line === 0 ? issue.message : `line ${issue.line}, column ${issue.column}: ${issue.message}`;
-}
-
-/**
- * inspectSyntax, refusing with syntax_regression when the candidate has more errors than the
- * original, or when a JSON, JSONC, TOML or YAML candidate does not parse.
- */
-export function checkSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string): SyntaxReport {
-  return refuseRegression(filePath, inspectSyntax(filePath, languageId, before, after));
 }
 
 /** Throws syntax_regression when `report` shows the candidate adding errors; returns it otherwise. */
