@@ -13,8 +13,6 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import v8 from "node:v8";
-import vm from "node:vm";
 import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -385,8 +383,9 @@ function gcFunction(): Collector | null {
     if (bun !== undefined) collector = () => bun.gc(true);
     else {
       // --expose-gc set at run time exposes gc() to contexts created afterwards: one is made for it.
-      v8.setFlagsFromString("--expose-gc");
-      const found: unknown = vm.runInNewContext("typeof gc === 'function' ? gc : undefined");
+      // Loaded here, not at the top: most commands (the hook above all) never collect.
+      (require("node:v8") as typeof import("node:v8")).setFlagsFromString("--expose-gc");
+      const found: unknown = (require("node:vm") as typeof import("node:vm")).runInNewContext("typeof gc === 'function' ? gc : undefined");
       if (typeof found === "function") collector = found as Collector;
     }
   } catch (error) {
@@ -420,6 +419,33 @@ export class TreeBudget {
 }
 
 /**
+ * For code that parses in batches (run): frees the trees of a finished batch with two collections
+ * and a turn of the event loop between them. Full collections free them all, but cost time in
+ * proportion to the live heap (with a large index in the heap they made run half again slower
+ * than the ast-grep CLI). So they are used while they cost at most `share` of the batch they
+ * follow, and young-generation collections after that (they free most of a batch's trees in
+ * milliseconds, as its wrappers die young).
+ */
+export class TreeRelease {
+  #young = false;
+
+  constructor(private readonly share: number) {}
+
+  /** True once full collections proved too dear for this run. */
+  get young(): boolean {
+    return this.#young;
+  }
+
+  async after(batchMs: number): Promise<void> {
+    const started = performance.now();
+    if (!collectGarbage(this.#young)) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    collectGarbage(this.#young);
+    if (performance.now() - started > batchMs * this.share) this.#young = true;
+  }
+}
+
+/**
  * Runs a full garbage collection now, where the engine lets code ask for one (Node through a
  * run-time --expose-gc, Bun through Bun.gc); false where it cannot. For memory V8 does not see
  * or counts late: native syntax trees, and large typed arrays just replaced.
@@ -448,16 +474,17 @@ export async function parseTreeAsync(id: LanguageId, text: string): Promise<SgRo
 export function parseSource(id: LanguageId, text: string): ParsedSource | undefined {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
-  const root = napi().parse(language, text);
-  const errors = syntaxErrorsOf(root.root(), text, language);
-  return { root, errorCount: errors.length, errors };
+  return withErrors(napi().parse(language, text), text, language);
 }
 
 /** parseSource with the parse itself on the libuv thread pool (the write path formats meanwhile). */
 export async function parseSourceAsync(id: LanguageId, text: string): Promise<ParsedSource | undefined> {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
-  const root = await napi().parseAsync(language, text);
+  return withErrors(await napi().parseAsync(language, text), text, language);
+}
+
+function withErrors(root: SgRoot, text: string, language: string): ParsedSource {
   const errors = syntaxErrorsOf(root.root(), text, language);
   return { root, errorCount: errors.length, errors };
 }

@@ -19,7 +19,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
-import { astGrepLanguageFor, collectGarbage, type LanguageId } from "../languages.ts";
+import { astGrepLanguageFor, type LanguageId, TreeRelease } from "../languages.ts";
 import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "./structural.ts";
 
 export interface RunFile {
@@ -182,31 +182,6 @@ export function batchBySize(positions: readonly number[], sizes: ReadonlyMap<num
 }
 
 /**
- * Frees the syntax trees of finished batches: a tree goes only after two collections with a turn
- * of the event loop between them (see TreeBudget in src/intel/languages.ts). Full collections free
- * them all, but cost time in proportion to the live heap: with a large index in the heap they made
- * run half again slower than the ast-grep CLI. So a run collects fully while that costs at most
- * LIMITS.intel.run.fullCollectionShare of the matching it follows, and young generations only
- * after that (they free most of a batch's trees in milliseconds, as its wrappers die young).
- */
-export class TreeRelease {
-  #young = false;
-
-  /** True once full collections proved too dear for this run. */
-  get young(): boolean {
-    return this.#young;
-  }
-
-  async after(batchMs: number): Promise<void> {
-    const started = performance.now();
-    if (!collectGarbage(this.#young)) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    collectGarbage(this.#young);
-    if (performance.now() - started > batchMs * LIMITS.intel.run.fullCollectionShare) this.#young = true;
-  }
-}
-
-/**
  * One findInFiles call; true once every result it reported has arrived, false when it failed or
  * results were still missing after LIMITS.intel.run.lateResultsMs (results arriving later are ignored).
  */
@@ -270,7 +245,7 @@ async function countNatively(
   if (name === undefined || positions.length === 0) return positions;
   const inJs: number[] = [];
   const batches = batchBySize(positions, sizes, LIMITS.intel.run.batchBytes);
-  const release = new TreeRelease();
+  const release = new TreeRelease(LIMITS.intel.run.fullCollectionShare);
   let batchStarted = performance.now();
   for (const [index, batch] of batches.entries()) {
     signal?.throwIfAborted();

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { batchBySize, scanFiles, TreeRelease, type RunFile, type ScanResult } from "../../../src/intel/run/scan.ts";
+import { TreeRelease } from "../../../src/intel/languages.ts";
+import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../../src/intel/run/scan.ts";
 import { compileQuery, matchText, patternLiterals, patternVariables } from "../../../src/intel/run/structural.ts";
 import { makeTempDir, type TempDir } from "../../support/context.ts";
 
@@ -162,7 +163,7 @@ describe("scanFiles", () => {
   });
 
   test("trees are released with full collections while they are cheap next to the matching, young ones after", async () => {
-    const release = new TreeRelease();
+    const release = new TreeRelease(LIMITS.intel.run.fullCollectionShare);
     // A minute of matching makes any full collection cheap.
     await release.after(60_000);
     expect(release.young).toBe(false);
