@@ -1,55 +1,18 @@
 import { describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { LIMITS } from "../../../src/core/limits.ts";
 import type { SymbolFact, SymbolKind } from "../../../src/intel/facts/types.ts";
 import { chunkFile } from "../../../src/intel/search/chunks.ts";
 import type { Embedder } from "../../../src/intel/search/embedder.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
-import { SearchIndex, type SearchFile, type SearchSource } from "../../../src/intel/search/index.ts";
+import { SearchIndex } from "../../../src/intel/search/index.ts";
 import { hopsFrom, snippetOf } from "../../../src/intel/search/present.ts";
 import { identifierTerms, queryTerms } from "../../../src/intel/search/tokenize.ts";
+import { MemorySearchSource } from "../../support/search-source.ts";
 
 function symbol(name: string, kind: SymbolKind, startLine: number, endLine: number, extra: Partial<SymbolFact> = {}): SymbolFact {
   return { name, qualifiedName: name, kind, visibility: "public", exported: true, startLine, endLine, signature: `${kind} ${name}()`, ...extra };
 }
 
-/** A code index stand-in: files with hand-written facts; bump() changes the generation. */
-class FakeSource implements SearchSource {
-  generation = 1;
-  readonly texts = new Map<string, string>();
-  readonly entries = new Map<string, SearchFile>();
-  reads = 0;
-
-  put(name: string, text: string, symbols: SymbolFact[], language = "typescript"): void {
-    const real = `/repo/${name}`;
-    this.texts.set(real, text);
-    const lines = text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    this.entries.set(real, {
-      real,
-      display: name,
-      language,
-      sha256: createHash("sha256").update(text).digest("hex"),
-      size: Buffer.byteLength(text),
-      lines,
-      facts: { symbols },
-    });
-    this.generation++;
-  }
-
-  delete(name: string): void {
-    this.entries.delete(`/repo/${name}`);
-    this.generation++;
-  }
-
-  files(): SearchFile[] {
-    return [...this.entries.values()];
-  }
-
-  async text(file: SearchFile): Promise<string> {
-    this.reads++;
-    return this.texts.get(file.real)!;
-  }
-}
 
 describe("tokenizer", () => {
   test("identifiers split on camelCase, acronyms, snake_case and digits, keeping the whole name", () => {
@@ -96,7 +59,7 @@ describe("chunkFile", () => {
 
 describe("search ranking", () => {
   test("the definition beats files that only use the name", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     source.put("config.ts", "/** Reads settings. */\nexport function parseConfig(text: string): Config {\n  return JSON.parse(text) as Config;\n}\n", [
       symbol("parseConfig", "function", 2, 4, { signature: "export function parseConfig(text: string): Config", doc: "Reads settings." }),
     ]);
@@ -118,7 +81,7 @@ describe("search ranking", () => {
   });
 
   test("camelCase names are found by their words", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     source.put("net.ts", "export function parseHTTPResponse(raw: Buffer) {\n  return decode(raw);\n}\n", [symbol("parseHTTPResponse", "function", 1, 3)]);
     source.put("other.ts", "export function renderPage() {\n  return html`<p>hello</p>`;\n}\n", [symbol("renderPage", "function", 1, 3)]);
     const index = new SearchIndex(source, { embedder: new NullEmbedder() });
@@ -130,7 +93,7 @@ describe("search ranking", () => {
   });
 
   test("proximity to the context file in the import graph reorders equal candidates", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     const body = (name: string) => `export function formatDate(value: Date) {\n  return value.toISOString(); // ${name}\n}\n`;
     source.put("a/dates.ts", body("a"), [symbol("formatDate", "function", 1, 3)]);
     source.put("b/dates.ts", body("b"), [symbol("formatDate", "function", 1, 3)]);
@@ -153,7 +116,7 @@ describe("search ranking", () => {
   });
 
   test("filters keep only accepted chunks", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     source.put("src/a.ts", "export const retryLimit = 3;\n", [symbol("retryLimit", "constant", 1, 1)]);
     source.put("lib/b.py", "retry_limit = 3\n", [symbol("retry_limit", "constant", 1, 1)], "python");
     const index = new SearchIndex(source, { embedder: new NullEmbedder() });
@@ -167,7 +130,7 @@ describe("search ranking", () => {
 
 describe("incremental refresh", () => {
   test("only changed files are chunked again; removed files leave the index", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     source.put("one.ts", "export function alphaWidget() {}\n", [symbol("alphaWidget", "function", 1, 1)]);
     source.put("two.ts", "export function betaGadget() {}\n", [symbol("betaGadget", "function", 1, 1)]);
     const index = new SearchIndex(source, { embedder: new NullEmbedder() });
@@ -187,7 +150,7 @@ describe("incremental refresh", () => {
   });
 
   test("reports chunking progress up to the number of changed files", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     for (let n = 0; n < 5; n++) source.put(`p${n}.ts`, `export const p${n} = ${n};\n`, [symbol(`p${n}`, "constant", 1, 1)]);
     const seen: Array<[number, number]> = [];
     await new SearchIndex(source, { embedder: new NullEmbedder() }).refresh({ onProgress: (done, total) => seen.push([done, total]) });
@@ -196,7 +159,7 @@ describe("incremental refresh", () => {
   });
 
   test("a file that cannot be read is retried on the next refresh", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     source.put("flaky.ts", "export const flakyValue = 1;\n", [symbol("flakyValue", "constant", 1, 1)]);
     let fail = true;
     const original = source.text.bind(source);
@@ -235,8 +198,8 @@ class ConceptEmbedder implements Embedder {
 }
 
 describe("embeddings", () => {
-  function userSource(): FakeSource {
-    const source = new FakeSource();
+  function userSource(): MemorySearchSource {
+    const source = new MemorySearchSource();
     source.put("create.ts", "export function createUser(user: User) {\n  users.push(user);\n  return user;\n}\n", [symbol("createUser", "function", 1, 4)]);
     source.put("update.ts", "export function updateUser(user: User) {\n  users.set(user.id, user);\n  return user;\n}\n", [symbol("updateUser", "function", 1, 4)]);
     source.put("delete.ts", "export function deleteUser(id: string) {\n  users.delete(id);\n}\n", [symbol("deleteUser", "function", 1, 3)]);
@@ -264,7 +227,7 @@ describe("embeddings", () => {
 
 describe("related chunks", () => {
   test("chunks sharing rare identifiers rank above chunks sharing common ones", async () => {
-    const source = new FakeSource();
+    const source = new MemorySearchSource();
     const common = "const value = input;\nreturn value;\n";
     source.put("bucket.ts", `export function take(tokenBucket: Bucket) {\n  tokenBucket.level -= 1;\n  refillRate(tokenBucket);\n  ${common}}\n`, [symbol("take", "function", 1, 6)]);
     source.put("refill.ts", "export function refill(tokenBucket: Bucket) {\n  tokenBucket.level = refillRate(tokenBucket);\n}\n", [symbol("refill", "function", 1, 3)]);

@@ -5,15 +5,15 @@
  * built fresh from the final files.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { LIMITS } from "../../../src/core/limits.ts";
 import type { SymbolFact } from "../../../src/intel/facts/types.ts";
 import { FieldIndex, Liveness, ScoreBoard, topOf } from "../../../src/intel/search/bm25.ts";
 import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
-import { SearchIndex, type SearchFile, type SearchHit, type SearchSource } from "../../../src/intel/search/index.ts";
+import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts";
 import { snippetOf } from "../../../src/intel/search/present.ts";
 import { countTerms, IdentifierCache, TermCounter, termCounts } from "../../../src/intel/search/tokenize.ts";
+import { MemorySearchSource } from "../../support/search-source.ts";
 
 /** A small deterministic generator (mulberry32), so a failure replays. */
 function random(seed: number): () => number {
@@ -219,33 +219,6 @@ describe("snippets", () => {
   });
 });
 
-/** Files with generated text and symbols. */
-class GeneratedSource implements SearchSource {
-  generation = 1;
-  readonly texts = new Map<string, string>();
-  readonly entries = new Map<string, SearchFile>();
-
-  put(name: string, text: string, symbols: SymbolFact[]): void {
-    const real = `/repo/${name}`;
-    this.texts.set(real, text);
-    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    this.entries.set(real, { real, display: name, language: name.endsWith(".py") ? "python" : "typescript", sha256: createHash("sha256").update(text).digest("hex"), size: text.length, lines, facts: { symbols } });
-    this.generation++;
-  }
-
-  delete(name: string): void {
-    this.entries.delete(`/repo/${name}`);
-    this.generation++;
-  }
-
-  files(): SearchFile[] {
-    return [...this.entries.values()];
-  }
-
-  async text(file: SearchFile): Promise<string> {
-    return this.texts.get(file.real)!;
-  }
-}
 
 function generatedFile(next: () => number): { text: string; symbols: SymbolFact[] } {
   const lineCount = 3 + Math.floor(next() * 60);
@@ -282,7 +255,7 @@ describe("incremental index", () => {
     // Merges (and renumbering, once chunks have left) run many times within one refresh.
     (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = 40;
     const next = random(3);
-    const source = new GeneratedSource();
+    const source = new MemorySearchSource();
     const names: string[] = [];
     for (let index = 0; index < 30; index++) {
       const name = `f${index}.${index % 4 === 0 ? "py" : "ts"}`;
