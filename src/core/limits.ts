@@ -400,6 +400,8 @@ export const LIMITS = {
     defaultMaxBytes: 512 * MiB,
     /** Days a batch stays undoable (config: [journal].max_age_days). */
     defaultMaxAgeDays: 14,
+    /** Empty batch directories a process keeps made ahead of its commits (see refillSpareBatchDirectories). */
+    spareDirectories: 4,
   },
 
   format: {

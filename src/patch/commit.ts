@@ -1,8 +1,9 @@
 /**
  * commitBatch: the one way guarded writes reach the disk. Under the locks of every path it
- * rechecks each expected hash, journals the batch with before-images (write-ahead, fsynced),
- * stages new content next to each target, and then applies the ops in order, re-verifying each
- * parent directory right before touching it. Until the commit mark is written any failure rolls
+ * rechecks each expected hash, journals the batch with before-images, stages new content next to
+ * each target (after the journal names it, so a killed writer's temp files are always found), and
+ * fsyncs journal and staged files in one round. Only then does it apply the ops in order,
+ * re-verifying each parent directory right before touching it, and fsync their directories. Until the commit mark is written any failure rolls
  * every earlier step back, so a refused or failed batch leaves every byte as it was.
  */
 import { lstatSync, mkdirSync, realpathSync } from "node:fs";
@@ -21,6 +22,7 @@ import {
   markCommitted,
   newBatchId,
   publishBatch,
+  refillSpareBatchDirectories,
   pruneJournal,
   rememberFinished,
   removeBatch,
@@ -202,12 +204,13 @@ function requireFacts(target: string, expected: string, current: FileFacts | nul
 
 /**
  * The recheck of a file whose content the op destroys, keeping its before-image in the staged
- * batch (see preserveFile). `unsynced` collects copied images, fsynced with the record.
+ * batch (see preserveFile). `copied` collects the images that are copies, fsynced with the record.
  */
-async function recheckAndPreserve(target: string, index: number, staging: BatchStaging, unsynced: UnsyncedFile[]): Promise<FileFacts | null> {
-  const preserved = await preserveFile(target, stagedImagePath(staging, String(index)));
+async function recheckAndPreserve(target: string, index: number, staging: BatchStaging, copied: string[]): Promise<FileFacts | null> {
+  const image = String(index);
+  const preserved = await preserveFile(target, stagedImagePath(staging, image));
   if (preserved === null) return null;
-  if (preserved.copy !== undefined) unsynced.push(preserved.copy);
+  if (preserved.copied) copied.push(image);
   return preserved.facts;
 }
 
@@ -240,13 +243,13 @@ function parentBound(op: CommitOp & { kind: "write" | "rename" }, roots: readonl
   return roots.find((root) => (relativeInside(root, target, path.sep) ?? "") !== "");
 }
 
-async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], unsynced: UnsyncedFile[]): Promise<JournalOp> {
+async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], copied: string[]): Promise<JournalOp> {
   const batchId = staging.id;
   switch (op.kind) {
     case "write": {
       const bound = parentBound(op, roots);
       const parent = planParent(path.dirname(op.path), bound, op.path);
-      const current = await recheckAndPreserve(op.path, index, staging, unsynced);
+      const current = await recheckAndPreserve(op.path, index, staging, copied);
       const currentHash = current?.sha256 ?? null;
       if (currentHash !== op.expectedBefore) throw staleHash(op.path, op.expectedBefore, currentHash);
       return {
@@ -265,7 +268,7 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
     }
     case "delete": {
       const parent = planParent(path.dirname(op.path), undefined, op.path);
-      const current = requireFacts(op.path, op.expectedBefore, await recheckAndPreserve(op.path, index, staging, unsynced));
+      const current = requireFacts(op.path, op.expectedBefore, await recheckAndPreserve(op.path, index, staging, copied));
       return {
         ...baseJournalOp("delete", op.path, parent.parentReal),
         before: current.sha256,
@@ -330,9 +333,12 @@ function makeDirs(dirs: readonly string[]): void {
   }
 }
 
-/** Creates the missing parents and writes every staged file, then fsyncs them all together. */
-async function stage(record: BatchRecord, ops: readonly CommitOp[]): Promise<void> {
-  const staged: UnsyncedFile[] = [];
+/**
+ * Creates the missing parents and writes every staged file, then fsyncs them all together with
+ * the batch's journal entry (`journal`, from publishBatch): one round of fsyncs before any rename.
+ */
+async function stage(record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[]): Promise<void> {
+  const staged: UnsyncedFile[] = [...journal];
   // Even on failure every descriptor is closed before the rollback removes the staged files.
   await writeThenFlush(staged, async () => {
     for (const [index, op] of ops.entries()) {
@@ -432,15 +438,11 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       // The record and before-images are assembled under a transit name and appear together.
       const staging = stageBatch(stateDir, id);
       let batch: BatchRecord;
-      const unsynced: UnsyncedFile[] = [];
+      let journalFlushes: UnsyncedFile[];
       try {
         const journalOps: JournalOp[] = [];
-        try {
-          for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, staging, meta.roots, unsynced));
-        } catch (error) {
-          await flushAll(unsynced).catch(() => {});
-          throw error;
-        }
+        const copied: string[] = [];
+        for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, staging, meta.roots, copied));
         const createdAt = new Date().toISOString();
         batch = {
           format: 2,
@@ -458,7 +460,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
           recovery: null,
         };
         // The commit mark is prepared now, so committing costs a rename instead of a durable write.
-        await publishBatch(stateDir, staging, batch, unsynced, { ...batch, state: "committed", committedAt: createdAt });
+        journalFlushes = publishBatch(stateDir, staging, batch, copied, { ...batch, state: "committed", committedAt: createdAt });
       } catch (error) {
         discardStaging(staging);
         throw error;
@@ -467,7 +469,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       // The last op whose application began; later ones are untouched apart from staging.
       let reached = -1;
       try {
-        await stage(batch, ops);
+        await stage(batch, ops, journalFlushes);
         const touched: string[] = [];
         for (const [index, journaled] of batch.ops.entries()) {
           await verifyDirectories(journaled, options.verifyParent);
@@ -499,5 +501,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   } catch (error) {
     log.warn("could not prune the write journal", { error });
   }
+  // Ready for the next commit; never awaited.
+  void refillSpareBatchDirectories(stateDir);
   return { batchId: record.id, files: resultFiles(record), undoable };
 }

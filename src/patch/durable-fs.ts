@@ -149,8 +149,8 @@ export async function inspectFile(file: string): Promise<FileFacts | null> {
 
 export interface PreservedFile {
   facts: FileFacts;
-  /** A copied before-image, still to be fsynced; none for a hard link. */
-  copy?: UnsyncedFile;
+  /** True when the before-image is a copy (written and closed, not yet fsynced), false for a hard link. */
+  copied: boolean;
 }
 
 /** Hard links may fail for these reasons; the image is then copied instead. */
@@ -161,7 +161,7 @@ const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP
  * with no other name gets a hard link to its inode: replacing the file by rename (or deleting it)
  * leaves that inode to the image alone, so nothing is copied or fsynced. A file with other names
  * (through them the inode could still change), one on another file system, or one the system will
- * not link gets a copy instead, which the caller fsyncs (with others, see flushAll). Every reader of
+ * not link gets a copy instead, which the caller fsyncs later (see flushByPath). Every reader of
  * an image checks its hash, so an inode changed in place by a writer that ignores our locks is
  * caught, never restored.
  * Null (and no image) when the file does not exist.
@@ -182,9 +182,10 @@ export async function preserveFile(file: string, imageTo: string): Promise<Prese
       if (target !== undefined) await writeAll(target, chunk);
     });
     const facts: FileFacts = { sha256: hash.digest("hex"), mode: Number(stats.mode) & 0o7777, nlink: Number(stats.nlink), uid: Number(stats.uid), gid: Number(stats.gid), size };
-    if (target === undefined) return { facts };
+    if (target === undefined) return { facts, copied: false };
     copy = undefined;
-    return { facts, copy: unsynced(target, imageTo) };
+    fs.closeSync(target);
+    return { facts, copied: true };
   } finally {
     if (copy !== undefined) closeQuietly(copy);
     closeQuietly(fd);
@@ -363,17 +364,35 @@ export async function writeFileDurable(file: string, text: string): Promise<void
   await fsyncDirectory(path.dirname(file));
 }
 
-/** Creates `file` (exclusive create, mode 0600) with `text`; flush() makes it durable. */
-export function createFileUnsynced(file: string, text: string): UnsyncedFile {
+/** Creates `file` (exclusive create, mode 0600) with `text`, not yet durable (see flushByPath). */
+export function createFileUnsynced(file: string, text: string): void {
   const fd = fs.openSync(file, "wx", 0o600);
   try {
     writeAllSync(fd, Buffer.from(text, "utf8"));
+    fs.closeSync(fd);
   } catch (error) {
     closeQuietly(fd);
     removeIfPresentSync(file);
     throw error;
   }
-  return unsynced(fd, file);
+}
+
+/**
+ * The fsync of a file already written and closed, by its name when it runs: the file may be moved
+ * first (with its directory) and Windows renames no directory holding an open file. It reopens
+ * the name: "r+" because Windows flushes only handles open for writing.
+ */
+export function flushByPath(file: string): UnsyncedFile {
+  return {
+    flush: async () => {
+      const fd = fs.openSync(file, process.platform === "win32" ? "r+" : "r");
+      try {
+        await fsyncFd(fd);
+      } finally {
+        closeQuietly(fd);
+      }
+    },
+  };
 }
 
 export async function removeTree(target: string): Promise<void> {

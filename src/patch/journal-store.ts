@@ -9,13 +9,13 @@
  * pruned by count, bytes and age.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { mkdir, open, readFile, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { createFileUnsynced, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeThenFlush } from "./durable-fs.ts";
+import { createFileUnsynced, flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "./state-dir.ts";
 
@@ -132,6 +132,8 @@ function transitName(id: string, purpose: "new" | "gone"): string {
   return `.${id}.${process.pid}-${randomBytes(4).toString("hex")}.${purpose}`;
 }
 const TRANSIT = /^\.(\d{8}T\d{9}Z-[0-9a-f]{10})\.(\d+)-[0-9a-f]+\.(new|gone)$/;
+/** Empty directories a process made ahead of time to stage batches in (see refillSpareBatchDirectories). */
+const SPARE = /^\.spare\.(\d+)-[0-9a-f]+$/;
 
 /** A batch directory being assembled under a transit name (see publishBatch). */
 export interface BatchStaging {
@@ -139,11 +141,59 @@ export interface BatchStaging {
   dir: string;
 }
 
-/** Starts a batch directory (record format 2) under a transit name. */
+/** Per state directory, this process's spare batch directories, and whether a refill is running. */
+const spareBatchDirectories = new Map<string, { dirs: string[]; refilling: Promise<void> | undefined }>();
+
+function sparePool(stateDir: string): { dirs: string[]; refilling: Promise<void> | undefined } {
+  let pool = spareBatchDirectories.get(stateDir);
+  if (pool === undefined) {
+    pool = { dirs: [], refilling: undefined };
+    spareBatchDirectories.set(stateDir, pool);
+  }
+  return pool;
+}
+
+/** Starts a batch directory (record format 2) under a transit name, or in a spare directory made earlier. */
 export function stageBatch(stateDir: string, id: string): BatchStaging {
+  const pool = sparePool(stateDir);
+  for (let spare = pool.dirs.pop(); spare !== undefined; spare = pool.dirs.pop()) {
+    try {
+      if (lstatSync(spare).isDirectory()) return { id, dir: spare };
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
   const dir = path.join(stateDir, JOURNAL_SUBDIR, transitName(id, "new"));
   mkdirSync(dir, { mode: 0o700 });
   return { id, dir };
+}
+
+/**
+ * Makes spare batch directories in the background, up to LIMITS.journal.spareDirectories. On
+ * ext4 making a directory and giving it its first entry each allocate a block (about 0.7 ms
+ * apiece on this project's test machine); a spare has had its first entry already, so a commit
+ * that stages in one pays neither. Failures are only logged: a commit without a spare makes its
+ * own directory. Resolves when this refill is done (tests wait for it; commits never do).
+ */
+export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
+  const pool = sparePool(stateDir);
+  pool.refilling ??= (async () => {
+    try {
+      while (pool.dirs.length < LIMITS.journal.spareDirectories) {
+        const dir = path.join(stateDir, JOURNAL_SUBDIR, `.spare.${process.pid}-${randomBytes(4).toString("hex")}`);
+        await mkdir(dir, { mode: 0o700 });
+        const first = path.join(dir, ".first-entry");
+        await (await open(first, "wx", 0o600)).close();
+        await unlink(first);
+        pool.dirs.push(dir);
+      }
+    } catch (error) {
+      log.debug("could not make spare journal directories", { error: (error as Error).message });
+    } finally {
+      pool.refilling = undefined;
+    }
+  })();
+  return pool.refilling;
 }
 
 /** Where op image `image` goes while its batch is staged. */
@@ -153,27 +203,24 @@ export function stagedImagePath(staging: BatchStaging, image: string): string {
 
 /**
  * Completes a staged batch: writes its record (and, when given, the record it will have once
- * committed, for markCommitted), fsyncs them together with `unsynced` (copied before-images),
- * makes the directory entries durable and renames the batch into place, so a batch directory
- * always appears whole: record and before-images together.
+ * committed, for markCommitted) and renames the batch into place, so a batch directory always
+ * appears whole: record and before-images together. Nothing of it is durable yet. The returned
+ * flushes make it so (the record files, the images named in `copiedImages`, the batch directory
+ * and the journal directory); the caller runs them together with the fsyncs of its staged files
+ * and before changing any target, so a batch costs one round of fsyncs before its first rename.
  */
-export async function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, unsynced: ReadonlyArray<UnsyncedFile>, committed?: BatchRecord): Promise<void> {
-  const journalDir = path.join(stateDir, JOURNAL_SUBDIR);
-  const files = [...unsynced];
-  // The directory's entries are all in place, so its fsync runs alongside those of its files.
-  files.push({ flush: () => fsyncDirectory(staging.dir) });
-  await writeThenFlush(files, () => {
-    files.push(createFileUnsynced(path.join(staging.dir, RECORD_FILE), recordText(record)));
-    if (committed !== undefined) files.push(createFileUnsynced(path.join(staging.dir, COMMIT_MARK_FILE), recordText(committed)));
-  });
-  renameSync(staging.dir, batchDirectory(stateDir, record.id));
-  try {
-    await fsyncDirectory(journalDir);
-  } catch (error) {
-    // Not durably journaled: nothing may be staged on its behalf.
-    await removeBatch(stateDir, record.id).catch(() => {});
-    throw error;
-  }
+export function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, copiedImages: readonly string[], committed?: BatchRecord): UnsyncedFile[] {
+  createFileUnsynced(path.join(staging.dir, RECORD_FILE), recordText(record));
+  if (committed !== undefined) createFileUnsynced(path.join(staging.dir, COMMIT_MARK_FILE), recordText(committed));
+  const dir = batchDirectory(stateDir, record.id);
+  renameSync(staging.dir, dir);
+  const files = [RECORD_FILE, ...(committed === undefined ? [] : [COMMIT_MARK_FILE])].map((name) => path.join(dir, name));
+  files.push(...copiedImages.map((image) => imagePath(stateDir, record, image)));
+  return [
+    ...files.map(flushByPath),
+    { flush: () => fsyncDirectory(dir) },
+    { flush: () => fsyncDirectory(path.join(stateDir, JOURNAL_SUBDIR)) },
+  ];
 }
 
 /** Removes a staged batch that will not be published. */
@@ -271,7 +318,7 @@ export async function removeBatch(stateDir: string, id: string): Promise<void> {
   await removeTree(tomb);
 }
 
-/** Removes journal directories a dead process left on their way in or out; returns how many. */
+/** Removes journal directories a dead process left on their way in or out, and its spares; returns how many. */
 export async function removeTransitDebris(stateDir: string, isDead: (pid: number) => boolean): Promise<number> {
   let names: string[];
   try {
@@ -282,8 +329,8 @@ export async function removeTransitDebris(stateDir: string, isDead: (pid: number
   }
   let removed = 0;
   for (const name of names) {
-    const match = TRANSIT.exec(name);
-    if (match === null || !isDead(Number(match[2]))) continue;
+    const pid = TRANSIT.exec(name)?.[2] ?? SPARE.exec(name)?.[1];
+    if (pid === undefined || !isDead(Number(pid))) continue;
     await removeTree(path.join(stateDir, JOURNAL_SUBDIR, name));
     removed += 1;
   }

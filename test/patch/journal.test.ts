@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { link, mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
-import { isBatchId, newBatchId, pruneJournal } from "../../src/patch/journal-store.ts";
+import { isBatchId, newBatchId, pruneJournal, refillSpareBatchDirectories } from "../../src/patch/journal-store.ts";
+import { LIMITS } from "../../src/core/limits.ts";
 import { listBatches, showBatch, undoOps } from "../../src/patch/journal.ts";
-import { type CommitFixture, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
+import { type CommitFixture, journalEntries, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
 
 let fx: CommitFixture;
 beforeEach(async () => {
@@ -90,7 +91,7 @@ describe("pruning", () => {
     const record = { format: 1, id: path.basename(recordDir), state: "prepared", createdAt: new Date(0).toISOString(), committedAt: null, writer: { pid: process.pid, startTime: null, host: "h" }, sessionId: "s", tool: "t", roots: [], description: null, ops: [], imageBytes: 0, recovery: null };
     await writeFile(path.join(recordDir, "batch.json"), JSON.stringify(record));
     expect(await pruneJournal(fx.stateDir, { maxBatches: 1, maxBytes: 1, maxAgeDays: 1 })).toEqual([]);
-    expect(await readdir(path.join(fx.stateDir, "journal"))).toEqual([path.basename(recordDir)]);
+    expect(await journalEntries(fx.stateDir)).toEqual([path.basename(recordDir)]);
   });
 });
 
@@ -153,6 +154,36 @@ describe("undo", () => {
     expect(plan.conflicts).toEqual([]);
     await commit(plan.ops);
     expect((await stat(fx.at("a.txt"))).mode & 0o777).toBe(0o644);
+  });
+});
+
+describe("spare batch directories", () => {
+  const journalDir = () => path.join(fx.stateDir, "journal");
+  const spares = async () => (await readdir(journalDir())).filter((name) => name.startsWith(".spare."));
+
+  test("after a commit, spares are made in the background; the next batch is staged in one of them", async () => {
+    await fx.put("a.txt", "one");
+    await bump("a.txt", "two");
+    await refillSpareBatchDirectories(fx.stateDir);
+    const made = await spares();
+    expect(made.length).toBe(LIMITS.journal.spareDirectories);
+    const inodes = new Map(await Promise.all(made.map(async (name) => [(await stat(path.join(journalDir(), name))).ino, name] as const)));
+    const batch = await bump("a.txt", "three");
+    // The batch's directory is a former spare (same inode), and holds only the batch.
+    expect(inodes.has((await stat(path.join(journalDir(), batch.batchId))).ino)).toBe(true);
+    expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
+    await commit((await undoOps(batch.batchId, journal())).ops);
+    expect(await fx.text("a.txt")).toBe("two");
+  });
+
+  test("a spare removed behind the process's back is skipped", async () => {
+    await fx.put("a.txt", "one");
+    await bump("a.txt", "two");
+    await refillSpareBatchDirectories(fx.stateDir);
+    for (const name of await spares()) await rm(path.join(journalDir(), name), { recursive: true });
+    const batch = await bump("a.txt", "three");
+    expect(await fx.text("a.txt")).toBe("three");
+    expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
   });
 });
 

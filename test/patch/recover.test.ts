@@ -6,7 +6,7 @@ import { listBatches, showBatch } from "../../src/patch/journal.ts";
 import { withPathLocks } from "../../src/patch/locks.ts";
 import { currentProcess } from "../../src/patch/process-identity.ts";
 import { recoverJournal } from "../../src/patch/recover.ts";
-import { type CommitFixture, deadIdentity, leftoverTemps, makeCommitFixture, runChild, sha, snapshot } from "./commit-fixture.ts";
+import { type CommitFixture, deadIdentity, journalEntries, leftoverTemps, makeCommitFixture, runChild, sha, snapshot } from "./commit-fixture.ts";
 
 let fx: CommitFixture;
 beforeEach(async () => {
@@ -56,7 +56,7 @@ describe("recovery of a dead writer's batch", () => {
       expect(await snapshot(fx.root)).toEqual(original);
       expect(await leftoverTemps(fx.root)).toEqual([]);
       expect(await listBatches({}, { stateDir: fx.stateDir })).toEqual([]);
-      expect(await readdir(path.join(fx.stateDir, "journal"))).toEqual([]);
+      expect(await journalEntries(fx.stateDir)).toEqual([]);
     }
     // The dead writer's locks do not block the next writer.
     const next = await commitBatch([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), after: Buffer.from("next") }], fx.meta, { stateDir: fx.stateDir, lockTimeoutMs: 1_000 });
@@ -154,16 +154,16 @@ describe("recovery of a dead writer's batch", () => {
     expect(await readdir(elsewhere)).toEqual([]);
   });
 
-  test("journal directories a dead process left half-created or half-deleted are removed; a live one's are not", async () => {
+  test("journal directories a dead process left half-created, half-deleted or spare are removed; a live one's are not", async () => {
     const dead = await deadIdentity();
     const journalDir = path.join(fx.stateDir, "journal");
     const id = "20260101T000000000Z-0123456789";
-    const deadDebris = [`.${id}.${dead.pid}-aa.new`, `.${id}.${dead.pid}-bb.gone`];
-    const liveDebris = `.${id}.${process.pid}-cc.new`;
-    for (const name of [...deadDebris, liveDebris]) await mkdir(path.join(journalDir, name, "images"), { recursive: true });
+    const deadDebris = [`.${id}.${dead.pid}-aa.new`, `.${id}.${dead.pid}-bb.gone`, `.spare.${dead.pid}-dd`];
+    const liveDebris = [`.${id}.${process.pid}-cc.new`, `.spare.${process.pid}-ee`];
+    for (const name of [...deadDebris, ...liveDebris]) await mkdir(path.join(journalDir, name, "images"), { recursive: true });
     const report = await recoverJournal({ stateDir: fx.stateDir });
-    expect(report.debrisRemoved).toBe(2);
-    expect(await readdir(journalDir)).toEqual([liveDebris]);
+    expect(report.debrisRemoved).toBe(3);
+    expect((await readdir(journalDir)).sort()).toEqual(liveDebris.sort());
   });
 
   test("a batch of a live writer is left to it; one still being prepared by a dead writer is discarded", async () => {
@@ -181,7 +181,7 @@ describe("recovery of a dead writer's batch", () => {
     });
     const report = await recoverJournal({ stateDir: fx.stateDir });
     expect(report.batches.map((entry) => entry.action)).toEqual(["discarded"]);
-    expect(await readdir(path.join(fx.stateDir, "journal"))).toEqual([]);
+    expect(await journalEntries(fx.stateDir)).toEqual([]);
     expect(await fx.text("a.txt")).toBe("A");
   });
 
