@@ -87,6 +87,12 @@ export interface CommitOptions {
   lockTimeoutMs?: number;
   /** Operations one batch may hold (default LIMITS.batchPaths); a structural run commits up to LIMITS.intel.run.maxWriteFiles. */
   maxOps?: number;
+  /**
+   * Awaited under the locks once the batch is journaled and staged, before any file changes: checks
+   * of the new content that run alongside the commit's I/O. A rejection rolls the batch back like
+   * any failure before the first op, and is what commitBatch throws.
+   */
+  beforeApply?: () => Promise<void>;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -470,6 +476,8 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       let reached = -1;
       try {
         await stage(batch, ops, journalFlushes);
+        // Checks of the new content that ran alongside the journaling and staging; nothing has changed yet.
+        if (options.beforeApply) await options.beforeApply();
         const touched: string[] = [];
         for (const [index, journaled] of batch.ops.entries()) {
           await verifyDirectories(journaled, options.verifyParent);

@@ -7,7 +7,8 @@
  * - ignore comments (`dprint-ignore…` may govern statements far away),
  * - CR line endings (a formatter picks the line ending from the text it sees),
  * - edits before the first or after the last statement (file headers and trailers).
- * Pure: the statements come from the syntax guard's parse of the candidate.
+ * Pure: the statements come from the syntax guard's parse of the candidate, or ahead of it from
+ * the original's (statementsAfterEdit), in which case the caller confirms them once the parse ends.
  */
 import type { TopLevelStatement, TopLevelStatements } from "../intel/languages.ts";
 
@@ -60,6 +61,56 @@ export function changedStatementRegion(original: string, candidate: string, stat
     if (at(index).namesModule) return undefined;
   }
   return { start: at(first).start, end: at(last).end, firstLine: at(first).startLine + 1, lastLine: at(last).endLine + 1 };
+}
+
+/**
+ * The original's top-level statements as they would stand in the candidate: those wholly before or
+ * after the changed span keep their text (shifted by the edit's length and line count), and those
+ * it touches become one. A guess drawn from the original's parse, so the candidate can be formatted
+ * while its own parse runs; the caller must confirm it against that parse (sameRegion).
+ */
+export function statementsAfterEdit(statements: readonly TopLevelStatement[], original: string, candidate: string): TopLevelStatements {
+  const changed = changedSpan(original, candidate);
+  const shift = candidate.length - original.length;
+  const originalEnd = changed.end - shift;
+  const lineShift = lineCount(candidate, changed.start, changed.end) - lineCount(original, changed.start, originalEnd);
+  const changeLine = lineCount(candidate, 0, changed.start);
+  const changeEndLine = changeLine + lineCount(candidate, changed.start, changed.end);
+  const before: TopLevelStatement[] = [];
+  const after: TopLevelStatement[] = [];
+  let touched: TopLevelStatement | undefined;
+  for (const statement of statements) {
+    if (statement.end <= changed.start) {
+      before.push(statement);
+    } else if (statement.start >= originalEnd) {
+      after.push({ ...statement, start: statement.start + shift, end: statement.end + shift, startLine: statement.startLine + lineShift, endLine: statement.endLine + lineShift });
+    } else {
+      // Its end is unchanged text unless the change runs past it.
+      const endsAfter = statement.end >= originalEnd;
+      const end = endsAfter ? statement.end + shift : changed.end;
+      const endLine = endsAfter ? statement.endLine + lineShift : changeEndLine;
+      touched = touched
+        ? { ...touched, end, endLine, kind: "statement", namesModule: touched.namesModule || statement.namesModule }
+        : statement.start <= changed.start
+          ? { ...statement, end, endLine }
+          : { ...statement, start: changed.start, startLine: changeLine, end, endLine };
+    }
+  }
+  const mapped = touched ? [...before, touched, ...after] : [...before, ...after];
+  return { length: mapped.length, at: (index) => mapped[index] as TopLevelStatement };
+}
+
+/** True when formatting by `expected` and by `actual` covers the same region of the candidate. */
+export function sameRegion(original: string, candidate: string, expected: TopLevelStatements, actual: TopLevelStatements | undefined): boolean {
+  const a = changedStatementRegion(original, candidate, expected);
+  const b = actual === undefined ? undefined : changedStatementRegion(original, candidate, actual);
+  return a?.start === b?.start && a?.end === b?.end;
+}
+
+function lineCount(text: string, start: number, end: number): number {
+  let lines = 0;
+  for (let index = text.indexOf("\n", start); index !== -1 && index < end; index = text.indexOf("\n", index + 1)) lines++;
+  return lines;
 }
 
 /** The last index in [0, length) where `holds` is true, for a predicate true on a prefix; -1 when none. */

@@ -9,7 +9,8 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
-import { parseSourceAsync, parseTreeAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatements } from "../intel/languages.ts";
+import type { SgRoot } from "@ast-grep/napi";
+import { parseSourceAsync, parseTreeAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -109,20 +110,49 @@ function remember(key: string, parsed: ParsedSource): ErrorList {
   return entry;
 }
 
+/**
+ * Top-level statements of recently checked candidates, read out of their trees (the trees are not
+ * kept): a candidate that gets written is the next edit's original, whose statements let that edit
+ * be formatted before its own parse ends (see statementsAfterEdit).
+ */
+const recentStatements = new Map<string, readonly TopLevelStatement[]>();
+
+function rememberStatements(key: string, statements: TopLevelStatements): void {
+  const all: TopLevelStatement[] = [];
+  for (let index = 0; index < statements.length; index++) all.push(statements.at(index));
+  recentStatements.delete(key);
+  recentStatements.set(key, all);
+  while (recentStatements.size > LIMITS.patch.statementCacheEntries) recentStatements.delete(recentStatements.keys().next().value as string);
+}
+
+/** The top-level statements of `text` when a recent check parsed it for them; nothing is parsed here. */
+export function knownStatements(language: LanguageId, text: string): readonly TopLevelStatement[] | undefined {
+  return recentStatements.get(textKey(language, text));
+}
+
 /** The error list of `text`, parsed on the thread pool: the parse starts before this returns, so the caller can format meanwhile. */
 async function errorsOf(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
   const key = textKey(language, text);
   const known = recentErrors.get(key);
   // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted: those are never kept.
   if (known && !withStatements) return known;
+  let entry: ErrorList;
+  let root: SgRoot | undefined;
   if (known) {
-    const root = await parseTreeAsync(language, text);
-    return root ? { ...known, statements: topLevelStatements(root) } : known;
+    entry = known;
+    root = await parseTreeAsync(language, text);
+    if (!root) return known;
+  } else {
+    const parsed = await parseSourceAsync(language, text);
+    if (!parsed) return undefined;
+    entry = remember(key, parsed);
+    root = parsed.root;
   }
-  const parsed = await parseSourceAsync(language, text);
-  if (!parsed) return undefined;
-  const entry = remember(key, parsed);
-  return withStatements ? { ...entry, statements: topLevelStatements(parsed.root) } : entry;
+  if (!withStatements) return entry;
+  const statements = topLevelStatements(root);
+  // Read out once the caller has moved on (to its commit's I/O, usually): nobody waits for it.
+  if (entry.errorCount === 0) setImmediate(() => rememberStatements(key, statements));
+  return { ...entry, statements };
 }
 
 function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {

@@ -15,8 +15,10 @@ import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "../patch/a
 import type { CommitResult } from "../patch/commit.ts";
 import { listBatches, undoOps } from "../patch/journal.ts";
 import {
-  buildTextCandidate,
+  commitAhead,
   commitPlans,
+  type PreparedCandidate,
+  prepareCandidate,
   type CandidateReport,
   decodeSource,
   formattersFor,
@@ -244,6 +246,13 @@ async function openExisting(key: string, expected: string | null | undefined, op
 }
 
 /** The plan that writes `after` over (or as) one file: file_write, file_patch and a committed preview receipt alike. */
+/** A write plan for a prepared candidate: its check facts join the report when the checks finish. */
+function candidatePlan(key: string, resolved: ResolvedPath, source: Plan["before"], candidate: PreparedCandidate, facts: Partial<FileResult>): Plan {
+  const plan = writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...facts });
+  plan.verified = candidate.report.then(candidateFacts);
+  return plan;
+}
+
 function writePlan(key: string, resolved: ResolvedPath, source: Plan["before"], after: Buffer, report: Plan["report"]): Plan {
   return {
     key,
@@ -311,22 +320,25 @@ export const fileWriteTool = defineTool({
   handler: async ({ files }, context) => {
     const pipeline = pipelineContext(context);
     const formatters = await formattersFor(pipeline);
-    const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
-      const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
-      const style = decoded ?? { ...newFileDefaults() };
-      const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-      const candidate = await buildTextCandidate({
-        resolved,
-        original: decoded,
-        candidateText: text,
-        encodeAs: style,
-        allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
-        formatters,
-        config: pipeline.config,
+    return commitAhead(async (ahead) => {
+      const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
+        const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
+        const style = decoded ?? { ...newFileDefaults() };
+        const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
+        const candidate = await prepareCandidate({
+          resolved,
+          original: decoded,
+          candidateText: text,
+          encodeAs: style,
+          allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
+          formatters,
+          config: pipeline.config,
+          ahead,
+        });
+        return candidatePlan(key, resolved, source, candidate, {});
       });
-      return writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...candidateFacts(candidate.report) });
+      return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
     });
-    return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
   },
   render: renderMutation,
 });
@@ -433,7 +445,8 @@ export const filePatchTool = defineTool({
     // them are not meant to be driven by several edits at once).
     const sequential = entries.some(([, entry]) => entry.diagnostics === true || entry.previewReceipt !== undefined);
     const concurrency = sequential ? 1 : LIMITS.patch.planConcurrency;
-    const plans: Plan[] = await planEntries(entries, async (key, entry) => {
+    // A commit may start while the candidates' checks finish; not for previews, receipts or diagnostics, which need the verdicts first.
+    const planAll = (ahead: boolean): Promise<Plan[]> => planEntries(entries, async (key, entry) => {
       if (entry.previewReceipt !== undefined) {
         const resolved = await context.workspace.resolve(key, "write");
         const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
@@ -465,7 +478,7 @@ export const filePatchTool = defineTool({
         edited = result.text;
         facts = { rules: rulesOf(result.rules) };
       }
-      const candidate = await buildTextCandidate({
+      const candidate = await prepareCandidate({
         resolved,
         original: decoded,
         candidateText: edited,
@@ -473,12 +486,22 @@ export const filePatchTool = defineTool({
         allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
         formatters,
         config: pipeline.config,
+        ahead,
       });
       texts.set(key, { before: decoded?.text, after: candidate.text });
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
-      return writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) });
+      return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
+    if (previews === 0 && !sequential) {
+      return commitAhead(async (ahead) => {
+        const plans = await planAll(ahead);
+        refuseOverlaps(plans);
+        return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
+      });
+    }
+    const plans = await planAll(false);
     refuseOverlaps(plans);
+    for (const plan of plans) Object.assign(plan.report, await plan.verified);
     if (previews === 0) return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
 
     const results: Record<string, FileResult> = {};

@@ -3,9 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseTree, topLevelStatements, type TopLevelStatements } from "../../src/intel/languages.ts";
+import { parseTree, topLevelStatements, type TopLevelStatement, type TopLevelStatements } from "../../src/intel/languages.ts";
 import { Formatters } from "../../src/patch/format.ts";
-import { changedSpan, changedStatementRegion } from "../../src/patch/format-region.ts";
+import { changedSpan, changedStatementRegion, sameRegion, statementsAfterEdit } from "../../src/patch/format-region.ts";
 
 function statementsOf(text: string, language: "typescript" | "tsx" | "javascript" = "typescript"): TopLevelStatements {
   const root = parseTree(language, text);
@@ -62,6 +62,42 @@ describe("changedStatementRegion", () => {
     const crlfEdit = crlf.replace("return 2;", "return 3;");
     expect(changedStatementRegion(crlf, crlfEdit, statementsOf(crlfEdit))).toBeUndefined();
     expect(changedStatementRegion(ORIGINAL, ORIGINAL, statementsOf(ORIGINAL))).toBeUndefined();
+  });
+});
+
+function listOf(statements: TopLevelStatements): TopLevelStatement[] {
+  return Array.from({ length: statements.length }, (_, index) => statements.at(index));
+}
+
+describe("statementsAfterEdit", () => {
+  const original = statementsOf(ORIGINAL);
+
+  test("an edit inside a statement keeps every statement, each where the candidate's parse puts it", () => {
+    for (const candidate of [ORIGINAL.replace("return 2;", "return 2 + 40;\n  // more\n"), ORIGINAL.replace("const one = 1;", "const one = [\n  1,\n];")]) {
+      const assumed = listOf(statementsAfterEdit(listOf(original), ORIGINAL, candidate));
+      const actual = listOf(statementsOf(candidate));
+      expect(assumed.map(({ start, end, startLine, endLine }) => ({ start, end, startLine, endLine }))).toEqual(actual.map(({ start, end, startLine, endLine }) => ({ start, end, startLine, endLine })));
+    }
+  });
+
+  test("statements an edit joins become one, spanning them in the candidate; later ones shift by lines and characters", () => {
+    const candidate = ORIGINAL.replace("  return 2;\n} // trails two\n\nexport const three = 3;", "  return 3;\n}");
+    const assumed = listOf(statementsAfterEdit(listOf(original), ORIGINAL, candidate));
+    const joined = assumed.at(-1) as TopLevelStatement;
+    expect(candidate.slice(joined.start, joined.end)).toBe("export function two(): number {\n  return 3;\n}");
+    expect(joined.endLine).toBe(candidate.slice(0, joined.end).split("\n").length - 1);
+    const shifted = listOf(statementsAfterEdit(listOf(original), ORIGINAL, `// one more line\n${ORIGINAL}`)).at(-1) as TopLevelStatement;
+    const last = listOf(original).at(-1) as TopLevelStatement;
+    expect(shifted).toMatchObject({ start: last.start + 17, end: last.end + 17, startLine: last.startLine + 1 });
+  });
+
+  test("sameRegion compares the regions the two statement lists select", () => {
+    const candidate = ORIGINAL.replace("return 2;", "return 20;");
+    expect(sameRegion(ORIGINAL, candidate, statementsAfterEdit(listOf(original), ORIGINAL, candidate), statementsOf(candidate))).toBe(true);
+    const gap = ORIGINAL.replace("} // trails two\n", "} // trails two\n\nexport const between = 0;\n");
+    const assumedGap = statementsAfterEdit(listOf(original), ORIGINAL, gap);
+    expect(sameRegion(ORIGINAL, gap, assumedGap, statementsOf(gap))).toBe(changedStatementRegion(ORIGINAL, gap, assumedGap)?.start === changedStatementRegion(ORIGINAL, gap, statementsOf(gap))?.start && changedStatementRegion(ORIGINAL, gap, assumedGap)?.end === changedStatementRegion(ORIGINAL, gap, statementsOf(gap))?.end);
+    expect(sameRegion(ORIGINAL, candidate, statementsAfterEdit(listOf(original), ORIGINAL, candidate), undefined)).toBe(false);
   });
 });
 
@@ -144,6 +180,7 @@ describe("statement formatting equals whole-file formatting", () => {
     test(`${name}: identical on edits of this project's sources`, { timeout: 30_000 }, async () => {
       const formatters = await Formatters.load({ firstRootReal: root, readDprintConfig: async () => config, external: [], enabled: true });
       let compared = 0;
+      let agreed = 0;
       for (const [index, source] of sources.entries()) {
         const text = readFileSync(source, "utf8");
         // Files up to 16k characters, until 30 edits were formatted by statement, keep the test quick.
@@ -161,7 +198,15 @@ describe("statement formatting equals whole-file formatting", () => {
         const actual = await formatters.formatCandidate(target, original, candidate, "write_unformatted", statements);
         expect({ source, text: actual.text }).toEqual({ source, text: expected.text });
         if (actual.reason.includes("the changed statements")) compared++;
+        // Formatting ahead of the parse, from the original's statements: wherever the candidate's parse agrees on the region, the text is the same.
+        const assumed = statementsAfterEdit(listOf(statementsOf(original)), original, candidate);
+        if (sameRegion(original, candidate, assumed, statements)) {
+          agreed++;
+          expect({ source, ahead: (await formatters.formatCandidate(target, original, candidate, "write_unformatted", assumed)).text }).toEqual({ source, ahead: expected.text });
+        }
       }
+      // The original's statements predict the candidate's region for most edits, so committing ahead pays.
+      expect(agreed).toBeGreaterThanOrEqual(Math.floor(compared * 0.8));
       // The comparison really exercised statement formatting, not only the whole-file fallback.
       expect(compared).toBe(30);
     });

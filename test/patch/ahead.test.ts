@@ -1,0 +1,142 @@
+/**
+ * Candidates committed ahead of their checks: the bytes are ready before the syntax parse ends, the
+ * commit journals and stages them meanwhile, and nothing changes on disk until the checks pass.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ToolError } from "../../src/core/errors.ts";
+import { sha256Hex } from "../../src/helpers/hash.ts";
+import { CandidateChanged, commitAhead, commitPlans, decodeSource, formattersFor, loadSource, type PipelineContext, type Plan, prepareCandidate } from "../../src/patch/pipeline.ts";
+import type { ToolContext } from "../../src/tools/contract.ts";
+import { filePatchTool } from "../../src/tools/write.ts";
+import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
+import { snapshot } from "./commit-fixture.ts";
+
+let temp: TempDir;
+let context: ToolContext;
+let stateDir: string;
+const previousStateDir = process.env.AST_MCP_STATE_DIR;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-state-"));
+  process.env.AST_MCP_STATE_DIR = stateDir;
+});
+afterAll(async () => {
+  if (previousStateDir === undefined) delete process.env.AST_MCP_STATE_DIR;
+  else process.env.AST_MCP_STATE_DIR = previousStateDir;
+  await rm(stateDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await temp?.cleanup();
+  temp = await makeTempDir();
+  context = await makeContext([temp.dir]);
+  await temp.write("dprint.json", JSON.stringify({ indentWidth: 2 }));
+  await temp.write("s.ts", CLEAN);
+});
+
+const CLEAN = ["export const one = 1;", "", "export function two() {", "  return 2;", "}", "", "export function three() {", "  return 3;", "}", ""].join("\n");
+const hashOf = async (name: string) => sha256Hex(await readFile(path.join(temp.dir, name)));
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+async function patch(search: string, replace: string) {
+  return runTool(filePatchTool, { files: { "s.ts": { expectedSha256: await hashOf("s.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search, replace }] } } }, context);
+}
+
+function pipelineOf(tool: ToolContext): PipelineContext {
+  return { workspace: tool.workspace, config: tool.config.config, configGeneration: tool.config.generation, sessionId: tool.sessionId, signal: tool.signal };
+}
+
+async function prepare(candidateText: (text: string) => string, ahead = true) {
+  const pipeline = pipelineOf(context);
+  const resolved = await context.workspace.resolve("s.ts", "write");
+  const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
+  const decoded = decodeSource(source!, resolved);
+  return prepareCandidate({ resolved, original: decoded, candidateText: candidateText(decoded.text), encodeAs: decoded, allowSyntaxErrors: false, formatters: await formattersFor(pipeline), config: pipeline.config, ahead });
+}
+const prepareOrdinary = (candidateText: (text: string) => string) => prepare(candidateText, false);
+
+describe("committing ahead of the checks", () => {
+  test("once a file's statements are known, its next edit is formatted before its parse ends, to the same text", async () => {
+    // The first edit is parsed before it is formatted; its statements are remembered for the next.
+    expect((await patch("  return 2;\n", "  return   20 ;\n")).files["s.ts"].formatted).toBe(true);
+    await nextTurn();
+    const candidate = await prepare((text) => text.replace("return 3;", "return    [3,4];"));
+    expect(candidate.text).toBe(CLEAN.replace("return 2;", "return 20;").replace("return 3;", "return [3, 4];"));
+    const report = await candidate.report;
+    expect(report.format.reason).toContain("lines 7-9, the changed statements");
+    expect(report.syntax).toMatchObject({ checked: true, beforeErrors: 0, afterErrors: 0 });
+  });
+
+  test("prepared ahead, the bytes come back while the parse still runs; in the ordinary order the report is settled", async () => {
+    await patch("  return 2;\n", "  return 20;\n");
+    await nextTurn();
+    const pending = async (ahead: boolean) => {
+      const candidate = ahead ? await prepare((text) => text.replace("return 3;", "return 30;")) : await prepareOrdinary((text) => text.replace("return 3;", "return 30;"));
+      let settled = false;
+      void candidate.report.then(() => (settled = true));
+      await null;
+      await null;
+      const early = !settled;
+      await candidate.report;
+      return early;
+    };
+    expect(await pending(true)).toBe(true);
+    expect(await pending(false)).toBe(false);
+  });
+});
+
+describe("the commit waits for pending checks", () => {
+  const writePlanOf = async (text: string, verified: Promise<Record<string, unknown>>): Promise<Plan> => {
+    const resolved = await context.workspace.resolve("s.ts", "write");
+    const before = await loadSource(resolved, await hashOf("s.ts"), pipelineOf(context));
+    const after = Buffer.from(text);
+    void verified.catch(() => {});
+    return { key: "s.ts", resolved, touches: [resolved.real], op: { kind: "write", path: resolved.real, expectedBefore: before?.sha256 ?? null, after }, displayAfter: "s.ts", before, afterBytes: after, report: { change: "modified" }, verified };
+  };
+  const later = <T>(ms: number, settle: () => T) => new Promise<T>((resolve, reject) => setTimeout(() => { try { resolve(settle()); } catch (error) { reject(error); } }, ms));
+  const journalEntries = async () => (await readdir(path.join(stateDir, "journal"))).filter((name) => !name.startsWith(".spare.")).sort();
+
+  test("a check that fails after the batch was journaled and staged refuses it: every byte, the journal and the locks as they were", async () => {
+    const repository = await snapshot(temp.dir);
+    const journal = await journalEntries();
+    const plan = await writePlanOf("broken", later(30, () => { throw new ToolError("syntax_regression", "refused by the check"); }));
+    const refused = await toolFailure(commitPlans([plan], pipelineOf(context), "file_patch"));
+    expect(refused.code).toBe("syntax_regression");
+    expect(await snapshot(temp.dir)).toEqual(repository);
+    expect(await journalEntries()).toEqual(journal);
+    const next = await commitPlans([await writePlanOf("fine\n", Promise.resolve({}))], pipelineOf(context), "file_patch");
+    expect(next.files[0]?.after).toBe(sha256Hex(Buffer.from("fine\n")));
+  });
+
+  test("the facts of a check join the plan's report; a refused check is the answer even when the commit failed first", async () => {
+    const plan = await writePlanOf("next\n", later(20, () => ({ formatted: true })));
+    await commitPlans([plan], pipelineOf(context), "file_patch");
+    expect(plan.report).toEqual({ change: "modified", formatted: true });
+
+    const stale = await writePlanOf("stale\n", later(20, () => { throw new ToolError("syntax_regression", "refused by the check"); }));
+    await writeFile(path.join(temp.dir, "s.ts"), "changed meanwhile\n");
+    expect((await toolFailure(commitPlans([stale], pipelineOf(context), "file_patch"))).code).toBe("syntax_regression");
+    const staleOnly = await writePlanOf("stale\n", Promise.resolve({}));
+    await writeFile(path.join(temp.dir, "s.ts"), "changed again\n");
+    expect((await toolFailure(commitPlans([staleOnly], pipelineOf(context), "file_patch"))).code).toBe("stale_hash");
+  });
+});
+
+describe("commitAhead", () => {
+  test("a candidate whose parse disagreed with its formatting is planned again in the ordinary order; other errors stand", async () => {
+    const runs: boolean[] = [];
+    const result = await commitAhead(async (ahead) => {
+      runs.push(ahead);
+      if (ahead) throw new CandidateChanged("s.ts");
+      return "committed";
+    });
+    expect(result).toBe("committed");
+    expect(runs).toEqual([true, false]);
+    const refused = await toolFailure(commitAhead(async () => {
+      throw new ToolError("syntax_regression", "refused");
+    }));
+    expect(refused.code).toBe("syntax_regression");
+  });
+});
