@@ -29,14 +29,20 @@ export function statementFormattingMayApply(original: string, candidate: string)
   return !COUPLING_TEXT.test(candidate) && !COUPLING_TEXT.test(original);
 }
 
+/** The last span computed: one edit asks for it several times (formatting, then confirming the region). */
+let lastSpan: { original: string; candidate: string; span: { start: number; end: number } } | undefined;
+
 /** The candidate's changed span [start, end), from the common prefix and suffix with the original. */
 export function changedSpan(original: string, candidate: string): { start: number; end: number } {
+  if (lastSpan !== undefined && lastSpan.original === original && lastSpan.candidate === candidate) return { ...lastSpan.span };
   const shorter = Math.min(original.length, candidate.length);
   let prefix = 0;
   while (prefix < shorter && original.charCodeAt(prefix) === candidate.charCodeAt(prefix)) prefix++;
   let suffix = 0;
   while (suffix < shorter - prefix && original.charCodeAt(original.length - 1 - suffix) === candidate.charCodeAt(candidate.length - 1 - suffix)) suffix++;
-  return { start: prefix, end: candidate.length - suffix };
+  const span = { start: prefix, end: candidate.length - suffix };
+  lastSpan = { original, candidate, span };
+  return { ...span };
 }
 
 /**

@@ -177,23 +177,27 @@ export function stageBatch(stateDir: string, id: string): BatchStaging {
  */
 export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
   const pool = sparePool(stateDir);
-  pool.refilling ??= (async () => {
-    try {
-      while (pool.dirs.length < LIMITS.journal.spareDirectories) {
-        const dir = path.join(stateDir, JOURNAL_SUBDIR, `.spare.${process.pid}-${randomBytes(4).toString("hex")}`);
-        await mkdir(dir, { mode: 0o700 });
-        const first = path.join(dir, ".first-entry");
-        await (await open(first, "wx", 0o600)).close();
-        await unlink(first);
-        pool.dirs.push(dir);
-      }
-    } catch (error) {
-      log.debug("could not make spare journal directories", { error: (error as Error).message });
-    } finally {
+  if (pool.refilling === undefined && pool.dirs.length < LIMITS.journal.spareDirectories) {
+    pool.refilling = makeSpares(stateDir, pool.dirs).finally(() => {
       pool.refilling = undefined;
+    });
+  }
+  return pool.refilling ?? Promise.resolve();
+}
+
+async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
+  try {
+    while (dirs.length < LIMITS.journal.spareDirectories) {
+      const dir = path.join(stateDir, JOURNAL_SUBDIR, `.spare.${process.pid}-${randomBytes(4).toString("hex")}`);
+      await mkdir(dir, { mode: 0o700 });
+      const first = path.join(dir, ".first-entry");
+      await (await open(first, "wx", 0o600)).close();
+      await unlink(first);
+      dirs.push(dir);
     }
-  })();
-  return pool.refilling;
+  } catch (error) {
+    log.debug("could not make spare journal directories", { error: (error as Error).message });
+  }
 }
 
 /** Where op image `image` goes while its batch is staged. */

@@ -161,19 +161,23 @@ describe("spare batch directories", () => {
   const journalDir = () => path.join(fx.stateDir, "journal");
   const spares = async () => (await readdir(journalDir())).filter((name) => name.startsWith(".spare."));
 
-  test("after a commit, spares are made in the background; the next batch is staged in one of them", async () => {
-    await fx.put("a.txt", "one");
-    await bump("a.txt", "two");
-    await refillSpareBatchDirectories(fx.stateDir);
-    const made = await spares();
-    expect(made.length).toBe(LIMITS.journal.spareDirectories);
-    const inodes = new Map(await Promise.all(made.map(async (name) => [(await stat(path.join(journalDir(), name))).ino, name] as const)));
-    const batch = await bump("a.txt", "three");
-    // The batch's directory is a former spare (same inode), and holds only the batch.
-    expect(inodes.has((await stat(path.join(journalDir(), batch.batchId))).ino)).toBe(true);
-    expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
-    await commit((await undoOps(batch.batchId, journal())).ops);
-    expect(await fx.text("a.txt")).toBe("two");
+  test("after each commit, spares are made in the background; every next batch is staged in one of them", async () => {
+    await fx.put("a.txt", "0");
+    await bump("a.txt", "1");
+    // More commits than spares: the pool must be refilled, not used up once.
+    for (let round = 2; round <= 2 * LIMITS.journal.spareDirectories + 1; round++) {
+      await refillSpareBatchDirectories(fx.stateDir);
+      const made = await spares();
+      expect(made.length).toBe(LIMITS.journal.spareDirectories);
+      const inodes = new Set(await Promise.all(made.map(async (name) => (await stat(path.join(journalDir(), name))).ino)));
+      const batch = await bump("a.txt", String(round));
+      // The batch's directory is a former spare (same inode), and holds only the batch.
+      expect(inodes.has((await stat(path.join(journalDir(), batch.batchId))).ino)).toBe(true);
+      expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
+    }
+    const last = (await listBatches({}, journal())).at(-1);
+    await commit((await undoOps(last?.batchId as string, journal())).ops);
+    expect(await fx.text("a.txt")).toBe(String(2 * LIMITS.journal.spareDirectories));
   });
 
   test("a spare removed behind the process's back is skipped", async () => {
