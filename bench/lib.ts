@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { serverEnvironment } from "../src/hosts/targets.ts";
 
 export const PROJECT_DIR = join(import.meta.dir, "..");
 /** The built CLI; AST_MCP_BENCH_CLI points the bench at another build (say, a previous release) to compare. */
@@ -165,6 +166,8 @@ export async function createFixture(): Promise<Fixture> {
     XDG_STATE_HOME: join(home, ".local", "state"),
     XDG_CACHE_HOME: join(home, ".cache"),
     AST_MCP_LOG_LEVEL: "warn",
+    // What installed entries start the server with (src/hosts/targets.ts).
+    ...serverEnvironment(process.platform),
   };
   return {
     root,

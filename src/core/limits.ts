@@ -167,9 +167,10 @@ export const LIMITS = {
       /**
        * Source parsed between two requested garbage collections (see TreeBudget in
        * src/intel/languages.ts): dead syntax trees, tens of times their source in native memory,
-       * are otherwise freed only when V8 happens to collect.
+       * are otherwise freed only when V8 happens to collect. 512 KiB: on the Go corpus 37 MB less
+       * resident after the cold index than 1 MiB, for 5% more index time.
        */
-      treeReleaseBytes: 1 * MiB,
+      treeReleaseBytes: 512 * KiB,
       /** Synchronous index work (directory listings, file reads) done before the event loop gets a turn. */
       syncSliceMs: 20,
       /** Stats a freshness sweep makes synchronously before giving the event loop a turn. */
@@ -427,6 +428,8 @@ export const LIMITS = {
   },
 
   hosts: {
+    /** glibc malloc arenas the server may use on Linux (MALLOC_ARENA_MAX in installed entries; see serverEnvironment). */
+    mallocArenas: 2,
     /** Seconds a host waits for `ast-mcp hook` (written into each host's hook entry). */
     hookTimeoutSeconds: 10,
     /** Bytes of hook payload read from stdin; a larger payload is allowed with a warning. */

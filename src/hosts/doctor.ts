@@ -142,7 +142,10 @@ function probeTargetOf(entry: Record<string, unknown>, he: HostEnvironment): Pro
   }
   if (typeof entry.command !== "string") return undefined;
   const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string").map((arg) => expand(arg, he)) : [];
-  return { transport: "stdio", command: expand(entry.command, he), args, cwd: he.cwd, env: he.env };
+  // As the host starts it: its own environment plus the entry's.
+  const env: NodeJS.ProcessEnv = { ...he.env };
+  if (entry.env !== null && typeof entry.env === "object") for (const [name, value] of Object.entries(entry.env)) if (typeof value === "string") env[name] = expand(value, he);
+  return { transport: "stdio", command: expand(entry.command, he), args, cwd: he.cwd, env };
 }
 
 async function entryChecks(options: DoctorOptions, checks: Check[]): Promise<number> {

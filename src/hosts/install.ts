@@ -15,6 +15,7 @@ import { afterServiceRemoved, existingToken, newToken, planService, startService
 import {
   copilotHookFile,
   entryValue,
+  serverEnvironment,
   hookGroupValue,
   SERVER_NAME,
   TARGET_TITLES,
@@ -206,7 +207,7 @@ async function reconcile(existing: readonly ArtifactRecord[], desired: Map<strin
 function launchFor(options: InstallOptionsRecord, context: InstallContext): { launch: ServerLaunch; host: string; port: number } {
   const host = options.host ?? context.http.host;
   const port = options.port ?? context.http.port;
-  if (options.transport === "stdio") return { launch: { transport: "stdio", command: context.executable.command }, host, port };
+  if (options.transport === "stdio") return { launch: { transport: "stdio", command: context.executable.command, env: serverEnvironment(context.he.platform) }, host, port };
   return { launch: { transport: "http", url: mcpUrlFor(host, port), tokenEnv: options.tokenEnv }, host, port };
 }
 

@@ -14,6 +14,7 @@ import { healthUrlFor } from "../helpers/loopback-url.ts";
 import { shellQuote } from "../helpers/shell-quote.ts";
 import { renderSystemdCommand, renderSystemdEnvironment } from "../helpers/systemd.ts";
 import { astMcpConfigDir, joinPath, xdgConfigHome, type HostEnvironment } from "./environment.ts";
+import { serverEnvironment } from "./targets.ts";
 
 export const SERVICE_NAME = "ast-mcp.service";
 export const LAUNCHD_LABEL = "dev.ast-mcp.server";
@@ -139,7 +140,7 @@ export function planService(
 ): ServiceSpec | { unsupported: string } {
   const tokenFile = tokenFilePath(he);
   const argv = [options.nodePath, options.executable, "mcp", "--transport", "http", "--host", options.host, "--port", String(options.port), ...options.roots];
-  const environment = { [TOKEN_FILE_ENV]: tokenFile, AST_MCP_LOG_LEVEL: "info" };
+  const environment = { ...serverEnvironment(he.platform), [TOKEN_FILE_ENV]: tokenFile, AST_MCP_LOG_LEVEL: "info" };
   if (he.platform === "linux") {
     const unitFile = joinPath(he, xdgConfigHome(he), "systemd", "user", SERVICE_NAME);
     return { manager: "systemd", unitFile, unitContent: systemdUnit(argv, environment), label: SERVICE_NAME, host: options.host, port: options.port, tokenFile, argv };

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { chmod, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { runDoctor, renderChecks, type ProbeTarget } from "../../src/hosts/doctor.ts";
+import { serverEnvironment } from "../../src/hosts/targets.ts";
 import { stateDir } from "../../src/hosts/environment.ts";
 import { install } from "../../src/hosts/install.ts";
 import { FAKE_EXECUTABLE, PROJECT_DIR, sandbox } from "./fixture.ts";
@@ -41,6 +42,8 @@ describe("doctor", () => {
       expect(checks.some((check) => check.area === "config" && check.status === "fail" && check.detail.includes("hook.mode"))).toBe(true);
       // Claude Code and Copilot share .mcp.json, and the Codex entry starts the same command: two distinct starts.
       expect(probed.map((target) => (target.transport === "stdio" ? target.command : ""))).toEqual([FAKE_EXECUTABLE, "/gone/ast-mcp"]);
+      // Probed as the host starts it: with the environment the entry adds.
+      expect(probed[0]?.transport === "stdio" ? probed[0].env : undefined).toMatchObject(serverEnvironment(context.he.platform));
       expect(renderChecks(checks)).toMatch(/\d+ failure\(s\)/);
     } finally {
       await box.cleanup();

@@ -13,7 +13,7 @@ import type { ExecutableInfo } from "../../src/hosts/executable.ts";
 import { install, specsForTarget, update, type InstallRequest } from "../../src/hosts/install.ts";
 import { readRecord, writeRecord } from "../../src/hosts/record.ts";
 import { sha256 } from "../../src/hosts/apply.ts";
-import { copilotHookFile, HOOK_ENV_PREFIX, hookCommand, isOurHookCommand, isOurHookGroup, type Target } from "../../src/hosts/targets.ts";
+import { copilotHookFile, entryValue, HOOK_ENV_PREFIX, hookCommand, isOurHookCommand, isOurHookGroup, serverEnvironment, type Target } from "../../src/hosts/targets.ts";
 import { shellQuote, windowsQuote } from "../../src/helpers/shell-quote.ts";
 import { CLI } from "../support/cli.ts";
 import { FAKE_EXECUTABLE, sandbox } from "./fixture.ts";
@@ -66,7 +66,7 @@ describe("install writes the form each host's shell takes", () => {
 
   test("on Windows, Claude Code and Codex hook commands have no prefix (cmd.exe would not take it)", () => {
     for (const target of ["claude", "codex"] as const) {
-      const { specs } = specsForTarget(target, { scope: "global", project: null, he }, { transport: "stdio", command: executable.command }, executable, options, templates);
+      const { specs } = specsForTarget(target, { scope: "global", project: null, he }, { transport: "stdio", command: executable.command, env: {} }, executable, options, templates);
       const hook = specs.find((spec) => spec.role === "hook");
       expect(hook?.kind).toBe("json");
       const command = ((hook as { value: { hooks: Array<{ command: string }> } }).value.hooks[0] as { command: string }).command;
@@ -151,5 +151,15 @@ describe("the hook bundle's entry (dist/hook.cjs, through dist/cli.js)", () => {
     const help = spawnSync("node", [CLI, "hook", "--help"], { encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout).toStartWith("Usage: ast-mcp hook");
+  });
+});
+
+describe("the server's environment", () => {
+  test("on Linux every stdio entry starts the server with two malloc arenas; elsewhere with nothing added", () => {
+    expect(serverEnvironment("linux")).toEqual({ MALLOC_ARENA_MAX: "2" });
+    expect(serverEnvironment("darwin")).toEqual({});
+    expect(serverEnvironment("win32")).toEqual({});
+    expect(entryValue("claude", "local", { transport: "stdio", command: "ast-mcp", env: serverEnvironment("linux") })).toEqual({ type: "stdio", command: "ast-mcp", args: ["mcp"], env: { MALLOC_ARENA_MAX: "2" } });
+    expect(entryValue("codex", "global", { transport: "stdio", command: "ast-mcp", env: {} })).toEqual({ command: "ast-mcp", args: ["mcp"] });
   });
 });

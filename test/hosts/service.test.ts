@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { hostEnvironment } from "../../src/hosts/environment.ts";
+import { serverEnvironment } from "../../src/hosts/targets.ts";
 import { install, uninstall } from "../../src/hosts/install.ts";
 import { readRecord } from "../../src/hosts/record.ts";
 import { defaultServiceDeps, planService, TOKEN_FILE_ENV, type ServiceDeps } from "../../src/hosts/service.ts";
@@ -67,6 +68,8 @@ describe("install --service (systemd user unit)", () => {
         if (command === "systemctl" && args[1] === "restart") {
           const unitFile = join(box.env.XDG_CONFIG_HOME as string, "systemd", "user", "ast-mcp.service");
           const { argv, env } = parseUnit((await box.read(unitFile)) as string);
+          // The unit starts the server with the installed environment (two malloc arenas on Linux).
+          expect(env).toMatchObject(serverEnvironment("linux"));
           service = spawn(argv[0] as string, argv.slice(1), { env: { PATH: process.env.PATH ?? "", HOME: box.home, XDG_CONFIG_HOME: box.env.XDG_CONFIG_HOME as string, XDG_STATE_HOME: box.env.XDG_STATE_HOME as string, ...env }, stdio: ["ignore", "ignore", "pipe"] });
           children.push(service);
         }

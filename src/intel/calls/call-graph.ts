@@ -10,7 +10,7 @@
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import type { ImportFact } from "../facts/types.ts";
+import type { CallFact, ImportFact } from "../facts/types.ts";
 import { type GraphOptions, ImportGraph } from "../graph/import-graph.ts";
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
 import { type CallEdge, type CallResolution, type CallSite, type Confidence, CONFIDENCE_ORDER, type SymbolRef, symbolKey } from "./types.ts";
@@ -93,6 +93,12 @@ function bindings(file: GraphFile, fact: ImportFact): Array<{ local: string; imp
   }
 }
 
+/** A file with calls, as the call graph keeps it. */
+interface CallFile {
+  real: string;
+  facts: { calls: readonly CallFact[] };
+}
+
 export class CallGraph {
   static readonly #graphs = new WeakMap<GraphIndex, CallGraph>();
 
@@ -100,7 +106,12 @@ export class CallGraph {
   #generation = -1;
   #symbolsByFile = new Map<string, SymbolRef[]>();
   #byName = new Map<string, SymbolRef[]>();
-  #callsByName = new Map<string, CallSite[]>();
+  /**
+   * Call sites by callee name, as (file number, ordinal) pairs into #callFiles: a Go tree has
+   * hundreds of thousands, and two small integers per site cost a third of an object each.
+   */
+  #callsByName = new Map<string, number[]>();
+  #callFiles: CallFile[] = [];
   /** Name → names it is also known by (import aliases, re-export aliases). */
   #aliases = new Map<string, Set<string>>();
   #memo = new Map<string, CallResolution>();
@@ -125,7 +136,8 @@ export class CallGraph {
     if (this.#generation === this.imports.generation) return;
     const symbolsByFile = new Map<string, SymbolRef[]>();
     const byName = new Map<string, SymbolRef[]>();
-    const callsByName = new Map<string, CallSite[]>();
+    const callsByName = new Map<string, number[]>();
+    const callFiles: CallFile[] = [];
     const aliases = new Map<string, Set<string>>();
     const alias = (from: string, to: string) => {
       if (from === to || from === "*" || to === "*") return;
@@ -157,10 +169,15 @@ export class CallGraph {
         if (!list) byName.set(symbol.name, (list = []));
         list.push(symbol);
       }
-      for (const [ordinal, fact] of file.facts.calls.entries()) {
-        let list = callsByName.get(fact.name);
-        if (!list) callsByName.set(fact.name, (list = []));
-        list.push({ file: file.real, ordinal, fact });
+      const calls = file.facts.calls;
+      if (calls.length > 0) {
+        const fileNumber = callFiles.push(file) - 1;
+        for (let ordinal = 0; ordinal < calls.length; ordinal++) {
+          const name = (calls[ordinal] as CallFact).name;
+          let list = callsByName.get(name);
+          if (!list) callsByName.set(name, (list = []));
+          list.push(fileNumber, ordinal);
+        }
       }
       for (const fact of file.facts.imports) for (const name of fact.names) alias(name.imported, name.local);
       for (const exported of file.facts.exportedNames) if (exported.local !== undefined) alias(exported.local, exported.name);
@@ -168,6 +185,7 @@ export class CallGraph {
     this.#symbolsByFile = symbolsByFile;
     this.#byName = byName;
     this.#callsByName = callsByName;
+    this.#callFiles = callFiles;
     this.#aliases = aliases;
     this.#memo = new Map();
     this.#reach = new Map();
@@ -614,7 +632,11 @@ export class CallGraph {
     const wanted = symbolKey(target);
     const edges: CallEdge[] = [];
     for (const name of this.#namesOf(target)) {
-      for (const site of this.#callsByName.get(name) ?? []) {
+      const sites = this.#callsByName.get(name) ?? [];
+      for (let index = 0; index < sites.length; index += 2) {
+        const file = this.#callFiles[sites[index] as number] as CallFile;
+        const ordinal = sites[index + 1] as number;
+        const site: CallSite = { file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact };
         const resolution = this.resolveCall(site);
         if (resolution.status !== "resolved" || !resolution.targets.some((candidate) => symbolKey(candidate) === wanted)) continue;
         edges.push({ site, caller: this.callerOf(site), confidence: resolution.confidence, targets: resolution.targets });
