@@ -403,6 +403,8 @@ export const LIMITS = {
     defaultMaxBytes: 512 * MiB,
     /** Days a batch stays undoable (config: [journal].max_age_days). */
     defaultMaxAgeDays: 14,
+    /** Milliseconds between two listings of the journal for pruning while the known batches leave room under every limit. */
+    listIntervalMs: 5_000,
     /** Empty batch directories a process keeps made ahead of its commits (see refillSpareBatchDirectories). */
     spareDirectories: 4,
   },

@@ -364,9 +364,12 @@ export async function writeFileDurable(file: string, text: string): Promise<void
   await fsyncDirectory(path.dirname(file));
 }
 
-/** Creates `file` (exclusive create, mode 0600) with `text`, not yet durable (see flushByPath). */
-export function createFileUnsynced(file: string, text: string): void {
-  const fd = fs.openSync(file, "wx", 0o600);
+/**
+ * Writes `text` to `file` in a directory private to this writer (mode 0600), not yet durable (see
+ * flushByPath). An empty placeholder made ahead of time is filled in place, which allocates no inode.
+ */
+export function writeFileUnsynced(file: string, text: string): void {
+  const fd = fs.openSync(file, "w", 0o600);
   try {
     writeAllSync(fd, Buffer.from(text, "utf8"));
     fs.closeSync(fd);

@@ -15,7 +15,7 @@ import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { createFileUnsynced, flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable } from "./durable-fs.ts";
+import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeFileUnsynced } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "./state-dir.ts";
 
@@ -170,9 +170,9 @@ export function stageBatch(stateDir: string, id: string): BatchStaging {
 
 /**
  * Makes spare batch directories in the background, up to LIMITS.journal.spareDirectories. On
- * ext4 making a directory and giving it its first entry each allocate a block (about 0.7 ms
- * apiece on this project's test machine); a spare has had its first entry already, so a commit
- * that stages in one pays neither. Failures are only logged: a commit without a spare makes its
+ * ext4 making a directory, giving it its first entry and creating a file each allocate (about
+ * 0.7 ms apiece on this project's test machine, several ms when the disk is busy); a spare holds
+ * empty placeholders of the record files, so a commit that stages in one allocates nothing there. Failures are only logged: a commit without a spare makes its
  * own directory. Resolves when this refill is done (tests wait for it; commits never do).
  */
 export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
@@ -190,9 +190,8 @@ async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
     while (dirs.length < LIMITS.journal.spareDirectories) {
       const dir = path.join(stateDir, JOURNAL_SUBDIR, `.spare.${process.pid}-${randomBytes(4).toString("hex")}`);
       await mkdir(dir, { mode: 0o700 });
-      const first = path.join(dir, ".first-entry");
-      await (await open(first, "wx", 0o600)).close();
-      await unlink(first);
+      // Empty placeholders of the record files: publishing fills them in, allocating nothing.
+      for (const name of [RECORD_FILE, COMMIT_MARK_FILE]) await (await open(path.join(dir, name), "wx", 0o600)).close();
       dirs.push(dir);
     }
   } catch (error) {
@@ -206,19 +205,19 @@ export function stagedImagePath(staging: BatchStaging, image: string): string {
 }
 
 /**
- * Completes a staged batch: writes its record (and, when given, the record it will have once
- * committed, for markCommitted) and renames the batch into place, so a batch directory always
+ * Completes a staged batch: writes its record and the record it will have once committed (for
+ * markCommitted), and renames the batch into place, so a batch directory always
  * appears whole: record and before-images together. Nothing of it is durable yet. The returned
  * flushes make it so (the record files, the images named in `copiedImages`, the batch directory
  * and the journal directory); the caller runs them together with the fsyncs of its staged files
  * and before changing any target, so a batch costs one round of fsyncs before its first rename.
  */
-export function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, copiedImages: readonly string[], committed?: BatchRecord): UnsyncedFile[] {
-  createFileUnsynced(path.join(staging.dir, RECORD_FILE), recordText(record));
-  if (committed !== undefined) createFileUnsynced(path.join(staging.dir, COMMIT_MARK_FILE), recordText(committed));
+export function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, copiedImages: readonly string[], committed: BatchRecord): UnsyncedFile[] {
+  writeFileUnsynced(path.join(staging.dir, RECORD_FILE), recordText(record));
+  writeFileUnsynced(path.join(staging.dir, COMMIT_MARK_FILE), recordText(committed));
   const dir = batchDirectory(stateDir, record.id);
   renameSync(staging.dir, dir);
-  const files = [RECORD_FILE, ...(committed === undefined ? [] : [COMMIT_MARK_FILE])].map((name) => path.join(dir, name));
+  const files = [RECORD_FILE, COMMIT_MARK_FILE].map((name) => path.join(dir, name));
   files.push(...copiedImages.map((image) => imagePath(stateDir, record, image)));
   return [
     ...files.map(flushByPath),
@@ -367,6 +366,15 @@ function knownFinished(stateDir: string): Map<string, PruneFacts> {
   return known;
 }
 
+/** When each state directory's journal was last listed for pruning. */
+const lastListing = new Map<string, number>();
+
+function leavesRoom(known: readonly PruneFacts[], limits: JournalLimits, now: number): boolean {
+  const bytes = known.reduce((sum, facts) => sum + facts.imageBytes, 0);
+  const oldest = known.reduce((min, facts) => Math.min(min, facts.time), now);
+  return known.length < limits.maxBatches && bytes < limits.maxBytes && oldest >= now - limits.maxAgeDays * 86_400_000;
+}
+
 /** Records the facts of a batch this process just finished, so pruning need not read its record back. */
 export function rememberFinished(stateDir: string, record: BatchRecord): void {
   if (record.state !== "committed" && record.state !== "conflict") return;
@@ -397,6 +405,12 @@ async function finishedBatches(stateDir: string): Promise<PruneFacts[]> {
  * before-images). Batches still in flight are never touched. Returns the ids removed.
  */
 export async function pruneJournal(stateDir: string, limits: JournalLimits, now: number = Date.now()): Promise<string[]> {
+  // Listing a journal of hundreds of batches costs more than the rest of a small commit: while the
+  // batches known here leave room under every limit, the listing is repeated only now and then
+  // (batches other processes added meanwhile are found at the next one).
+  const listedAt = lastListing.get(stateDir);
+  if (listedAt !== undefined && now - listedAt < LIMITS.journal.listIntervalMs && leavesRoom([...knownFinished(stateDir).values()], limits, now)) return [];
+  lastListing.set(stateDir, now);
   const kept = await finishedBatches(stateDir);
   const removed: string[] = [];
   const oldestAllowed = now - limits.maxAgeDays * 86_400_000;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { cp, link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
@@ -57,12 +57,38 @@ describe("list and show", () => {
   });
 });
 
+/** Gives a copied batch directory its own id in its record. */
+async function rewriteForeign(id: string): Promise<void> {
+  const file = path.join(fx.stateDir, "journal", id, "batch.json");
+  const record = JSON.parse(await readFile(file, "utf8"));
+  record.id = id;
+  await writeFile(file, JSON.stringify(record));
+}
+
 describe("pruning", () => {
   test("the oldest batches beyond max_batches are removed", async () => {
     await fx.put("a.txt", "0");
     const ids: string[] = [];
     for (let i = 1; i <= 5; i += 1) ids.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(i - 1)), after: Buffer.from(String(i)) }], fx.meta, { maxBatches: 3, maxBytes: 1 << 30, maxAgeDays: 30 })).batchId);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(ids.slice(2));
+  });
+
+  test("while the batches it knows leave room, pruning lists the journal only now and then; others' batches count at the next listing", async () => {
+    await fx.put("a.txt", "0");
+    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const mine = await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("0"), after: Buffer.from("1") }], fx.meta, limits);
+    // Two batches another process committed earlier, which this one has not listed yet.
+    const foreign = [newBatchId(), newBatchId()];
+    for (const id of foreign) {
+      await cp(path.join(fx.stateDir, "journal", mine.batchId), path.join(fx.stateDir, "journal", id), { recursive: true });
+      await rewriteForeign(id);
+    }
+    const now = Date.now();
+    expect(await pruneJournal(fx.stateDir, limits, now)).toEqual([]);
+    expect((await listBatches({}, journal())).length).toBe(3);
+    // Listed again, the oldest of the three goes.
+    expect(await pruneJournal(fx.stateDir, limits, now + LIMITS.journal.listIntervalMs)).toEqual([mine.batchId]);
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(foreign);
   });
 
   test("before-image bytes beyond max_bytes prune the oldest, and a batch alone over the limit is not undoable", async () => {
