@@ -29,6 +29,7 @@ import {
   previewDiff,
   refuseOverlaps,
 } from "../patch/pipeline.ts";
+import type { Formatters } from "../patch/format.ts";
 import { receiptBook } from "../patch/receipts.ts";
 import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../patch/text-codec.ts";
 import { sha256Hex } from "../helpers/hash.ts";
@@ -246,6 +247,25 @@ async function openExisting(key: string, expected: string | null | undefined, op
 }
 
 /** The plan that writes `after` over (or as) one file: file_write, file_patch and a committed preview receipt alike. */
+/** The candidate for an entry's new text, prepared ahead of its checks when `ahead` (see prepareCandidate). */
+function prepareText(
+  target: { resolved: ResolvedPath; decoded: DecodedFile | undefined; style: Pick<DecodedFile, "encoding" | "bom"> },
+  text: string,
+  allowSyntaxErrors: boolean | undefined,
+  how: { formatters: Formatters; pipeline: PipelineContext; ahead: boolean },
+): Promise<PreparedCandidate> {
+  return prepareCandidate({
+    resolved: target.resolved,
+    original: target.decoded,
+    candidateText: text,
+    encodeAs: target.style,
+    allowSyntaxErrors: allowSyntaxErrors ?? false,
+    formatters: how.formatters,
+    config: how.pipeline.config,
+    ahead: how.ahead,
+  });
+}
+
 /** A write plan for a prepared candidate: its check facts join the report when the checks finish. */
 function candidatePlan(key: string, resolved: ResolvedPath, source: Plan["before"], candidate: PreparedCandidate, facts: Partial<FileResult>): Plan {
   const plan = writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...facts });
@@ -325,16 +345,7 @@ export const fileWriteTool = defineTool({
         const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
         const style = decoded ?? { ...newFileDefaults() };
         const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-        const candidate = await prepareCandidate({
-          resolved,
-          original: decoded,
-          candidateText: text,
-          encodeAs: style,
-          allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
-          formatters,
-          config: pipeline.config,
-          ahead,
-        });
+        const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline, ahead });
         return candidatePlan(key, resolved, source, candidate, {});
       });
       return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
@@ -478,16 +489,7 @@ export const filePatchTool = defineTool({
         edited = result.text;
         facts = { rules: rulesOf(result.rules) };
       }
-      const candidate = await prepareCandidate({
-        resolved,
-        original: decoded,
-        candidateText: edited,
-        encodeAs: style,
-        allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
-        formatters,
-        config: pipeline.config,
-        ahead,
-      });
+      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline, ahead });
       texts.set(key, { before: decoded?.text, after: candidate.text });
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);

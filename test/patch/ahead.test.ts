@@ -2,9 +2,8 @@
  * Candidates committed ahead of their checks: the bytes are ready before the syntax parse ends, the
  * commit journals and stages them meanwhile, and nothing changes on disk until the checks pass.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { beforeEach, describe, expect, test } from "bun:test";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
@@ -13,21 +12,11 @@ import type { ToolContext } from "../../src/tools/contract.ts";
 import { filePatchTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 import { snapshot } from "./commit-fixture.ts";
+import { usePrivateStateDir } from "../support/state-dir.ts";
 
 let temp: TempDir;
 let context: ToolContext;
-let stateDir: string;
-const previousStateDir = process.env.AST_MCP_STATE_DIR;
-
-beforeAll(async () => {
-  stateDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-state-"));
-  process.env.AST_MCP_STATE_DIR = stateDir;
-});
-afterAll(async () => {
-  if (previousStateDir === undefined) delete process.env.AST_MCP_STATE_DIR;
-  else process.env.AST_MCP_STATE_DIR = previousStateDir;
-  await rm(stateDir, { recursive: true, force: true });
-});
+const state = usePrivateStateDir();
 beforeEach(async () => {
   await temp?.cleanup();
   temp = await makeTempDir();
@@ -96,7 +85,7 @@ describe("the commit waits for pending checks", () => {
     return { key: "s.ts", resolved, touches: [resolved.real], op: { kind: "write", path: resolved.real, expectedBefore: before?.sha256 ?? null, after }, displayAfter: "s.ts", before, afterBytes: after, report: { change: "modified" }, verified };
   };
   const later = <T>(ms: number, settle: () => T) => new Promise<T>((resolve, reject) => setTimeout(() => { try { resolve(settle()); } catch (error) { reject(error); } }, ms));
-  const journalEntries = async () => (await readdir(path.join(stateDir, "journal"))).filter((name) => !name.startsWith(".spare.")).sort();
+  const journalEntries = async () => (await readdir(path.join(state.path, "journal"))).filter((name) => !name.startsWith(".spare.")).sort();
 
   test("a check that fails after the batch was journaled and staged refuses it: every byte, the journal and the locks as they were", async () => {
     const repository = await snapshot(temp.dir);

@@ -1,13 +1,13 @@
 /** file_patch with diagnostics: true reports the type errors a change introduces, and still writes. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { disposeAllProjects } from "../../src/intel/typescript/index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { filePatchTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { usePrivateStateDir } from "../support/state-dir.ts";
 
 const SLOW = 120_000;
 const MATH = "export function double(n: number): number {\n  return n * 2;\n}\n";
@@ -15,12 +15,9 @@ const USER = 'import { double } from "./math";\nexport const four: number = doub
 
 let temp: TempDir;
 let context: ToolContext;
-let stateDir: string;
-const previousStateDir = process.env.AST_MCP_STATE_DIR;
+usePrivateStateDir();
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-state-"));
-  process.env.AST_MCP_STATE_DIR = stateDir;
   temp = await makeTempDir("ast-mcp-patch-diagnostics-");
   await temp.write("tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" } }));
   await temp.write("src/math.ts", MATH);
@@ -30,9 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   disposeAllProjects();
-  if (previousStateDir === undefined) delete process.env.AST_MCP_STATE_DIR;
-  else process.env.AST_MCP_STATE_DIR = previousStateDir;
-  await rm(stateDir, { recursive: true, force: true });
   await temp.cleanup();
 });
 

@@ -10,26 +10,21 @@ import type { ToolContext } from "../../src/tools/contract.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { makeContext, makeTempDir, runTool as call, type TempDir } from "../support/context.ts";
 import { toolFailure as failure } from "../support/context.ts";
+import { usePrivateStateDir } from "../support/state-dir.ts";
 
 let temp: TempDir;
 let context: ToolContext;
 let index: CodeIndex | undefined;
-let stateDir: string;
 let cacheDir: string;
-const previousStateDir = process.env.AST_MCP_STATE_DIR;
+const state = usePrivateStateDir();
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-state-"));
   cacheDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-cache-"));
-  process.env.AST_MCP_STATE_DIR = stateDir;
 });
 afterAll(async () => {
   index?.close();
   await temp?.cleanup();
   await rm(cacheDir, { recursive: true, force: true });
-  if (previousStateDir === undefined) delete process.env.AST_MCP_STATE_DIR;
-  else process.env.AST_MCP_STATE_DIR = previousStateDir;
-  await rm(stateDir, { recursive: true, force: true });
 });
 /** run reads no facts, so the index gets empty ones: these tests do not depend on the extractors. */
 const noFacts = (language: string): FileFacts => ({ language, parseErrors: 0, symbols: [], imports: [], calls: [], exportedNames: [] });

@@ -1,7 +1,6 @@
 /** The mutation tools through their handlers, over real temp directories and a private state directory. */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { chmod, link, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { beforeEach, describe, expect, test } from "bun:test";
+import { chmod, link, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../../src/core/limits.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
@@ -10,21 +9,11 @@ import { fileCapabilitiesTool } from "../../src/tools/files.ts";
 import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 import { toolFailure as failure } from "../support/context.ts";
+import { usePrivateStateDir } from "../support/state-dir.ts";
 
 let temp: TempDir;
 let context: ToolContext;
-let stateDir: string;
-const previousStateDir = process.env.AST_MCP_STATE_DIR;
-
-beforeAll(async () => {
-  stateDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-state-"));
-  process.env.AST_MCP_STATE_DIR = stateDir;
-});
-afterAll(async () => {
-  if (previousStateDir === undefined) delete process.env.AST_MCP_STATE_DIR;
-  else process.env.AST_MCP_STATE_DIR = previousStateDir;
-  await rm(stateDir, { recursive: true, force: true });
-});
+usePrivateStateDir();
 beforeEach(async () => {
   await temp?.cleanup();
   temp = await makeTempDir();
