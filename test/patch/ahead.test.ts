@@ -9,7 +9,7 @@ import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { CandidateChanged, commitAhead, commitPlans, decodeSource, formattersFor, loadSource, type PipelineContext, type Plan, prepareCandidate } from "../../src/patch/pipeline.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
-import { filePatchTool } from "../../src/tools/write.ts";
+import { filePatchTool, fileWriteTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 import { snapshot } from "./commit-fixture.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
@@ -127,5 +127,15 @@ describe("commitAhead", () => {
       throw new ToolError("syntax_regression", "refused");
     }));
     expect(refused.code).toBe("syntax_regression");
+  });
+});
+
+describe("a new file refused after its commit began", () => {
+  test("the directories made for it and its staged file are gone again", async () => {
+    const repository = await snapshot(temp.dir);
+    // No formatter takes Python, so the bytes are ready at once and the commit starts before the parse ends.
+    const refused = await toolFailure(runTool(fileWriteTool, { files: { "deep/new/dir/broken.py": { content: "def broken(:\n    return 1\n", expectedSha256: null } } }, context));
+    expect(refused.code).toBe("syntax_regression");
+    expect(await snapshot(temp.dir)).toEqual(repository);
   });
 });
