@@ -703,7 +703,7 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
   } finally {
     for (const session of sessions.reverse()) await session.close().catch(() => {});
     await rm(work, { recursive: true, force: true });
-    await rm(stateDir, { recursive: true, force: true });
+    await rm(stateDir, { recursive: true, force: true, maxRetries: 5 });
     await fixture.cleanup();
   }
 }

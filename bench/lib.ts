@@ -175,7 +175,7 @@ export async function createFixture(): Promise<Fixture> {
     text,
     sha256: createHash("sha256").update(text).digest("hex"),
     env,
-    cleanup: () => rm(base, { recursive: true, force: true }),
+    cleanup: () => rm(base, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
 

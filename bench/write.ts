@@ -471,7 +471,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     };
   } finally {
     for (const session of sessions.reverse()) await session.close().catch(() => {});
-    await rm(stateDir, { recursive: true, force: true });
+    await rm(stateDir, { recursive: true, force: true, maxRetries: 5 });
     await fixture.cleanup();
   }
 }

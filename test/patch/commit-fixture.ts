@@ -53,7 +53,7 @@ export async function makeCommitFixture(): Promise<CommitFixture> {
         return undefined;
       }
     },
-    cleanup: () => rm(base, { recursive: true, force: true }),
+    cleanup: () => rm(base, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
 

@@ -22,7 +22,7 @@ export async function isolatedEnv(extra: Record<string, string> = {}): Promise<{
     AST_MCP_LOG_LEVEL: "warn",
     ...extra,
   };
-  return { env, home, cleanup: () => rm(home, { recursive: true, force: true }) };
+  return { env, home, cleanup: () => rm(home, { recursive: true, force: true, maxRetries: 5 }) };
 }
 
 export async function tempRoot(prefix = "ast-mcp-root-"): Promise<string> {

@@ -25,7 +25,7 @@ export async function makeTempDir(prefix = "ast-mcp-test-"): Promise<TempDir> {
       await writeFile(target, content);
       return target;
     },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
+    cleanup: () => rm(dir, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
 
