@@ -174,27 +174,30 @@ export function targetLayout(target: Target, scope: Scope, he: HostEnvironment):
   }
 }
 
+function stdioEntry(target: Target, scope: Scope, cmd: string): Record<string, unknown> {
+  switch (target) {
+    case "claude":
+      return { type: "stdio", command: cmd, args: ["mcp"] };
+    case "codex":
+      return { command: cmd, args: ["mcp"] };
+    case "copilot":
+      // The project file is shared with Claude Code, so it takes the same entry; the user file has Copilot's "tools".
+      return scope === "local" ? { type: "stdio", command: cmd, args: ["mcp"] } : { type: "stdio", command: cmd, args: ["mcp"], tools: ["*"] };
+    case "vscode":
+    case "cursor":
+      // Neither host promises the workspace as the server's working directory; both expand ${workspaceFolder}.
+      return { type: "stdio", command: cmd, args: ["mcp", "${workspaceFolder}"] };
+    case "gemini":
+    case "claude-desktop":
+      return { command: cmd, args: ["mcp"] };
+  }
+}
+
 /** The server entry a target expects, in its own format. */
 export function entryValue(target: Target, scope: Scope, launch: ServerLaunch): Record<string, unknown> | TomlTableValues | string {
   if (launch.transport === "stdio") {
-    const cmd = launch.command;
-    const env = Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {};
-    switch (target) {
-      case "claude":
-        return { type: "stdio", command: cmd, args: ["mcp"], ...env };
-      case "codex":
-        return { command: cmd, args: ["mcp"], ...env };
-      case "copilot":
-        // The project file is shared with Claude Code, so it takes the same entry; the user file has Copilot's "tools".
-        return scope === "local" ? { type: "stdio", command: cmd, args: ["mcp"], ...env } : { type: "stdio", command: cmd, args: ["mcp"], ...env, tools: ["*"] };
-      case "vscode":
-      case "cursor":
-        // Neither host promises the workspace as the server's working directory; both expand ${workspaceFolder}.
-        return { type: "stdio", command: cmd, args: ["mcp", "${workspaceFolder}"], ...env };
-      case "gemini":
-      case "claude-desktop":
-        return { command: cmd, args: ["mcp"], ...env };
-    }
+    const entry = stdioEntry(target, scope, launch.command);
+    return Object.keys(launch.env).length > 0 ? { ...entry, env: { ...launch.env } } : entry;
   }
   switch (target) {
     case "claude":

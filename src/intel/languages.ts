@@ -405,6 +405,7 @@ function gcFunction(): Collector | null {
  */
 export class TreeBudget {
   #bytes = 0;
+  /** Collections asked for so far. */
   collections = 0;
 
   constructor(private readonly limit: number = LIMITS.intel.index.treeReleaseBytes) {}

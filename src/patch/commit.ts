@@ -3,8 +3,9 @@
  * rechecks each expected hash, journals the batch with before-images, stages new content next to
  * each target (after the journal names it, so a killed writer's temp files are always found), and
  * fsyncs journal and staged files in one round. Only then does it apply the ops in order,
- * re-verifying each parent directory right before touching it, and fsync their directories. Until the commit mark is written any failure rolls
- * every earlier step back, so a refused or failed batch leaves every byte as it was.
+ * re-verifying each parent directory right before touching it, and fsync their directories.
+ * Until the commit mark is written any failure rolls every earlier step back, so a refused or
+ * failed batch leaves every byte as it was.
  */
 import { lstatSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
@@ -14,7 +15,7 @@ import { log } from "../core/log.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { applyOp, fsyncAll, hardLinked, rollbackRecord, tempPath } from "./apply.ts";
-import { errnoOf, flushAll, inspectFile, isMissing, preserveFile, stageBytesUnsynced, type FileFacts, type UnsyncedFile, writeThenFlush } from "./durable-fs.ts";
+import { errnoOf, inspectFile, isMissing, preserveFile, stageBytesUnsynced, type FileFacts, type UnsyncedFile, writeThenFlush } from "./durable-fs.ts";
 import {
   DEFAULT_JOURNAL_LIMITS,
   discardCommitMark,

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
-import { mkdir, open, readFile, unlink } from "node:fs/promises";
+import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
@@ -172,8 +172,9 @@ export function stageBatch(stateDir: string, id: string): BatchStaging {
  * Makes spare batch directories in the background, up to LIMITS.journal.spareDirectories. On
  * ext4 making a directory, giving it its first entry and creating a file each allocate (about
  * 0.7 ms apiece on this project's test machine, several ms when the disk is busy); a spare holds
- * empty placeholders of the record files, so a commit that stages in one allocates nothing there. Failures are only logged: a commit without a spare makes its
- * own directory. Resolves when this refill is done (tests wait for it; commits never do).
+ * empty placeholders of the record files, so a commit that stages in one allocates nothing there.
+ * Failures are only logged: a commit without a spare makes its own directory. Resolves when this
+ * refill is done (tests wait for it; commits never do).
  */
 export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
   const pool = sparePool(stateDir);
@@ -369,10 +370,9 @@ function knownFinished(stateDir: string): Map<string, PruneFacts> {
 /** When each state directory's journal was last listed for pruning. */
 const lastListing = new Map<string, number>();
 
-function leavesRoom(known: readonly PruneFacts[], limits: JournalLimits, now: number): boolean {
+function leavesRoom(known: readonly PruneFacts[], limits: JournalLimits, oldestAllowed: number): boolean {
   const bytes = known.reduce((sum, facts) => sum + facts.imageBytes, 0);
-  const oldest = known.reduce((min, facts) => Math.min(min, facts.time), now);
-  return known.length < limits.maxBatches && bytes < limits.maxBytes && oldest >= now - limits.maxAgeDays * 86_400_000;
+  return known.length < limits.maxBatches && bytes < limits.maxBytes && known.every((facts) => facts.time >= oldestAllowed);
 }
 
 /** Records the facts of a batch this process just finished, so pruning need not read its record back. */
@@ -408,12 +408,12 @@ export async function pruneJournal(stateDir: string, limits: JournalLimits, now:
   // Listing a journal of hundreds of batches costs more than the rest of a small commit: while the
   // batches known here leave room under every limit, the listing is repeated only now and then
   // (batches other processes added meanwhile are found at the next one).
+  const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
   const listedAt = lastListing.get(stateDir);
-  if (listedAt !== undefined && now - listedAt < LIMITS.journal.listIntervalMs && leavesRoom([...knownFinished(stateDir).values()], limits, now)) return [];
+  if (listedAt !== undefined && now - listedAt < LIMITS.journal.listIntervalMs && leavesRoom([...knownFinished(stateDir).values()], limits, oldestAllowed)) return [];
   lastListing.set(stateDir, now);
   const kept = await finishedBatches(stateDir);
   const removed: string[] = [];
-  const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
   let totalBytes = kept.reduce((sum, facts) => sum + facts.imageBytes, 0);
   while (kept.length > 0) {
     const oldest = kept[0] as PruneFacts;

@@ -3,10 +3,10 @@
  * workspace, reading and hashing its bytes, and reporting per-item failures in batches.
  */
 import { createHash } from "node:crypto";
-import { constants, createReadStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
-import { ToolError, isToolError, type ErrorCode } from "../core/errors.ts";
+import { ToolError } from "../core/errors.ts";
 import { decodeText, looksBinary, type TextEncodingName } from "../helpers/encoding.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";

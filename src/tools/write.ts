@@ -246,7 +246,6 @@ async function openExisting(key: string, expected: string | null | undefined, op
   return { resolved, source };
 }
 
-/** The plan that writes `after` over (or as) one file: file_write, file_patch and a committed preview receipt alike. */
 /** The candidate for an entry's new text, prepared ahead of its checks when `ahead` (see prepareCandidate). */
 function prepareText(
   target: { resolved: ResolvedPath; decoded: DecodedFile | undefined; style: Pick<DecodedFile, "encoding" | "bom"> },
@@ -273,6 +272,7 @@ function candidatePlan(key: string, resolved: ResolvedPath, source: Plan["before
   return plan;
 }
 
+/** The plan that writes `after` over (or as) one file: file_write, file_patch and a committed preview receipt alike. */
 function writePlan(key: string, resolved: ResolvedPath, source: Plan["before"], after: Buffer, report: Plan["report"]): Plan {
   return {
     key,
@@ -494,9 +494,9 @@ export const filePatchTool = defineTool({
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
-    if (previews === 0 && !sequential) {
+    if (previews === 0) {
       return commitAhead(async (ahead) => {
-        const plans = await planAll(ahead);
+        const plans = await planAll(ahead && !sequential);
         refuseOverlaps(plans);
         return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
       });
@@ -504,7 +504,6 @@ export const filePatchTool = defineTool({
     const plans = await planAll(false);
     refuseOverlaps(plans);
     for (const plan of plans) Object.assign(plan.report, await plan.verified);
-    if (previews === 0) return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
 
     const results: Record<string, FileResult> = {};
     for (const plan of plans) {
