@@ -365,6 +365,18 @@ export function topLevelStatements(root: SgRoot): TopLevelStatements {
   };
 }
 
+/** A list of statements read out earlier, seen as TopLevelStatements. */
+export function statementList(statements: readonly TopLevelStatement[]): TopLevelStatements {
+  return {
+    length: statements.length,
+    at(index) {
+      const statement = statements[index];
+      if (statement === undefined) throw new RangeError(`no top-level statement ${index}`);
+      return statement;
+    },
+  };
+}
+
 /** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
 export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
   const language = astGrepLanguageFor(id);

@@ -10,7 +10,7 @@
  * Pure: the statements come from the syntax guard's parse of the candidate, or ahead of it from
  * the original's (statementsAfterEdit), in which case the caller confirms them once the parse ends.
  */
-import type { TopLevelStatement, TopLevelStatements } from "../intel/languages.ts";
+import { statementList, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface StatementRegion {
   /** UTF-16 offsets of the region in the candidate, end exclusive. */
@@ -102,8 +102,7 @@ export function statementsAfterEdit(statements: readonly TopLevelStatement[], or
           : { ...statement, start: changed.start, startLine: changeLine, end, endLine };
     }
   }
-  const mapped = touched ? [...before, touched, ...after] : [...before, ...after];
-  return { length: mapped.length, at: (index) => mapped[index] as TopLevelStatement };
+  return statementList(touched ? [...before, touched, ...after] : [...before, ...after]);
 }
 
 /** True when formatting by `expected` and by `actual` covers the same region of the candidate. */

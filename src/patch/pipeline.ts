@@ -2,6 +2,8 @@
  * The one write pipeline every mutation uses:
  * validate → resolve (policy) → read raw bytes and compare SHA-256 → transform → syntax guard → format
  * → (no side effects so far) → lock in sorted canonical order → recheck hashes → atomic commit → journal → unlock.
+ * A candidate prepared ahead (prepareCandidate) is formatted before its syntax parse ends; the commit
+ * then journals and stages it meanwhile and waits for the guard before any file changes.
  * Tools plan their entries with these steps; `commitPlans` is the only way a plan reaches the disk.
  */
 import { lstatSync } from "node:fs";

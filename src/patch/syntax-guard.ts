@@ -10,7 +10,7 @@ import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSourceAsync, parseTreeAsync, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSourceAsync, parseTreeAsync, statementList, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -94,7 +94,7 @@ function inspectDocument(language: DocumentLanguage, before: string | undefined,
 interface ErrorList {
   errors: SyntaxErrorLocation[];
   errorCount: number;
-  /** The text's top-level statements, when the caller asked for them and the text was parsed now (never cached). */
+  /** The text's top-level statements, when the caller asked for them (see recentStatements). */
   statements?: TopLevelStatements;
 }
 const recentErrors = new Map<string, ErrorList>();
@@ -134,8 +134,10 @@ export function knownStatements(language: LanguageId, text: string): readonly To
 async function errorsOf(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
   const key = textKey(language, text);
   const known = recentErrors.get(key);
-  // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted: those are never kept.
+  // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted and were not kept.
   if (known && !withStatements) return known;
+  const kept = known && recentStatements.get(key);
+  if (known && kept) return { ...known, statements: statementList(kept) };
   let entry: ErrorList;
   let root: SgRoot | undefined;
   if (known) {

@@ -1,7 +1,8 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import { inspectSyntax, refuseRegression, type SyntaxReport } from "../../src/patch/syntax-guard.ts";
+import * as languages from "../../src/intel/languages.ts";
+import { inspectSyntax, knownStatements, refuseRegression, type SyntaxReport } from "../../src/patch/syntax-guard.ts";
 
 type Args = Parameters<typeof inspectSyntax>;
 
@@ -82,6 +83,26 @@ describe("source languages", () => {
     const report = await reportOf("a.ts", "typescript", "", after);
     expect(report.afterErrors).toBeGreaterThan(LIMITS.patch.maxListedSyntaxErrors);
     expect(report.newErrors.length).toBe(LIMITS.patch.maxListedSyntaxErrors);
+  });
+});
+
+describe("statements", () => {
+  test("a candidate's statements are remembered once read out, and asking again for them parses nothing", async () => {
+    const before = "export const a = 1;\n";
+    const after = `${before}\nexport function b() {\n  return 2;\n}\n// ${Date.now()}\n`;
+    const first = await inspectSyntax("s.ts", "typescript", before, after, { statements: true });
+    expect(first.statements?.length).toBe(3);
+    // Read out of the tree after the caller moved on.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(knownStatements("typescript", after)?.length).toBe(3);
+    const parses = [spyOn(languages, "parseTreeAsync"), spyOn(languages, "parseSourceAsync")];
+    try {
+      const again = await inspectSyntax("s.ts", "typescript", before, after, { statements: true });
+      expect(parses.map((spy) => spy.mock.calls.length)).toEqual([0, 0]);
+      expect(Array.from({ length: again.statements?.length ?? 0 }, (_, index) => again.statements?.at(index).start)).toEqual(Array.from({ length: first.statements?.length ?? 0 }, (_, index) => first.statements?.at(index).start));
+    } finally {
+      for (const spy of parses) spy.mockRestore();
+    }
   });
 });
 
