@@ -9,7 +9,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import writeFileAtomic from "write-file-atomic";
 import { LIMITS } from "../core/limits.ts";
-import { sha256Hex } from "../helpers/hash.ts";
+import { sha256OfText } from "../helpers/hash.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { JsonEditError, readJsonSlotText, setJsonValue, undoJsonEdit, type JsonEditTrace, type JsonSlot } from "../helpers/json-edit.ts";
 import { removeManagedBlock, upsertManagedBlock } from "../helpers/managed-block.ts";
@@ -34,7 +34,7 @@ export interface FileChange {
 }
 
 export function sha256(text: string): string {
-  return sha256Hex(Buffer.from(text, "utf8"));
+  return sha256OfText(text);
 }
 
 /** The files a plan reads and would write, held in memory until commit. */

@@ -18,7 +18,7 @@ import type { ExternalFormatter } from "../config/schema.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { sha256Hex } from "../helpers/hash.ts";
+import { sha256OfText } from "../helpers/hash.ts";
 import type { TopLevelStatements } from "../intel/languages.ts";
 import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
@@ -245,7 +245,7 @@ export class Formatters {
     const key = JSON.stringify([
       options.enabled,
       options.firstRootReal ?? null,
-      configText === undefined ? null : sha256Hex(Buffer.from(configText, "utf8")),
+      configText === undefined ? null : sha256OfText(configText),
       options.external,
     ]);
     let set = formatterSets.get(key);
@@ -367,7 +367,7 @@ export class Formatters {
   }
 
   private cleanKey(formatterKey: string, filePath: string, text: string): string {
-    return `${formatterKey}\0${filePath}\0${sha256Hex(Buffer.from(text, "utf8"))}`;
+    return `${formatterKey}\0${filePath}\0${sha256OfText(text)}`;
   }
 
   private originalIsClean(formatterKey: string, filePath: string, original: string, format: () => { ok: true; text: string } | { ok: false }): boolean {
@@ -388,7 +388,7 @@ export class Formatters {
   private async formatExternal(formatter: ExternalFormatter, filePath: string, original: string | undefined, candidate: string): Promise<FormatResult> {
     const label = `external formatter ${formatter.command}`;
     if (original !== undefined) {
-      const key = `external:${JSON.stringify(formatter)}\0${filePath}\0${sha256Hex(Buffer.from(original, "utf8"))}`;
+      const key = `external:${JSON.stringify(formatter)}\0${filePath}\0${sha256OfText(original)}`;
       let clean = this.cleanVerdicts.get(key);
       if (clean === undefined) {
         const run = await this.runExternal(formatter, filePath, original);

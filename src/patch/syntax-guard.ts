@@ -4,7 +4,7 @@
  * candidates must parse with the same parsers document_query uses.
  */
 import { ToolError } from "../core/errors.ts";
-import { sha256Hex } from "../helpers/hash.ts";
+import { sha256OfText } from "../helpers/hash.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
@@ -100,7 +100,7 @@ interface ErrorList {
 const recentErrors = new Map<string, ErrorList>();
 
 function textKey(language: LanguageId, text: string): string {
-  return `${language}\0${sha256Hex(Buffer.from(text, "utf8"))}`;
+  return `${language}\0${sha256OfText(text)}`;
 }
 
 function remember(key: string, parsed: ParsedSource): ErrorList {
