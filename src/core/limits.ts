@@ -171,6 +171,8 @@ export const LIMITS = {
        * resident after the cold index than 1 MiB, for 5% more index time.
        */
       treeReleaseBytes: 512 * KiB,
+      /** The buffer files are read into while indexed or searched grows up to this; a larger file gets a buffer of its own. */
+      readScratchBytes: 2 * MiB,
       /** Synchronous index work (directory listings, file reads) done before the event loop gets a turn. */
       syncSliceMs: 20,
       /** Stats a freshness sweep makes synchronously before giving the event loop a turn. */
@@ -330,7 +332,7 @@ export const LIMITS = {
        * them into its sorted main arrays at once: bounds the memory of the append log while a large
        * tree is indexed (14 bytes a pair there, 5 once merged).
        */
-      mergeTailPairs: 1 << 20,
+      mergeTailPairs: 1 << 18,
       /**
        * Growth of the postings' main arrays when a merge outgrows them, and the spare room (a share
        * of the used size) up to which arrays are left as they are after a build instead of copied
@@ -369,6 +371,8 @@ export const LIMITS = {
        * switches to young-generation collections (cheaper with a large heap, but they free fewer trees).
        */
       fullCollectionShare: 0.25,
+      /** Delay after a run before its dead trees are collected (releaseTreesLater): the answer goes out first. */
+      releaseDelayMs: 20,
       /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
       lateResultsMs: 30_000,
       /** Progress notifications sent at most this often during a wide run. */
@@ -432,6 +436,10 @@ export const LIMITS = {
   hosts: {
     /** glibc malloc arenas the server may use on Linux (MALLOC_ARENA_MAX in installed entries; see serverEnvironment). */
     mallocArenas: 2,
+    /** Allocations from this size up get their own mapping, handed back to the system when freed (MALLOC_MMAP_THRESHOLD_ on Linux). */
+    mallocMmapThresholdBytes: 128 * KiB,
+    /** MiB of V8's young generation per semi-space (--max-semi-space-size in installed entries' NODE_OPTIONS). */
+    youngSemiSpaceMiB: 2,
     /** Seconds a host waits for `ast-mcp hook` (written into each host's hook entry). */
     hookTimeoutSeconds: 10,
     /** Bytes of hook payload read from stdin; a larger payload is allowed with a warning. */

@@ -155,11 +155,13 @@ describe("the hook bundle's entry (dist/hook.cjs, through dist/cli.js)", () => {
 });
 
 describe("the server's environment", () => {
-  test("on Linux every stdio entry starts the server with two malloc arenas; elsewhere with nothing added", () => {
-    expect(serverEnvironment("linux")).toEqual({ MALLOC_ARENA_MAX: "2" });
-    expect(serverEnvironment("darwin")).toEqual({});
-    expect(serverEnvironment("win32")).toEqual({});
-    expect(entryValue("claude", "local", { transport: "stdio", command: "ast-mcp", env: serverEnvironment("linux") })).toEqual({ type: "stdio", command: "ast-mcp", args: ["mcp"], env: { MALLOC_ARENA_MAX: "2" } });
+  test("every stdio entry starts the server with a small young generation; on Linux also two malloc arenas and a fixed mapping threshold", () => {
+    const node = { NODE_OPTIONS: "--max-semi-space-size=2" };
+    const linux = { ...node, MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" };
+    expect(serverEnvironment("linux")).toEqual(linux);
+    expect(serverEnvironment("darwin")).toEqual(node);
+    expect(serverEnvironment("win32")).toEqual(node);
+    expect(entryValue("claude", "local", { transport: "stdio", command: "ast-mcp", env: serverEnvironment("linux") })).toEqual({ type: "stdio", command: "ast-mcp", args: ["mcp"], env: linux });
     expect(entryValue("codex", "global", { transport: "stdio", command: "ast-mcp", env: {} })).toEqual({ command: "ast-mcp", args: ["mcp"] });
   });
 });

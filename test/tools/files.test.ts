@@ -345,4 +345,39 @@ describe("readToEndSync (the one synchronous whole-descriptor read)", () => {
     expect(readWith(10, 4_999)).toBeUndefined();
     expect(readWith(5_000, 5_000)?.length).toBe(5_000);
   });
+
+  test("through a scratch, reads reuse one buffer up to its limit; a grown file still reads whole; past the limit a read gets its own", async () => {
+    const { openSync, closeSync } = await import("node:fs");
+    const { ReadScratch, readToEndSync } = await import("../../src/policy/open.ts");
+    const small = Buffer.from("a".repeat(3000));
+    const other = Buffer.from("b".repeat(2000));
+    const large = Buffer.from("c".repeat(200_000));
+    await temp.write("small.txt", small);
+    await temp.write("other.txt", other);
+    await temp.write("large.txt", large);
+    const scratch = new ReadScratch(100_000);
+    const readWith = (name: string, expected: number) => {
+      const fd = openSync(path.join(temp.dir, name), "r");
+      try {
+        return readToEndSync(fd, expected, 1_000_000, scratch);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    const first = readWith("small.txt", 3000)!;
+    expect(first.equals(small)).toBe(true);
+    const second = readWith("other.txt", 2000)!;
+    expect(second.equals(other)).toBe(true);
+    // The same memory: the first read's bytes are gone once the second is made.
+    expect(second.buffer).toBe(first.buffer);
+    expect(second.byteOffset).toBe(first.byteOffset);
+    // Stat said 10 bytes; the scratch grows while the read goes on.
+    const grown = readWith("small.txt", 10)!;
+    expect(grown.equals(small)).toBe(true);
+    const big = readWith("large.txt", 200_000)!;
+    expect(big.equals(large)).toBe(true);
+    expect(big.buffer).not.toBe(first.buffer);
+    // The big read did not replace the shared buffer.
+    expect(readWith("other.txt", 2000)!.buffer).toBe(readWith("small.txt", 3000)!.buffer);
+  });
 });

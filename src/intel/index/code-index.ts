@@ -25,13 +25,14 @@ import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
 import type { ConfigSnapshot } from "../../config/types.ts";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
+import { Slicer } from "../../core/slicer.ts";
 import { log } from "../../core/log.ts";
 import { decodeText, looksBinary } from "../../helpers/encoding.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { onCommitted } from "../../patch/pipeline.ts";
 import type { DirectoryEntry, ResolvedPath, Workspace } from "../../policy/workspace.ts";
-import { readToEndSync } from "../../policy/open.ts";
+import { ReadScratch, readToEndSync } from "../../policy/open.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
 import { parseTreeAsync, type LanguageId, TreeBudget } from "../languages.ts";
@@ -146,17 +147,6 @@ function readIgnoreText(real: string): string | undefined {
     return readFileSync(real, "utf8");
   } catch {
     return undefined;
-  }
-}
-
-/** Synchronous work in turns: gives the event loop a turn once a slice of time is used up. */
-class Slicer {
-  #since = performance.now();
-
-  async turn(): Promise<void> {
-    if (performance.now() - this.#since < LIMITS.intel.index.syncSliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.#since = performance.now();
   }
 }
 
@@ -288,6 +278,8 @@ export class CodeIndex {
   #lastBuild: IndexStats["lastBuild"];
   #lastRefresh: IndexStats["lastRefresh"];
   #counters = { parsed: 0, removed: 0, added: 0, bytes: 0 };
+  /** File bytes read on the main thread and used up before the next read (see ReadScratch). */
+  readonly #readScratch = new ReadScratch(LIMITS.intel.index.readScratchBytes);
   /** Progress of the running refresh (monotonic across its batches). */
   #progress = { done: 0, total: 0 };
   #skipSnapshot = false;
@@ -995,7 +987,8 @@ export class CodeIndex {
   /** Reads a file (whose stats changed, or that was never read) and indexes it or records why not. */
   async #readAndIndex(state: FileState): Promise<void> {
     const byName = this.#detector.fromName(state.relative);
-    const loaded = readBytesNoFollowSync(state.real, this.#settings.maxFileBytes, isMinifiedName(path.basename(state.relative)));
+    // The bytes are hashed and decoded before the first await, so they may live in the shared scratch.
+    const loaded = readBytesNoFollowSync(state.real, this.#settings.maxFileBytes, isMinifiedName(path.basename(state.relative)), this.#readScratch);
     if (typeof loaded === "object" && "skipped" in loaded) {
       // Status decided by the descriptor's stats alone: nothing was read.
       state.signature = signatureOf(loaded.stats);
@@ -1042,15 +1035,16 @@ export class CodeIndex {
       return;
     }
     const lines = lineCount(text);
+    const size = loaded.bytes.length;
     const reused = this.#snapshotEntries?.get(state.real);
     let facts: FileFacts;
-    if (reused && reused.sha256 === sha256 && reused.size === loaded.bytes.length && reused.mtimeMs === loaded.stats.mtimeMs && reused.language === language) {
+    if (reused && reused.sha256 === sha256 && reused.size === size && reused.mtimeMs === loaded.stats.mtimeMs && reused.language === language) {
       facts = compactFacts(reused.facts, this.#pool);
       this.#snapshotReused += 1;
     } else {
       facts = compactFacts(await this.#extractFacts(language, text), this.#pool);
       this.#counters.parsed += 1;
-      this.#counters.bytes += loaded.bytes.length;
+      this.#counters.bytes += size;
     }
     // A single-file load() may have taken the last place while this file was parsing.
     if (!state.indexed && this.#indexedCount >= this.#settings.maxFiles) {
@@ -1065,7 +1059,7 @@ export class CodeIndex {
       rootReal: state.rootReal,
       relative: state.relative,
       language,
-      size: loaded.bytes.length,
+      size,
       mtimeMs: loaded.stats.mtimeMs,
       sha256,
       lines,
@@ -1188,12 +1182,14 @@ export class CodeIndex {
    * taken (the index is updated first, so asking again gives the new facts).
    */
   async text(file: IndexedFile): Promise<string> {
-    const loaded = await readWhole(file.real, Math.max(this.#settings.maxFileBytes, file.size));
+    // Read synchronously (a thread-pool round trip per file cost more than the read when search
+    // reads every file) into the scratch, whose bytes are used up before this returns.
+    const loaded = readBytesNoFollowSync(file.real, Math.max(this.#settings.maxFileBytes, file.size), false, this.#readScratch);
     if (loaded === "gone") {
       this.notifyWritten([file.real]);
       throw new ToolError("file_not_found", `${file.display} no longer exists.`);
     }
-    if (loaded !== "too_large" && sha256Hex(loaded.bytes) === file.sha256) {
+    if (typeof loaded === "object" && "bytes" in loaded && sha256Hex(loaded.bytes) === file.sha256) {
       const decoded = decodeText(loaded.bytes);
       if (decoded.ok) return decoded.text;
     }
@@ -1346,6 +1342,7 @@ export function readBytesNoFollowSync(
   real: string,
   maxBytes: number,
   minifiedByName = false,
+  scratch?: ReadScratch,
 ): { bytes: Buffer; stats: FileStats } | { skipped: "tooLarge" | "minified"; stats: FileStats } | "too_large" | "gone" {
   let fd: number;
   try {
@@ -1360,7 +1357,7 @@ export function readBytesNoFollowSync(
     if (!stats.isFile()) return "gone";
     if (minifiedByName) return { skipped: "minified", stats };
     if (stats.size > maxBytes) return { skipped: "tooLarge", stats };
-    const bytes = readToEndSync(fd, stats.size, maxBytes);
+    const bytes = readToEndSync(fd, stats.size, maxBytes, scratch);
     return bytes === undefined ? "too_large" : { bytes, stats };
   } finally {
     try {

@@ -19,7 +19,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
-import { astGrepLanguageFor, type LanguageId, TreeRelease } from "../languages.ts";
+import { astGrepLanguageFor, type LanguageId, releaseTreesLater, TreeRelease } from "../languages.ts";
 import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "./structural.ts";
 
 export interface RunFile {
@@ -369,5 +369,6 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
     result.matched.push({ file, count: counts.get(position)!, matches: shown });
   }
   report(true);
+  releaseTreesLater();
   return result;
 }

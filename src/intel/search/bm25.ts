@@ -246,6 +246,11 @@ export class FieldIndex {
     return this.#tailSize;
   }
 
+  /** Pairs the main arrays have room for. */
+  get mainCapacity(): number {
+    return this.#ids.length;
+  }
+
   /** Term-chunk pairs held, dead ones included. */
   get pairs(): number {
     return this.#mainSize + this.#tailSize;
@@ -502,13 +507,12 @@ export class FieldIndex {
   /**
    * Folds the tail into the main part. With `renumber` (old id → new id, 0 for dead; increasing
    * over live ids, so runs stay sorted) dead chunks are dropped and the live ones renumbered;
-   * without it no chunk has left since the last merge and ids stay as they are.
+   * without it no chunk has left since the last merge and ids stay as they are. `last`: no pairs
+   * follow soon (the end of a refresh), so outgrown arrays get little room to grow. True when the
+   * main arrays were replaced (the old ones are garbage now).
    */
-  merge(renumber: Int32Array | undefined, chunkCount: number): void {
-    if (renumber === undefined) {
-      this.#mergeInPlace();
-      return;
-    }
+  merge(renumber: Int32Array | undefined, chunkCount: number, last = false): boolean {
+    if (renumber === undefined) return this.#mergeInPlace(last);
     const terms = this.#entries.length;
     const mainTerms = Math.min(this.#offsets.length - 1, terms);
     const oldOffsets = this.#offsets;
@@ -576,6 +580,7 @@ export class FieldIndex {
     // The tail's arrays stay for the pairs to come (a large refresh merges many times); trim() gives them back.
     this.#tailSize = 0;
     this.#tailHead = new Int32Array(terms).fill(-1);
+    return true;
   }
 
   /**
@@ -583,7 +588,7 @@ export class FieldIndex {
    * at its end. Runs move up in place from the last term down (a run never lands below where it
    * was), and each term's tail pairs, linked newest first, fill its new run from the end.
    */
-  #mergeInPlace(): void {
+  #mergeInPlace(last: boolean): boolean {
     const terms = this.#entries.length;
     const counts = this.#entries;
     const oldOffsets = this.#offsets;
@@ -593,8 +598,10 @@ export class FieldIndex {
     const total = offsets[terms]!;
     let ids = this.#ids;
     let frequencies = this.#frequencies;
-    if (total > ids.length) {
-      const capacity = Math.max(total, Math.floor(ids.length * LIMITS.intel.search.postingsGrowth));
+    const grows = total > ids.length;
+    if (grows) {
+      // Grown to fit at the end of a refresh, so trim() need not copy them again.
+      const capacity = last ? withSlack(total) : Math.max(total, Math.floor(ids.length * LIMITS.intel.search.postingsGrowth));
       const size = this.#mainSize;
       ids = new Int32Array(capacity);
       ids.set(this.#ids.subarray(0, size));
@@ -636,6 +643,7 @@ export class FieldIndex {
     this.#frequencyCache = new Int32Array(0);
     this.#tailSize = 0;
     tailHead.fill(-1);
+    return grows;
   }
 }
 

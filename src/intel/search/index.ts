@@ -16,6 +16,7 @@
  */
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
+import { Slicer } from "../../core/slicer.ts";
 import type { SymbolFact, SymbolKind } from "../facts/types.ts";
 import { collectGarbage, type LanguageId } from "../languages.ts";
 import { FieldIndex, Liveness, type QueryTerm, type RankedList, reciprocalRankFusion, ScoreBoard } from "./bm25.ts";
@@ -141,11 +142,14 @@ interface FileEntry extends ChunkFile {
 
 async function mapLimited<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  // File texts are read synchronously: without turns the whole build would hold the event loop.
+  const slice = new Slicer();
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
       signal?.throwIfAborted();
       const item = items[next++]!;
       await work(item);
+      await slice.turn();
     }
   });
   await Promise.all(workers);
@@ -616,15 +620,19 @@ export class SearchIndex {
     const due =
       tail >= LIMITS.intel.search.mergeTailPairs ||
       (endOfRefresh && ((tail > 0 && tail * 32 >= all - tail) || (this.#deadChunks > 0 && this.#deadChunks * 4 >= this.#liveChunks)));
-    if (due) this.#merge();
+    if (due) this.#merge(endOfRefresh);
   }
 
   /** Folds the fields' tails into their main parts; drops dead chunks and renumbers the live ones (in order) in every column and field. */
-  #merge(): void {
+  #merge(last: boolean): void {
     this.#merged = true;
     if (this.#deadChunks === 0) {
       // Nothing left: the tails fold in and every id stays.
-      for (const field of this.#fields) field.merge(undefined, this.#liveChunks);
+      let replaced = false;
+      for (const field of this.#fields) if (field.merge(undefined, this.#liveChunks, last)) replaced = true;
+      // Arrays outgrown while a large tree is indexed are tens of MiB each, and V8 frees them late:
+      // collected now, the next ones do not pile up on top of them.
+      if (replaced && !last) collectGarbage();
       return;
     }
     const oldNext = this.#nextId;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { TreeRelease } from "../../../src/intel/languages.ts";
+import { TreeRelease, treeReleaseCounter } from "../../../src/intel/languages.ts";
 import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../../src/intel/run/scan.ts";
 import { compileQuery, matchText, patternLiterals, patternVariables } from "../../../src/intel/run/structural.ts";
 import { makeTempDir, type TempDir } from "../../support/context.ts";
@@ -80,6 +80,19 @@ describe("scanFiles", () => {
     expect(result.matched.reduce((sum, scanned) => sum + scanned.count, 0)).toBe(36);
     const listed = result.matched.flatMap((scanned) => scanned.matches.map((match) => `${scanned.file.display}:${match.captures.A}`));
     expect(listed.slice(0, 5)).toEqual(["f00.ts:1", "f00.ts:2", "f00.ts:3", "f01.ts:1", "f01.ts:2"]);
+  });
+
+  test("releases the trees it leaves behind once it has returned, one release for runs close together", async () => {
+    const files = [await file("a.ts", "g(1);\n"), await file("b.ts", "g(2);\n")];
+    const compiled = compileQuery({ pattern: "g($A)" }, "typescript");
+    const before = treeReleaseCounter.runs;
+    await scanFiles(files, new Map([["typescript", compiled]]));
+    await scanFiles(files, new Map([["typescript", compiled]]));
+    // Not while the caller still holds the answer…
+    expect(treeReleaseCounter.runs).toBe(before);
+    // …but soon after (Bun collects through Bun.gc, Node through a run-time --expose-gc).
+    await new Promise((resolve) => setTimeout(resolve, LIMITS.intel.run.releaseDelayMs + 50));
+    expect(treeReleaseCounter.runs).toBe(before + 1);
   });
 
   test("counts the files whose native results arrive after findInFiles has resolved", async () => {

@@ -163,6 +163,38 @@ describe("pruned related ranking", () => {
 });
 
 describe("postings merged in place", () => {
+  test("a merge says when it replaced the main arrays; mid-build they get room to grow, at the end of a refresh they fit", () => {
+    const live = new Liveness();
+    const field = new FieldIndex(live);
+    const counter = new TermCounter();
+    let id = 0;
+    const addChunks = (count: number) => {
+      for (let index = 0; index < count; index++) {
+        counter.reset();
+        for (let term = 0; term < 20; term++) counter.count(term);
+        live.set(++id, true);
+        field.add(id, counter);
+      }
+    };
+    addChunks(100);
+    expect(field.merge(undefined, id)).toBe(true);
+    expect(field.mainCapacity).toBe(2000);
+    // Mid-build an outgrown array grows by postingsGrowth…
+    addChunks(10);
+    expect(field.merge(undefined, id)).toBe(true);
+    const roomy = Math.floor(2000 * LIMITS.intel.search.postingsGrowth);
+    expect(field.mainCapacity).toBe(roomy);
+    // …so the next merges fit in place and replace nothing.
+    addChunks(10);
+    expect(field.merge(undefined, id)).toBe(false);
+    expect(field.mainCapacity).toBe(roomy);
+    // The last merge of a refresh sizes an outgrown array to fit (an eighth spare), so trimming need not copy it again.
+    addChunks(100);
+    expect(field.merge(undefined, id, true)).toBe(true);
+    expect(field.pairs).toBe(4400);
+    expect(field.mainCapacity).toBe(4400 + (4400 >> 3) + 16);
+  });
+
   test("a field merged now and then (runs moved up in place, arrays grown and trimmed) scores like one never merged", () => {
     const next = random(11);
     for (let round = 0; round < 20; round++) {
