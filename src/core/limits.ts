@@ -119,6 +119,8 @@ export const LIMITS = {
     diffMaxWork: 20_000_000,
     /** Syntax error lists remembered by text hash: a committed candidate is the next edit's original. */
     syntaxCacheEntries: 2_048,
+    /** The syntax guard parses only an edit's statements and their neighbours while they are at most this share of the file (see localStatements). */
+    localCheckMaxShare: 0.5,
     /** Top-level statement lists remembered by text hash, so the next edit of a file can format before its parse ends. */
     statementCacheEntries: 32,
     /** Entries of one batched write planned at once (reads, policy checks and parses overlap with formatting). */

@@ -15,7 +15,9 @@
 import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { languageIdFromName, parseSource, parseTree, parseTreeAsync, patternExpandoFor, supportsSyntaxTree, type LanguageId } from "../intel/languages.ts";
+import { languageIdFromName, parseSource, parseTree, parseTreeAsync, patternExpandoFor, supportsSyntaxTree, topLevelStatements, type LanguageId, type TopLevelStatement } from "../intel/languages.ts";
+import { patternLiterals } from "../intel/run/structural.ts";
+import { knownStatements, parsesLocally } from "./syntax-guard.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -65,8 +67,18 @@ interface FoundMatch {
   end: number;
   order: number;
   node: SgNode;
+  /** Where the node's tree starts in the text (see TreePart). */
+  offset: number;
+  line: number;
   children: FoundMatch[];
   captures?: Map<string, Capture | null>;
+}
+
+/** A tree of the whole text, or of a run of its statements starting `offset` characters and `line` lines in (at the start of a line). */
+export interface TreePart {
+  root: SgRoot;
+  offset: number;
+  line: number;
 }
 
 type FixPart = { literal: string } | { variable: string };
@@ -155,18 +167,18 @@ function matcherFor(rule: AstRule): NapiConfig {
 function describeMatch(match: FoundMatch, text: string): AstRuleMatch {
   const range = match.node.range();
   return {
-    startLine: range.start.line + 1,
-    endLine: range.end.line + 1,
+    startLine: range.start.line + match.line + 1,
+    endLine: range.end.line + match.line + 1,
     column: range.start.column + 1,
     text: text.slice(match.start, Math.min(match.end, match.start + LIMITS.patch.maxMatchTextChars)),
   };
 }
 
 /** Orders matches by position (outer before inner at the same start) and nests each in the innermost match containing it. */
-function nestMatches(nodes: SgNode[]): FoundMatch[] {
-  const matches: FoundMatch[] = nodes.map((node, order) => {
+function nestMatches(nodes: Array<{ node: SgNode; part: TreePart }>): FoundMatch[] {
+  const matches: FoundMatch[] = nodes.map(({ node, part }, order) => {
     const range = node.range();
-    return { start: range.start.index, end: range.end.index, order, node, children: [] };
+    return { start: range.start.index + part.offset, end: range.end.index + part.offset, order, node, offset: part.offset, line: part.line, children: [] };
   });
   matches.sort((a, b) => a.start - b.start || b.end - a.end || a.order - b.order);
   const top: FoundMatch[] = [];
@@ -228,12 +240,12 @@ class Rewriter {
       const nodes = match.node.getMultipleMatches(name);
       const first = nodes[0];
       const last = nodes[nodes.length - 1];
-      if (first && last) capture = { start: first.range().start.index, end: last.range().end.index };
+      if (first && last) capture = { start: first.range().start.index + match.offset, end: last.range().end.index + match.offset };
     } else {
       const node = match.node.getMatch(name);
       if (node) {
         const range = node.range();
-        capture = { start: range.start.index, end: range.end.index };
+        capture = { start: range.start.index + match.offset, end: range.end.index + match.offset };
       }
     }
     match.captures.set(name, capture);
@@ -296,7 +308,7 @@ export function applyAstRules(text: string, languageId: LanguageId | null, rules
   const result: AstRulesResult = { text, rules: [] };
   rules.forEach((rule, index) => {
     const language = prepareRule(rule, index, languageId);
-    applyRule(rule, index, language, parseTree(language, result.text), result);
+    applyRule(rule, index, language, wholeTree(parseTree(language, result.text)), result);
   });
   return result;
 }
@@ -310,19 +322,75 @@ export async function applyAstRulesAsync(text: string, languageId: LanguageId | 
   const result: AstRulesResult = { text, rules: [] };
   for (const [index, rule] of rules.entries()) {
     const language = prepareRule(rule, index, languageId);
-    applyRule(rule, index, language, await parseTreeAsync(language, result.text), result);
+    // The first rule runs on the original, whose statements a recent check may have kept.
+    const statements = index === 0 ? knownStatements(language, result.text) : undefined;
+    const parts = (statements && statementsThatCanMatch(language, result.text, statements, rule)) ?? wholeTree(await parseTreeAsync(language, result.text));
+    applyRule(rule, index, language, parts, result);
   }
   return result;
 }
 
-/** Runs rule `index` on `result.text` (parsed as `root`), replacing the text and adding the rule's report. */
-function applyRule(rule: AstRule, index: number, language: LanguageId, root: SgRoot | undefined, result: AstRulesResult): void {
-  const current = result.text;
-  if (!root) throw invalidRule(index, "lang", `no parser for ${language}.`);
+function wholeTree(root: SgRoot | undefined): TreePart[] | undefined {
+  return root === undefined ? undefined : [{ root, offset: 0, line: 0 }];
+}
 
-  let nodes: SgNode[];
+/**
+ * Trees of only the top-level statements of `text` that hold every literal of the rule's pattern (a
+ * match is a node holding each of them), each run parsed with its neighbours on either side.
+ * `statements` are the text's own, from an error-free parse. For the languages whose statements
+ * parse the same apart from their file (see localStatements), and only when each run parses without
+ * errors into exactly the statements it was cut from; undefined otherwise (parse the whole text).
+ */
+export function statementsThatCanMatch(language: LanguageId, text: string, statements: readonly TopLevelStatement[], rule: AstRule): TreePart[] | undefined {
+  if (!parsesLocally(language) || statements.length === 0) return undefined;
+  const literals = patternLiterals({ pattern: rule.pattern, ...(rule.selector === undefined ? {} : { selector: rule.selector }) }, language);
+  if (literals.length === 0) return undefined;
+  const holdsAll = (statement: TopLevelStatement) =>
+    literals.every((literal) => {
+      const at = text.indexOf(literal, statement.start);
+      return at !== -1 && at + literal.length <= statement.end;
+    });
+  const keep = new Uint8Array(statements.length);
+  statements.forEach((statement, index) => {
+    if (!holdsAll(statement)) return;
+    for (let near = Math.max(0, index - 1); near <= Math.min(statements.length - 1, index + 1); near++) keep[near] = 1;
+  });
+  const parts: TreePart[] = [];
+  let keptChars = 0;
+  for (let first = 0; first < statements.length; first++) {
+    if (keep[first] === 0) continue;
+    let last = first;
+    while (last + 1 < statements.length && keep[last + 1] === 1) last++;
+    const start = statements[first]!.start;
+    const end = statements[last]!.end;
+    keptChars += end - start;
+    // Columns hold when a run starts its line.
+    if (start !== text.lastIndexOf("\n", start - 1) + 1) return undefined;
+    const parsed = parseSource(language, text.slice(start, end));
+    if (!parsed || parsed.errorCount > 0) return undefined;
+    const found = topLevelStatements(parsed.root);
+    if (found.length !== last - first + 1) return undefined;
+    for (let index = first; index <= last; index++) {
+      const expected = statements[index]!;
+      const seen = found.at(index - first);
+      if (seen.start + start !== expected.start || seen.end + start !== expected.end || seen.kind !== expected.kind) return undefined;
+    }
+    parts.push({ root: parsed.root, offset: start, line: statements[first]!.startLine });
+    first = last;
+  }
+  if (parts.length === 0 || keptChars > text.length * LIMITS.patch.localCheckMaxShare) return undefined;
+  return parts;
+}
+
+/** Runs rule `index` on `result.text` (parsed as `root`), replacing the text and adding the rule's report. */
+function applyRule(rule: AstRule, index: number, language: LanguageId, parts: TreePart[] | undefined, result: AstRulesResult): void {
+  const current = result.text;
+  if (!parts) throw invalidRule(index, "lang", `no parser for ${language}.`);
+
+  const nodes: Array<{ node: SgNode; part: TreePart }> = [];
   try {
-    nodes = root.root().findAll(matcherFor(rule));
+    const matcher = matcherFor(rule);
+    for (const part of parts) for (const node of part.root.root().findAll(matcher)) nodes.push({ node, part });
   } catch (error) {
     const reason = oneLine(error);
     const field =

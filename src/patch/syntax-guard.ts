@@ -9,8 +9,9 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
+import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSourceAsync, parseTreeAsync, statementList, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSource, parseSourceAsync, parseTreeAsync, statementList, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -103,8 +104,7 @@ function textKey(language: LanguageId, text: string): string {
   return `${language}\0${sha256OfText(text)}`;
 }
 
-function remember(key: string, parsed: ParsedSource): ErrorList {
-  const entry: ErrorList = { errors: parsed.errors, errorCount: parsed.errorCount };
+function remember(key: string, entry: ErrorList): ErrorList {
   recentErrors.set(key, entry);
   while (recentErrors.size > LIMITS.patch.syntaxCacheEntries) recentErrors.delete(recentErrors.keys().next().value as string);
   return entry;
@@ -117,9 +117,7 @@ function remember(key: string, parsed: ParsedSource): ErrorList {
  */
 const recentStatements = new Map<string, readonly TopLevelStatement[]>();
 
-function rememberStatements(key: string, statements: TopLevelStatements): void {
-  const all: TopLevelStatement[] = [];
-  for (let index = 0; index < statements.length; index++) all.push(statements.at(index));
+function rememberStatements(key: string, all: readonly TopLevelStatement[]): void {
   recentStatements.delete(key);
   recentStatements.set(key, all);
   while (recentStatements.size > LIMITS.patch.statementCacheEntries) recentStatements.delete(recentStatements.keys().next().value as string);
@@ -147,14 +145,123 @@ async function errorsOf(language: LanguageId, text: string, withStatements = fal
   } else {
     const parsed = await parseSourceAsync(language, text);
     if (!parsed) return undefined;
-    entry = remember(key, parsed);
+    entry = remember(key, { errors: parsed.errors, errorCount: parsed.errorCount });
     root = parsed.root;
   }
   if (!withStatements) return entry;
   const statements = topLevelStatements(root);
   // Read out once the caller has moved on (to its commit's I/O, usually): nobody waits for it.
-  if (entry.errorCount === 0) setImmediate(() => rememberStatements(key, statements));
+  if (entry.errorCount === 0) setImmediate(() => rememberStatements(key, Array.from({ length: statements.length }, (_, index) => statements.at(index))));
   return { ...entry, statements };
+}
+
+/**
+ * Languages whose grammar decides where a top-level statement ends from the next token alone
+ * (ASI included), so a run of statements parses the same alone as inside its file once the
+ * statements on either side of it come along (see localStatements).
+ */
+const LOCALLY_CHECKED = new Set<LanguageId>(["typescript", "tsx", "javascript"]);
+
+/** Whether runs of top-level statements of `language` may be parsed apart from their file (see localStatements). */
+export function parsesLocally(language: LanguageId): boolean {
+  return LOCALLY_CHECKED.has(language);
+}
+
+/**
+ * Text that may start or end a token spanning lines (block comments, template literals, strings
+ * continued with a backslash, JSX), or a hashbang that is only valid at the start of a file.
+ */
+const SPANNING = /\/\*|\*\/|`|\\|#!|[\u2028\u2029]/;
+const SPANNING_JSX = /\/\*|\*\/|`|\\|#!|[\u2028\u2029<>]/;
+
+/** The whole lines of `text` holding [start, end). */
+function linesAround(text: string, start: number, end: number): string {
+  const from = text.lastIndexOf("\n", start - 1) + 1;
+  const newline = text.indexOf("\n", end);
+  return text.slice(from, newline === -1 ? text.length : newline);
+}
+
+/**
+ * The candidate's top-level statements from a parse of only the statements an edit touched, with
+ * one unchanged statement on each side, when the original parsed without errors into `statements`;
+ * undefined whenever that is not conclusive, and the whole candidate must be parsed.
+ *
+ * Why the answer equals the whole parse's: the text before the left neighbour and after the right
+ * one is the original's, which parsed without errors and with statement boundaries at both
+ * neighbours' outer edges. The parser reaches the left neighbour in the state it has at the start
+ * of a file, and where a statement ends depends on the token after it: the window holds every
+ * token next to changed text, and the neighbours coming back whole shows that both boundaries fall
+ * where the whole parse puts them. What a cut window cannot show is a token that runs past its end
+ * in the file (the lexer takes the longest match): the window ends at a line end, and the changed
+ * lines may hold nothing that starts or ends a token spanning lines; the rest of the window is
+ * text that lexed the same way in the original. The fuzz test in test/patch/local-syntax.test.ts
+ * holds the local answer to the whole parse's.
+ */
+export function localStatements(language: LanguageId, before: string, after: string, statements: readonly TopLevelStatement[]): readonly TopLevelStatement[] | undefined {
+  if (!parsesLocally(language) || statements.length === 0 || before === after) return undefined;
+  const changed = changedSpan(before, after);
+  const shift = after.length - before.length;
+  const originalEnd = changed.end - shift;
+  const spanning = language === "typescript" ? SPANNING : SPANNING_JSX;
+  if (spanning.test(linesAround(after, changed.start, changed.end)) || spanning.test(linesAround(before, changed.start, originalEnd))) return undefined;
+  // Statements touching the change (ending at its start or starting at its end) count as changed.
+  let firstChanged = 0;
+  while (firstChanged < statements.length && statements[firstChanged]!.end < changed.start) firstChanged++;
+  let lastChanged = statements.length - 1;
+  while (lastChanged >= 0 && statements[lastChanged]!.start > originalEnd) lastChanged--;
+  const left = firstChanged - 1;
+  const right = lastChanged + 1;
+  const leftStatement = left >= 0 ? statements[left] : undefined;
+  const rightStatement = right < statements.length ? statements[right] : undefined;
+  const start = leftStatement?.start ?? 0;
+  const end = rightStatement === undefined ? after.length : rightStatement.end + shift;
+  const next = after.charCodeAt(end);
+  if (end < after.length && next !== 10 && next !== 13) return undefined;
+  const window = after.slice(start, end);
+  // A window of most of the file saves nothing over parsing all of it.
+  if (window.length > after.length * LIMITS.patch.localCheckMaxShare) return undefined;
+  const parsed = parseSource(language, window);
+  if (!parsed || parsed.errorCount > 0) return undefined;
+  const found = topLevelStatements(parsed.root);
+  if (found.length === 0) return undefined;
+  const sameAs = (statement: TopLevelStatement, seen: TopLevelStatement, offset: number) => statement.kind === seen.kind && statement.start === seen.start + start - offset && statement.end === seen.end + start - offset;
+  if (leftStatement && !sameAs(leftStatement, found.at(0), 0)) return undefined;
+  if (rightStatement && !sameAs(rightStatement, found.at(found.length - 1), shift)) return undefined;
+  const startLine = leftStatement?.startLine ?? 0;
+  const result: TopLevelStatement[] = statements.slice(0, Math.max(0, left));
+  for (let index = 0; index < found.length; index++) {
+    const seen = found.at(index);
+    result.push({ ...seen, start: seen.start + start, end: seen.end + start, startLine: seen.startLine + startLine, endLine: seen.endLine + startLine });
+  }
+  if (rightStatement) {
+    const lineShift = result[result.length - 1]!.startLine - rightStatement.startLine;
+    for (let index = right + 1; index < statements.length; index++) {
+      const statement = statements[index]!;
+      result.push({ ...statement, start: statement.start + shift, end: statement.end + shift, startLine: statement.startLine + lineShift, endLine: statement.endLine + lineShift });
+    }
+  }
+  return result;
+}
+
+/**
+ * The candidate's error list from localStatements when the original is a text checked moments ago
+ * with no errors and its statements kept: a parse of a few statements instead of the whole file.
+ * The result is remembered like a whole parse's, so the next edit of the file starts from it.
+ */
+/** Candidates checked by localStatements so far (tests watch it). */
+export const localCheckCounter = { checked: 0 };
+
+function checkedLocally(language: LanguageId, before: string, after: string): ErrorList | undefined {
+  const beforeKey = textKey(language, before);
+  const statements = recentStatements.get(beforeKey);
+  if (statements === undefined || recentErrors.get(beforeKey)?.errorCount !== 0) return undefined;
+  const found = localStatements(language, before, after, statements);
+  if (found === undefined) return undefined;
+  const key = textKey(language, after);
+  const entry = remember(key, { errors: [], errorCount: 0 });
+  rememberStatements(key, found);
+  localCheckCounter.checked++;
+  return { ...entry, statements: statementList(found) };
 }
 
 function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {
@@ -173,6 +280,11 @@ function treeReport(language: LanguageId, before: string | undefined, after: str
 }
 
 async function inspectTree(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
+  const local = before === undefined ? undefined : checkedLocally(language, before, after);
+  if (local !== undefined) {
+    const report = treeReport(language, before, after, recentErrors.get(textKey(language, before!)), local);
+    return withStatements ? { report, statements: local.statements! } : { report };
+  }
   // Both parses are queued before the first await.
   const [parsedAfter, parsedBefore] = await Promise.all([errorsOf(language, after, withStatements), before === undefined ? undefined : errorsOf(language, before)]);
   const report = treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
