@@ -10,17 +10,7 @@ import type { SgNode } from "@ast-grep/napi";
 import { parseSource, topLevelStatements, type TopLevelStatement } from "../../src/intel/languages.ts";
 import { type AstRule, applyAstRules, applyAstRulesAsync, statementsThatCanMatch } from "../../src/patch/ast-rules.ts";
 import { inspectSyntax, localCheckCounter, localStatements } from "../../src/patch/syntax-guard.ts";
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../support/random.ts";
 
 function statementsOf(language: string, text: string): { errors: number; statements: TopLevelStatement[] } {
   const parsed = parseSource(language, text)!;

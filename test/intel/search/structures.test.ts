@@ -14,18 +14,7 @@ import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts"
 import { snippetOf } from "../../../src/intel/search/present.ts";
 import { countTerms, IdentifierCache, TermCounter, termCounts } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../../support/random.ts";
 
 const WORDS = ["parse", "http", "Response", "token", "bucket", "retry", "limit", "JSON", "read", "full", "buffer", "größe", "naïve", "x", "id", "v2", "URL", "Ω", "δelta", "π"];
 const JOINERS = ["", "_", "$", "__", ""];

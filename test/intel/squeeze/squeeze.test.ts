@@ -1,17 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { SqueezeFormatError, squeeze, unsqueeze } from "../../../src/intel/squeeze.ts";
-
-/** Small seeded generator so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../../support/random.ts";
 
 const ALPHABET = ["a", "b", "Z", "0", "7", " ", "\t", "\n", "\r", "\r\n", "§", "<", "*", ">", "<*>", ":", "-", ".", "é", "世", "🌍", "\u2028", "\ud800", "J", "T", "×", "[", "]", "\\", '"'];
 
