@@ -8,6 +8,7 @@ import type { ConfigSnapshot } from "../config/types.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log, setLogLevel } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
+import { settleLockReleases } from "../patch/locks.ts";
 import { recoverJournal } from "../patch/recover.ts";
 import { Workspace } from "../policy/workspace.ts";
 import { startHttpServer } from "../server/http.ts";
@@ -103,6 +104,7 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
     const transport = new StdioTransport({ input: process.stdin, output: process.stdout });
     const lifecycle = manageLifecycle(async () => {
       await server.close();
+      await settleLockReleases();
     });
     transport.onclose = () => lifecycle.shutdown("stdin closed");
     await server.connect(transport);
@@ -129,7 +131,10 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
     io.stderr(`ast-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
-  manageLifecycle(() => handle.close());
+  manageLifecycle(async () => {
+    await handle.close();
+    await settleLockReleases();
+  });
   log.info(`ast-mcp ${VERSION} listening on ${handle.url}`);
   return await new Promise<number>(() => {});
 }

@@ -436,7 +436,8 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   validate(ops, meta, options.maxOps ?? LIMITS.batchPaths);
   const stateDir = options.stateDir ?? (await stateDirectory());
   assertOutsideRoots(stateDir, meta.roots);
-  const lockOptions = { stateDir, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
+  // A committed batch answers while its locks are released (a rename or removal per lock file).
+  const lockOptions = { stateDir, releaseAfterAnswer: true, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
 
   const record = await withPathLocks(
     ops.flatMap(opPaths),

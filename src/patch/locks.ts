@@ -39,6 +39,20 @@ export interface HeldLocks {
 export interface LockOptions {
   timeoutMs?: number;
   stateDir?: string;
+  /**
+   * Resolve with the result as soon as `fn` has succeeded and release the locks after: the caller's
+   * answer does not wait for the lock files to go. Writers in this process still queue behind the
+   * release; a failed `fn` releases before its error is thrown.
+   */
+  releaseAfterAnswer?: boolean;
+}
+
+/** Releases still running for batches that have answered (see LockOptions.releaseAfterAnswer). */
+const pendingReleases = new Set<Promise<void>>();
+
+/** Resolves once the locks of every batch that has answered are released (before the process exits). */
+export async function settleLockReleases(): Promise<void> {
+  await Promise.allSettled([...pendingReleases]);
 }
 
 /** Unique within this process (a counter) and across processes (a random prefix); no secret, so no random bytes per call. */
@@ -394,21 +408,38 @@ export async function withPathLocks<T>(canonicalPaths: readonly string[], fn: (h
   const deadline = Date.now() + timeoutMs;
   const releases: Array<() => void | Promise<void>> = [];
   const lost: Error[] = [];
+  const releaseAll = async () => {
+    for (const release of releases.reverse()) await release();
+  };
+  let result: T;
   try {
     for (const canonicalPath of sorted) {
       releases.push(await acquireLocal(canonicalPath, deadline, timeoutMs));
       releases.push(await acquireCrossProcess(canonicalPath, stateDir, deadline, timeoutMs, lost));
     }
-    return await fn({
+    result = await fn({
       assertHeld() {
         if (lost.length > 0) {
           throw new ToolError("lock_timeout", `A write lock was lost while the batch was prepared (${lost[0]?.message ?? "compromised"}); nothing was committed.`);
         }
       },
     });
-  } finally {
-    for (const release of releases.reverse()) await release();
+  } catch (error) {
+    await releaseAll();
+    throw error;
   }
+  if (!options.releaseAfterAnswer) {
+    await releaseAll();
+    return result;
+  }
+  // The release runs synchronously (see lockFs), so it waits for the next turn of the event loop:
+  // by then the answer has been written.
+  const pending: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(releaseAll)
+    .catch((error: unknown) => log.warn("releasing a write lock failed", { error }))
+    .finally(() => pendingReleases.delete(pending));
+  pendingReleases.add(pending);
+  return result;
 }
 
 /**

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFile, readdir, rm, stat, utimes } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
-import { cleanLockLeftovers, lockDirectoryFor, withPathLocks } from "../../src/patch/locks.ts";
+import { existsSync } from "node:fs";
+import { cleanLockLeftovers, lockDirectoryFor, settleLockReleases, withPathLocks } from "../../src/patch/locks.ts";
 import { commitBatch } from "../../src/patch/commit.ts";
 import { type CommitFixture, exited, makeCommitFixture, sha, spawnChild, waitForLine } from "./commit-fixture.ts";
 
@@ -83,6 +84,22 @@ describe("in-process locks", () => {
     expect(await withPathLocks([target], async () => 1, { stateDir: fx.stateDir, timeoutMs: 100 })).toBe(1);
     // No lock is left; released lock directories may stay as this process's spares (debris names).
     expect((await readdir(path.join(fx.stateDir, "locks"))).filter((name) => name.endsWith(".lock"))).toEqual([]);
+  });
+
+  test("with releaseAfterAnswer the result comes before the release, which follows on the next turn", async () => {
+    const target = fx.at("a.txt");
+    const lockFiles = async () => (await readdir(path.join(fx.stateDir, "locks"))).filter((name) => name.endsWith(".lock"));
+    expect(await withPathLocks([target], async () => "done", { stateDir: fx.stateDir, releaseAfterAnswer: true })).toBe("done");
+    // Answered, and the cross-process lock is still held.
+    expect(existsSync(lockDirectoryFor(fx.stateDir, target))).toBe(true);
+    // A writer in this process queues behind the release.
+    const next = withPathLocks([target], async () => "next", { stateDir: fx.stateDir, timeoutMs: 1_000 });
+    await settleLockReleases();
+    expect(await next).toBe("next");
+    expect(await lockFiles()).toEqual([]);
+    // A failure still releases before it is thrown.
+    await expect(withPathLocks([target], async () => Promise.reject(new Error("boom")), { stateDir: fx.stateDir, releaseAfterAnswer: true })).rejects.toThrow("boom");
+    expect(await lockFiles()).toEqual([]);
   });
 });
 
