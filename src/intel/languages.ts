@@ -377,6 +377,41 @@ export function statementList(statements: readonly TopLevelStatement[]): TopLeve
   };
 }
 
+/**
+ * Languages whose grammar decides where a top-level statement ends from the next token alone (ASI
+ * included): a run of statements, taken with one statement on either side, parses the same apart
+ * from its file as inside it. Callers add what a cut text cannot show (see parseStatementRun).
+ */
+const RUNS_PARSE_APART = new Set<LanguageId>(["typescript", "tsx", "javascript"]);
+
+export function statementRunsParseApart(id: LanguageId): boolean {
+  return RUNS_PARSE_APART.has(id);
+}
+
+/**
+ * text[start, end), a run of whole top-level statements whose first line is `startLine` (0-based),
+ * parsed on its own: the tree, and its statements at their offsets and lines in `text`. Undefined
+ * when the run has syntax errors or the language no parser. The caller checks the statements
+ * against the ones it cut the run from: only statements that come back the same prove the run
+ * parsed as it does in its file.
+ */
+export function parseStatementRun(id: LanguageId, text: string, start: number, end: number, startLine: number): { root: SgRoot; statements: TopLevelStatement[] } | undefined {
+  const parsed = parseSource(id, text.slice(start, end));
+  if (!parsed || parsed.errorCount > 0) return undefined;
+  const found = topLevelStatements(parsed.root);
+  const statements: TopLevelStatement[] = [];
+  for (let index = 0; index < found.length; index++) {
+    const seen = found.at(index);
+    statements.push({ ...seen, start: seen.start + start, end: seen.end + start, startLine: seen.startLine + startLine, endLine: seen.endLine + startLine });
+  }
+  return { root: parsed.root, statements };
+}
+
+/** Whether two statements have the same kind and place. */
+export function sameStatement(a: TopLevelStatement, b: TopLevelStatement | undefined): boolean {
+  return b !== undefined && a.kind === b.kind && a.start === b.start && a.end === b.end;
+}
+
 /** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
 export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
   const language = astGrepLanguageFor(id);
@@ -451,11 +486,20 @@ export class TreeRelease {
 
   async after(batchMs: number): Promise<void> {
     const started = performance.now();
-    if (!collectGarbage(this.#young)) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    collectGarbage(this.#young);
-    if (performance.now() - started > batchMs * this.share) this.#young = true;
+    if (await releaseTrees(this.#young) && performance.now() - started > batchMs * this.share) this.#young = true;
   }
+}
+
+/**
+ * Frees dead syntax trees: a tree goes only after two collections with a turn of the event loop
+ * between them (the first collects the node wrappers, whose finalizers release the root on a later
+ * turn; the second the root itself). False where the engine lets no code ask for a collection.
+ */
+async function releaseTrees(young = false): Promise<boolean> {
+  if (!collectGarbage(young)) return false;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  collectGarbage(young);
+  return true;
 }
 
 let laterRelease: NodeJS.Timeout | undefined;
@@ -473,10 +517,8 @@ export function releaseTreesLater(): void {
   if (laterRelease !== undefined) return;
   laterRelease = setTimeout(() => {
     laterRelease = undefined;
-    if (!collectGarbage()) return;
-    setImmediate(() => {
-      collectGarbage();
-      treeReleaseCounter.runs++;
+    void releaseTrees().then((released) => {
+      if (released) treeReleaseCounter.runs++;
     });
   }, LIMITS.intel.run.releaseDelayMs);
   laterRelease.unref?.();

@@ -15,9 +15,21 @@
 import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { languageIdFromName, parseSource, parseTree, parseTreeAsync, patternExpandoFor, supportsSyntaxTree, topLevelStatements, type LanguageId, type TopLevelStatement } from "../intel/languages.ts";
+import {
+  languageIdFromName,
+  parseSource,
+  parseStatementRun,
+  parseTree,
+  parseTreeAsync,
+  patternExpandoFor,
+  sameStatement,
+  statementRunsParseApart,
+  supportsSyntaxTree,
+  type LanguageId,
+  type TopLevelStatement,
+} from "../intel/languages.ts";
 import { patternLiterals } from "../intel/run/structural.ts";
-import { knownStatements, parsesLocally } from "./syntax-guard.ts";
+import { knownStatements } from "./syntax-guard.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -337,46 +349,47 @@ function wholeTree(root: SgRoot | undefined): TreePart[] | undefined {
 /**
  * Trees of only the top-level statements of `text` that hold every literal of the rule's pattern (a
  * match is a node holding each of them), each run parsed with its neighbours on either side.
- * `statements` are the text's own, from an error-free parse. For the languages whose statements
- * parse the same apart from their file (see localStatements), and only when each run parses without
- * errors into exactly the statements it was cut from; undefined otherwise (parse the whole text).
+ * `statements` are the text's own, from an error-free parse, for a language whose statement runs
+ * parse apart from their file (statementRunsParseApart); the text is unchanged, so no token crosses
+ * a run's edge. Undefined unless each run parses into exactly the statements it was cut from
+ * (then parse the whole text).
  */
 export function statementsThatCanMatch(language: LanguageId, text: string, statements: readonly TopLevelStatement[], rule: AstRule): TreePart[] | undefined {
-  if (!parsesLocally(language) || statements.length === 0) return undefined;
+  if (!statementRunsParseApart(language) || statements.length === 0) return undefined;
   const literals = patternLiterals({ pattern: rule.pattern, ...(rule.selector === undefined ? {} : { selector: rule.selector }) }, language);
   if (literals.length === 0) return undefined;
-  const holdsAll = (statement: TopLevelStatement) =>
-    literals.every((literal) => {
-      const at = text.indexOf(literal, statement.start);
-      return at !== -1 && at + literal.length <= statement.end;
-    });
+  // How many of the literals each statement holds: one pass over the text per literal.
+  const held = new Uint8Array(statements.length);
+  for (const literal of literals) {
+    let index = 0;
+    let last = -1;
+    for (let at = text.indexOf(literal); at !== -1; at = text.indexOf(literal, at + 1)) {
+      while (index < statements.length && statements[index]!.end < at + literal.length) index++;
+      if (index === statements.length) break;
+      if (statements[index]!.start <= at && index !== last) {
+        held[index]!++;
+        last = index;
+      }
+    }
+  }
   const keep = new Uint8Array(statements.length);
-  statements.forEach((statement, index) => {
-    if (!holdsAll(statement)) return;
-    for (let near = Math.max(0, index - 1); near <= Math.min(statements.length - 1, index + 1); near++) keep[near] = 1;
+  held.forEach((count, index) => {
+    if (count === literals.length) keep.fill(1, Math.max(0, index - 1), Math.min(statements.length, index + 2));
   });
   const parts: TreePart[] = [];
   let keptChars = 0;
-  for (let first = 0; first < statements.length; first++) {
-    if (keep[first] === 0) continue;
+  for (let first = keep.indexOf(1); first !== -1; first = keep.indexOf(1, first)) {
     let last = first;
     while (last + 1 < statements.length && keep[last + 1] === 1) last++;
-    const start = statements[first]!.start;
+    const { start, startLine } = statements[first]!;
     const end = statements[last]!.end;
     keptChars += end - start;
-    // Columns hold when a run starts its line.
+    // Match columns hold when a run starts its line.
     if (start !== text.lastIndexOf("\n", start - 1) + 1) return undefined;
-    const parsed = parseSource(language, text.slice(start, end));
-    if (!parsed || parsed.errorCount > 0) return undefined;
-    const found = topLevelStatements(parsed.root);
-    if (found.length !== last - first + 1) return undefined;
-    for (let index = first; index <= last; index++) {
-      const expected = statements[index]!;
-      const seen = found.at(index - first);
-      if (seen.start + start !== expected.start || seen.end + start !== expected.end || seen.kind !== expected.kind) return undefined;
-    }
-    parts.push({ root: parsed.root, offset: start, line: statements[first]!.startLine });
-    first = last;
+    const run = parseStatementRun(language, text, start, end, startLine);
+    if (!run || run.statements.length !== last - first + 1 || !run.statements.every((seen, index) => sameStatement(statements[first + index]!, seen))) return undefined;
+    parts.push({ root: run.root, offset: start, line: startLine });
+    first = last + 1;
   }
   if (parts.length === 0 || keptChars > text.length * LIMITS.patch.localCheckMaxShare) return undefined;
   return parts;

@@ -11,7 +11,7 @@ import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } fro
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSource, parseSourceAsync, parseTreeAsync, statementList, topLevelStatements, type LanguageId, type ParsedSource, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, statementList, statementRunsParseApart, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -156,18 +156,6 @@ async function errorsOf(language: LanguageId, text: string, withStatements = fal
 }
 
 /**
- * Languages whose grammar decides where a top-level statement ends from the next token alone
- * (ASI included), so a run of statements parses the same alone as inside its file once the
- * statements on either side of it come along (see localStatements).
- */
-const LOCALLY_CHECKED = new Set<LanguageId>(["typescript", "tsx", "javascript"]);
-
-/** Whether runs of top-level statements of `language` may be parsed apart from their file (see localStatements). */
-export function parsesLocally(language: LanguageId): boolean {
-  return LOCALLY_CHECKED.has(language);
-}
-
-/**
  * Text that may start or end a token spanning lines (block comments, template literals, strings
  * continued with a backslash, JSX), or a hashbang that is only valid at the start of a file.
  */
@@ -198,7 +186,7 @@ function linesAround(text: string, start: number, end: number): string {
  * holds the local answer to the whole parse's.
  */
 export function localStatements(language: LanguageId, before: string, after: string, statements: readonly TopLevelStatement[]): readonly TopLevelStatement[] | undefined {
-  if (!parsesLocally(language) || statements.length === 0 || before === after) return undefined;
+  if (!statementRunsParseApart(language) || statements.length === 0 || before === after) return undefined;
   const changed = changedSpan(before, after);
   const shift = after.length - before.length;
   const originalEnd = changed.end - shift;
@@ -209,59 +197,51 @@ export function localStatements(language: LanguageId, before: string, after: str
   while (firstChanged < statements.length && statements[firstChanged]!.end < changed.start) firstChanged++;
   let lastChanged = statements.length - 1;
   while (lastChanged >= 0 && statements[lastChanged]!.start > originalEnd) lastChanged--;
-  const left = firstChanged - 1;
-  const right = lastChanged + 1;
-  const leftStatement = left >= 0 ? statements[left] : undefined;
-  const rightStatement = right < statements.length ? statements[right] : undefined;
-  const start = leftStatement?.start ?? 0;
-  const end = rightStatement === undefined ? after.length : rightStatement.end + shift;
+  const left = firstChanged > 0 ? statements[firstChanged - 1] : undefined;
+  const right = lastChanged + 1 < statements.length ? statements[lastChanged + 1] : undefined;
+  // The right neighbour as it stands in the candidate.
+  const rightAfter = right && { ...right, start: right.start + shift, end: right.end + shift };
+  const start = left?.start ?? 0;
+  const end = rightAfter?.end ?? after.length;
   const next = after.charCodeAt(end);
   if (end < after.length && next !== 10 && next !== 13) return undefined;
-  const window = after.slice(start, end);
   // A window of most of the file saves nothing over parsing all of it.
-  if (window.length > after.length * LIMITS.patch.localCheckMaxShare) return undefined;
-  const parsed = parseSource(language, window);
-  if (!parsed || parsed.errorCount > 0) return undefined;
-  const found = topLevelStatements(parsed.root);
-  if (found.length === 0) return undefined;
-  const sameAs = (statement: TopLevelStatement, seen: TopLevelStatement, offset: number) => statement.kind === seen.kind && statement.start === seen.start + start - offset && statement.end === seen.end + start - offset;
-  if (leftStatement && !sameAs(leftStatement, found.at(0), 0)) return undefined;
-  if (rightStatement && !sameAs(rightStatement, found.at(found.length - 1), shift)) return undefined;
-  const startLine = leftStatement?.startLine ?? 0;
-  const result: TopLevelStatement[] = statements.slice(0, Math.max(0, left));
-  for (let index = 0; index < found.length; index++) {
-    const seen = found.at(index);
-    result.push({ ...seen, start: seen.start + start, end: seen.end + start, startLine: seen.startLine + startLine, endLine: seen.endLine + startLine });
-  }
-  if (rightStatement) {
-    const lineShift = result[result.length - 1]!.startLine - rightStatement.startLine;
-    for (let index = right + 1; index < statements.length; index++) {
-      const statement = statements[index]!;
+  if (end - start > after.length * LIMITS.patch.localCheckMaxShare) return undefined;
+  const run = parseStatementRun(language, after, start, end, left?.startLine ?? 0);
+  if (!run || run.statements.length === 0) return undefined;
+  const found = run.statements;
+  if ((left && !sameStatement(left, found[0])) || (rightAfter && !sameStatement(rightAfter, found[found.length - 1]))) return undefined;
+  const result = [...statements.slice(0, Math.max(0, firstChanged - 1)), ...found];
+  if (right) {
+    const lineShift = found[found.length - 1]!.startLine - right.startLine;
+    for (const statement of statements.slice(lastChanged + 2)) {
       result.push({ ...statement, start: statement.start + shift, end: statement.end + shift, startLine: statement.startLine + lineShift, endLine: statement.endLine + lineShift });
     }
   }
   return result;
 }
 
+/** Candidates checked by localStatements so far (tests watch it). */
+export const localCheckCounter = { checked: 0 };
+
 /**
  * The candidate's error list from localStatements when the original is a text checked moments ago
  * with no errors and its statements kept: a parse of a few statements instead of the whole file.
  * The result is remembered like a whole parse's, so the next edit of the file starts from it.
  */
-/** Candidates checked by localStatements so far (tests watch it). */
-export const localCheckCounter = { checked: 0 };
 
-function checkedLocally(language: LanguageId, before: string, after: string): ErrorList | undefined {
+function checkedLocally(language: LanguageId, before: string, after: string): { before: ErrorList; after: ErrorList } | undefined {
   const beforeKey = textKey(language, before);
   const statements = recentStatements.get(beforeKey);
-  if (statements === undefined || recentErrors.get(beforeKey)?.errorCount !== 0) return undefined;
+  const known = recentErrors.get(beforeKey);
+  if (statements === undefined || known?.errorCount !== 0) return undefined;
   const found = localStatements(language, before, after, statements);
   if (found === undefined) return undefined;
   const key = textKey(language, after);
   const entry = remember(key, { errors: [], errorCount: 0 });
   rememberStatements(key, found);
   localCheckCounter.checked++;
-  return { ...entry, statements: statementList(found) };
+  return { before: known, after: { ...entry, statements: statementList(found) } };
 }
 
 function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {
@@ -282,8 +262,8 @@ function treeReport(language: LanguageId, before: string | undefined, after: str
 async function inspectTree(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
   const local = before === undefined ? undefined : checkedLocally(language, before, after);
   if (local !== undefined) {
-    const report = treeReport(language, before, after, recentErrors.get(textKey(language, before!)), local);
-    return withStatements ? { report, statements: local.statements! } : { report };
+    const report = treeReport(language, before, after, local.before, local.after);
+    return withStatements ? { report, statements: local.after.statements! } : { report };
   }
   // Both parses are queued before the first await.
   const [parsedAfter, parsedBefore] = await Promise.all([errorsOf(language, after, withStatements), before === undefined ? undefined : errorsOf(language, before)]);
