@@ -409,9 +409,9 @@ export const LIMITS = {
     defaultMaxBytes: 512 * MiB,
     /** Days a batch stays undoable (config: [journal].max_age_days). */
     defaultMaxAgeDays: 14,
-    /** Milliseconds between two listings of the journal for pruning while the known batches leave room under every limit. */
+    /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
     listIntervalMs: 5_000,
-    /** Empty batch directories a process keeps made ahead of its commits (see refillSpareBatchDirectories). */
+    /** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
     spareDirectories: 4,
   },
 

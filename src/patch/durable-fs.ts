@@ -280,9 +280,18 @@ function unsynced(fd: number, file: string): UnsyncedFile {
   };
 }
 
+/**
+ * Exclusive create on the thread pool. Creating a file is the slow part of staging one where the
+ * file system scans its inode table for a free inode (ext4 without a journal skips every inode
+ * freed in the last minutes one by one): checks the caller deferred run on this thread meanwhile.
+ */
+function createExclusive(file: string, mode: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.open(file, "wx", mode, (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+
 /** Writes `data` to a new file `temp` (exclusive create) and sets its mode and owner; flush() makes it durable. */
 export async function stageBytesUnsynced(temp: string, data: Uint8Array, options: StageOptions = {}): Promise<UnsyncedFile> {
-  const fd = fs.openSync(temp, "wx", 0o666);
+  const fd = await createExclusive(temp, 0o666);
   try {
     await writeAll(fd, data);
     finishStagedSync(fd, options);
@@ -365,16 +374,30 @@ export async function writeFileDurable(file: string, text: string): Promise<void
 }
 
 /**
- * Writes `text` to `file` in a directory private to this writer (mode 0600), not yet durable (see
+ * Writes `data` over `file` (created, mode 0600, when missing) in place: positioned writes, then a
+ * truncation to the new length. A placeholder or a spare made ahead of time keeps its inode and
+ * data blocks; and unlike opening with O_TRUNC, which on ext4 (auto_da_alloc) makes the close
+ * start writing the file out on the calling thread, the data waits for the caller's fsync.
+ */
+export function overwriteInPlaceSync(file: string, data: Buffer): void {
+  const fd = fs.openSync(file, constants.O_WRONLY | constants.O_CREAT, 0o600);
+  try {
+    let offset = 0;
+    while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset, offset);
+    fs.ftruncateSync(fd, data.length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Writes `text` to `file` in a directory private to this writer, not yet durable (see
  * flushByPath). An empty placeholder made ahead of time is filled in place, which allocates no inode.
  */
 export function writeFileUnsynced(file: string, text: string): void {
-  const fd = fs.openSync(file, "w", 0o600);
   try {
-    writeAllSync(fd, Buffer.from(text, "utf8"));
-    fs.closeSync(fd);
+    overwriteInPlaceSync(file, Buffer.from(text, "utf8"));
   } catch (error) {
-    closeQuietly(fd);
     removeIfPresentSync(file);
     throw error;
   }

@@ -19,7 +19,7 @@ import lockfile from "proper-lockfile";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { errnoOf, isMissing } from "./durable-fs.ts";
+import { errnoOf, isMissing, overwriteInPlaceSync } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCKS_SUBDIR, stateDirectory } from "./state-dir.ts";
 
@@ -113,17 +113,9 @@ function keepSpare(dir: string): void {
   else removeTombSync(dir);
 }
 
-/** Writes the owner record in place (no truncation, so a spare's data block is reused, not freed and allocated again). */
+/** Writes the owner record in place (a spare's inode and data block are reused, not freed and allocated again). */
 function writeOwnerRecord(dir: string, owner: OwnerRecord): void {
-  const data = Buffer.from(JSON.stringify(owner), "utf8");
-  const fd = nodeFs.openSync(path.join(dir, OWNER_FILE), nodeFs.constants.O_WRONLY | nodeFs.constants.O_CREAT, 0o600);
-  try {
-    let offset = 0;
-    while (offset < data.length) offset += nodeFs.writeSync(fd, data, offset, data.length - offset, offset);
-    nodeFs.ftruncateSync(fd, data.length);
-  } finally {
-    nodeFs.closeSync(fd);
-  }
+  overwriteInPlaceSync(path.join(dir, OWNER_FILE), Buffer.from(JSON.stringify(owner), "utf8"));
 }
 
 /** A directory holding `owner`'s record, ready to be renamed into place: a spare when one is usable, else a new one. */

@@ -173,7 +173,14 @@ export async function prepareCandidate(options: CandidateOptions & { ahead?: boo
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
-  const syntaxJob = inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  const formatter = options.formatters.formatterFor(resolved.real);
+  const remembered = byStatement && language !== null && before !== undefined ? knownStatements(language, before) : undefined;
+  const ahead = options.ahead === true && formatter !== "external" && !options.allowSyntaxErrors && (!byStatement || remembered !== undefined);
+  const inspect = () => inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  // With the original's statements remembered, the check parses only the statements around the
+  // edit, on this thread: ahead of it, it waits for the next turn of the event loop, which comes
+  // when the commit first waits for the disk (creating the staged file), and runs meanwhile.
+  const syntaxJob = ahead && remembered !== undefined ? nextTurn().then(inspect) : inspect();
   const format = (statements: SyntaxInspection["statements"]) => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   const finish = (formatted: FormatResult) => {
     const bytes = encodeLike(formatted.text, options.encodeAs);
@@ -183,9 +190,7 @@ export async function prepareCandidate(options: CandidateOptions & { ahead?: boo
     return { bytes, sha256: sha256(bytes), text: formatted.text };
   };
 
-  const formatter = options.formatters.formatterFor(resolved.real);
-  const remembered = byStatement && language !== null && before !== undefined ? knownStatements(language, before) : undefined;
-  if (options.ahead === true && formatter !== "external" && !options.allowSyntaxErrors && (!byStatement || remembered !== undefined)) {
+  if (ahead) {
     const assumed = remembered === undefined || before === undefined ? undefined : statementsAfterEdit(remembered, before, options.candidateText);
     const early = await settle(format(assumed));
     if (early.ok) {
@@ -225,6 +230,10 @@ export async function prepareCandidate(options: CandidateOptions & { ahead?: boo
     formatted = outcome.value;
   }
   return { ...finish(formatted), report: Promise.resolve({ language, syntax, format: formatted }) };
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** A promise's outcome as a value, so one that is never awaited cannot become an unhandled rejection. */

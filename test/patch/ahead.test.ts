@@ -12,6 +12,7 @@ import type { ToolContext } from "../../src/tools/contract.ts";
 import { filePatchTool, fileWriteTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 import { snapshot } from "./commit-fixture.ts";
+import { localCheckCounter } from "../../src/patch/syntax-guard.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
 
 let temp: TempDir;
@@ -73,6 +74,23 @@ describe("committing ahead of the checks", () => {
     };
     expect(await pending(true)).toBe(true);
     expect(await pending(false)).toBe(false);
+  });
+
+  test("ahead of a local check (the statements around the edit), the check runs on a later turn of the event loop, while the commit waits for the disk", async () => {
+    // Long enough that the statements around an edit are a small part of it.
+    const more = Array.from({ length: 12 }, (_, index) => `export function more${index}() {\n  return ${index + 100};\n}\n`).join("\n");
+    await temp.write("s.ts", `${CLEAN}\n${more}`);
+    await patch("  return 2;\n", "  return 20;\n");
+    await nextTurn();
+    const before = localCheckCounter.checked;
+    const candidate = await prepare((text) => text.replace("return 3;", "return 30;"));
+    // The bytes are ready; the check has not run yet.
+    expect(localCheckCounter.checked).toBe(before);
+    expect((await candidate.report).syntax).toMatchObject({ checked: true, afterErrors: 0 });
+    expect(localCheckCounter.checked).toBe(before + 1);
+    // In the ordinary order it runs before the bytes come back.
+    await prepareOrdinary((text) => text.replace("return 3;", "return 31;"));
+    expect(localCheckCounter.checked).toBe(before + 2);
   });
 });
 

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
-import { link, lstat, mkdir, mkdtemp, readdir, realpath, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
+import { overwriteInPlaceSync } from "../../src/patch/durable-fs.ts";
 import { listBatches } from "../../src/patch/journal.ts";
 import { stateDirectory } from "../../src/patch/state-dir.ts";
 import { type CommitFixture, leftoverTemps, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
@@ -363,5 +364,24 @@ describe("state directory placement", () => {
     expect(error.message).toContain("inside the workspace root");
     expect(await fx.text("a.txt")).toBe("a");
     await rm(fx.at(".state"), { recursive: true });
+  });
+});
+
+describe("small files rewritten in place", () => {
+  test("overwriteInPlaceSync keeps the inode, replaces every byte, and leaves nothing of a longer former content", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "ast-mcp-inplace-"));
+    try {
+      const file = path.join(dir, "record.json");
+      overwriteInPlaceSync(file, Buffer.from("a much longer first content\n"));
+      const inode = (await stat(file)).ino;
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      overwriteInPlaceSync(file, Buffer.from("short\n"));
+      expect(await readFile(file, "utf8")).toBe("short\n");
+      expect((await stat(file)).ino).toBe(inode);
+      overwriteInPlaceSync(file, Buffer.alloc(0));
+      expect((await stat(file)).size).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

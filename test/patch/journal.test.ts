@@ -91,6 +91,26 @@ describe("pruning", () => {
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(foreign);
   });
 
+  test("at its limits, pruning goes by the batches it knows until the next listing", async () => {
+    await fx.put("a.txt", "0");
+    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const mine: string[] = [];
+    const bumpTo = async (n: number) => mine.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId);
+    await bumpTo(1);
+    // Two batches another process added after this one listed the journal.
+    const foreign = [newBatchId(), newBatchId()];
+    for (const id of foreign) {
+      await cp(path.join(fx.stateDir, "journal", mine[0] as string), path.join(fx.stateDir, "journal", id), { recursive: true });
+      await rewriteForeign(id);
+    }
+    await bumpTo(2);
+    await bumpTo(3);
+    // Three batches known here: the oldest goes; the foreign ones are not counted yet.
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([...foreign, ...mine.slice(1)].sort());
+    expect(await pruneJournal(fx.stateDir, limits, Date.now() + LIMITS.journal.listIntervalMs)).toEqual(foreign);
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(mine.slice(1));
+  });
+
   test("before-image bytes beyond max_bytes prune the oldest, and a batch alone over the limit is not undoable", async () => {
     await fx.put("big.txt", "x".repeat(1000));
     const limits = { maxBatches: 100, maxBytes: 2500, maxAgeDays: 30 };
@@ -196,14 +216,66 @@ describe("spare batch directories", () => {
       const made = await spares();
       expect(made.length).toBe(LIMITS.journal.spareDirectories);
       const inodes = new Set(await Promise.all(made.map(async (name) => (await stat(path.join(journalDir(), name))).ino)));
+      const placeholders = new Set<number>();
+      for (const name of made) for (const file of ["batch.json", "batch.committed.json"]) placeholders.add((await stat(path.join(journalDir(), name, file))).ino);
       const batch = await bump("a.txt", String(round));
       // The batch's directory is a former spare (same inode), and holds only the batch.
-      expect(inodes.has((await stat(path.join(journalDir(), batch.batchId))).ino)).toBe(true);
-      expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
+      const dir = path.join(journalDir(), batch.batchId);
+      expect(inodes.has((await stat(dir)).ino)).toBe(true);
+      expect((await readdir(dir)).sort()).toEqual(["0.img", "batch.json", "batch.prepared.json"]);
+      // The commit freed no inode: the record is the former commit mark, and the replaced record lives on under a second name.
+      const record = (await stat(path.join(dir, "batch.json"))).ino;
+      const keeper = (await stat(path.join(dir, "batch.prepared.json"))).ino;
+      expect(record).not.toBe(keeper);
+      expect(placeholders.has(record) && placeholders.has(keeper)).toBe(true);
+      expect(JSON.parse(await readFile(path.join(dir, "batch.prepared.json"), "utf8")).state).toBe("prepared");
     }
     const last = (await listBatches({}, journal())).at(-1);
     await commit((await undoOps(last?.batchId as string, journal())).ops);
     expect(await fx.text("a.txt")).toBe(String(2 * LIMITS.journal.spareDirectories));
+  });
+
+  test("a pruned batch's directory becomes a spare: images gone, record files ready, and the next batch is staged in it", async () => {
+    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    await fx.put("a.txt", "0");
+    const bumpTo = async (n: number) => (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId;
+    const first = await bumpTo(1);
+    await bumpTo(2);
+    await refillSpareBatchDirectories(fx.stateDir);
+    const firstDir = (await stat(path.join(journalDir(), first))).ino;
+    const third = await bumpTo(3);
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).not.toContain(first);
+    // The first batch's directory is now a spare, holding only its record files (the image, a.txt's old inode, is gone).
+    const retired = [];
+    for (const name of await spares()) if ((await stat(path.join(journalDir(), name))).ino === firstDir) retired.push(name);
+    expect(retired.length).toBe(1);
+    const spareDir = path.join(journalDir(), retired[0] as string);
+    expect((await readdir(spareDir)).sort()).toEqual(["batch.committed.json", "batch.json", "batch.prepared.json"]);
+    const mark = (await stat(path.join(spareDir, "batch.committed.json"))).ino;
+    expect(mark).not.toBe((await stat(path.join(spareDir, "batch.json"))).ino);
+    expect((await stat(path.join(spareDir, "batch.prepared.json"))).ino).toBe((await stat(path.join(spareDir, "batch.json"))).ino);
+    // The next batch is staged in it (the directory and both record files' inodes), and reads back whole.
+    const fourth = await bumpTo(4);
+    const dir = path.join(journalDir(), fourth);
+    expect((await stat(dir)).ino).toBe(firstDir);
+    expect((await stat(path.join(dir, "batch.json"))).ino).toBe(mark);
+    expect(await showBatch(fourth, journal())).toMatchObject({ state: "committed", files: [fx.at("a.txt")] });
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([third, fourth]);
+    await commit((await undoOps(fourth, journal())).ops, fx.meta, limits);
+    expect(await fx.text("a.txt")).toBe("3");
+  });
+
+  test("no more spares are kept than the limit: beyond it, pruned batches are removed", async () => {
+    await fx.put("a.txt", "0");
+    const rounds = 2 * LIMITS.journal.spareDirectories;
+    for (let round = 1; round <= rounds; round++) await bump("a.txt", String(round));
+    await refillSpareBatchDirectories(fx.stateDir);
+    // One commit prunes all but itself at once.
+    await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, { maxBatches: 1, maxBytes: 1 << 30, maxAgeDays: 30 });
+    await refillSpareBatchDirectories(fx.stateDir);
+    expect((await spares()).length).toBe(LIMITS.journal.spareDirectories);
+    expect((await listBatches({}, journal())).length).toBe(1);
+    expect(await journalEntries(fx.stateDir)).toHaveLength(1);
   });
 
   test("a spare removed behind the process's back is skipped", async () => {
