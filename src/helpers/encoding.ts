@@ -28,11 +28,7 @@ export function detectBom(bytes: Uint8Array): BomInfo {
 export function looksBinary(bytes: Uint8Array, sniffBytes: number): boolean {
   const bom = detectBom(bytes);
   if (bom.encoding === "utf-16le" || bom.encoding === "utf-16be") return false;
-  const end = Math.min(bytes.length, sniffBytes);
-  for (let index = 0; index < end; index++) {
-    if (bytes[index] === 0) return true;
-  }
-  return false;
+  return bytes.subarray(0, Math.min(bytes.length, sniffBytes)).indexOf(0) !== -1;
 }
 
 export type DecodeResult =

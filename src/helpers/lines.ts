@@ -10,6 +10,8 @@ const LINE_BREAK = /\r\n|\r|\n/g;
 
 /** The file's line terminator style: one kind, "mixed" when several occur, "none" without any. */
 export function detectLineEnding(text: string): LineEnding {
+  // Most files: no carriage return, found by a plain search far faster than by counting matches.
+  if (!text.includes("\r")) return text.includes("\n") ? "lf" : "none";
   let lf = 0;
   let crlf = 0;
   let cr = 0;

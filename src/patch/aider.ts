@@ -264,6 +264,15 @@ function exactReplacement(search: string, replace: string, eol: Eol): string {
 function indexLines(text: string): LineSpan[] {
   const spans: LineSpan[] = [];
   let start = 0;
+  if (!text.includes("\r")) {
+    // Line feeds only: a plain search, several times faster than matching the three line breaks.
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", start)) {
+      spans.push({ start, end: at, next: at + 1 });
+      start = at + 1;
+    }
+    if (start < text.length) spans.push({ start, end: text.length, next: text.length });
+    return spans;
+  }
   for (const match of text.matchAll(LINE_BREAK)) {
     spans.push({ start, end: match.index, next: match.index + match[0].length });
     start = match.index + match[0].length;

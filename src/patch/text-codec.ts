@@ -94,6 +94,7 @@ export function newFileDefaults(): Pick<DecodedFile, "encoding" | "bom" | "eol">
 
 /** The most frequent line terminator; a tie goes to the one that occurs first; "\n" without any. */
 export function dominantEol(text: string): Eol {
+  if (!text.includes("\r")) return "\n";
   const counts = new Map<Eol, number>();
   for (const match of text.matchAll(LINE_BREAK)) {
     const eol = match[0] as Eol;

@@ -6,6 +6,7 @@ import path from "node:path";
 import { parseTree, topLevelStatements, type TopLevelStatement, type TopLevelStatements } from "../../src/intel/languages.ts";
 import { Formatters } from "../../src/patch/format.ts";
 import { changedSpan, changedStatementRegion, sameRegion, statementsAfterEdit } from "../../src/patch/format-region.ts";
+import { random } from "../support/random.ts";
 
 function statementsOf(text: string, language: "typescript" | "tsx" | "javascript" = "typescript"): TopLevelStatements {
   const root = parseTree(language, text);
@@ -89,6 +90,61 @@ describe("statementsAfterEdit", () => {
     const shifted = listOf(statementsAfterEdit(listOf(original), ORIGINAL, `// one more line\n${ORIGINAL}`)).at(-1) as TopLevelStatement;
     const last = listOf(original).at(-1) as TopLevelStatement;
     expect(shifted).toMatchObject({ start: last.start + 17, end: last.end + 17, startLine: last.startLine + 1 });
+  });
+
+  test("a view equal to the statements shifted one by one, on random edits of this project's sources", () => {
+    // The plain reading of the rule: each statement wholly before, wholly after, or touched by the change.
+    const reference = (statements: readonly TopLevelStatement[], before: string, after: string): TopLevelStatement[] => {
+      const changed = changedSpan(before, after);
+      const shift = after.length - before.length;
+      const originalEnd = changed.end - shift;
+      const lines = (text: string, start: number, end: number) => text.slice(start, end).split("\n").length - 1;
+      const lineShift = lines(after, changed.start, changed.end) - lines(before, changed.start, originalEnd);
+      const changeLine = lines(after, 0, changed.start);
+      const changeEndLine = changeLine + lines(after, changed.start, changed.end);
+      const result: TopLevelStatement[] = [];
+      let touched: TopLevelStatement | undefined;
+      let touchedAt = -1;
+      for (const statement of statements) {
+        if (statement.end <= changed.start) result.push(statement);
+        else if (statement.start >= originalEnd) result.push({ ...statement, start: statement.start + shift, end: statement.end + shift, startLine: statement.startLine + lineShift, endLine: statement.endLine + lineShift });
+        else {
+          const endsAfter = statement.end >= originalEnd;
+          const end = endsAfter ? statement.end + shift : changed.end;
+          const endLine = endsAfter ? statement.endLine + lineShift : changeEndLine;
+          if (touched === undefined) touchedAt = result.length;
+          touched = touched
+            ? { ...touched, end, endLine, kind: "statement", namesModule: touched.namesModule || statement.namesModule }
+            : statement.start <= changed.start
+              ? { ...statement, end, endLine }
+              : { ...statement, start: changed.start, startLine: changeLine, end, endLine };
+        }
+      }
+      if (touched !== undefined) result.splice(touchedAt, 0, touched);
+      return result;
+    };
+    const next = random(20261130);
+    const sources = readdirSync(path.join(import.meta.dir, "../../src/patch")).filter((name) => name.endsWith(".ts")).map((name) => readFileSync(path.join(import.meta.dir, "../../src/patch", name), "utf8"));
+    let cases = 0;
+    for (const text of sources) {
+      const statements = listOf(statementsOf(text));
+      for (let round = 0; round < 20; round++) {
+        // Edits that begin or end exactly at a statement's edge, and anywhere.
+        const edge = () => {
+          const statement = statements[Math.floor(next() * statements.length)] as TopLevelStatement;
+          return next() < 0.5 ? statement.start : statement.end;
+        };
+        const start = next() < 0.3 ? edge() : Math.floor(next() * text.length);
+        const end = next() < 0.3 ? Math.max(start, edge()) : start + Math.floor(next() * (next() < 0.8 ? 40 : 2000));
+        const length = end - start;
+        const inserted = ["", "x", "\n", "\n\n// c\n", "const q = 1;\n"][Math.floor(next() * 5)] as string;
+        const candidate = text.slice(0, start) + inserted + text.slice(start + length);
+        if (candidate === text) continue;
+        expect(listOf(statementsAfterEdit(statements, text, candidate))).toEqual(reference(statements, text, candidate));
+        cases++;
+      }
+    }
+    expect(cases).toBeGreaterThan(200);
   });
 
   test("sameRegion compares the regions the two statement lists select", () => {
