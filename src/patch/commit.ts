@@ -4,7 +4,7 @@
  * each target (after the journal names it, so a killed writer's temp files are always found), and
  * fsyncs journal and staged files in one round. Only then does it apply the ops in order,
  * re-verifying each parent directory right before touching it, and fsync their directories.
- * Until the commit mark is written any failure rolls every earlier step back, so a refused or
+ * Until the batch is marked committed (its record renamed) any failure rolls every earlier step back, so a refused or
  * failed batch leaves every byte as it was.
  */
 import { lstatSync, mkdirSync, realpathSync } from "node:fs";
@@ -467,8 +467,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
           imageBytes: journalOps.reduce((sum, op) => sum + op.imageBytes, 0),
           recovery: null,
         };
-        // The commit mark is prepared now, so committing costs a rename instead of a durable write.
-        journalFlushes = publishBatch(stateDir, staging, batch, copied, { ...batch, state: "committed", committedAt: createdAt });
+        journalFlushes = publishBatch(stateDir, staging, batch, copied);
       } catch (error) {
         discardStaging(staging);
         throw error;

@@ -1,17 +1,20 @@
 /**
- * Storage of the write-ahead journal: one directory per batch in <state>/journal/<batch id>/ with batch.json
- * (the record, always replaced atomically by a fsynced file) and the before-images: <op index>.img
- * beside it (record format 2; a hard link to the old inode where possible), or images/<op index>
- * (format 1, still read). A batch appears prepared, record and images together, and becomes
- * committed by renaming its prepared commit mark onto the record (older writers went through a
- * "preparing" state first); a batch that never reaches committed is rolled back (by its writer, or
- * by recovery once the writer is gone). Committed batches keep their before-images for undo until
- * pruned by count, bytes and age. Batch directories are made ahead of time as spares, and pruned
- * ones become spares again, so that committing creates and frees as few inodes as possible.
+ * Storage of the write-ahead journal: one directory per batch in <state>/journal/<batch id>/ with its
+ * record and the before-images: <op index>.img beside it (record format 2; a hard link to the old
+ * inode where possible), or images/<op index> (format 1, still read). A batch appears prepared,
+ * record (batch.json) and images together, and becomes committed when its record is renamed to
+ * committed.json: the name, not the content, says a batch committed (older writers renamed a
+ * second, committed copy of the record onto batch.json, and went through a "preparing" state
+ * before that; both are still read). A batch that never reaches committed is rolled back (by its
+ * writer, or by recovery once the writer is gone); records written later (by a rollback or
+ * recovery) replace batch.json atomically with a fsynced file. Committed batches keep their
+ * before-images for undo until pruned by count, bytes and age. Batch directories are made ahead of
+ * time as spares, and pruned ones become spares again, so committing creates and frees as few
+ * inodes as possible.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
-import { link, mkdir, open, readFile } from "node:fs/promises";
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
@@ -88,18 +91,16 @@ export function journalLimitsFromConfig(journal: { max_batches: number; max_byte
 
 const RECORD_FILE = "batch.json";
 /**
- * The batch's record as it will read once committed, written and fsynced with the prepared one:
- * committing is then a rename onto batch.json (atomic) and one directory fsync.
+ * The record of a committed batch: batch.json renamed, its content as prepared (state and
+ * committedAt are read from the name). A rename to a new name, unlike one onto another file, frees
+ * no inode: on ext4 without a journal every inode freed in the last minutes slows each later file
+ * creation in its block group (a creation skips them one by one: about 20 µs in a quiet group,
+ * 0.5-1.5 ms after a few thousand frees), and the journal is where this process creates most of
+ * its files.
  */
-const COMMIT_MARK_FILE = "batch.committed.json";
-/**
- * A second name of the record file of a batch staged in a spare directory, so that the commit
- * mark replacing the record frees no inode. On ext4 without a journal, every inode freed in the
- * last half minute slows each later file creation in its block group (a creation skips them one
- * by one: about 20 µs in a quiet group, 0.5-1 ms after a few thousand frees), and the journal is
- * where this process creates most of its files. Readers never open it.
- */
-const PREPARED_KEEPER_FILE = "batch.prepared.json";
+const COMMITTED_RECORD_FILE = "committed.json";
+/** Older writers' commit mark: the committed record, prepared beside batch.json and renamed onto it. */
+const LEGACY_COMMIT_MARK_FILE = "batch.committed.json";
 /** Where format 1 batches keep their before-images. */
 export const IMAGES_SUBDIR = "images";
 const BATCH_ID = /^\d{8}T\d{9}Z-[0-9a-f]{10}$/;
@@ -206,9 +207,8 @@ async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
     while (dirs.length < LIMITS.journal.spareDirectories) {
       const dir = spareName(stateDir);
       await mkdir(dir, { mode: 0o700 });
-      // Empty placeholders of the record files: publishing fills them in, allocating nothing.
-      for (const name of [RECORD_FILE, COMMIT_MARK_FILE]) await (await open(path.join(dir, name), "wx", 0o600)).close();
-      await link(path.join(dir, RECORD_FILE), path.join(dir, PREPARED_KEEPER_FILE));
+      // An empty placeholder of the record: publishing fills it in, allocating nothing.
+      await (await open(path.join(dir, RECORD_FILE), "wx", 0o600)).close();
       dirs.push(dir);
     }
   } catch (error) {
@@ -219,7 +219,7 @@ async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
 /**
  * Removes a pruned batch from the journal, turning its directory into a spare while the pool has
  * room: renamed out of the journal's names in one step (never half-deleted, like removeBatch), its
- * before-images removed, and its two record files given their placeholder names again. Only the
+ * before-images removed, and its record file given the placeholder's name again. Only the
  * before-images' inodes are freed, as an overwrite frees the old inode of its target.
  */
 async function retireBatch(stateDir: string, id: string): Promise<void> {
@@ -234,11 +234,10 @@ async function retireBatch(stateDir: string, id: string): Promise<void> {
   }
   try {
     const names = readdirSync(spare);
-    if (!names.includes(RECORD_FILE)) throw new Error("the batch has no record file");
-    for (const name of names) if (name !== RECORD_FILE && name !== PREPARED_KEEPER_FILE) rmSync(path.join(spare, name), { recursive: true, force: true });
-    if (names.includes(PREPARED_KEEPER_FILE)) renameSync(path.join(spare, PREPARED_KEEPER_FILE), path.join(spare, COMMIT_MARK_FILE));
-    else closeSync(openSync(path.join(spare, COMMIT_MARK_FILE), "wx", 0o600));
-    linkSync(path.join(spare, RECORD_FILE), path.join(spare, PREPARED_KEEPER_FILE));
+    const record = names.includes(COMMITTED_RECORD_FILE) ? COMMITTED_RECORD_FILE : RECORD_FILE;
+    if (!names.includes(record)) throw new Error("the batch has no record file");
+    for (const name of names) if (name !== record) rmSync(path.join(spare, name), { recursive: true, force: true });
+    if (record !== RECORD_FILE) renameSync(path.join(spare, record), path.join(spare, RECORD_FILE));
     pool.dirs.push(spare);
   } catch (error) {
     log.debug("could not keep a pruned batch directory as a spare", { batch: id, error: (error as Error).message });
@@ -252,20 +251,18 @@ export function stagedImagePath(staging: BatchStaging, image: string): string {
 }
 
 /**
- * Completes a staged batch: writes its record and the record it will have once committed (for
- * markCommitted), and renames the batch into place, so a batch directory always
- * appears whole: record and before-images together. Nothing of it is durable yet. The returned
- * flushes make it so (the record files, the images named in `copiedImages`, the batch directory
- * and the journal directory); the caller runs them together with the fsyncs of its staged files
- * and before changing any target, so a batch costs one round of fsyncs before its first rename.
+ * Completes a staged batch: writes its record and renames the batch into place, so a batch
+ * directory always appears whole: record and before-images together. Nothing of it is durable
+ * yet. The returned flushes make it so (the record, the images named in `copiedImages`, the batch
+ * directory and the journal directory); the caller runs them together with the fsyncs of its
+ * staged files and before changing any target, so a batch costs one round of fsyncs before its
+ * first rename.
  */
-export function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, copiedImages: readonly string[], committed: BatchRecord): UnsyncedFile[] {
+export function publishBatch(stateDir: string, staging: BatchStaging, record: BatchRecord, copiedImages: readonly string[]): UnsyncedFile[] {
   writeFileUnsynced(path.join(staging.dir, RECORD_FILE), recordText(record));
-  writeFileUnsynced(path.join(staging.dir, COMMIT_MARK_FILE), recordText(committed));
   const dir = batchDirectory(stateDir, record.id);
   renameSync(staging.dir, dir);
-  const files = [RECORD_FILE, COMMIT_MARK_FILE].map((name) => path.join(dir, name));
-  files.push(...copiedImages.map((image) => imagePath(stateDir, record, image)));
+  const files = [path.join(dir, RECORD_FILE), ...copiedImages.map((image) => imagePath(stateDir, record, image))];
   return [
     ...files.map(flushByPath),
     { flush: () => fsyncDirectory(dir) },
@@ -279,20 +276,20 @@ export function discardStaging(staging: BatchStaging): void {
 }
 
 /**
- * The commit point of a batch published with its committed record: that record replaces the
- * prepared one (an atomic rename of a file fsynced at publish time). The rename itself is not
- * fsynced: every op is durable before it, so a commit mark lost to a power failure leaves a
- * prepared batch whose ops all landed, which recovery rolls forward.
+ * The commit point of a published batch: its record, fsynced at publish time, is renamed to
+ * committed.json (atomic). The rename itself is not fsynced: every op is durable before it, so a
+ * commit lost to a power failure leaves a prepared batch whose ops all landed, which recovery
+ * rolls forward.
  */
 export function markCommitted(stateDir: string, id: string): void {
   const dir = batchDirectory(stateDir, id);
-  renameSync(path.join(dir, COMMIT_MARK_FILE), path.join(dir, RECORD_FILE));
+  renameSync(path.join(dir, RECORD_FILE), path.join(dir, COMMITTED_RECORD_FILE));
 }
 
-/** Drops a batch's prepared commit mark (the batch is being rolled back or recovered instead). */
+/** Drops the commit mark an older writer prepared beside a batch's record (the batch is being rolled back or recovered instead). */
 export function discardCommitMark(stateDir: string, id: string): void {
   try {
-    unlinkSync(path.join(batchDirectory(stateDir, id), COMMIT_MARK_FILE));
+    unlinkSync(path.join(batchDirectory(stateDir, id), LEGACY_COMMIT_MARK_FILE));
   } catch (error) {
     if (!isMissing(error)) throw error;
   }
@@ -315,13 +312,19 @@ function looksLikeRecord(value: unknown, id: string): value is BatchRecord {
 
 /** The record of batch `id`; undefined when there is none; ToolError when it cannot be understood. */
 export async function readRecord(stateDir: string, id: string): Promise<BatchRecord | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path.join(batchDirectory(stateDir, id), RECORD_FILE), "utf8");
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
+  const dir = batchDirectory(stateDir, id);
+  let text: string | undefined;
+  let committed = false;
+  for (const name of [COMMITTED_RECORD_FILE, RECORD_FILE]) {
+    try {
+      text = await readFile(path.join(dir, name), "utf8");
+      committed = name === COMMITTED_RECORD_FILE;
+      break;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
   }
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -329,6 +332,8 @@ export async function readRecord(stateDir: string, id: string): Promise<BatchRec
     throw new ToolError("io_error", `The journal record of batch ${id} is not valid JSON.`, { retryable: false });
   }
   if (!looksLikeRecord(parsed, id)) throw new ToolError("io_error", `The journal record of batch ${id} has an unknown shape.`, { retryable: false });
+  // Committed by its name: written as prepared, it committed when it was renamed (markCommitted).
+  if (committed) return { ...parsed, state: "committed", committedAt: parsed.committedAt ?? parsed.createdAt };
   return parsed;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Crash recovery: finishes or undoes batches whose writer died before the commit mark. A batch
- * whose every op already landed is rolled forward (only the commit mark was missing); any other,
+ * Crash recovery: finishes or undoes batches whose writer died before marking them committed. A batch
+ * whose every op already landed is rolled forward (only the mark was missing); any other,
  * and any batch whose writer gave up rolling it back ("failed"), is rolled back so every file is
  * wholly old again. Files that are neither old nor new were
  * changed by someone else after the crash: they are left alone and reported.
@@ -51,7 +51,7 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
   await withPathLocks(files, async () => {
     const fresh = await readRecord(stateDir, record.id);
     if (fresh === undefined || fresh.state !== record.state) return;
-    // The writer's prepared commit mark is never used now: recovery writes its own record.
+    // A commit mark an older writer prepared is never used now: recovery writes its own record.
     discardCommitMark(stateDir, fresh.id);
     const inspections = await Promise.all(fresh.ops.map((op) => inspectOp(op)));
     // A failed batch was reported as failed to its caller: it is only ever rolled back.

@@ -59,7 +59,7 @@ describe("list and show", () => {
 
 /** Gives a copied batch directory its own id in its record. */
 async function rewriteForeign(id: string): Promise<void> {
-  const file = path.join(fx.stateDir, "journal", id, "batch.json");
+  const file = path.join(fx.stateDir, "journal", id, "committed.json");
   const record = JSON.parse(await readFile(file, "utf8"));
   record.id = id;
   await writeFile(file, JSON.stringify(record));
@@ -217,18 +217,14 @@ describe("spare batch directories", () => {
       expect(made.length).toBe(LIMITS.journal.spareDirectories);
       const inodes = new Set(await Promise.all(made.map(async (name) => (await stat(path.join(journalDir(), name))).ino)));
       const placeholders = new Set<number>();
-      for (const name of made) for (const file of ["batch.json", "batch.committed.json"]) placeholders.add((await stat(path.join(journalDir(), name, file))).ino);
+      for (const name of made) placeholders.add((await stat(path.join(journalDir(), name, "batch.json"))).ino);
       const batch = await bump("a.txt", String(round));
       // The batch's directory is a former spare (same inode), and holds only the batch.
       const dir = path.join(journalDir(), batch.batchId);
       expect(inodes.has((await stat(dir)).ino)).toBe(true);
-      expect((await readdir(dir)).sort()).toEqual(["0.img", "batch.json", "batch.prepared.json"]);
-      // The commit freed no inode: the record is the former commit mark, and the replaced record lives on under a second name.
-      const record = (await stat(path.join(dir, "batch.json"))).ino;
-      const keeper = (await stat(path.join(dir, "batch.prepared.json"))).ino;
-      expect(record).not.toBe(keeper);
-      expect(placeholders.has(record) && placeholders.has(keeper)).toBe(true);
-      expect(JSON.parse(await readFile(path.join(dir, "batch.prepared.json"), "utf8")).state).toBe("prepared");
+      expect((await readdir(dir)).sort()).toEqual(["0.img", "committed.json"]);
+      // The record is the spare's placeholder, filled in and renamed when the batch committed.
+      expect(placeholders.has((await stat(path.join(dir, "committed.json"))).ino)).toBe(true);
     }
     const last = (await listBatches({}, journal())).at(-1);
     await commit((await undoOps(last?.batchId as string, journal())).ops);
@@ -250,15 +246,13 @@ describe("spare batch directories", () => {
     for (const name of await spares()) if ((await stat(path.join(journalDir(), name))).ino === firstDir) retired.push(name);
     expect(retired.length).toBe(1);
     const spareDir = path.join(journalDir(), retired[0] as string);
-    expect((await readdir(spareDir)).sort()).toEqual(["batch.committed.json", "batch.json", "batch.prepared.json"]);
-    const mark = (await stat(path.join(spareDir, "batch.committed.json"))).ino;
-    expect(mark).not.toBe((await stat(path.join(spareDir, "batch.json"))).ino);
-    expect((await stat(path.join(spareDir, "batch.prepared.json"))).ino).toBe((await stat(path.join(spareDir, "batch.json"))).ino);
-    // The next batch is staged in it (the directory and both record files' inodes), and reads back whole.
+    expect(await readdir(spareDir)).toEqual(["batch.json"]);
+    const placeholder = (await stat(path.join(spareDir, "batch.json"))).ino;
+    // The next batch is staged in it (the directory and the record file's inode), and reads back whole.
     const fourth = await bumpTo(4);
     const dir = path.join(journalDir(), fourth);
     expect((await stat(dir)).ino).toBe(firstDir);
-    expect((await stat(path.join(dir, "batch.json"))).ino).toBe(mark);
+    expect((await stat(path.join(dir, "committed.json"))).ino).toBe(placeholder);
     expect(await showBatch(fourth, journal())).toMatchObject({ state: "committed", files: [fx.at("a.txt")] });
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([third, fourth]);
     await commit((await undoOps(fourth, journal())).ops, fx.meta, limits);
@@ -285,7 +279,7 @@ describe("spare batch directories", () => {
     for (const name of await spares()) await rm(path.join(journalDir(), name), { recursive: true });
     const batch = await bump("a.txt", "three");
     expect(await fx.text("a.txt")).toBe("three");
-    expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
+    expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "committed.json"]);
   });
 });
 
@@ -332,17 +326,33 @@ describe("before-images", () => {
     const dir = path.join(fx.stateDir, "journal", batch.batchId);
     await mkdir(path.join(dir, "images"));
     await rename(imageFile(batch.batchId, 0), path.join(dir, "images", "0"));
-    const record = JSON.parse(await readFile(path.join(dir, "batch.json"), "utf8")) as { format: number };
+    const record = JSON.parse(await readFile(path.join(dir, "committed.json"), "utf8")) as { format: number };
     record.format = 1;
-    await writeFile(path.join(dir, "batch.json"), JSON.stringify(record));
+    await writeFile(path.join(dir, "committed.json"), JSON.stringify(record));
     await commit((await undoOps(batch.batchId, journal())).ops);
     expect(await fx.text("a.txt")).toBe("old");
   });
 
-  test("a committed batch keeps only its record and images; the prepared commit mark is used up", async () => {
+  test("a committed batch keeps only its record, renamed to committed.json when it committed, and its images", async () => {
     await fx.put("a.txt", "old");
     const batch = await bump("a.txt", "new");
-    expect((await readdir(path.join(fx.stateDir, "journal", batch.batchId))).sort()).toEqual(["0.img", "batch.json"]);
-    expect((await showBatch(batch.batchId, journal())).state).toBe("committed");
+    const dir = path.join(fx.stateDir, "journal", batch.batchId);
+    expect((await readdir(dir)).sort()).toEqual(["0.img", "committed.json"]);
+    // Written as prepared, committed by its name.
+    expect(JSON.parse(await readFile(path.join(dir, "committed.json"), "utf8")).state).toBe("prepared");
+    expect(await showBatch(batch.batchId, journal())).toMatchObject({ state: "committed" });
+    expect((await showBatch(batch.batchId, journal())).committedAt).toBe((await showBatch(batch.batchId, journal())).createdAt);
+  });
+
+  test("a batch an older writer committed (its committed record renamed onto batch.json) is still read and undone", async () => {
+    await fx.put("a.txt", "old");
+    const batch = await bump("a.txt", "new");
+    const dir = path.join(fx.stateDir, "journal", batch.batchId);
+    const record = JSON.parse(await readFile(path.join(dir, "committed.json"), "utf8"));
+    await writeFile(path.join(dir, "batch.json"), JSON.stringify({ ...record, state: "committed", committedAt: record.createdAt }));
+    await rm(path.join(dir, "committed.json"));
+    expect(await showBatch(batch.batchId, journal())).toMatchObject({ state: "committed" });
+    await commit((await undoOps(batch.batchId, journal())).ops);
+    expect(await fx.text("a.txt")).toBe("old");
   });
 });

@@ -38,11 +38,15 @@ async function crashAt(ops: unknown[], dieAtCheck: number): Promise<void> {
   expect(result.stdout).not.toContain("committed");
 }
 
+/** Rewrites a batch's record as one not committed yet: a committed batch's record (committed.json) goes back to batch.json, as it stood before its commit. */
 async function rewriteRecord(batchId: string, change: (record: Record<string, unknown>) => void): Promise<void> {
-  const file = path.join(fx.stateDir, "journal", batchId, "batch.json");
-  const record = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+  const dir = path.join(fx.stateDir, "journal", batchId);
+  const committed = path.join(dir, "committed.json");
+  const file = path.join(dir, "batch.json");
+  const record = JSON.parse(await readFile((await readdir(dir)).includes("committed.json") ? committed : file, "utf8")) as Record<string, unknown>;
   change(record);
   await writeFile(file, JSON.stringify(record));
+  await rm(committed, { force: true });
 }
 
 describe("recovery of a dead writer's batch", () => {
@@ -75,9 +79,10 @@ describe("recovery of a dead writer's batch", () => {
       { stateDir: fx.stateDir },
     );
     const writer = await deadIdentity();
-    // As if the writer died right before its commit mark (prepared beside the record) was renamed into place.
+    // As if the writer died right before its record was renamed to committed.json; an older writer
+    // would have left its commit mark (prepared beside the record) too.
     const batchDir = path.join(fx.stateDir, "journal", batch.batchId);
-    await writeFile(path.join(batchDir, "batch.committed.json"), await readFile(path.join(batchDir, "batch.json")));
+    await writeFile(path.join(batchDir, "batch.committed.json"), await readFile(path.join(batchDir, "committed.json")));
     await rewriteRecord(batch.batchId, (record) => {
       record.state = "prepared";
       record.committedAt = null;
@@ -90,7 +95,7 @@ describe("recovery of a dead writer's batch", () => {
     const [listed] = await listBatches({}, { stateDir: fx.stateDir });
     expect(listed?.state).toBe("committed");
     // Recovery wrote its own record; the dead writer's commit mark is gone.
-    expect(await readdir(batchDir)).not.toContain("batch.committed.json");
+    expect((await readdir(batchDir)).sort()).toEqual(["0.img", "1.img", "batch.json"]);
     expect((await showBatch(batch.batchId, { stateDir: fx.stateDir })).recovery?.action).toBe("rolled_forward");
   });
 
