@@ -36,6 +36,26 @@ describe("changedStatementRegion", () => {
     expect(changedSpan("abc", "ac")).toEqual({ start: 1, end: 1 });
   });
 
+  test("the changed span equals a character-by-character comparison on random pairs", () => {
+    const plain = (original: string, candidate: string) => {
+      const shorter = Math.min(original.length, candidate.length);
+      let prefix = 0;
+      while (prefix < shorter && original[prefix] === candidate[prefix]) prefix++;
+      let suffix = 0;
+      while (suffix < shorter - prefix && original[original.length - 1 - suffix] === candidate[candidate.length - 1 - suffix]) suffix++;
+      return { start: prefix, end: candidate.length - suffix };
+    };
+    const next = random(7);
+    // Few letters, so repeats make prefix and suffix compete for the same characters.
+    const text = (length: number) => Array.from({ length }, () => "ab\né"[Math.floor(next() * 4)]).join("");
+    for (let round = 0; round < 2000; round++) {
+      const original = text(Math.floor(next() * 40));
+      const at = Math.floor(next() * (original.length + 1));
+      const candidate = original.slice(0, at) + text(Math.floor(next() * 4)) + original.slice(at + Math.floor(next() * 4));
+      expect(changedSpan(original, candidate)).toEqual(plain(original, candidate));
+    }
+  });
+
   test("an edit inside one statement selects it with its leading and same-line trailing comments", () => {
     const candidate = ORIGINAL.replace("return 2;", "return 2+0;");
     const region = changedStatementRegion(ORIGINAL, candidate, statementsOf(candidate));
