@@ -94,6 +94,11 @@ export interface CommitOptions {
    * any failure before the first op, and is what commitBatch throws.
    */
   beforeApply?: () => Promise<void>;
+  /**
+   * Called once the staged files' fsyncs are on their way, before they are awaited: work deferred
+   * to it (the checks behind beforeApply) runs on this thread while the disk works.
+   */
+  whileFlushing?: () => void;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -344,10 +349,10 @@ function makeDirs(dirs: readonly string[]): void {
  * Creates the missing parents and writes every staged file, then fsyncs them all together with
  * the batch's journal entry (`journal`, from publishBatch): one round of fsyncs before any rename.
  */
-async function stage(record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[]): Promise<void> {
+async function stage(record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[], whileFlushing: (() => void) | undefined): Promise<void> {
   const staged: UnsyncedFile[] = [...journal];
   // Even on failure every descriptor is closed before the rollback removes the staged files.
-  await writeThenFlush(staged, async () => {
+  await writeThenFlush(staged, whileFlushing, async () => {
     for (const [index, op] of ops.entries()) {
       const journaled = record.ops[index] as JournalOp;
       makeDirs(journaled.createdDirs);
@@ -476,7 +481,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       // The last op whose application began; later ones are untouched apart from staging.
       let reached = -1;
       try {
-        await stage(batch, ops, journalFlushes);
+        await stage(batch, ops, journalFlushes, options.whileFlushing);
         // Checks of the new content that ran alongside the journaling and staging; nothing has changed yet.
         if (options.beforeApply) await options.beforeApply();
         const touched: string[] = [];

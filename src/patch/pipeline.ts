@@ -123,16 +123,38 @@ export class CandidateChanged extends Error {
 }
 
 /**
- * Runs `commit` with candidates prepared ahead of their checks; when a candidate's parse disagrees
- * with what its formatting assumed (CandidateChanged), runs it again in the ordinary order. Nothing
- * was written by the first run: the commit waits for the checks before any file changes.
+ * Holds back the checks of candidates prepared ahead until their commit waits for the disk:
+ * commitPlans opens it once the staged files are flushing (or when the commit fails), and
+ * commitAhead when its run ends, whatever happened.
  */
-export async function commitAhead<T>(commit: (ahead: boolean) => Promise<T>): Promise<T> {
+export class CheckGate {
+  readonly opened: Promise<void>;
+  readonly open: () => void;
+
+  constructor() {
+    let open!: () => void;
+    this.opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    this.open = open;
+  }
+}
+
+/**
+ * Runs `commit` with candidates prepared ahead of their checks (prepared with `gate`, committed
+ * with it: see CheckGate); when a candidate's parse disagrees with what its formatting assumed
+ * (CandidateChanged), runs it again in the ordinary order. Nothing was written by the first run:
+ * the commit waits for the checks before any file changes.
+ */
+export async function commitAhead<T>(commit: (ahead: boolean, gate: CheckGate) => Promise<T>): Promise<T> {
+  const gate = new CheckGate();
   try {
-    return await commit(true);
+    return await commit(true, gate);
   } catch (error) {
     if (!(error instanceof CandidateChanged)) throw error;
-    return commit(false);
+    return commit(false, new CheckGate());
+  } finally {
+    gate.open();
   }
 }
 
@@ -166,7 +188,7 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
  * first rename). Anything else (an external formatter, allowed syntax errors, a failed format, no
  * remembered statements) takes the ordinary order and `report` is settled already.
  */
-export async function prepareCandidate(options: CandidateOptions & { ahead?: boolean }): Promise<PreparedCandidate> {
+export async function prepareCandidate(options: CandidateOptions & { ahead?: boolean; gate?: CheckGate }): Promise<PreparedCandidate> {
   const { resolved, original } = options;
   const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
   const language = detectLanguage(resolved.real, firstLine);
@@ -178,9 +200,9 @@ export async function prepareCandidate(options: CandidateOptions & { ahead?: boo
   const ahead = options.ahead === true && formatter !== "external" && !options.allowSyntaxErrors && (!byStatement || remembered !== undefined);
   const inspect = () => inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
   // With the original's statements remembered, the check parses only the statements around the
-  // edit, on this thread: ahead of it, it waits for the next turn of the event loop, which comes
-  // when the commit first waits for the disk (creating the staged file), and runs meanwhile.
-  const syntaxJob = ahead && remembered !== undefined ? nextTurn().then(inspect) : inspect();
+  // edit, on this thread: ahead of it, it waits for the commit's fsyncs to be on their way (the
+  // gate; without one, for the next turn of the event loop) and runs while the disk works.
+  const syntaxJob = ahead && remembered !== undefined ? (options.gate?.opened ?? nextTurn()).then(inspect) : inspect();
   const format = (statements: SyntaxInspection["statements"]) => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   const finish = (formatted: FormatResult) => {
     const bytes = encodeLike(formatted.text, options.encodeAs);
@@ -373,7 +395,7 @@ export function previewDiff(plan: Plan, beforeText: string | undefined, afterTex
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number; gate?: CheckGate } = {}): Promise<CommitResult> {
   refuseOverlaps(plans);
   const expectedParents = new Set<string>();
   for (const plan of plans) for (const touched of plan.touches) expectedParents.add(path.dirname(touched));
@@ -401,9 +423,11 @@ export async function commitPlans(plans: Plan[], context: PipelineContext, tool:
       verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),
       ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
       ...(pending === undefined ? {} : { beforeApply: checksPassed }),
+      ...(options.gate === undefined ? {} : { whileFlushing: options.gate.open }),
     },
   ).catch(async (error: unknown) => {
     // A refused check is the answer even when the commit failed first (say, on a stale hash): checks come before the commit.
+    options.gate?.open();
     await checksPassed();
     throw error;
   });

@@ -15,6 +15,7 @@ import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "../patch/a
 import type { CommitResult } from "../patch/commit.ts";
 import { listBatches, undoOps } from "../patch/journal.ts";
 import {
+  type CheckGate,
   commitAhead,
   commitPlans,
   type PreparedCandidate,
@@ -251,7 +252,7 @@ function prepareText(
   target: { resolved: ResolvedPath; decoded: DecodedFile | undefined; style: Pick<DecodedFile, "encoding" | "bom"> },
   text: string,
   allowSyntaxErrors: boolean | undefined,
-  how: { formatters: Formatters; pipeline: PipelineContext; ahead: boolean },
+  how: { formatters: Formatters; pipeline: PipelineContext; ahead: boolean; gate?: CheckGate },
 ): Promise<PreparedCandidate> {
   return prepareCandidate({
     resolved: target.resolved,
@@ -262,6 +263,7 @@ function prepareText(
     formatters: how.formatters,
     config: how.pipeline.config,
     ahead: how.ahead,
+    ...(how.gate === undefined ? {} : { gate: how.gate }),
   });
 }
 
@@ -340,15 +342,15 @@ export const fileWriteTool = defineTool({
   handler: async ({ files }, context) => {
     const pipeline = pipelineContext(context);
     const formatters = await formattersFor(pipeline);
-    return commitAhead(async (ahead) => {
+    return commitAhead(async (ahead, gate) => {
       const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
         const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
         const style = decoded ?? { ...newFileDefaults() };
         const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-        const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline, ahead });
+        const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline, ahead, gate });
         return candidatePlan(key, resolved, source, candidate, {});
       });
-      return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
+      return commitReport(plans, await commitPlans(plans, pipeline, "file_write", { gate }));
     });
   },
   render: renderMutation,
@@ -457,7 +459,7 @@ export const filePatchTool = defineTool({
     const sequential = entries.some(([, entry]) => entry.diagnostics === true || entry.previewReceipt !== undefined);
     const concurrency = sequential ? 1 : LIMITS.patch.planConcurrency;
     // A commit may start while the candidates' checks finish; not for previews, receipts or diagnostics, which need the verdicts first.
-    const planAll = (ahead: boolean): Promise<Plan[]> => planEntries(entries, async (key, entry) => {
+    const planAll = (ahead: boolean, gate?: CheckGate): Promise<Plan[]> => planEntries(entries, async (key, entry) => {
       if (entry.previewReceipt !== undefined) {
         const resolved = await context.workspace.resolve(key, "write");
         const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
@@ -489,16 +491,16 @@ export const filePatchTool = defineTool({
         edited = result.text;
         facts = { rules: rulesOf(result.rules) };
       }
-      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline, ahead });
+      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline, ahead, ...(gate === undefined ? {} : { gate }) });
       texts.set(key, { before: decoded?.text, after: candidate.text });
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
     if (previews === 0) {
-      return commitAhead(async (ahead) => {
-        const plans = await planAll(ahead && !sequential);
+      return commitAhead(async (ahead, gate) => {
+        const plans = await planAll(ahead && !sequential, gate);
         refuseOverlaps(plans);
-        return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
+        return commitReport(plans, await commitPlans(plans, pipeline, "file_patch", { gate }));
       });
     }
     const plans = await planAll(false);

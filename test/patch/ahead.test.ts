@@ -7,7 +7,7 @@ import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
-import { CandidateChanged, commitAhead, commitPlans, decodeSource, formattersFor, loadSource, type PipelineContext, type Plan, prepareCandidate } from "../../src/patch/pipeline.ts";
+import { CandidateChanged, CheckGate, commitAhead, commitPlans, decodeSource, formattersFor, loadSource, type PipelineContext, type Plan, prepareCandidate } from "../../src/patch/pipeline.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { filePatchTool, fileWriteTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
@@ -38,12 +38,12 @@ function pipelineOf(tool: ToolContext): PipelineContext {
   return { workspace: tool.workspace, config: tool.config.config, configGeneration: tool.config.generation, sessionId: tool.sessionId, signal: tool.signal };
 }
 
-async function prepare(candidateText: (text: string) => string, ahead = true) {
+async function prepare(candidateText: (text: string) => string, ahead = true, gate?: CheckGate) {
   const pipeline = pipelineOf(context);
   const resolved = await context.workspace.resolve("s.ts", "write");
   const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
   const decoded = decodeSource(source!, resolved);
-  return prepareCandidate({ resolved, original: decoded, candidateText: candidateText(decoded.text), encodeAs: decoded, allowSyntaxErrors: false, formatters: await formattersFor(pipeline), config: pipeline.config, ahead });
+  return prepareCandidate({ resolved, original: decoded, candidateText: candidateText(decoded.text), encodeAs: decoded, allowSyntaxErrors: false, formatters: await formattersFor(pipeline), config: pipeline.config, ahead, ...(gate ? { gate } : {}) });
 }
 const prepareOrdinary = (candidateText: (text: string) => string) => prepare(candidateText, false);
 
@@ -91,6 +91,34 @@ describe("committing ahead of the checks", () => {
     // In the ordinary order it runs before the bytes come back.
     await prepareOrdinary((text) => text.replace("return 3;", "return 31;"));
     expect(localCheckCounter.checked).toBe(before + 2);
+    // Given a gate, it waits for the gate however many turns pass (the commit opens it once its fsyncs are issued).
+    const gate = new CheckGate();
+    const gated = await prepare((text) => text.replace("return 3;", "return 32;"), true, gate);
+    for (let turn = 0; turn < 5; turn++) await nextTurn();
+    expect(localCheckCounter.checked).toBe(before + 2);
+    gate.open();
+    expect((await gated.report).syntax).toMatchObject({ checked: true, afterErrors: 0 });
+    expect(localCheckCounter.checked).toBe(before + 3);
+  });
+
+  test("a commit with a gate opens it while its staged files flush, and when it fails", async () => {
+    await patch("  return 2;\n", "  return 20;\n");
+    await nextTurn();
+    const pipeline = pipelineOf(context);
+    const resolved = await context.workspace.resolve("s.ts", "write");
+    const planOf = async (gate: CheckGate, expectedBefore: string) => {
+      const candidate = await prepare((text) => text.replace("return 3;", "return 33;"), true, gate);
+      const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
+      const plan: Plan = { key: "s.ts", resolved, touches: [resolved.real], op: { kind: "write", path: resolved.real, expectedBefore, after: candidate.bytes }, displayAfter: "s.ts", before: source, afterBytes: candidate.bytes, report: {}, verified: candidate.report.then(() => ({ checked: true })) };
+      return plan;
+    };
+    const committed = new CheckGate();
+    const result = await commitPlans([await planOf(committed, await hashOf("s.ts"))], pipeline, "file_patch", { gate: committed });
+    expect(result.files[0]?.after).toBe(await hashOf("s.ts"));
+    // A stale hash fails the commit before anything flushes: the gate still opens, and the failure is the answer.
+    const failed = new CheckGate();
+    const stale = await planOf(failed, "0".repeat(64));
+    await expect(commitPlans([stale], pipeline, "file_patch", { gate: failed })).rejects.toMatchObject({ code: "stale_hash" });
   });
 });
 
