@@ -70,8 +70,19 @@ function lockTimeout(target: string, timeoutMs: number): ToolError {
 // ---------------------------------------------------------------------------------------------
 // Lock directories with owner records (the `fs` given to proper-lockfile).
 
-/** Owner records waiting for their lock directory to be created, by lock directory path. */
-const pendingOwners = new Map<string, OwnerRecord>();
+/** Who is about to hold a lock: the owner record without the token of the directory it will get. */
+interface OwnerIntent {
+  identity: ProcessIdentity;
+  path: string;
+}
+
+/** The record a lock directory holds (one key order, so records compare by their text). */
+function ownerRecord(intent: OwnerIntent, token: string): OwnerRecord {
+  return { ...intent.identity, token, path: intent.path };
+}
+
+/** Owners waiting for their lock directory to be created, by lock directory path. */
+const pendingOwners = new Map<string, OwnerIntent>();
 /** Tokens of the lock directories this process holds, by lock directory path. */
 const heldTokens = new Map<string, string>();
 
@@ -95,21 +106,30 @@ function lockExistsError(lockDir: string): Error {
  * spare and renaming it costs a few µs. Spares carry debris names (<name>.lock.<pid>-<tag>.new or
  * .dead), so those a process leaves behind are removed by cleanLockLeftovers once it is gone.
  */
-const spareDirs = new Map<string, string[]>();
+interface SpareLockDir {
+  dir: string;
+  /** The owner record it holds, as this process wrote it. */
+  holds: OwnerRecord;
+}
+const spareDirs = new Map<string, SpareLockDir[]>();
 
-function takeSpare(locksDir: string): string | undefined {
-  return spareDirs.get(locksDir)?.pop();
+/** A spare of this locks directory, preferring one that last locked `lockedPath` (its record then needs no rewrite). */
+function takeSpare(locksDir: string, lockedPath: string): SpareLockDir | undefined {
+  const pool = spareDirs.get(locksDir);
+  if (pool === undefined || pool.length === 0) return undefined;
+  const index = pool.findLastIndex((spare) => spare.holds.path === lockedPath);
+  return pool.splice(index === -1 ? pool.length - 1 : index, 1)[0];
 }
 
-/** Keeps `dir` (moved aside, owner record inside) for reuse, or removes it when enough are kept. */
-function keepSpare(dir: string): void {
+/** Keeps `dir` (moved aside, holding the owner record `holds`) for reuse, or removes it when enough are kept. */
+function keepSpare(dir: string, holds: OwnerRecord): void {
   const locksDir = path.dirname(dir);
   let pool = spareDirs.get(locksDir);
   if (pool === undefined) {
     pool = [];
     spareDirs.set(locksDir, pool);
   }
-  if (pool.length < LIMITS.locks.spareDirectories) pool.push(dir);
+  if (pool.length < LIMITS.locks.spareDirectories) pool.push({ dir, holds });
   else removeTombSync(dir);
 }
 
@@ -118,18 +138,26 @@ function writeOwnerRecord(dir: string, owner: OwnerRecord): void {
   overwriteInPlaceSync(path.join(dir, OWNER_FILE), Buffer.from(JSON.stringify(owner), "utf8"));
 }
 
-/** A directory holding `owner`'s record, ready to be renamed into place: a spare when one is usable, else a new one. */
-function readyLockDir(lockDir: string, owner: OwnerRecord): string {
-  for (let spare = takeSpare(path.dirname(lockDir)); spare !== undefined; spare = takeSpare(path.dirname(lockDir))) {
+/**
+ * A directory holding a record of `intent`, ready to be renamed into place, and that record: a
+ * spare when one is usable, else a new one. A spare that last locked the same path keeps its
+ * record, token included, so nothing is written: the token names a lock directory of this
+ * process, and the release before its reuse checked it was still ours.
+ */
+function readyLockDir(lockDir: string, intent: OwnerIntent): { dir: string; owner: OwnerRecord } {
+  for (let spare = takeSpare(path.dirname(lockDir), intent.path); spare !== undefined; spare = takeSpare(path.dirname(lockDir), intent.path)) {
     try {
-      prepareLockDir(spare, owner);
-      return spare;
+      const kept = ownerRecord(intent, spare.holds.token);
+      const owner = JSON.stringify(kept) === JSON.stringify(spare.holds) ? spare.holds : ownerRecord(intent, randomTag());
+      prepareLockDir(spare.dir, owner === spare.holds ? undefined : owner);
+      return { dir: spare.dir, owner };
     } catch {
       // Removed behind our back (a cleaned state directory): forget it and try the next.
-      nodeFs.rmSync(spare, { recursive: true, force: true });
+      nodeFs.rmSync(spare.dir, { recursive: true, force: true });
     }
   }
   const fresh = `${lockDir}.${process.pid}-${randomTag()}.new`;
+  const owner = ownerRecord(intent, randomTag());
   nodeFs.mkdirSync(fresh, { mode: 0o700 });
   try {
     prepareLockDir(fresh, owner);
@@ -137,11 +165,12 @@ function readyLockDir(lockDir: string, owner: OwnerRecord): string {
     nodeFs.rmSync(fresh, { recursive: true, force: true });
     throw error;
   }
-  return fresh;
+  return { dir: fresh, owner };
 }
 
-function prepareLockDir(dir: string, owner: OwnerRecord): void {
-  writeOwnerRecord(dir, owner);
+/** Writes `owner` into `dir` (unless undefined: the record there stands) and refreshes its mtime. */
+function prepareLockDir(dir: string, owner: OwnerRecord | undefined): void {
+  if (owner !== undefined) writeOwnerRecord(dir, owner);
   // Staleness is judged by the directory's mtime, which neither a rename nor an in-place rewrite refreshes.
   const now = new Date();
   nodeFs.utimesSync(dir, now, now);
@@ -149,16 +178,16 @@ function prepareLockDir(dir: string, owner: OwnerRecord): void {
 
 /** mkdir for proper-lockfile: the lock directory appears atomically, owner record inside. */
 function createLockDir(lockDir: string): void {
-  const owner = pendingOwners.get(lockDir);
-  if (owner === undefined) throw new Error(`no owner registered for ${lockDir}`);
-  const staging = readyLockDir(lockDir, owner);
+  const intent = pendingOwners.get(lockDir);
+  if (intent === undefined) throw new Error(`no owner registered for ${lockDir}`);
+  const { dir: staging, owner } = readyLockDir(lockDir, intent);
   try {
     // Renaming onto an existing lock directory fails because that directory is never empty.
     nodeFs.renameSync(staging, lockDir);
   } catch (error) {
     const code = errnoOf(error);
     if (code === "ENOTEMPTY" || code === "EEXIST" || (code === "EPERM" && process.platform === "win32")) {
-      keepSpare(staging);
+      keepSpare(staging, owner);
       throw lockExistsError(lockDir);
     }
     nodeFs.rmSync(staging, { recursive: true, force: true });
@@ -189,7 +218,7 @@ function removeLockDir(lockDir: string, token: string, own = false): void {
       // The name was taken again meanwhile; the displaced holder loses its lock either way.
     }
   }
-  if (own && moved !== undefined) keepSpare(tomb);
+  if (own && moved !== undefined) keepSpare(tomb, moved);
   else removeTombSync(tomb);
 }
 
@@ -349,8 +378,7 @@ async function acquireCrossProcess(
   const lockDir = lockDirectoryFor(stateDir, canonicalPath);
   let delay = 5;
   for (;;) {
-    const owner: OwnerRecord = { ...currentProcess(), token: randomTag(), path: canonicalPath };
-    pendingOwners.set(lockDir, owner);
+    pendingOwners.set(lockDir, { identity: currentProcess(), path: canonicalPath });
     try {
       const release = await lockfile.lock(canonicalPath, {
         realpath: false,

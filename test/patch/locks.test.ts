@@ -121,6 +121,31 @@ describe("cross-process locks", () => {
     }, { stateDir: fx.stateDir });
   });
 
+  test("locking the same path again reuses its spare without rewriting the owner record; another path gets a new record and token", async () => {
+    const locksDir = path.join(fx.stateDir, "locks");
+    const ownerOf = async (file: string) => {
+      const lockDir = lockDirectoryFor(fx.stateDir, fx.at(file));
+      const record = path.join(lockDir, "owner.json");
+      return { text: await readFile(record, "utf8"), inode: (await stat(record)).ino, mtimeMs: (await stat(record)).mtimeMs, dirMtimeMs: (await stat(lockDir)).mtimeMs };
+    };
+    const first = await withPathLocks([fx.at("a.txt")], () => ownerOf("a.txt"), { stateDir: fx.stateDir });
+    // An old mtime on the spare: the reuse must refresh the directory's, even with nothing to write.
+    const spare = (await readdir(locksDir)).find((name) => name.includes(`.lock.${process.pid}-`)) as string;
+    const old = new Date(Date.now() - 3_600_000);
+    await utimes(path.join(locksDir, spare), old, old);
+    await utimes(path.join(locksDir, spare, "owner.json"), old, old);
+    const again = await withPathLocks([fx.at("a.txt")], () => ownerOf("a.txt"), { stateDir: fx.stateDir });
+    expect(again.text).toBe(first.text);
+    expect(again.inode).toBe(first.inode);
+    // Not rewritten: the record keeps the old mtime given above; the directory's is fresh.
+    expect(again.mtimeMs).toBe(old.getTime());
+    expect(again.dirMtimeMs).toBeGreaterThan(Date.now() - 60_000);
+    const other = await withPathLocks([fx.at("b.txt")], () => ownerOf("b.txt"), { stateDir: fx.stateDir });
+    const [a, b] = [JSON.parse(first.text), JSON.parse(other.text)] as Array<{ token: string; path: string }>;
+    expect(b?.path).toBe(fx.at("b.txt"));
+    expect(b?.token).not.toBe(a?.token);
+  });
+
   test("a spare removed behind the process's back does not break the next lock", async () => {
     await withPathLocks([fx.at("a.txt")], async () => {}, { stateDir: fx.stateDir });
     const locksDir = path.join(fx.stateDir, "locks");
