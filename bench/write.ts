@@ -45,6 +45,8 @@ const TARGETS = {
 
 /** Files in one batch call: the most one guarded write accepts (LIMITS.batchPaths). */
 const BATCH_FILES = 50;
+/** max_batches of the server whose journal is kept at its limits (every commit past it prunes one batch). */
+const FULL_JOURNAL_BATCHES = 50;
 /** Functions in the 500-line target file (5 lines each, after a 5-line header). */
 const FUNCTIONS = 99;
 /** Alternating rounds of the peer comparison, so drift on a busy machine hits both servers alike. */
@@ -321,13 +323,14 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
   const progress = progressFor("write");
   const fixture = await createFixture();
   const stateDir = await mkdtemp(join(tmpdir(), "ast-mcp-bench-state-"));
+  const fullJournalStateDir = await mkdtemp(join(tmpdir(), "ast-mcp-bench-state-"));
   const sessions: StdioSession[] = [];
   try {
     const { root } = fixture;
     await writeFile(join(root, "dprint.json"), DPRINT_CONFIG);
     const initial = targetFileText([]);
-    const targets = { aider: "src/patch-aider.ts", ast: "src/patch-ast.ts", peer: "src/patch-peer.ts", wholeFile: "src/patch-whole-file.ts" } as const;
-    for (const key of [targets.aider, targets.ast, targets.peer]) await writeFile(join(root, key), initial);
+    const targets = { aider: "src/patch-aider.ts", ast: "src/patch-ast.ts", peer: "src/patch-peer.ts", wholeFile: "src/patch-whole-file.ts", fullJournal: "src/patch-full-journal.ts" } as const;
+    for (const key of [targets.aider, targets.ast, targets.peer, targets.fullJournal]) await writeFile(join(root, key), initial);
     await writeFile(join(root, targets.wholeFile), wholeFileTargetText([]));
     await mkdir(join(root, "src", "batch"), { recursive: true });
     const batchKeys = Array.from({ length: BATCH_FILES }, (_, index) => `src/batch/mod${String(index).padStart(2, "0")}.ts`);
@@ -401,6 +404,16 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const wholeFileCpuMs = serverCpu.perCall(wholeFileSamples.length);
     wholeFileChain.verify("file_patch (aider, whole-file formatting)");
 
+    // A journal at its limits, as a server used for a while has: every commit prunes the oldest batch.
+    progress(`single edits with the journal at its limits (max_batches ${FULL_JOURNAL_BATCHES}), ${options.iterations}`);
+    const fullJournal = await connectStdioServer(CLI, ["mcp", root], { ...fixture.env, AST_MCP_STATE_DIR: fullJournalStateDir, AST_MCP_JOURNAL_MAX_BATCHES: String(FULL_JOURNAL_BATCHES) });
+    sessions.push(fullJournal);
+    const fullJournalChain = new EditChain(join(root, targets.fullJournal), sha256(initial));
+    await timeOurEdits(fullJournal.client, targets.fullJournal, "aider", fullJournalChain, FULL_JOURNAL_BATCHES + options.warmup, []);
+    const fullJournalSamples: number[] = [];
+    const fullJournalRun = merged([await timeOurEdits(fullJournal.client, targets.fullJournal, "aider", fullJournalChain, options.iterations, fullJournalSamples)], fullJournalSamples);
+    fullJournalChain.verify("file_patch (aider, journal at its limits)");
+
     progress(`${BATCH_FILES}-file batches: file_patch and file_write, ${options.batches} each`);
     const batchGenerations = batchKeys.map(() => 0);
     // One untimed batch each: the first batch pays for opening 50 files' worth of caches.
@@ -425,6 +438,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       { metric: "timed single edits formatted by changed statements / whole file", value: `${timedPaths.statements} / ${timedPaths.wholeFile}`, target: "—", verdict: "info" },
       { metric: `file_patch aider, same file formatting the whole file (dprint-ignore comment) p50 (n=${wholeFileRun.summary.count})`, value: ms(wholeFileRun.summary.p50), target: "—", verdict: "info" },
       { metric: "server CPU per whole-file-formatted file_patch", value: cpuText(wholeFileCpuMs), target: "—", verdict: "info" },
+      { metric: `file_patch aider, journal at its limits (max_batches ${FULL_JOURNAL_BATCHES}) p50 (n=${fullJournalRun.summary.count})`, value: ms(fullJournalRun.summary.p50), target: "—", verdict: "info" },
       { metric: `file_patch ${BATCH_FILES}-file batch p50 (n=${patchBatch.summary.count})`, value: ms(patchBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(patchBatch.summary.p50 < TARGETS.batchP50Ms) },
       { metric: `file_patch ${BATCH_FILES}-file batch p95`, value: ms(patchBatch.summary.p95), target: "—", verdict: "info" },
       { metric: `file_write ${BATCH_FILES}-file batch p50 (n=${writeBatch.summary.count})`, value: ms(writeBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(writeBatch.summary.p50 < TARGETS.batchP50Ms) },
@@ -432,7 +446,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       { metric: `server CPU per ${BATCH_FILES}-file batch, file_patch / file_write`, value: `${cpuText(patchBatchCpuMs)} / ${cpuText(writeBatchCpuMs)}`, target: "—", verdict: "info" },
       { metric: "peak RSS, ast-mcp (write phase)", value: mb(oursPeakRss), target: "—", verdict: "info" },
     ];
-    const runs = [aiderRun, astRun, wholeFileRun, patchBatch, writeBatch];
+    const runs = [aiderRun, astRun, wholeFileRun, fullJournalRun, patchBatch, writeBatch];
     const errorCount = runs.reduce((acc, run) => acc + run.errors, 0);
     rows.push({ metric: "write call errors", value: String(errorCount), target: "0", verdict: verdict(errorCount === 0) });
 
@@ -462,6 +476,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
         coldFirstPatchMs: coldMs,
         filePatchAider: aiderRun,
         filePatchAst: astRun,
+        filePatchAiderFullJournal: fullJournalRun,
         batchFilePatch: patchBatch,
         batchFileWrite: writeBatch,
         peerEditFile: peerRun,
@@ -471,7 +486,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     };
   } finally {
     for (const session of sessions.reverse()) await session.close().catch(() => {});
-    await rm(stateDir, { recursive: true, force: true, maxRetries: 5 });
+    for (const dir of [stateDir, fullJournalStateDir]) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     await fixture.cleanup();
   }
 }
