@@ -182,7 +182,7 @@ export function stageBatch(stateDir: string, id: string): BatchStaging {
  * Makes spare batch directories in the background, up to LIMITS.journal.spareDirectories. On
  * ext4 making a directory, giving it its first entry and creating a file each allocate an inode
  * (about 20 µs on this project's test machine in a quiet block group, 0.5-1 ms when it freed
- * thousands of inodes recently); a spare holds empty placeholders of the record files, so a
+ * thousands of inodes recently); a spare holds an empty placeholder of the record file, so a
  * commit that stages in one allocates nothing there. Pruned batches become spares first
  * (retireBatch), so a journal at its limits makes none. Failures are only logged: a commit
  * without a spare makes its own directory. Resolves when this refill is done (tests wait for it;
