@@ -421,11 +421,6 @@ function knownFinished(stateDir: string): Map<string, PruneFacts> {
 /** When each state directory's journal was last listed for pruning. */
 const lastListing = new Map<string, number>();
 
-function leavesRoom(known: readonly PruneFacts[], limits: JournalLimits, oldestAllowed: number): boolean {
-  const bytes = known.reduce((sum, facts) => sum + facts.imageBytes, 0);
-  return known.length < limits.maxBatches && bytes < limits.maxBytes && known.every((facts) => facts.time >= oldestAllowed);
-}
-
 /** Records the facts of a batch this process just finished, so pruning need not read its record back. */
 export function rememberFinished(stateDir: string, record: BatchRecord): void {
   if (record.state !== "committed" && record.state !== "conflict") return;
@@ -464,9 +459,8 @@ export async function pruneJournal(stateDir: string, limits: JournalLimits, now:
   const listedLately = listedAt !== undefined && now >= listedAt && now - listedAt < LIMITS.journal.listIntervalMs;
   let kept: PruneFacts[];
   if (listedLately) {
-    kept = [...knownFinished(stateDir).values()];
-    if (leavesRoom(kept, limits, oldestAllowed)) return [];
-    kept.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // Oldest first, as a listing gives them (batches added at a later listing may be older).
+    kept = [...knownFinished(stateDir).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   } else {
     lastListing.set(stateDir, now);
     kept = await finishedBatches(stateDir);
