@@ -113,7 +113,7 @@ export interface PreparedCandidate {
 
 /**
  * The candidate's own parse disagreed with the statements its formatting assumed ahead of it: the
- * bytes prepared are not the ones to write. Callers build the candidate again without `ahead`.
+ * bytes prepared are not the ones to write. Callers build the candidate again without a gate.
  */
 export class CandidateChanged extends Error {
   constructor(filePath: string) {
@@ -123,7 +123,8 @@ export class CandidateChanged extends Error {
 }
 
 /**
- * Holds back the checks of candidates prepared ahead until their commit waits for the disk:
+ * A candidate prepared with a gate is prepared ahead of its checks (see prepareCandidate), and the
+ * gate holds back the ones that run on this thread until the commit waits for the disk:
  * commitPlans opens it once the staged files are flushing (or when the commit fails), and
  * commitAhead when its run ends, whatever happened.
  */
@@ -141,18 +142,18 @@ export class CheckGate {
 }
 
 /**
- * Runs `commit` with candidates prepared ahead of their checks (prepared with `gate`, committed
- * with it: see CheckGate); when a candidate's parse disagrees with what its formatting assumed
- * (CandidateChanged), runs it again in the ordinary order. Nothing was written by the first run:
- * the commit waits for the checks before any file changes.
+ * Runs `commit` with a gate, for candidates prepared ahead of their checks and committed with it
+ * (see CheckGate); when a candidate's parse disagrees with what its formatting assumed
+ * (CandidateChanged), runs it again without one, in the ordinary order. Nothing was written by
+ * the first run: the commit waits for the checks before any file changes.
  */
-export async function commitAhead<T>(commit: (ahead: boolean, gate: CheckGate) => Promise<T>): Promise<T> {
+export async function commitAhead<T>(commit: (gate: CheckGate | undefined) => Promise<T>): Promise<T> {
   const gate = new CheckGate();
   try {
-    return await commit(true, gate);
+    return await commit(gate);
   } catch (error) {
     if (!(error instanceof CandidateChanged)) throw error;
-    return commit(false, new CheckGate());
+    return commit(undefined);
   } finally {
     gate.open();
   }
@@ -180,7 +181,7 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
 }
 
 /**
- * buildTextCandidate for a caller that commits the bytes while the checks finish: with `ahead`,
+ * buildTextCandidate for a caller that commits the bytes while the checks finish: with a gate,
  * when dprint formats the candidate without needing its parse (the whole file, or the changed
  * statements located from the original's remembered statements), this resolves once the bytes are
  * ready and `report` settles when the parse has passed the syntax guard and confirmed the statements.
@@ -188,7 +189,7 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
  * first rename). Anything else (an external formatter, allowed syntax errors, a failed format, no
  * remembered statements) takes the ordinary order and `report` is settled already.
  */
-export async function prepareCandidate(options: CandidateOptions & { ahead?: boolean; gate?: CheckGate }): Promise<PreparedCandidate> {
+export async function prepareCandidate(options: CandidateOptions & { gate?: CheckGate | undefined }): Promise<PreparedCandidate> {
   const { resolved, original } = options;
   const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
   const language = detectLanguage(resolved.real, firstLine);
@@ -197,12 +198,13 @@ export async function prepareCandidate(options: CandidateOptions & { ahead?: boo
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
   const formatter = options.formatters.formatterFor(resolved.real);
   const remembered = byStatement && language !== null && before !== undefined ? knownStatements(language, before) : undefined;
-  const ahead = options.ahead === true && formatter !== "external" && !options.allowSyntaxErrors && (!byStatement || remembered !== undefined);
+  const gate = options.gate;
+  const ahead = gate !== undefined && formatter !== "external" && !options.allowSyntaxErrors && (!byStatement || remembered !== undefined);
   const inspect = () => inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
   // With the original's statements remembered, the check parses only the statements around the
-  // edit, on this thread: ahead of it, it waits for the commit's fsyncs to be on their way (the
-  // gate; without one, for the next turn of the event loop) and runs while the disk works.
-  const syntaxJob = ahead && remembered !== undefined ? (options.gate?.opened ?? nextTurn()).then(inspect) : inspect();
+  // edit, on this thread: ahead of it, it waits behind the gate, which opens once the commit's
+  // fsyncs are on their way, and runs while the disk works.
+  const syntaxJob = ahead && remembered !== undefined ? gate.opened.then(inspect) : inspect();
   const format = (statements: SyntaxInspection["statements"]) => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   const finish = (formatted: FormatResult) => {
     const bytes = encodeLike(formatted.text, options.encodeAs);
@@ -252,10 +254,6 @@ export async function prepareCandidate(options: CandidateOptions & { ahead?: boo
     formatted = outcome.value;
   }
   return { ...finish(formatted), report: Promise.resolve({ language, syntax, format: formatted }) };
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** A promise's outcome as a value, so one that is never awaited cannot become an unhandled rejection. */
@@ -395,7 +393,7 @@ export function previewDiff(plan: Plan, beforeText: string | undefined, afterTex
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number; gate?: CheckGate } = {}): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number; gate?: CheckGate | undefined } = {}): Promise<CommitResult> {
   refuseOverlaps(plans);
   const expectedParents = new Set<string>();
   for (const plan of plans) for (const touched of plan.touches) expectedParents.add(path.dirname(touched));

@@ -247,12 +247,12 @@ async function openExisting(key: string, expected: string | null | undefined, op
   return { resolved, source };
 }
 
-/** The candidate for an entry's new text, prepared ahead of its checks when `ahead` (see prepareCandidate). */
+/** The candidate for an entry's new text, prepared ahead of its checks when given a gate (see prepareCandidate). */
 function prepareText(
   target: { resolved: ResolvedPath; decoded: DecodedFile | undefined; style: Pick<DecodedFile, "encoding" | "bom"> },
   text: string,
   allowSyntaxErrors: boolean | undefined,
-  how: { formatters: Formatters; pipeline: PipelineContext; ahead: boolean; gate?: CheckGate },
+  how: { formatters: Formatters; pipeline: PipelineContext; gate: CheckGate | undefined },
 ): Promise<PreparedCandidate> {
   return prepareCandidate({
     resolved: target.resolved,
@@ -262,8 +262,7 @@ function prepareText(
     allowSyntaxErrors: allowSyntaxErrors ?? false,
     formatters: how.formatters,
     config: how.pipeline.config,
-    ahead: how.ahead,
-    ...(how.gate === undefined ? {} : { gate: how.gate }),
+    gate: how.gate,
   });
 }
 
@@ -342,12 +341,12 @@ export const fileWriteTool = defineTool({
   handler: async ({ files }, context) => {
     const pipeline = pipelineContext(context);
     const formatters = await formattersFor(pipeline);
-    return commitAhead(async (ahead, gate) => {
+    return commitAhead(async (gate) => {
       const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
         const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
         const style = decoded ?? { ...newFileDefaults() };
         const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-        const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline, ahead, gate });
+        const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline, gate });
         return candidatePlan(key, resolved, source, candidate, {});
       });
       return commitReport(plans, await commitPlans(plans, pipeline, "file_write", { gate }));
@@ -459,7 +458,7 @@ export const filePatchTool = defineTool({
     const sequential = entries.some(([, entry]) => entry.diagnostics === true || entry.previewReceipt !== undefined);
     const concurrency = sequential ? 1 : LIMITS.patch.planConcurrency;
     // A commit may start while the candidates' checks finish; not for previews, receipts or diagnostics, which need the verdicts first.
-    const planAll = (ahead: boolean, gate?: CheckGate): Promise<Plan[]> => planEntries(entries, async (key, entry) => {
+    const planAll = (gate: CheckGate | undefined): Promise<Plan[]> => planEntries(entries, async (key, entry) => {
       if (entry.previewReceipt !== undefined) {
         const resolved = await context.workspace.resolve(key, "write");
         const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
@@ -491,19 +490,19 @@ export const filePatchTool = defineTool({
         edited = result.text;
         facts = { rules: rulesOf(result.rules) };
       }
-      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline, ahead, ...(gate === undefined ? {} : { gate }) });
+      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline, gate });
       texts.set(key, { before: decoded?.text, after: candidate.text });
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
     if (previews === 0) {
-      return commitAhead(async (ahead, gate) => {
-        const plans = await planAll(ahead && !sequential, gate);
+      return commitAhead(async (gate) => {
+        const plans = await planAll(sequential ? undefined : gate);
         refuseOverlaps(plans);
         return commitReport(plans, await commitPlans(plans, pipeline, "file_patch", { gate }));
       });
     }
-    const plans = await planAll(false);
+    const plans = await planAll(undefined);
     refuseOverlaps(plans);
     for (const plan of plans) Object.assign(plan.report, await plan.verified);
 

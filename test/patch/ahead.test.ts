@@ -38,14 +38,22 @@ function pipelineOf(tool: ToolContext): PipelineContext {
   return { workspace: tool.workspace, config: tool.config.config, configGeneration: tool.config.generation, sessionId: tool.sessionId, signal: tool.signal };
 }
 
-async function prepare(candidateText: (text: string) => string, ahead = true, gate?: CheckGate) {
+/** A gate already open: the checks behind it run as soon as they can. */
+function openGate(): CheckGate {
+  const gate = new CheckGate();
+  gate.open();
+  return gate;
+}
+
+/** Prepared ahead of its checks with a gate, in the ordinary order without one. */
+async function prepare(candidateText: (text: string) => string, gate: CheckGate | undefined = openGate()) {
   const pipeline = pipelineOf(context);
   const resolved = await context.workspace.resolve("s.ts", "write");
   const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
   const decoded = decodeSource(source!, resolved);
-  return prepareCandidate({ resolved, original: decoded, candidateText: candidateText(decoded.text), encodeAs: decoded, allowSyntaxErrors: false, formatters: await formattersFor(pipeline), config: pipeline.config, ahead, ...(gate ? { gate } : {}) });
+  return prepareCandidate({ resolved, original: decoded, candidateText: candidateText(decoded.text), encodeAs: decoded, allowSyntaxErrors: false, formatters: await formattersFor(pipeline), config: pipeline.config, gate });
 }
-const prepareOrdinary = (candidateText: (text: string) => string) => prepare(candidateText, false);
+const prepareOrdinary = (candidateText: (text: string) => string) => prepare(candidateText, undefined);
 
 describe("committing ahead of the checks", () => {
   test("once a file's statements are known, its next edit is formatted before its parse ends, to the same text", async () => {
@@ -63,12 +71,13 @@ describe("committing ahead of the checks", () => {
     await patch("  return 2;\n", "  return 20;\n");
     await nextTurn();
     const pending = async (ahead: boolean) => {
-      const candidate = ahead ? await prepare((text) => text.replace("return 3;", "return 30;")) : await prepareOrdinary((text) => text.replace("return 3;", "return 30;"));
+      const gate = ahead ? new CheckGate() : undefined;
+      const candidate = await prepare((text) => text.replace("return 3;", "return 30;"), gate);
       let settled = false;
       void candidate.report.then(() => (settled = true));
-      await null;
-      await null;
+      await nextTurn();
       const early = !settled;
+      gate?.open();
       await candidate.report;
       return early;
     };
@@ -76,29 +85,24 @@ describe("committing ahead of the checks", () => {
     expect(await pending(false)).toBe(false);
   });
 
-  test("ahead of a local check (the statements around the edit), the check runs on a later turn of the event loop, while the commit waits for the disk", async () => {
+  test("ahead of a local check (the statements around the edit), the check waits behind the gate however many turns pass", async () => {
     // Long enough that the statements around an edit are a small part of it.
     const more = Array.from({ length: 12 }, (_, index) => `export function more${index}() {\n  return ${index + 100};\n}\n`).join("\n");
     await temp.write("s.ts", `${CLEAN}\n${more}`);
     await patch("  return 2;\n", "  return 20;\n");
     await nextTurn();
     const before = localCheckCounter.checked;
-    const candidate = await prepare((text) => text.replace("return 3;", "return 30;"));
-    // The bytes are ready; the check has not run yet.
-    expect(localCheckCounter.checked).toBe(before);
-    expect((await candidate.report).syntax).toMatchObject({ checked: true, afterErrors: 0 });
-    expect(localCheckCounter.checked).toBe(before + 1);
     // In the ordinary order it runs before the bytes come back.
     await prepareOrdinary((text) => text.replace("return 3;", "return 31;"));
-    expect(localCheckCounter.checked).toBe(before + 2);
-    // Given a gate, it waits for the gate however many turns pass (the commit opens it once its fsyncs are issued).
+    expect(localCheckCounter.checked).toBe(before + 1);
+    // Ahead, the bytes are ready and the check waits for the gate (the commit opens it once its fsyncs are issued).
     const gate = new CheckGate();
-    const gated = await prepare((text) => text.replace("return 3;", "return 32;"), true, gate);
+    const gated = await prepare((text) => text.replace("return 3;", "return 32;"), gate);
     for (let turn = 0; turn < 5; turn++) await nextTurn();
-    expect(localCheckCounter.checked).toBe(before + 2);
+    expect(localCheckCounter.checked).toBe(before + 1);
     gate.open();
     expect((await gated.report).syntax).toMatchObject({ checked: true, afterErrors: 0 });
-    expect(localCheckCounter.checked).toBe(before + 3);
+    expect(localCheckCounter.checked).toBe(before + 2);
   });
 
   test("a commit with a gate opens it while its staged files flush, and when it fails", async () => {
@@ -107,7 +111,7 @@ describe("committing ahead of the checks", () => {
     const pipeline = pipelineOf(context);
     const resolved = await context.workspace.resolve("s.ts", "write");
     const planOf = async (gate: CheckGate, expectedBefore: string) => {
-      const candidate = await prepare((text) => text.replace("return 3;", "return 33;"), true, gate);
+      const candidate = await prepare((text) => text.replace("return 3;", "return 33;"), gate);
       const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
       const plan: Plan = { key: "s.ts", resolved, touches: [resolved.real], op: { kind: "write", path: resolved.real, expectedBefore, after: candidate.bytes }, displayAfter: "s.ts", before: source, afterBytes: candidate.bytes, report: {}, verified: candidate.report.then(() => ({ checked: true })) };
       return plan;
@@ -162,9 +166,9 @@ describe("the commit waits for pending checks", () => {
 describe("commitAhead", () => {
   test("a candidate whose parse disagreed with its formatting is planned again in the ordinary order; other errors stand", async () => {
     const runs: boolean[] = [];
-    const result = await commitAhead(async (ahead) => {
-      runs.push(ahead);
-      if (ahead) throw new CandidateChanged("s.ts");
+    const result = await commitAhead(async (gate) => {
+      runs.push(gate !== undefined);
+      if (gate) throw new CandidateChanged("s.ts");
       return "committed";
     });
     expect(result).toBe("committed");
