@@ -365,6 +365,11 @@ export function topLevelStatements(root: SgRoot): TopLevelStatements {
   };
 }
 
+/** `statement` moved `chars` characters and `lines` lines further into its text. */
+export function shiftStatement(statement: TopLevelStatement, chars: number, lines: number): TopLevelStatement {
+  return { ...statement, start: statement.start + chars, end: statement.end + chars, startLine: statement.startLine + lines, endLine: statement.endLine + lines };
+}
+
 /** A list of statements read out earlier, seen as TopLevelStatements. */
 export function statementList(statements: readonly TopLevelStatement[]): TopLevelStatements {
   return {
@@ -400,10 +405,7 @@ export function parseStatementRun(id: LanguageId, text: string, start: number, e
   if (!parsed || parsed.errorCount > 0) return undefined;
   const found = topLevelStatements(parsed.root);
   const statements: TopLevelStatement[] = [];
-  for (let index = 0; index < found.length; index++) {
-    const seen = found.at(index);
-    statements.push({ ...seen, start: seen.start + start, end: seen.end + start, startLine: seen.startLine + startLine, endLine: seen.endLine + startLine });
-  }
+  for (let index = 0; index < found.length; index++) statements.push(shiftStatement(found.at(index), start, startLine));
   return { root: parsed.root, statements };
 }
 

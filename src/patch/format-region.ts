@@ -10,7 +10,7 @@
  * Pure: the statements come from the syntax guard's parse of the candidate, or ahead of it from
  * the original's (statementsAfterEdit), in which case the caller confirms them once the parse ends.
  */
-import type { TopLevelStatement, TopLevelStatements } from "../intel/languages.ts";
+import { shiftStatement, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface StatementRegion {
   /** UTF-16 offsets of the region in the candidate, end exclusive. */
@@ -120,8 +120,7 @@ export function statementsAfterEdit(statements: readonly TopLevelStatement[], or
       if (index < 0 || index >= this.length) throw new RangeError(`no top-level statement ${index}`);
       if (index < firstTouched) return statements[index] as TopLevelStatement;
       if (index < afterStart) return touched as TopLevelStatement;
-      const statement = statements[firstAfter + index - afterStart] as TopLevelStatement;
-      return { ...statement, start: statement.start + shift, end: statement.end + shift, startLine: statement.startLine + lineShift, endLine: statement.endLine + lineShift };
+      return shiftStatement(statements[firstAfter + index - afterStart] as TopLevelStatement, shift, lineShift);
     },
   };
 }

@@ -11,7 +11,7 @@ import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } fro
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, statementList, statementRunsParseApart, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -200,7 +200,7 @@ export function localStatements(language: LanguageId, before: string, after: str
   const left = firstChanged > 0 ? statements[firstChanged - 1] : undefined;
   const right = lastChanged + 1 < statements.length ? statements[lastChanged + 1] : undefined;
   // The right neighbour as it stands in the candidate.
-  const rightAfter = right && { ...right, start: right.start + shift, end: right.end + shift };
+  const rightAfter = right && shiftStatement(right, shift, 0);
   const start = left?.start ?? 0;
   const end = rightAfter?.end ?? after.length;
   const next = after.charCodeAt(end);
@@ -214,9 +214,7 @@ export function localStatements(language: LanguageId, before: string, after: str
   const result = [...statements.slice(0, Math.max(0, firstChanged - 1)), ...found];
   if (right) {
     const lineShift = found[found.length - 1]!.startLine - right.startLine;
-    for (const statement of statements.slice(lastChanged + 2)) {
-      result.push({ ...statement, start: statement.start + shift, end: statement.end + shift, startLine: statement.startLine + lineShift, endLine: statement.endLine + lineShift });
-    }
+    for (let index = lastChanged + 2; index < statements.length; index++) result.push(shiftStatement(statements[index]!, shift, lineShift));
   }
   return result;
 }
@@ -229,7 +227,6 @@ export const localCheckCounter = { checked: 0 };
  * with no errors and its statements kept: a parse of a few statements instead of the whole file.
  * The result is remembered like a whole parse's, so the next edit of the file starts from it.
  */
-
 function checkedLocally(language: LanguageId, before: string, after: string): { before: ErrorList; after: ErrorList } | undefined {
   const beforeKey = textKey(language, before);
   const statements = recentStatements.get(beforeKey);
