@@ -8,22 +8,37 @@ export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none";
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 
+/** A line break as it appears in text. */
+export type LineBreak = "\n" | "\r\n" | "\r";
+
+/** How many line breaks of each kind `text` has, in the order each kind first occurs. */
+export function lineBreakCounts(text: string): Map<LineBreak, number> {
+  const counts = new Map<LineBreak, number>();
+  if (!text.includes("\r")) {
+    // Most files: line feeds only, counted by a plain search, several times faster than matching the three breaks.
+    let feeds = 0;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) feeds++;
+    if (feeds > 0) counts.set("\n", feeds);
+    return counts;
+  }
+  for (const match of text.matchAll(LINE_BREAK)) {
+    const kind = match[0] as LineBreak;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The line terminator style of text with these counts: one kind, "mixed" when several occur, "none" without any. */
+export function lineEndingOf(counts: ReadonlyMap<LineBreak, number>): LineEnding {
+  if (counts.size === 0) return "none";
+  if (counts.size > 1) return "mixed";
+  const only = counts.keys().next().value;
+  return only === "\n" ? "lf" : only === "\r\n" ? "crlf" : "cr";
+}
+
 /** The file's line terminator style: one kind, "mixed" when several occur, "none" without any. */
 export function detectLineEnding(text: string): LineEnding {
-  // Most files: no carriage return, found by a plain search far faster than by counting matches.
-  if (!text.includes("\r")) return text.includes("\n") ? "lf" : "none";
-  let lf = 0;
-  let crlf = 0;
-  let cr = 0;
-  for (const match of text.matchAll(LINE_BREAK)) {
-    if (match[0] === "\r\n") crlf++;
-    else if (match[0] === "\n") lf++;
-    else cr++;
-  }
-  const kinds = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
-  if (kinds === 0) return "none";
-  if (kinds > 1) return "mixed";
-  return lf > 0 ? "lf" : crlf > 0 ? "crlf" : "cr";
+  return lineEndingOf(lineBreakCounts(text));
 }
 
 /**

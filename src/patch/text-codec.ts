@@ -5,10 +5,11 @@
  */
 import { ToolError } from "../core/errors.ts";
 import { decodeText, looksBinary } from "../helpers/encoding.ts";
-import { detectLineEnding, hasFinalNewline, type LineEnding } from "../helpers/lines.ts";
+import { hasFinalNewline, type LineBreak, type LineEnding, lineBreakCounts, lineEndingOf } from "../helpers/lines.ts";
 
 export type EditEncoding = "utf-8" | "utf-16le" | "utf-16be";
-export type Eol = "\n" | "\r\n" | "\r";
+/** A line terminator an edit writes (the same kinds a text can hold). */
+export type Eol = LineBreak;
 
 export interface DecodedFile {
   /** The text with its line endings untouched (never normalised). */
@@ -44,12 +45,13 @@ export function decodeForEdit(bytes: Uint8Array, displayPath: string): DecodedFi
     });
   }
   const encoding: EditEncoding = decoded.encoding === "utf-8-bom" ? "utf-8" : decoded.encoding;
+  const breaks = lineBreakCounts(decoded.text);
   const file: DecodedFile = {
     text: decoded.text,
     encoding,
     bom: decoded.bom,
-    eol: dominantEol(decoded.text),
-    lineEnding: detectLineEnding(decoded.text),
+    eol: dominantOf(breaks),
+    lineEnding: lineEndingOf(breaks),
     finalNewline: hasFinalNewline(decoded.text),
   };
   // Belt and braces: an edit is only offered when re-encoding the unchanged text reproduces the bytes.
@@ -94,12 +96,10 @@ export function newFileDefaults(): Pick<DecodedFile, "encoding" | "bom" | "eol">
 
 /** The most frequent line terminator; a tie goes to the one that occurs first; "\n" without any. */
 export function dominantEol(text: string): Eol {
-  if (!text.includes("\r")) return "\n";
-  const counts = new Map<Eol, number>();
-  for (const match of text.matchAll(LINE_BREAK)) {
-    const eol = match[0] as Eol;
-    counts.set(eol, (counts.get(eol) ?? 0) + 1);
-  }
+  return dominantOf(lineBreakCounts(text));
+}
+
+function dominantOf(counts: ReadonlyMap<LineBreak, number>): Eol {
   let best: Eol = "\n";
   let bestCount = 0;
   // Map iteration follows first occurrence, so a strict ">" keeps the earlier style on a tie.

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import {
   detectLineEnding,
   hasFinalNewline,
+  lineBreakCounts,
   lineColumnAt,
   prefixWithin,
   splitLines,
@@ -19,6 +20,15 @@ describe("detectLineEnding", () => {
     expect(detectLineEnding("a\rb\n")).toBe("mixed");
     expect(detectLineEnding("single line")).toBe("none");
     expect(detectLineEnding("")).toBe("none");
+  });
+});
+
+describe("lineBreakCounts", () => {
+  test("counts each kind in the order it first occurs, with and without carriage returns", () => {
+    expect([...lineBreakCounts("a\nb\nc")]).toEqual([["\n", 2]]);
+    expect([...lineBreakCounts("a\r\nb\nc\r\n\rd")]).toEqual([["\r\n", 2], ["\n", 1], ["\r", 1]]);
+    expect([...lineBreakCounts("\n\r")]).toEqual([["\n", 1], ["\r", 1]]);
+    expect(lineBreakCounts("no breaks").size).toBe(0);
   });
 });
 
