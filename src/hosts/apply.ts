@@ -33,10 +33,6 @@ export interface FileChange {
   mode?: number;
 }
 
-export function sha256(text: string): string {
-  return sha256OfText(text);
-}
-
 /** The files a plan reads and would write, held in memory until commit. */
 export class FileState {
   private readonly original = new Map<string, string | null>();
@@ -199,12 +195,12 @@ export async function applyArtifact(spec: Owned, existing: ArtifactRecord | unde
       };
     }
     case "file": {
-      const wanted = sha256(spec.content);
+      const wanted = sha256OfText(spec.content);
       if (text === null) {
         files.set(spec.file, spec.content, spec.mode);
       } else if (existing?.kind === "file") {
         if (text !== spec.content) {
-          if (sha256(text) !== existing.sha256) throw new PlanError("was changed since ast-mcp installed it; left as it is (delete it and run again to refresh)");
+          if (sha256OfText(text) !== existing.sha256) throw new PlanError("was changed since ast-mcp installed it; left as it is (delete it and run again to refresh)");
           files.set(spec.file, spec.content);
         }
       } else if (text !== spec.content) {
@@ -250,7 +246,7 @@ export async function undoArtifact(record: ArtifactRecord, files: FileState): Pr
       return undefined;
     }
     case "file": {
-      if (sha256(text) !== record.sha256) return `${record.file} was changed since ast-mcp installed it; left in place`;
+      if (sha256OfText(text) !== record.sha256) return `${record.file} was changed since ast-mcp installed it; left in place`;
       if (record.createdFile) files.set(record.file, null);
       return undefined;
     }

@@ -12,7 +12,7 @@ import { hostEnvironment } from "../../src/hosts/environment.ts";
 import type { ExecutableInfo } from "../../src/hosts/executable.ts";
 import { install, specsForTarget, update, type InstallRequest } from "../../src/hosts/install.ts";
 import { readRecord, writeRecord } from "../../src/hosts/record.ts";
-import { sha256 } from "../../src/hosts/apply.ts";
+import { sha256OfText as sha256 } from "../../src/helpers/hash.ts";
 import { copilotHookFile, entryValue, HOOK_ENV_PREFIX, hookCommand, isOurHookCommand, isOurHookGroup, serverEnvironment, type Target } from "../../src/hosts/targets.ts";
 import { shellQuote, windowsQuote } from "../../src/helpers/shell-quote.ts";
 import { CLI } from "../support/cli.ts";
