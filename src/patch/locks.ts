@@ -76,7 +76,7 @@ interface OwnerIntent {
   path: string;
 }
 
-/** The record a lock directory holds (one key order, so records compare by their text). */
+/** The record a lock directory holds. */
 function ownerRecord(intent: OwnerIntent, token: string): OwnerRecord {
   return { ...intent.identity, token, path: intent.path };
 }
@@ -147,9 +147,10 @@ function writeOwnerRecord(dir: string, owner: OwnerRecord): void {
 function readyLockDir(lockDir: string, intent: OwnerIntent): { dir: string; owner: OwnerRecord } {
   for (let spare = takeSpare(path.dirname(lockDir), intent.path); spare !== undefined; spare = takeSpare(path.dirname(lockDir), intent.path)) {
     try {
-      const kept = ownerRecord(intent, spare.holds.token);
-      const owner = JSON.stringify(kept) === JSON.stringify(spare.holds) ? spare.holds : ownerRecord(intent, randomTag());
-      prepareLockDir(spare.dir, owner === spare.holds ? undefined : owner);
+      // Every spare is this process's own, so its record differs from the one wanted in the path at most.
+      const keeps = spare.holds.path === intent.path;
+      const owner = keeps ? spare.holds : ownerRecord(intent, randomTag());
+      prepareLockDir(spare.dir, keeps ? undefined : owner);
       return { dir: spare.dir, owner };
     } catch {
       // Removed behind our back (a cleaned state directory): forget it and try the next.
