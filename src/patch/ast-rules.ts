@@ -17,18 +17,16 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import {
   languageIdFromName,
-  parseSource,
   parseStatementRun,
   parseTree,
   parseTreeAsync,
-  patternExpandoFor,
   sameStatement,
   statementRunsParseApart,
   supportsSyntaxTree,
   type LanguageId,
   type TopLevelStatement,
 } from "../intel/languages.ts";
-import { patternLiterals } from "../intel/run/structural.ts";
+import { oneLine, patternLiterals, patternProblemOf } from "../intel/run/structural.ts";
 import { knownStatements } from "./syntax-guard.ts";
 
 export interface AstRule {
@@ -128,12 +126,6 @@ function parseFix(fix: string, defined: Map<string, "single" | "multi">): { part
 
 function invalidRule(index: number, field: string, message: string, hint?: string): ToolError {
   return new ToolError("invalid_input", `rules[${index}]${field ? `.${field}` : ""}: ${message}`, hint === undefined ? {} : { hint });
-}
-
-/** napi's rule errors span several "|->" lines; one line reads better in a tool result. */
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\.?\s*\n\s*\|->\s*/g, ": ").replace(/\s*\n\s*/g, " ").trim();
 }
 
 function validateRule(rule: AstRule, index: number): void {
@@ -285,14 +277,6 @@ function countMismatch(index: number, expected: number | "all", found: FoundMatc
 }
 
 /** Errors in the pattern parsed on its own, with metavariables written the way ast-grep parses them. */
-function patternProblem(rule: AstRule, language: LanguageId): string | undefined {
-  const expando = patternExpandoFor(language) ?? "$";
-  const parsed = parseSource(language, rule.pattern.replaceAll("$", expando));
-  const first = parsed?.errors[0];
-  if (!first) return undefined;
-  return first.kind === "missing" ? `a ${JSON.stringify(first.expected)} is missing at column ${first.column} of line ${first.line}` : `it has a syntax error at line ${first.line}, column ${first.column}`;
-}
-
 export interface AstRulesResult {
   text: string;
   rules: AstRuleReport[];
@@ -411,7 +395,7 @@ function applyRule(rule: AstRule, index: number, language: LanguageId, parts: Tr
     throw invalidRule(index, field, `ast-grep cannot use this rule: ${reason}`);
   }
   if (nodes.length === 0) {
-    const problem = patternProblem(rule, language);
+    const problem = patternProblemOf({ pattern: rule.pattern }, language);
     if (problem !== undefined) {
       throw invalidRule(
         index,

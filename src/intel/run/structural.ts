@@ -101,7 +101,8 @@ export function patternLiterals(query: StructuralQuery, language: LanguageId): s
   return [...literals].sort((a, b) => b.length - a.length);
 }
 
-function patternProblemOf(query: StructuralQuery, language: LanguageId): string | undefined {
+/** Where a pattern fails to parse as `language` (its first syntax error), for an error message; undefined when it parses. */
+export function patternProblemOf(query: StructuralQuery, language: LanguageId): string | undefined {
   const expando = patternExpandoFor(language) ?? "$";
   const parsed = parseSource(language, query.pattern.replaceAll("$", expando));
   const first = parsed?.errors[0];
@@ -110,7 +111,7 @@ function patternProblemOf(query: StructuralQuery, language: LanguageId): string 
 }
 
 /** napi's rule errors span several "|->" lines; one line reads better in a tool result. */
-function oneLine(error: unknown): string {
+export function oneLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.replace(/\.?\s*\n\s*\|->\s*/g, ": ").replace(/\s*\n\s*/g, " ").trim();
 }
