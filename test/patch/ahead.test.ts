@@ -72,7 +72,9 @@ describe("committing ahead of the checks", () => {
     await nextTurn();
     const pending = async (ahead: boolean) => {
       const gate = ahead ? new CheckGate() : undefined;
-      const candidate = await prepare((text) => text.replace("return 3;", "return 30;"), gate);
+      // prepare's default is an open gate, so the ordinary order is asked for by name.
+      const edit = (text: string) => text.replace("return 3;", "return 30;");
+      const candidate = gate ? await prepare(edit, gate) : await prepareOrdinary(edit);
       let settled = false;
       void candidate.report.then(() => (settled = true));
       await nextTurn();
