@@ -10,7 +10,7 @@
  * (timed 50-file batches per tool, default 15), --write-warmup N (untimed edits first, default 10), --strict.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +51,8 @@ const FULL_JOURNAL_BATCHES = 50;
 const FUNCTIONS = 99;
 /** Alternating rounds of the peer comparison, so drift on a busy machine hits both servers alike. */
 const PEER_ROUNDS = 4;
+/** Files the disk probe creates before the timed edits. */
+const PROBE_FILES = 100;
 /** No timed loop runs longer than this, whatever the iteration counts say. */
 const LOOP_MAX_SECONDS = 60;
 
@@ -299,6 +301,30 @@ async function timeBatches(client: Client, tool: "file_patch" | "file_write", ro
 // ---------------------------------------------------------------- server CPU
 
 /** CPU time a server process uses between reset() and perCall() (Linux; undefined elsewhere). */
+/**
+ * Microseconds (p50, p95) to create one empty file exclusively in `dir` and close it, over
+ * PROBE_FILES files removed afterwards. Every edit on either side creates a file, so this shows
+ * the state of the disk a run inherits: on some file systems each inode freed in the last minutes
+ * (by an earlier run's clean-up, say) makes later creations slower, for both servers alike.
+ */
+function probeFileCreation(dir: string): { p50Us: number; p95Us: number } {
+  const times: number[] = [];
+  const made: string[] = [];
+  try {
+    for (let index = 0; index < PROBE_FILES; index++) {
+      const file = join(dir, `.disk-probe-${index}`);
+      const started = performance.now();
+      closeSync(openSync(file, "wx"));
+      times.push((performance.now() - started) * 1000);
+      made.push(file);
+    }
+  } finally {
+    for (const file of made) unlinkSync(file);
+  }
+  const summary = summarize(times);
+  return { p50Us: summary.p50, p95Us: summary.p95 };
+}
+
 function cpuMeter(pid: number) {
   let start = readCpuSeconds(pid);
   return {
@@ -340,6 +366,8 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       await writeFile(join(root, key), text);
       batchShas.push(sha256(text));
     }
+
+    const diskProbe = probeFileCreation(join(root, "src"));
 
     progress("starting ast-mcp and @modelcontextprotocol/server-filesystem");
     const ours = await connectStdioServer(CLI, ["mcp", root], { ...fixture.env, AST_MCP_STATE_DIR: stateDir });
@@ -445,6 +473,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
       { metric: `file_write ${BATCH_FILES}-file batch p95`, value: ms(writeBatch.summary.p95), target: "—", verdict: "info" },
       { metric: `server CPU per ${BATCH_FILES}-file batch, file_patch / file_write`, value: `${cpuText(patchBatchCpuMs)} / ${cpuText(writeBatchCpuMs)}`, target: "—", verdict: "info" },
       { metric: "peak RSS, ast-mcp (write phase)", value: mb(oursPeakRss), target: "—", verdict: "info" },
+      { metric: `disk before the run: create one empty file p50 / p95 (n=${PROBE_FILES})`, value: `${diskProbe.p50Us.toFixed(0)} / ${diskProbe.p95Us.toFixed(0)} µs`, target: "—", verdict: "info" },
     ];
     const runs = [aiderRun, astRun, wholeFileRun, fullJournalRun, patchBatch, writeBatch];
     const errorCount = runs.reduce((acc, run) => acc + run.errors, 0);
@@ -474,6 +503,7 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
         targets: TARGETS,
         fixture: { lines: initial.split("\n").length - 1, bytes: Buffer.byteLength(initial), batchFiles: BATCH_FILES, dprintConfig: JSON.parse(DPRINT_CONFIG) },
         coldFirstPatchMs: coldMs,
+        diskProbeUs: diskProbe,
         filePatchAider: aiderRun,
         filePatchAst: astRun,
         filePatchAiderFullJournal: fullJournalRun,
