@@ -298,9 +298,8 @@ async function timeBatches(client: Client, tool: "file_patch" | "file_write", ro
   return timedRun(samples, errors, firstError);
 }
 
-// ---------------------------------------------------------------- server CPU
+// ---------------------------------------------------------------- disk state
 
-/** CPU time a server process uses between reset() and perCall() (Linux; undefined elsewhere). */
 /**
  * Microseconds (p50, p95) to create one empty file exclusively in `dir` and close it, over
  * PROBE_FILES files removed afterwards. Every edit on either side creates a file, so this shows
@@ -325,6 +324,9 @@ function probeFileCreation(dir: string): { p50Us: number; p95Us: number } {
   return { p50Us: summary.p50, p95Us: summary.p95 };
 }
 
+// ---------------------------------------------------------------- server CPU
+
+/** CPU time a server process uses between reset() and perCall() (Linux; undefined elsewhere). */
 function cpuMeter(pid: number) {
   let start = readCpuSeconds(pid);
   return {

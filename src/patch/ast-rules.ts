@@ -276,7 +276,6 @@ function countMismatch(index: number, expected: number | "all", found: FoundMatc
   });
 }
 
-/** Errors in the pattern parsed on its own, with metavariables written the way ast-grep parses them. */
 export interface AstRulesResult {
   text: string;
   rules: AstRuleReport[];
