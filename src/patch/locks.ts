@@ -199,8 +199,9 @@ function createLockDir(lockDir: string): void {
 
 /**
  * Moves a lock directory aside and deletes it (or, for our own lock, keeps it as a spare), but
- * only if it still carries `token`: a lock taken by someone else between our check and the move
- * is put back.
+ * only if it still carries `token`: one that carries another record (a lock taken by someone else
+ * meanwhile) or none readable is put back. The check after the move is the only one needed: until
+ * then the directory stands where it was.
  */
 function removeLockDir(lockDir: string, token: string, own = false): void {
   const tomb = `${lockDir}.${process.pid}-${randomTag()}.dead`;
@@ -211,7 +212,7 @@ function removeLockDir(lockDir: string, token: string, own = false): void {
     throw error;
   }
   const moved = readOwner(tomb);
-  if (moved !== undefined && moved.token !== token) {
+  if (moved?.token !== token) {
     try {
       nodeFs.renameSync(tomb, lockDir);
       return;
@@ -236,12 +237,12 @@ function removeTombSync(tomb: string): void {
 /** rmdir for proper-lockfile: releases our own lock, or removes one it judged stale. */
 function releaseOrRemoveStale(lockDir: string): void {
   const mine = heldTokens.get(lockDir);
-  const owner = readOwner(lockDir);
   if (mine !== undefined) {
     heldTokens.delete(lockDir);
-    if (owner !== undefined && owner.token === mine) removeLockDir(lockDir, mine, true);
+    removeLockDir(lockDir, mine, true);
     return;
   }
+  const owner = readOwner(lockDir);
   if (owner !== undefined) {
     removeLockDir(lockDir, owner.token);
     return;
@@ -259,8 +260,7 @@ function removeOwnLockSync(lockDir: string): void {
   if (mine === undefined) return;
   heldTokens.delete(lockDir);
   try {
-    const owner = JSON.parse(nodeFs.readFileSync(path.join(lockDir, OWNER_FILE), "utf8")) as Partial<OwnerRecord>;
-    if (owner.token !== mine) return;
+    if (readOwner(lockDir)?.token !== mine) return;
     const tomb = `${lockDir}.${process.pid}-${randomTag()}.dead`;
     nodeFs.renameSync(lockDir, tomb);
     nodeFs.rmSync(tomb, { recursive: true, force: true });

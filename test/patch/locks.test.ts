@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { readFile, readdir, rm, stat, utimes } from "node:fs/promises";
+import { readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { existsSync } from "node:fs";
@@ -119,6 +119,20 @@ describe("cross-process locks", () => {
       expect(owner).toMatchObject({ pid: process.pid, path: fx.at("b.txt") });
       expect((await readdir(locksDir)).filter((name) => name.includes(`.lock.${process.pid}-`))).toEqual([]);
     }, { stateDir: fx.stateDir });
+  });
+
+  test("a release leaves alone a lock another writer took over meanwhile (another token in its record)", async () => {
+    const lockDir = lockDirectoryFor(fx.stateDir, fx.at("a.txt"));
+    const record = path.join(lockDir, "owner.json");
+    const foreign = await withPathLocks([fx.at("a.txt")], async () => {
+      // As if another writer had judged the lock stale and taken it: same directory, its own record.
+      const taken = { ...JSON.parse(await readFile(record, "utf8")), token: "someone-else" };
+      await writeFile(record, JSON.stringify(taken));
+      return JSON.stringify(taken);
+    }, { stateDir: fx.stateDir });
+    expect(await readFile(record, "utf8")).toBe(foreign);
+    expect((await readdir(path.join(fx.stateDir, "locks"))).filter((name) => name.includes(`.lock.${process.pid}-`))).toEqual([]);
+    await rm(lockDir, { recursive: true });
   });
 
   test("locking the same path again reuses its spare without rewriting the owner record; another path gets a new record and token", async () => {
