@@ -16,6 +16,7 @@
 import { diffChars } from "diff";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { lastIndexWhere } from "../helpers/bisect.ts";
 import { splitLines } from "../helpers/lines.ts";
 import { adaptLineEndings, type Eol } from "./text-codec.ts";
 
@@ -283,14 +284,7 @@ function indexLines(text: string): LineSpan[] {
 
 /** 1-based line holding `offset` (binary search over line starts). */
 function lineAt(spans: LineSpan[], offset: number): number {
-  let low = 0;
-  let high = spans.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (spans[middle]!.start <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return low + 1;
+  return Math.max(0, lastIndexWhere(spans.length, (index) => spans[index]!.start <= offset)) + 1;
 }
 
 /**

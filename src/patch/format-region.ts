@@ -10,6 +10,7 @@
  * Pure: the statements come from the syntax guard's parse of the candidate, or ahead of it from
  * the original's (statementsAfterEdit), in which case the caller confirms them once the parse ends.
  */
+import { lastIndexWhere } from "../helpers/bisect.ts";
 import { shiftStatement, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface StatementRegion {
@@ -136,16 +137,4 @@ function lineCount(text: string, start: number, end: number): number {
   let lines = 0;
   for (let index = text.indexOf("\n", start); index !== -1 && index < end; index = text.indexOf("\n", index + 1)) lines++;
   return lines;
-}
-
-/** The last index in [0, length) where `holds` is true, for a predicate true on a prefix; -1 when none. */
-function lastIndexWhere(length: number, holds: (index: number) => boolean): number {
-  let low = 0;
-  let high = length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (holds(middle)) low = middle + 1;
-    else high = middle;
-  }
-  return low - 1;
 }

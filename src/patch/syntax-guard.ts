@@ -7,6 +7,7 @@ import { ToolError } from "../core/errors.ts";
 import { sha256OfText } from "../helpers/hash.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
+import { lastIndexWhere } from "../helpers/bisect.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
 import { changedSpan } from "./format-region.ts";
@@ -193,10 +194,8 @@ export function localStatements(language: LanguageId, before: string, after: str
   const spanning = language === "typescript" ? SPANNING : SPANNING_JSX;
   if (spanning.test(linesAround(after, changed.start, changed.end)) || spanning.test(linesAround(before, changed.start, originalEnd))) return undefined;
   // Statements touching the change (ending at its start or starting at its end) count as changed.
-  let firstChanged = 0;
-  while (firstChanged < statements.length && statements[firstChanged]!.end < changed.start) firstChanged++;
-  let lastChanged = statements.length - 1;
-  while (lastChanged >= 0 && statements[lastChanged]!.start > originalEnd) lastChanged--;
+  const firstChanged = lastIndexWhere(statements.length, (index) => statements[index]!.end < changed.start) + 1;
+  const lastChanged = lastIndexWhere(statements.length, (index) => statements[index]!.start <= originalEnd);
   const left = firstChanged > 0 ? statements[firstChanged - 1] : undefined;
   const right = lastChanged + 1 < statements.length ? statements[lastChanged + 1] : undefined;
   // The right neighbour as it stands in the candidate.
