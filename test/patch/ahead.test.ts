@@ -46,7 +46,7 @@ function openGate(): CheckGate {
 }
 
 /** Prepared ahead of its checks with a gate, in the ordinary order without one. */
-async function prepare(candidateText: (text: string) => string, gate: CheckGate | undefined = openGate()) {
+async function prepare(candidateText: (text: string) => string, gate: CheckGate | undefined) {
   const pipeline = pipelineOf(context);
   const resolved = await context.workspace.resolve("s.ts", "write");
   const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
@@ -60,7 +60,7 @@ describe("committing ahead of the checks", () => {
     // The first edit is parsed before it is formatted; its statements are remembered for the next.
     expect((await patch("  return 2;\n", "  return   20 ;\n")).files["s.ts"].formatted).toBe(true);
     await nextTurn();
-    const candidate = await prepare((text) => text.replace("return 3;", "return    [3,4];"));
+    const candidate = await prepare((text) => text.replace("return 3;", "return    [3,4];"), openGate());
     expect(candidate.text).toBe(CLEAN.replace("return 2;", "return 20;").replace("return 3;", "return [3, 4];"));
     const report = await candidate.report;
     expect(report.format.reason).toContain("lines 7-9, the changed statements");
@@ -72,9 +72,7 @@ describe("committing ahead of the checks", () => {
     await nextTurn();
     const pending = async (ahead: boolean) => {
       const gate = ahead ? new CheckGate() : undefined;
-      // prepare's default is an open gate, so the ordinary order is asked for by name.
-      const edit = (text: string) => text.replace("return 3;", "return 30;");
-      const candidate = gate ? await prepare(edit, gate) : await prepareOrdinary(edit);
+      const candidate = await prepare((text) => text.replace("return 3;", "return 30;"), gate);
       let settled = false;
       void candidate.report.then(() => (settled = true));
       await nextTurn();
