@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   unsupported_document: { retryable: false, hint: "document_query reads .json, .jsonc, .toml, .yaml and .yml files." },
   parse_error: { retryable: false, hint: "The document does not parse; fix its syntax or read it as text with file_read." },
   io_error: { retryable: true, hint: "The file system refused the operation; check permissions and retry." },
+  path_changed: { retryable: true, hint: "A directory or file on the path was replaced (for example by a symbolic link) while the call ran; nothing was done through it. Call again." },
   // Guarded writes (mutation tools) share the same catalog.
   stale_hash: { retryable: true, hint: "The file changed since you read it: read it again (file_hash or file_read) and rebuild the edit against the current content." },
   missing_hash: { retryable: false, hint: "Pass expectedSha256 from file_hash or file_read for every existing file." },
