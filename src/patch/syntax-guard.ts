@@ -114,7 +114,7 @@ function remember(key: string, entry: ErrorList): ErrorList {
 /**
  * Top-level statements of recently checked candidates, read out of their trees (the trees are not
  * kept): a candidate that gets written is the next edit's original, whose statements let that edit
- * be formatted before its own parse ends (see statementsAfterEdit).
+ * parse only the statements around its change (see localStatements).
  */
 const recentStatements = new Map<string, readonly TopLevelStatement[]>();
 
