@@ -326,7 +326,7 @@ export const fileWriteTool = defineTool({
       z.strictObject({
         content: z.string().max(LIMITS.patch.maxCandidateBytes).describe("The complete new content of the file."),
         expectedSha256: ExpectedSha256,
-        allowSyntaxErrors: z.boolean().optional().describe("Write even if the content has more syntax errors than the original."),
+        allowSyntaxErrors: z.boolean().optional().describe("Write even if the content has more syntax errors than the original, or its parser is unavailable (unchecked)."),
       }),
       "Files to write",
     ),
@@ -379,7 +379,7 @@ const PatchEntry = z.strictObject({
     .describe("For aider_block: blocks applied in order, or raw Aider text (<<<<<<< SEARCH / ======= / >>>>>>> REPLACE)."),
   astRules: z.array(AstRuleInput).min(1).max(LIMITS.patch.maxAstRules).optional().describe("For ast: rules applied in order, each to every match."),
   preview: z.boolean().optional().describe("Write nothing; return the diff, the candidate hash and a one-use previewReceipt."),
-  allowSyntaxErrors: z.boolean().optional().describe("Accept a candidate with more syntax errors than the original."),
+  allowSyntaxErrors: z.boolean().optional().describe("Accept a candidate with more syntax errors than the original, or one its unavailable parser cannot check."),
   diagnostics: z
     .boolean()
     .optional()

@@ -1,12 +1,13 @@
 /**
  * A refused write batch is answered and the server lives on: the built CLI under Node, over stdio.
- * Regression tests for issue #14 defects 1 (a refusal that ended the process) and 2 (a write that
- * was never answered).
+ * Regression tests for issue #14 defects 1 (a refusal that ended the process), 2 (a write that
+ * was never answered) and 8 (a syntax guard that passed what it could not parse).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { connectStdio, errorOf, isolatedEnv, tempRoot } from "../support/cli.ts";
@@ -24,8 +25,8 @@ const CALL_TIMEOUT_MS = 20_000;
 /** How long a dying process gets to die after its answer (the rejection came up to seconds later). */
 const AFTERLIFE_MS = 2_500;
 
-async function withServer(root: string, work: (client: Client, transport: StdioClientTransport) => Promise<void>): Promise<void> {
-  const { client, transport } = await connectStdio(["mcp", root], env);
+async function withServer(root: string, work: (client: Client, transport: StdioClientTransport) => Promise<void>, cwd?: string): Promise<void> {
+  const { client, transport } = await connectStdio(["mcp", root], env, cwd);
   try {
     await work(client, transport);
   } finally {
@@ -135,5 +136,30 @@ describe("a write that adds syntax errors is answered", () => {
       expect(await readFile(join(root, "u2.ts"), "utf8")).toBe("export const u2 = 0;\n");
       await expectAlive(client, transport, root);
     });
+  }, 60_000);
+});
+
+describe("the syntax guard does not depend on the working directory", () => {
+  test("a server whose working directory was removed and recreated before the first parse still refuses broken Python", async () => {
+    const root = await tempRoot();
+    const cwd = await mkdtemp(join(tmpdir(), "ast-mcp-cwd-"));
+    try {
+      await withServer(
+        root,
+        async (client, transport) => {
+          await rm(cwd, { recursive: true, force: true });
+          await mkdir(cwd);
+          const broken = await call(client, "file_write", { files: { "c.py": { content: "def (((:\n", expectedSha256: null } } });
+          expect(errorOf(broken).code).toBe("syntax_regression");
+          const good = await call(client, "file_write", { files: { "d.py": { content: "def f():\n    return 1\n", expectedSha256: null } } });
+          const facts = (good.structuredContent as { files: Record<string, { syntax?: { checked: boolean } }> }).files["d.py"];
+          expect(facts?.syntax?.checked).toBe(true);
+          await expectAlive(client, transport, root);
+        },
+        cwd,
+      );
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
   }, 60_000);
 });
