@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   no_match: { retryable: false, hint: "Copy the search text from the nearest text shown, then retry." },
   match_count: { retryable: false, hint: "Adjust the pattern or expectedMatches to the listed matches." },
   syntax_regression: { retryable: false, hint: "The edit introduces syntax errors at the listed places; fix the replacement or pass allowSyntaxErrors." },
+  syntax_unchecked: { retryable: false, hint: "The file's parser is unavailable in this server (see the message; restarting it loads the parsers again); pass allowSyntaxErrors: true to write without the syntax check." },
   format_failed: { retryable: false, hint: "The formatter could not format the candidate; check the edit's syntax." },
   lock_timeout: { retryable: true, hint: "Another writer holds the file; retry shortly." },
   receipt_invalid: { retryable: false, hint: "Preview the change again to get a fresh receipt." },

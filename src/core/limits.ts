@@ -121,7 +121,7 @@ export const LIMITS = {
     syntaxCacheEntries: 2_048,
     /** The syntax guard parses only an edit's statements and their neighbours while they are at most this share of the file (see localStatements). */
     localCheckMaxShare: 0.5,
-    /** Top-level statement lists remembered by text hash, so the next edit of a file can format before its parse ends. */
+    /** Top-level statement lists remembered by text hash, so the next edit of a file parses only its statements (see localStatements). */
     statementCacheEntries: 32,
     /** Entries of one batched write planned at once (reads, policy checks and parses overlap with formatting). */
     planConcurrency: 8,

@@ -175,6 +175,8 @@ interface DynamicState {
 }
 
 const require = createRequire(import.meta.url);
+/** The working directory at start, to go back to if it is gone by the time the grammars register (see inUsableDirectory). */
+const startDirectory = currentDirectory();
 let napiModule: Napi | undefined;
 let dynamicState: DynamicState | undefined;
 /** When set, the only dynamic packages this process registers (see limitDynamicLanguages). */
@@ -183,6 +185,38 @@ let dynamicSubset: ReadonlySet<string> | undefined;
 function napi(): Napi {
   napiModule ??= require("@ast-grep/napi") as Napi;
   return napiModule;
+}
+
+function currentDirectory(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `work` (napi's grammar registration) in napi's own package directory and goes back after:
+ * the registration fails with ENOENT in a working directory that was removed, even one recreated
+ * under the same name, whatever the library paths; grammars must not depend on where the server
+ * was started. Where the process cannot change directory (a worker thread), `work` runs as is.
+ */
+function inUsableDirectory<T>(work: () => T): T {
+  const back = currentDirectory() ?? startDirectory;
+  try {
+    process.chdir(path.dirname(require.resolve("@ast-grep/napi/package.json")));
+  } catch {
+    return work();
+  }
+  try {
+    return work();
+  } finally {
+    try {
+      if (back !== undefined) process.chdir(back);
+    } catch (error) {
+      log.warn("the working directory is gone; staying in the parser package's directory", { directory: back, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
 }
 
 function loadPackage(name: string): LanguagePackage {
@@ -227,7 +261,7 @@ function registerDynamicLanguages(): DynamicState {
   }
   const started = performance.now();
   try {
-    napi().registerDynamicLanguage(registrations);
+    inUsableDirectory(() => napi().registerDynamicLanguage(registrations));
     for (const [name, registration] of Object.entries(registrations)) {
       // A registration made elsewhere in the process first would make napi ignore this one.
       try {
@@ -263,6 +297,19 @@ export function astGrepLanguageFor(id: LanguageId): string | undefined {
   if (!Object.hasOwn(DYNAMIC, key)) return undefined;
   const name = DYNAMIC[key]!;
   return registerDynamicLanguages().expando.has(name) ? name : undefined;
+}
+
+/**
+ * Why a language that has a grammar package here has no syntax trees in this process (the package
+ * or its parser did not load, or napi did not register it); undefined when it has them, or never had a
+ * grammar. A check that should have parsed and could not is not a check that passed.
+ */
+export function syntaxTreeUnavailable(id: LanguageId): string | undefined {
+  const key = normalizeId(id);
+  if (!Object.hasOwn(DYNAMIC, key)) return undefined;
+  const name = DYNAMIC[key]!;
+  if (dynamicSubset && !dynamicSubset.has(name)) return undefined;
+  return registerDynamicLanguages().failed.get(name);
 }
 
 export function supportsSyntaxTree(id: LanguageId): boolean {

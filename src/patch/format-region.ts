@@ -7,8 +7,7 @@
  * - ignore comments (`dprint-ignore…` may govern statements far away),
  * - CR line endings (a formatter picks the line ending from the text it sees),
  * - edits before the first or after the last statement (file headers and trailers).
- * Pure: the statements come from the syntax guard's parse of the candidate, or ahead of it from
- * the original's (statementsAfterEdit), in which case the caller confirms them once the parse ends.
+ * Pure: the statements come from the syntax guard's parse of the candidate.
  */
 import { lastIndexWhere } from "../helpers/bisect.ts";
 import { shiftStatement, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
@@ -82,55 +81,6 @@ export function changedStatementRegion(original: string, candidate: string, stat
     if (at(index).namesModule) return undefined;
   }
   return { start: at(first).start, end: at(last).end, firstLine: at(first).startLine + 1, lastLine: at(last).endLine + 1 };
-}
-
-/**
- * The original's top-level statements as they would stand in the candidate: those wholly before or
- * after the changed span keep their text (shifted by the edit's length and line count), and those
- * it touches become one. A guess drawn from the original's parse, so the candidate can be formatted
- * while its own parse runs; the caller must confirm it against that parse (sameRegion).
- */
-export function statementsAfterEdit(statements: readonly TopLevelStatement[], original: string, candidate: string): TopLevelStatements {
-  const changed = changedSpan(original, candidate);
-  const shift = candidate.length - original.length;
-  const originalEnd = changed.end - shift;
-  const lineShift = lineCount(candidate, changed.start, changed.end) - lineCount(original, changed.start, originalEnd);
-  const changeLine = lineCount(candidate, 0, changed.start);
-  const changeEndLine = changeLine + lineCount(candidate, changed.start, changed.end);
-  // Statements are in source order: those before the change are a prefix, those after it a suffix.
-  const firstTouched = lastIndexWhere(statements.length, (index) => (statements[index] as TopLevelStatement).end <= changed.start) + 1;
-  const firstAfter = firstTouched + lastIndexWhere(statements.length - firstTouched, (index) => (statements[firstTouched + index] as TopLevelStatement).start < originalEnd) + 1;
-  let touched: TopLevelStatement | undefined;
-  for (let index = firstTouched; index < firstAfter; index++) {
-    const statement = statements[index] as TopLevelStatement;
-    // Its end is unchanged text unless the change runs past it.
-    const endsAfter = statement.end >= originalEnd;
-    const end = endsAfter ? statement.end + shift : changed.end;
-    const endLine = endsAfter ? statement.endLine + lineShift : changeEndLine;
-    touched = touched
-      ? { ...touched, end, endLine, kind: "statement", namesModule: touched.namesModule || statement.namesModule }
-      : statement.start <= changed.start
-        ? { ...statement, end, endLine }
-        : { ...statement, start: changed.start, startLine: changeLine, end, endLine };
-  }
-  // A view, not a copy: the region search reads a few statements of hundreds.
-  const afterStart = firstTouched + (touched === undefined ? 0 : 1);
-  return {
-    length: afterStart + statements.length - firstAfter,
-    at(index) {
-      if (index < 0 || index >= this.length) throw new RangeError(`no top-level statement ${index}`);
-      if (index < firstTouched) return statements[index] as TopLevelStatement;
-      if (index < afterStart) return touched as TopLevelStatement;
-      return shiftStatement(statements[firstAfter + index - afterStart] as TopLevelStatement, shift, lineShift);
-    },
-  };
-}
-
-/** True when formatting by `expected` and by `actual` covers the same region of the candidate. */
-export function sameRegion(original: string, candidate: string, expected: TopLevelStatements, actual: TopLevelStatements | undefined): boolean {
-  const a = changedStatementRegion(original, candidate, expected);
-  const b = actual === undefined ? undefined : changedStatementRegion(original, candidate, actual);
-  return a?.start === b?.start && a?.end === b?.end;
 }
 
 function lineCount(text: string, start: number, end: number): number {

@@ -2,8 +2,6 @@
  * The one write pipeline every mutation uses:
  * validate → resolve (policy) → read raw bytes and compare SHA-256 → transform → syntax guard → format
  * → (no side effects so far) → lock in sorted canonical order → recheck hashes → atomic commit → journal → unlock.
- * A candidate prepared ahead (prepareCandidate) is formatted before its syntax parse ends; the commit
- * then journals and stages it meanwhile and waits for the guard before any file changes.
  * Tools plan their entries with these steps; `commitPlans` is the only way a plan reaches the disk.
  */
 import { lstatSync } from "node:fs";
@@ -19,8 +17,7 @@ import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
-import { statementsAfterEdit, sameRegion } from "./format-region.ts";
-import { type SyntaxInspection, type SyntaxReport, inspectSyntax, knownStatements, refuseRegression } from "./syntax-guard.ts";
+import { type SyntaxInspection, type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "./text-codec.ts";
 
 export interface PipelineContext {
@@ -102,63 +99,6 @@ export interface TextCandidate {
   report: CandidateReport;
 }
 
-/** A candidate whose checks may still be running (see prepareCandidate). */
-export interface PreparedCandidate {
-  bytes: Buffer;
-  sha256: string;
-  text: string;
-  /** Resolves once every check passed; rejects with the check's refusal, or with CandidateChanged. */
-  report: Promise<CandidateReport>;
-}
-
-/**
- * The candidate's own parse disagreed with the statements its formatting assumed ahead of it: the
- * bytes prepared are not the ones to write. Callers build the candidate again without a gate.
- */
-export class CandidateChanged extends Error {
-  constructor(filePath: string) {
-    super(`the statements of the new content of ${filePath} differ from those its formatting assumed`);
-    this.name = "CandidateChanged";
-  }
-}
-
-/**
- * A candidate prepared with a gate is prepared ahead of its checks (see prepareCandidate), and the
- * gate holds back the ones that run on this thread until the commit waits for the disk:
- * commitPlans opens it once the staged files are flushing (or when the commit fails), and
- * commitAhead when its run ends, whatever happened.
- */
-export class CheckGate {
-  readonly opened: Promise<void>;
-  readonly open: () => void;
-
-  constructor() {
-    let open!: () => void;
-    this.opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    this.open = open;
-  }
-}
-
-/**
- * Runs `commit` with a gate, for candidates prepared ahead of their checks and committed with it
- * (see CheckGate); when a candidate's parse disagrees with what its formatting assumed
- * (CandidateChanged), runs it again without one, in the ordinary order. Nothing was written by
- * the first run: the commit waits for the checks before any file changes.
- */
-export async function commitAhead<T>(commit: (gate: CheckGate | undefined) => Promise<T>): Promise<T> {
-  const gate = new CheckGate();
-  try {
-    return await commit(gate);
-  } catch (error) {
-    if (!(error instanceof CandidateChanged)) throw error;
-    return commit(undefined);
-  } finally {
-    gate.open();
-  }
-}
-
 interface CandidateOptions {
   resolved: ResolvedPath;
   original: DecodedFile | undefined;
@@ -174,22 +114,9 @@ interface CandidateOptions {
  * code), then formatting under the stable-formatting rule, then encoding like the original.
  * The candidate's parse runs on the thread pool while dprint formats it on this thread; the syntax
  * verdict still comes first (a refused candidate reports syntax_regression, not format_failed).
+ * Every promise started here is awaited before this returns or throws.
  */
 export async function buildTextCandidate(options: CandidateOptions): Promise<TextCandidate> {
-  const prepared = await prepareCandidate(options);
-  return { ...prepared, report: await prepared.report };
-}
-
-/**
- * buildTextCandidate for a caller that commits the bytes while the checks finish: with a gate,
- * when dprint formats the candidate without needing its parse (the whole file, or the changed
- * statements located from the original's remembered statements), this resolves once the bytes are
- * ready and `report` settles when the parse has passed the syntax guard and confirmed the statements.
- * The caller must not change any file before `report` resolves (commitPlans waits for it before the
- * first rename). Anything else (an external formatter, allowed syntax errors, a failed format, no
- * remembered statements) takes the ordinary order and `report` is settled already.
- */
-export async function prepareCandidate(options: CandidateOptions & { gate?: CheckGate | undefined }): Promise<PreparedCandidate> {
   const { resolved, original } = options;
   const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
   const language = detectLanguage(resolved.real, firstLine);
@@ -197,66 +124,33 @@ export async function prepareCandidate(options: CandidateOptions & { gate?: Chec
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
   const formatter = options.formatters.formatterFor(resolved.real);
-  const remembered = byStatement && language !== null && before !== undefined ? knownStatements(language, before) : undefined;
-  const gate = options.gate;
-  const ahead = gate !== undefined && formatter !== "external" && !options.allowSyntaxErrors && (!byStatement || remembered !== undefined);
-  const inspect = () => inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
-  // With the original's statements remembered, the check parses only the statements around the
-  // edit, on this thread: ahead of it, it waits behind the gate, which opens once the commit's
-  // fsyncs are on their way, and runs while the disk works.
-  const syntaxJob = ahead && remembered !== undefined ? gate.opened.then(inspect) : inspect();
   const format = (statements: SyntaxInspection["statements"]) => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
-  const finish = (formatted: FormatResult) => {
-    const bytes = encodeLike(formatted.text, options.encodeAs);
-    if (bytes.length > LIMITS.patch.maxCandidateBytes) {
-      throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
-    }
-    return { bytes, sha256: sha256(bytes), text: formatted.text };
-  };
-
-  if (ahead) {
-    const assumed = remembered === undefined || before === undefined ? undefined : statementsAfterEdit(remembered, before, options.candidateText);
-    const early = await settle(format(assumed));
-    if (early.ok) {
-      const formatted = early.value;
-      const candidate = finish(formatted);
-      const report = (async (): Promise<CandidateReport> => {
-        const inspection = await syntaxJob;
-        const syntax = refuseRegression(resolved.display, inspection.report);
-        if (assumed !== undefined && before !== undefined) {
-          const actual = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
-          // Another region can still format to the same text (an insertion between statements, say).
-          if (!sameRegion(before, options.candidateText, assumed, actual) && (await format(actual)).text !== formatted.text) throw new CandidateChanged(resolved.display);
-        }
-        return { language, syntax, format: formatted };
-      })();
-      // A caller that gives up on this candidate (another entry of its batch failed) never awaits it.
-      report.catch(() => {});
-      return { ...candidate, report };
-    }
-    // A failed format waits for the syntax verdict, which comes first (below).
-  }
-
-  let statements: SyntaxInspection["statements"];
-  // Otherwise dprint runs in process and may as well run alongside the parse; an external formatter is never started for a refused candidate.
+  const syntaxJob = inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  // dprint runs in process and may as well run alongside the parse; an external formatter is never started for a refused candidate.
   const early = !byStatement && formatter === "dprint" ? settle(format(undefined)) : undefined;
   const inspection = await syntaxJob;
+  // Joined before any refusal below, so it never outlives this call.
+  const earlyOutcome = early === undefined ? undefined : await early;
   const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
   // Statement boundaries of a tree with errors need not be the formatter's.
-  if (syntax.checked && syntax.afterErrors === 0) statements = inspection.statements;
+  const statements = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
   let formatted: FormatResult;
   if (options.allowSyntaxErrors && syntax.newErrors.length > 0) {
     formatted = { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" };
   } else {
-    const outcome = await (early ?? settle(format(statements)));
+    const outcome = earlyOutcome ?? (await settle(format(statements)));
     if (!outcome.ok) throw outcome.error;
     formatted = outcome.value;
   }
-  return { ...finish(formatted), report: Promise.resolve({ language, syntax, format: formatted }) };
+  const bytes = encodeLike(formatted.text, options.encodeAs);
+  if (bytes.length > LIMITS.patch.maxCandidateBytes) {
+    throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
+  }
+  return { bytes, sha256: sha256(bytes), text: formatted.text, report: { language, syntax, format: formatted } };
 }
 
-/** A promise's outcome as a value, so one that is never awaited cannot become an unhandled rejection. */
+/** A promise's outcome as a value, to join it later without a rejection left unhandled meanwhile. */
 function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   return promise.then(
     (value) => ({ ok: true as const, value }),
@@ -362,12 +256,6 @@ export interface Plan {
   afterBytes?: Buffer;
   /** Tool-specific facts reported back for this entry. */
   report: Record<string, unknown>;
-  /**
-   * Facts of checks still running when the plan was made (see prepareCandidate): commitPlans waits
-   * for them before the first file changes, merges them into `report`, and refuses the batch with
-   * their error if one fails.
-   */
-  verified?: Promise<Record<string, unknown>>;
 }
 
 /** Two keys naming the same canonical file are an error: the batch would race itself. */
@@ -393,21 +281,10 @@ export function previewDiff(plan: Plan, beforeText: string | undefined, afterTex
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number; gate?: CheckGate | undefined } = {}): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
   refuseOverlaps(plans);
   const expectedParents = new Set<string>();
   for (const plan of plans) for (const touched of plan.touches) expectedParents.add(path.dirname(touched));
-  const pending = plans.some((plan) => plan.verified !== undefined)
-    ? settle(
-        Promise.all(plans.map((plan) => plan.verified)).then((facts) => {
-          for (const [index, plan] of plans.entries()) Object.assign(plan.report, facts[index]);
-        }),
-      )
-    : undefined;
-  const checksPassed = async () => {
-    const outcome = await pending;
-    if (outcome && !outcome.ok) throw outcome.error;
-  };
   const result = await commitBatch(
     plans.map((plan) => plan.op),
     { sessionId: context.sessionId, tool, roots: context.workspace.roots.map((root) => root.real) },
@@ -420,15 +297,8 @@ export async function commitPlans(plans: Plan[], context: PipelineContext, tool:
       // A symlink swapped into the path after the policy check must not redirect the write.
       verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),
       ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
-      ...(pending === undefined ? {} : { beforeApply: checksPassed }),
-      ...(options.gate === undefined ? {} : { whileFlushing: options.gate.open }),
     },
-  ).catch(async (error: unknown) => {
-    // A refused check is the answer even when the commit failed first (say, on a stale hash): checks come before the commit.
-    options.gate?.open();
-    await checksPassed();
-    throw error;
-  });
+  );
   announceCommitted({ realPaths: plans.flatMap((plan) => plan.touches), tool });
   return result;
 }

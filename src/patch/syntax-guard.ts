@@ -12,7 +12,7 @@ import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } fro
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, syntaxTreeUnavailable, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -32,6 +32,8 @@ export interface SyntaxReport {
   /** Errors of the candidate with no counterpart in the original, at most LIMITS.patch.maxListedSyntaxErrors. */
   newErrors: SyntaxIssue[];
   note?: string;
+  /** Why a language that has a parser here could not be checked (the parser did not load, or failed): refused unless errors are allowed. */
+  cannotCheck?: string;
 }
 
 function isDocumentId(id: LanguageId): id is DocumentLanguage {
@@ -114,7 +116,7 @@ function remember(key: string, entry: ErrorList): ErrorList {
 /**
  * Top-level statements of recently checked candidates, read out of their trees (the trees are not
  * kept): a candidate that gets written is the next edit's original, whose statements let that edit
- * be formatted before its own parse ends (see statementsAfterEdit).
+ * parse only the statements around its change (see localStatements).
  */
 const recentStatements = new Map<string, readonly TopLevelStatement[]>();
 
@@ -242,6 +244,10 @@ function checkedLocally(language: LanguageId, before: string, after: string): { 
 
 function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {
   if (!parsedAfter) {
+    const unavailable = syntaxTreeUnavailable(language);
+    if (unavailable !== undefined) {
+      return { checked: false, language, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The ${language} parser did not load (${unavailable}); syntax not checked.`, cannotCheck: `the ${language} parser did not load (${unavailable})` };
+    }
     return { checked: false, language, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `No syntax tree parser for ${language}; syntax not checked.` };
   }
   const beforeErrors = parsedBefore?.errors ?? [];
@@ -274,7 +280,7 @@ function unknownLanguage(): SyntaxReport {
 function failedCheck(filePath: string, languageId: LanguageId, error: unknown): SyntaxReport {
   log.warn("syntax check failed", { path: filePath, language: languageId, error });
   const reason = error instanceof Error ? error.message : String(error);
-  return { checked: false, language: languageId, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The syntax check failed (${reason}); syntax not checked.` };
+  return { checked: false, language: languageId, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The syntax check failed (${reason}); syntax not checked.`, cannotCheck: `the syntax check failed (${reason})` };
 }
 
 export interface SyntaxInspection {
@@ -304,9 +310,18 @@ function where(issue: SyntaxIssue): string {
   return issue.line === 0 ? issue.message : `line ${issue.line}, column ${issue.column}: ${issue.message}`;
 }
 
-/** Throws syntax_regression when `report` shows the candidate adding errors; returns it otherwise. */
+/**
+ * Throws syntax_regression when `report` shows the candidate adding errors, and syntax_unchecked when
+ * a parser the language has could not check it (the guard never passes what it could not see);
+ * returns it otherwise.
+ */
 export function refuseRegression(filePath: string, report: SyntaxReport): SyntaxReport {
-  if (!report.checked) return report;
+  if (!report.checked) {
+    if (report.cannotCheck === undefined) return report;
+    throw new ToolError("syntax_unchecked", `${filePath} was not written: ${report.cannotCheck}, so the syntax guard cannot check it.`, {
+      details: { language: report.language, reason: report.cannotCheck },
+    });
+  }
   const document = report.language !== null && isDocumentId(report.language) ? report.language : undefined;
   const refused = document !== undefined ? report.afterErrors > 0 : report.afterErrors > report.beforeErrors;
   if (!refused) return report;

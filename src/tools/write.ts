@@ -15,11 +15,8 @@ import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "../patch/a
 import type { CommitResult } from "../patch/commit.ts";
 import { listBatches, undoOps } from "../patch/journal.ts";
 import {
-  type CheckGate,
-  commitAhead,
+  buildTextCandidate,
   commitPlans,
-  type PreparedCandidate,
-  prepareCandidate,
   type CandidateReport,
   decodeSource,
   formattersFor,
@@ -29,6 +26,7 @@ import {
   type Plan,
   previewDiff,
   refuseOverlaps,
+  type TextCandidate,
 } from "../patch/pipeline.ts";
 import type { Formatters } from "../patch/format.ts";
 import { receiptBook } from "../patch/receipts.ts";
@@ -247,14 +245,14 @@ async function openExisting(key: string, expected: string | null | undefined, op
   return { resolved, source };
 }
 
-/** The candidate for an entry's new text, prepared ahead of its checks when given a gate (see prepareCandidate). */
+/** The candidate for an entry's new text: checked, formatted and encoded like the file it replaces. */
 function prepareText(
   target: { resolved: ResolvedPath; decoded: DecodedFile | undefined; style: Pick<DecodedFile, "encoding" | "bom"> },
   text: string,
   allowSyntaxErrors: boolean | undefined,
-  how: { formatters: Formatters; pipeline: PipelineContext; gate: CheckGate | undefined },
-): Promise<PreparedCandidate> {
-  return prepareCandidate({
+  how: { formatters: Formatters; pipeline: PipelineContext },
+): Promise<TextCandidate> {
+  return buildTextCandidate({
     resolved: target.resolved,
     original: target.decoded,
     candidateText: text,
@@ -262,15 +260,12 @@ function prepareText(
     allowSyntaxErrors: allowSyntaxErrors ?? false,
     formatters: how.formatters,
     config: how.pipeline.config,
-    gate: how.gate,
   });
 }
 
-/** A write plan for a prepared candidate: its check facts join the report when the checks finish. */
-function candidatePlan(key: string, resolved: ResolvedPath, source: Plan["before"], candidate: PreparedCandidate, facts: Partial<FileResult>): Plan {
-  const plan = writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...facts });
-  plan.verified = candidate.report.then(candidateFacts);
-  return plan;
+/** A write plan for a checked candidate, its check facts in the report. */
+function candidatePlan(key: string, resolved: ResolvedPath, source: Plan["before"], candidate: TextCandidate, facts: Partial<FileResult>): Plan {
+  return writePlan(key, resolved, source, candidate.bytes, { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) });
 }
 
 /** The plan that writes `after` over (or as) one file: file_write, file_patch and a committed preview receipt alike. */
@@ -331,7 +326,7 @@ export const fileWriteTool = defineTool({
       z.strictObject({
         content: z.string().max(LIMITS.patch.maxCandidateBytes).describe("The complete new content of the file."),
         expectedSha256: ExpectedSha256,
-        allowSyntaxErrors: z.boolean().optional().describe("Write even if the content has more syntax errors than the original."),
+        allowSyntaxErrors: z.boolean().optional().describe("Write even if the content has more syntax errors than the original, or its parser is unavailable (unchecked)."),
       }),
       "Files to write",
     ),
@@ -341,16 +336,14 @@ export const fileWriteTool = defineTool({
   handler: async ({ files }, context) => {
     const pipeline = pipelineContext(context);
     const formatters = await formattersFor(pipeline);
-    return commitAhead(async (gate) => {
-      const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
-        const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
-        const style = decoded ?? { ...newFileDefaults() };
-        const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-        const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline, gate });
-        return candidatePlan(key, resolved, source, candidate, {});
-      });
-      return commitReport(plans, await commitPlans(plans, pipeline, "file_write", { gate }));
+    const plans: Plan[] = await planEntries(Object.entries(files), async (key, entry) => {
+      const { resolved, source, decoded } = await openTarget(key, entry.expectedSha256, context, pipeline);
+      const style = decoded ?? { ...newFileDefaults() };
+      const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
+      const candidate = await prepareText({ resolved, decoded, style }, text, entry.allowSyntaxErrors, { formatters, pipeline });
+      return candidatePlan(key, resolved, source, candidate, {});
     });
+    return commitReport(plans, await commitPlans(plans, pipeline, "file_write"));
   },
   render: renderMutation,
 });
@@ -386,7 +379,7 @@ const PatchEntry = z.strictObject({
     .describe("For aider_block: blocks applied in order, or raw Aider text (<<<<<<< SEARCH / ======= / >>>>>>> REPLACE)."),
   astRules: z.array(AstRuleInput).min(1).max(LIMITS.patch.maxAstRules).optional().describe("For ast: rules applied in order, each to every match."),
   preview: z.boolean().optional().describe("Write nothing; return the diff, the candidate hash and a one-use previewReceipt."),
-  allowSyntaxErrors: z.boolean().optional().describe("Accept a candidate with more syntax errors than the original."),
+  allowSyntaxErrors: z.boolean().optional().describe("Accept a candidate with more syntax errors than the original, or one its unavailable parser cannot check."),
   diagnostics: z
     .boolean()
     .optional()
@@ -457,8 +450,7 @@ export const filePatchTool = defineTool({
     // them are not meant to be driven by several edits at once).
     const sequential = entries.some(([, entry]) => entry.diagnostics === true || entry.previewReceipt !== undefined);
     const concurrency = sequential ? 1 : LIMITS.patch.planConcurrency;
-    // A commit may start while the candidates' checks finish; not for previews, receipts or diagnostics, which need the verdicts first.
-    const planAll = (gate: CheckGate | undefined): Promise<Plan[]> => planEntries(entries, async (key, entry) => {
+    const plans = await planEntries(entries, async (key, entry) => {
       if (entry.previewReceipt !== undefined) {
         const resolved = await context.workspace.resolve(key, "write");
         const receipt = receiptBook.take(context.sessionId, entry.previewReceipt, { canonicalPath: resolved.real, configGeneration: context.config.generation });
@@ -490,21 +482,13 @@ export const filePatchTool = defineTool({
         edited = result.text;
         facts = { rules: rulesOf(result.rules) };
       }
-      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline, gate });
+      const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline });
       texts.set(key, { before: decoded?.text, after: candidate.text });
       if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
-    if (previews === 0) {
-      return commitAhead(async (gate) => {
-        const plans = await planAll(sequential ? undefined : gate);
-        refuseOverlaps(plans);
-        return commitReport(plans, await commitPlans(plans, pipeline, "file_patch", { gate }));
-      });
-    }
-    const plans = await planAll(undefined);
     refuseOverlaps(plans);
-    for (const plan of plans) Object.assign(plan.report, await plan.verified);
+    if (previews === 0) return commitReport(plans, await commitPlans(plans, pipeline, "file_patch"));
 
     const results: Record<string, FileResult> = {};
     for (const plan of plans) {

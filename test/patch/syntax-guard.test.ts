@@ -159,6 +159,26 @@ describe("unchecked languages", () => {
     expect(report.note).toContain("cobol");
   });
 
+  test("a language whose parser did not load or failed is refused (syntax_unchecked), not passed unchecked", async () => {
+    const spies = [spyOn(languages, "parseSourceAsync").mockResolvedValue(undefined), spyOn(languages, "syntaxTreeUnavailable").mockReturnValue("No such file or directory (os error 2)")];
+    try {
+      const report = await reportOf("c.py", "python", undefined, "def (((:\n");
+      expect(report).toMatchObject({ checked: false, cannotCheck: expect.stringContaining("os error 2") });
+      expect((await refusal(() => checkSyntax("c.py", "python", undefined, "def (((:\n"))).code).toBe("syntax_unchecked");
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const crash = spyOn(languages, "parseSourceAsync").mockRejectedValue(new Error("parser crashed"));
+    try {
+      expect((await reportOf("d.py", "python", undefined, "x = 1\n")).cannotCheck).toContain("parser crashed");
+      expect((await refusal(() => checkSyntax("d.py", "python", undefined, "x = 1\n"))).code).toBe("syntax_unchecked");
+    } finally {
+      crash.mockRestore();
+    }
+    // A language that never had a parser is still written unchecked.
+    expect((await checkSyntax("a.cob", "cobol", "a", "b(")).checked).toBe(false);
+  });
+
   test("markdown parses but never errs", async () => {
     expect((await checkSyntax("README.md", "markdown", "# a\n", "# a\n```\n")).checked).toBe(true);
   });

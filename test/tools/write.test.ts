@@ -10,6 +10,7 @@ import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndo
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 import { toolFailure as failure } from "../support/context.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
+import { snapshot } from "../patch/commit-fixture.ts";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -25,6 +26,14 @@ const hashOf = async (name: string) => sha256Hex(await readFile(file(name)));
 
 
 describe("file_write", () => {
+  test("a refused new file leaves no directory made for it and no staged file", async () => {
+    await temp.write("keep.ts", "export const keep = 1;\n");
+    const repository = await snapshot(temp.dir);
+    const refused = await failure(runTool(fileWriteTool, { files: { "deep/new/dir/broken.py": { content: "def broken(:\n    return 1\n", expectedSha256: null } } }, context));
+    expect(refused.code).toBe("syntax_regression");
+    expect(await snapshot(temp.dir)).toEqual(repository);
+  });
+
   test("creates files with parents, exclusive create refuses an existing file", async () => {
     const result = await runTool(fileWriteTool, { files: { "src/new/deep.ts": { content: "export const x = 1;\n", expectedSha256: null } } }, context);
     expect(result.committed).toBe(true);
