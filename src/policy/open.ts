@@ -1,13 +1,22 @@
 /**
- * Opening what the policy resolved: only the canonical path, only a regular file (checked on the
- * descriptor, non-blocking so a FIFO swapped in after resolution cannot stall), and file-system
- * failures turned into tool errors a model can act on. Read tools and the write pipeline both use it.
+ * The one reader of files the policy resolved. It opens the file beneath its root's held
+ * directory, each segment relative to the one above and never through a link (beneath.ts), and
+ * confirms on the descriptor that it is a regular file and the very entry (device, inode) the
+ * policy resolved: a directory swapped for a link, or the file replaced, since the check is
+ * path_changed, never the other file's bytes. Non-blocking, so a FIFO swapped in cannot stall the
+ * open. Read tools, the code index, run's scan and the write pipeline all read through it.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fstatSync, read, readSync, type Stats } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
 import { type ErrorCode, isToolError, ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { ChangedBeneath, changedError, type EntryIdentity, identityOf, openFileBeneath, sameEntry } from "./beneath.ts";
+import { locateReal } from "./roots.ts";
+import type { Root } from "./types.ts";
 import type { ResolvedPath } from "./workspace.ts";
+
+const readAsync = promisify(read);
 
 const ERRNO_CODES: Record<string, ErrorCode> = {
   ENOENT: "file_not_found",
@@ -15,10 +24,13 @@ const ERRNO_CODES: Record<string, ErrorCode> = {
   EISDIR: "not_a_file",
 };
 
-
 /** A file-system failure on an already resolved path, as the tool error a model can act on; anything that is not an fs error is rethrown. */
 export function fileSystemError(error: unknown, display: string): ToolError {
   if (isToolError(error)) return error;
+  if (error instanceof ChangedBeneath) {
+    if (error.reason === "missing") return new ToolError("file_not_found", `${display} does not exist (it disappeared while being read).`);
+    return changedError(display, error);
+  }
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof errno === "string") {
     const code = ERRNO_CODES[errno] ?? "io_error";
@@ -28,25 +40,138 @@ export function fileSystemError(error: unknown, display: string): ToolError {
   throw error;
 }
 
+/** What the reader opens: a file below a root's real directory, and optionally the entry it must be. */
+export interface ReadTarget {
+  /** A real directory (no links in it) the file lies beneath. */
+  base: string;
+  /** The segments from `base` to the file. */
+  segments: readonly string[];
+  display: string;
+  /** The entry the policy resolved; a file that is not this entry any more is path_changed. */
+  identity?: EntryIdentity;
+}
+
+/** The target of a path the policy resolved. */
+export function resolvedTarget(resolved: Pick<ResolvedPath, "root" | "relative" | "display" | "identity">): ReadTarget {
+  const target: ReadTarget = { base: resolved.root.real, segments: resolved.relative === "" ? [] : resolved.relative.split("/"), display: resolved.display };
+  if (resolved.identity) target.identity = resolved.identity;
+  return target;
+}
+
 /**
- * Opens a resolved path and confirms on the descriptor that it is still a regular file.
- * Non-blocking, so a FIFO swapped in after resolution cannot stall the open.
+ * The target of a real path reached through the policy (a listing entry): beneath the root that
+ * holds it, or, without roots, beneath the file system root (a real path holds no link, so no
+ * segment of it may be a link now either).
  */
-export async function openRegularFile(resolved: ResolvedPath): Promise<{ handle: FileHandle; size: number; mode: number }> {
-  let handle: FileHandle;
+export function realTarget(real: string, display: string, roots?: readonly Root[]): ReadTarget {
+  const located = roots ? locateReal(roots, real) : undefined;
+  if (located) return { base: located.root.real, segments: located.segments, display };
+  const base = path.parse(real).root;
+  return { base, segments: real.slice(base.length).split(path.sep).filter((segment) => segment !== ""), display };
+}
+
+/** An open descriptor of the target with its stats; throws ChangedBeneath, an errno error, or path_changed for another entry. */
+function openTarget(target: ReadTarget): { fd: number; stats: Stats } {
+  const fd = openFileBeneath(target.base, target.segments);
   try {
-    handle = await open(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (target.identity && !sameEntry(target.identity, identityOf(stats))) {
+      throw new ChangedBeneath(path.join(target.base, ...target.segments), "replaced");
+    }
+    return { fd, stats };
   } catch (error) {
-    throw fileSystemError(error, resolved.display);
+    closeQuietly(fd);
+    throw error;
   }
+}
+
+function closeQuietly(fd: number): void {
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
-    return { handle, size: stats.size, mode: stats.mode & 0o7777 };
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw fileSystemError(error, resolved.display);
+    closeSync(fd);
+  } catch {
+    // Closing a descriptor only read from cannot lose data.
   }
+}
+
+/** A regular file opened by the reader; close it when done. */
+export class OpenedFile {
+  #closed = false;
+
+  constructor(
+    readonly fd: number,
+    readonly stats: Stats,
+    readonly display: string,
+  ) {}
+
+  get size(): number {
+    return this.stats.size;
+  }
+
+  get mode(): number {
+    return this.stats.mode & 0o7777;
+  }
+
+  /** Reads from the start to the end asynchronously; undefined once it holds more than `maxBytes`. */
+  async readToEnd(maxBytes: number): Promise<Buffer | undefined> {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let chunkSize = Math.min(Math.max(this.size + 1, 64 * 1024), maxBytes + 1);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(chunkSize);
+      const { bytesRead } = await readAsync(this.fd, chunk, 0, chunk.length, length);
+      if (bytesRead === 0) break;
+      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      length += bytesRead;
+      if (length > maxBytes) return undefined;
+      chunkSize = Math.min(Math.max(64 * 1024, chunkSize), maxBytes + 1 - length);
+    }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+  }
+
+  /** The first `count` bytes (fewer for a shorter file). */
+  async readHead(count: number): Promise<Buffer> {
+    const head = Buffer.alloc(count);
+    const { bytesRead } = await readAsync(this.fd, head, 0, count, 0);
+    return head.subarray(0, bytesRead);
+  }
+
+  /** Reads it in chunks of `chunkBytes`, calling `take` with each (the buffer is reused). */
+  async eachChunk(chunkBytes: number, take: (bytes: Buffer) => void, signal?: AbortSignal): Promise<void> {
+    const buffer = Buffer.allocUnsafe(chunkBytes);
+    let position = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await readAsync(this.fd, buffer, 0, buffer.length, position);
+      if (bytesRead === 0) return;
+      take(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeQuietly(this.fd);
+  }
+}
+
+/**
+ * Opens a resolved path (or a reader target) and confirms on the descriptor that it is a regular
+ * file and the entry the policy resolved. Throws the tool error a model can act on.
+ */
+export function openRegularFile(resolved: ResolvedPath | ReadTarget): OpenedFile {
+  const target = "base" in resolved ? resolved : resolvedTarget(resolved);
+  let opened: { fd: number; stats: Stats };
+  try {
+    opened = openTarget(target);
+  } catch (error) {
+    throw fileSystemError(error, target.display);
+  }
+  if (!opened.stats.isFile()) {
+    closeQuietly(opened.fd);
+    throw new ToolError("not_a_file", `${target.display} is not a regular file.`);
+  }
+  return new OpenedFile(opened.fd, opened.stats, target.display);
 }
 
 /**
@@ -99,27 +224,75 @@ export function readToEndSync(fd: number, expectedSize: number, maxBytes: number
  * than the work itself (it was most of a file_hash call). Undefined for a file over
  * LIMITS.read.syncIoBytes, or one that grew past it while being read: the caller then streams it.
  */
-export function readSmallRegularFileSync(resolved: ResolvedPath): { bytes: Buffer; mode: number } | undefined {
-  let fd: number;
+export function readSmallRegularFileSync(resolved: ResolvedPath | ReadTarget, scratch?: ReadScratch): { bytes: Buffer; mode: number } | undefined {
+  const file = openRegularFile(resolved);
   try {
-    fd = openSync(resolved.real, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (file.size > LIMITS.read.syncIoBytes) return undefined;
+    const bytes = readToEndSync(file.fd, file.size, LIMITS.read.syncIoBytes, scratch);
+    return bytes === undefined ? undefined : { bytes, mode: file.mode };
   } catch (error) {
-    throw fileSystemError(error, resolved.display);
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
-    if (stats.size > LIMITS.read.syncIoBytes) return undefined;
-    const bytes = readToEndSync(fd, stats.size, LIMITS.read.syncIoBytes);
-    return bytes === undefined ? undefined : { bytes, mode: stats.mode & 0o7777 };
-  } catch (error) {
-    throw fileSystemError(error, resolved.display);
+    throw fileSystemError(error, file.display);
   } finally {
-    try {
-      closeSync(fd);
-    } catch {
-      // Closing a descriptor only read from cannot lose data.
+    file.close();
+  }
+}
+
+/** openTarget for readers that record a file as gone instead of failing: a missing file, a link or a changed path is "gone". */
+function openOrGone(target: ReadTarget): { fd: number; stats: Stats } | "gone" {
+  try {
+    return openTarget(target);
+  } catch (error) {
+    if (error instanceof ChangedBeneath) return "gone";
+    const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (errno === "ENOENT" || errno === "ENOTDIR" || errno === "ELOOP" || errno === "EISDIR") return "gone";
+    throw error;
+  }
+}
+
+/**
+ * For the code index and run's scan, which read thousands of files and record why one was not
+ * read instead of failing: the bytes of a regular file of at most `maxBytes` (synchronous calls,
+ * into `scratch` when given), its stats alone when `statsOnly` or it is larger, and "gone" when it
+ * is missing, not a regular file, or no longer reachable without a link.
+ */
+export function readBoundedSync(
+  target: ReadTarget,
+  maxBytes: number,
+  options: { scratch?: ReadScratch; statsOnly?: boolean } = {},
+): { bytes: Buffer; stats: Stats } | { skipped: "tooLarge" | "statsOnly"; stats: Stats } | "too_large" | "gone" {
+  const opened = openOrGone(target);
+  if (opened === "gone") return opened;
+  const { fd, stats } = opened;
+  try {
+    if (!stats.isFile()) return "gone";
+    if (options.statsOnly) return { skipped: "statsOnly", stats };
+    if (stats.size > maxBytes) return { skipped: "tooLarge", stats };
+    const bytes = readToEndSync(fd, stats.size, maxBytes, options.scratch);
+    return bytes === undefined ? "too_large" : { bytes, stats };
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+/** readBoundedSync for files too large to read on the main thread in one go: the read is asynchronous. */
+export async function readBounded(
+  target: ReadTarget,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; stats: Stats } | { skipped: "tooLarge"; stats: Stats } | "too_large" | "gone"> {
+  const opened = openOrGone(target);
+  if (opened === "gone") return opened;
+  const file = new OpenedFile(opened.fd, opened.stats, target.display);
+  try {
+    if (!file.stats.isFile()) return "gone";
+    if (file.size > maxBytes) return { skipped: "tooLarge", stats: file.stats };
+    if (file.size <= LIMITS.read.syncIoBytes) {
+      const bytes = readToEndSync(file.fd, file.size, maxBytes);
+      return bytes === undefined ? "too_large" : { bytes, stats: file.stats };
     }
+    const bytes = await file.readToEnd(maxBytes);
+    return bytes === undefined ? "too_large" : { bytes, stats: file.stats };
+  } finally {
+    file.close();
   }
 }
 
@@ -139,17 +312,17 @@ export async function readRegularFile(resolved: ResolvedPath, maxBytes: number, 
     if (small.bytes.length > maxBytes) throw tooLargeError(resolved, small.bytes.length, maxBytes, tooLargeHint);
     return small;
   }
-  const { handle, size, mode } = await openRegularFile(resolved);
+  const file = openRegularFile(resolved);
   try {
-    if (size > maxBytes) throw tooLargeError(resolved, size, maxBytes, tooLargeHint);
-    const bytes = await handle.readFile();
-    if (bytes.length > maxBytes) {
+    if (file.size > maxBytes) throw tooLargeError(resolved, file.size, maxBytes, tooLargeHint);
+    const bytes = await file.readToEnd(maxBytes);
+    if (bytes === undefined) {
       throw new ToolError("file_too_large", `${resolved.display} grew past ${maxBytes} bytes while being read.`);
     }
-    return { bytes, mode };
+    return { bytes, mode: file.mode };
   } catch (error) {
     throw fileSystemError(error, resolved.display);
   } finally {
-    await handle.close().catch(() => undefined);
+    file.close();
   }
 }

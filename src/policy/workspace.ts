@@ -3,12 +3,13 @@
  * check()) before any other file system call. Answers about paths outside the roots depend on
  * the input text alone, so the policy is never an oracle for what exists outside.
  */
-import { readdirSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import path from "node:path";
 import type { EffectiveConfig } from "../config/schema.ts";
 import { isToolError, ToolError, type ErrorCode } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { findControlCharacter, relativeInside, toPosix } from "../helpers/path-text.ts";
+import { ChangedBeneath, changedError, type EntryIdentity, holdBeneath, sameEntry } from "./beneath.ts";
 import * as messages from "./messages.ts";
 import { type WalkOptions, type WalkResult, walkRealPath } from "./resolve.ts";
 import { loadRoots, locateLexically, locateReal, realForm, type RootLocation } from "./roots.ts";
@@ -33,6 +34,8 @@ export interface ResolvedPath {
   kind: PathKind;
   /** The rule that decided this operation. */
   rule: RuleRef;
+  /** What the path named when the policy resolved it (absent when it does not exist); the reader opens only this entry. */
+  identity?: EntryIdentity;
 }
 
 export type PolicyCode = "path_outside_roots" | "path_denied" | "invalid_path" | "no_roots";
@@ -77,6 +80,36 @@ function ruleFromDenial(error: ToolError): RuleRef | undefined {
   const rule = error.details?.rule as { path?: unknown; source?: unknown } | undefined;
   if (typeof rule?.path !== "string" || typeof rule.source !== "string") return undefined;
   return { path: rule.path, source: rule.source, access: "deny" };
+}
+
+/** The segments of a resolved path below its root, for opening it beneath the root. */
+export function segmentsOf(resolved: Pick<ResolvedPath, "relative">): string[] {
+  return resolved.relative === "" ? [] : resolved.relative.split("/");
+}
+
+/**
+ * Reads a resolved directory through a descriptor held from its root, confirming it is the
+ * directory the policy resolved: a swap of it or a parent for a link is path_changed, never a listing of elsewhere.
+ */
+function readHeldDirectory(directory: ResolvedPath): Dirent[] {
+  let held;
+  try {
+    held = holdBeneath(directory.root.real, segmentsOf(directory));
+  } catch (error) {
+    if (error instanceof ChangedBeneath) throw changedError(directory.display, error);
+    throw messages.ioError(directory.display, error);
+  }
+  try {
+    if (directory.identity && !sameEntry(directory.identity, held.identity)) {
+      throw changedError(directory.display, new ChangedBeneath(directory.real, "replaced"));
+    }
+    return readdirSync(held.self(), { withFileTypes: true });
+  } catch (error) {
+    if (isToolError(error)) throw error;
+    throw messages.ioError(directory.display, error);
+  } finally {
+    held.close();
+  }
 }
 
 export class Workspace {
@@ -199,12 +232,7 @@ export class Workspace {
   listDirectory(input: string): DirectoryListing {
     const { resolved: directory, lexical } = this.#evaluate(input, "read");
     this.#checkListable(directory);
-    let dirents;
-    try {
-      dirents = readdirSync(directory.real, { withFileTypes: true });
-    } catch (error) {
-      throw messages.ioError(directory.display, error);
-    }
+    const dirents = readHeldDirectory(directory);
     const listing = this.#plainEntries(directory, lexical, dirents);
     for (const name of listing.links) {
       try {
@@ -321,6 +349,7 @@ export class Workspace {
       kind: walked.kind,
       rule: verdict.rule,
     };
+    if (walked.identity) resolved.identity = walked.identity;
     return { resolved, lexical };
   }
 

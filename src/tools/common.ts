@@ -3,7 +3,6 @@
  * workspace, reading and hashing its bytes, and reporting per-item failures in batches.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError } from "../core/errors.ts";
@@ -12,6 +11,9 @@ import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
+
+/** Large files are hashed in chunks of this size. */
+const HASH_CHUNK_BYTES = 256 * 1024;
 
 export const PathInput = z.string().min(1).max(LIMITS.pathChars);
 
@@ -54,28 +56,26 @@ export function toItemError(error: unknown, display: string): ItemError {
 export { fileSystemError, readFileBytes, sha256Hex };
 
 
-/** Hashes a file: small files in one synchronous read, larger ones streamed so hashing never holds them in memory. */
+/** Hashes a file: small files in one synchronous read, larger ones in chunks so hashing never holds them in memory. */
 export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
   const small = readSmallRegularFileSync(resolved);
   if (small) return { sha256: sha256Hex(small.bytes), size: small.bytes.length };
-  const { handle } = await openRegularFile(resolved);
+  const file = openRegularFile(resolved);
   const hash = createHash("sha256");
   let size = 0;
   try {
-    for await (const chunk of createReadStream("", { fd: handle, autoClose: false, signal })) {
-      const bytes = chunk as Buffer;
+    await file.eachChunk(HASH_CHUNK_BYTES, (bytes) => {
       hash.update(bytes);
       size += bytes.length;
-    }
+    }, signal);
   } catch (error) {
     if (signal.aborted) throw error;
     throw fileSystemError(error, resolved.display);
   } finally {
-    await handle.close().catch(() => undefined);
+    file.close();
   }
   return { sha256: hash.digest("hex"), size };
 }
-
 
 /**
  * The whole file when it has at most `maxBytes`; otherwise only its first `headBytes`
@@ -84,19 +84,18 @@ export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal
 export async function readWholeOrHead(resolved: ResolvedPath, maxBytes: number, headBytes: number): Promise<{ bytes: Buffer; size: number; complete: boolean }> {
   const small = readSmallRegularFileSync(resolved);
   if (small && small.bytes.length <= maxBytes) return { bytes: small.bytes, size: small.bytes.length, complete: true };
-  const { handle, size } = await openRegularFile(resolved);
+  const file = openRegularFile(resolved);
   try {
-    if (size <= maxBytes) {
-      const bytes = await handle.readFile();
-      return { bytes, size: bytes.length, complete: bytes.length <= maxBytes };
+    if (file.size <= maxBytes) {
+      const bytes = await file.readToEnd(maxBytes);
+      if (bytes !== undefined) return { bytes, size: bytes.length, complete: true };
     }
-    const head = Buffer.alloc(headBytes);
-    const { bytesRead } = await handle.read(head, 0, headBytes, 0);
-    return { bytes: head.subarray(0, bytesRead), size, complete: false };
+    const head = await file.readHead(headBytes);
+    return { bytes: head, size: Math.max(file.size, head.length), complete: false };
   } catch (error) {
     throw fileSystemError(error, resolved.display);
   } finally {
-    await handle.close().catch(() => undefined);
+    file.close();
   }
 }
 

@@ -117,6 +117,7 @@ describe("paths outside the roots", () => {
       ...(["lstat", "stat", "realpath", "readlink", "readdir"] as const).map((name) => spyOn(fsp, name)),
       ...(["lstatSync", "statSync", "realpathSync", "readlinkSync", "readdirSync"] as const).map((name) => spyOn(fs, name)),
     ];
+    const openSpy = spyOn(fs, "openSync");
     try {
       const inputs = [
         path.join(tree.outside, "secret.txt"),
@@ -129,11 +130,24 @@ describe("paths outside the roots", () => {
         "/",
       ];
       for (const input of inputs) expect((await workspace.check(input, "read")).code).toBe("path_outside_roots");
-      const touched = spies.flatMap((spy) => spy.mock.calls.map((call) => String(call[0])));
+      // The walk names entries through held directories (/proc/self/fd/<fd>/name): map each back to what was opened.
+      const opened = new Map<number, string>();
+      const named = (text: string): string => {
+        const held = /^\/proc\/self\/fd\/(\d+)(\/.*)?$/.exec(text);
+        if (!held) return text;
+        const directory = opened.get(Number(held[1])) ?? text;
+        return held[2] ? path.join(directory, held[2]) : directory;
+      };
+      for (const [index, call] of openSpy.mock.calls.entries()) {
+        const result = openSpy.mock.results[index];
+        if (result?.type === "return") opened.set(result.value as number, named(String(call[0])));
+      }
+      const touched = [...spies, openSpy].flatMap((spy) => spy.mock.calls.map((call) => named(String(call[0]))));
       expect(touched.length).toBeGreaterThan(0);
       for (const probed of touched) expect(probed === tree.repo || probed.startsWith(tree.repo + path.sep)).toBe(true);
     } finally {
       for (const spy of spies) spy.mockRestore();
+      openSpy.mockRestore();
     }
   });
 });

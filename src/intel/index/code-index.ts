@@ -18,8 +18,7 @@
  *   whose size, mtime and SHA-256 still match.
  * - `generation` increases on every change, so derived caches (graphs, search) know to update.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
-import { open } from "node:fs/promises";
+import { lstatSync, type Stats } from "node:fs";
 import path from "node:path";
 import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
 import type { ConfigSnapshot } from "../../config/types.ts";
@@ -31,8 +30,8 @@ import { decodeText, looksBinary } from "../../helpers/encoding.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { onCommitted } from "../../patch/pipeline.ts";
-import type { DirectoryEntry, ResolvedPath, Workspace } from "../../policy/workspace.ts";
-import { ReadScratch, readToEndSync } from "../../policy/open.ts";
+import type { DirectoryEntry, ResolvedPath, Root, Workspace } from "../../policy/workspace.ts";
+import { type ReadTarget, ReadScratch, readBounded, readBoundedSync, realTarget, resolvedTarget } from "../../policy/open.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
 import { parseTreeAsync, type LanguageId, TreeBudget } from "../languages.ts";
@@ -136,15 +135,15 @@ function ignoreSignatureSync(dirReal: string): string {
   return stats?.isFile() ? signatureOf(stats) : "";
 }
 
-function readIgnoreText(real: string): string | undefined {
+function readIgnoreText(target: ReadTarget): string | undefined {
   try {
-    const stats = lstatSync(real);
-    if (!stats.isFile()) return undefined;
-    if (stats.size > LIMITS.intel.index.maxIgnoreFileBytes) {
-      log.warn("an ignore file is too large and is not applied", { file: real, bytes: stats.size });
+    const loaded = readBoundedSync(target, LIMITS.intel.index.maxIgnoreFileBytes);
+    if (loaded === "gone" || loaded === "too_large") return undefined;
+    if ("skipped" in loaded) {
+      log.warn("an ignore file is too large and is not applied", { file: target.display, bytes: loaded.stats.size });
       return undefined;
     }
-    return readFileSync(real, "utf8");
+    return loaded.bytes.toString("utf8");
   } catch {
     return undefined;
   }
@@ -696,7 +695,7 @@ export class CodeIndex {
     try {
       const resolved = await this.#workspace.resolve(excludePath, "read");
       if (!resolved.exists || resolved.kind !== "file") return [];
-      const text = readIgnoreText(resolved.real);
+      const text = readIgnoreText(resolvedTarget(resolved));
       return text === undefined ? [] : [parseIgnoreFile(text, "")];
     } catch {
       return [];
@@ -755,7 +754,7 @@ export class CodeIndex {
     const oldIgnoreSignature = dir.ignoreSignature;
     dir.ignoreSignature = ignoreEntry ? ignoreSignatureSync(dir.real) : "";
     if (ignoreEntry) {
-      const text = readIgnoreText(ignoreEntry.real);
+      const text = readIgnoreText(realTarget(ignoreEntry.real, ignoreEntry.display, this.#workspace.roots));
       if (text !== undefined) own = parseIgnoreFile(text, dir.relative);
     }
     dir.chain = own ? [...inherited, own] : inherited;
@@ -988,7 +987,7 @@ export class CodeIndex {
   async #readAndIndex(state: FileState): Promise<void> {
     const byName = this.#detector.fromName(state.relative);
     // The bytes are hashed and decoded before the first await, so they may live in the shared scratch.
-    const loaded = readBytesNoFollowSync(state.real, this.#settings.maxFileBytes, isMinifiedName(path.basename(state.relative)), this.#readScratch);
+    const loaded = readBytesNoFollowSync(state.real, this.#settings.maxFileBytes, isMinifiedName(path.basename(state.relative)), this.#readScratch, this.#workspace.roots);
     if (typeof loaded === "object" && "skipped" in loaded) {
       // Status decided by the descriptor's stats alone: nothing was read.
       state.signature = signatureOf(loaded.stats);
@@ -1128,7 +1127,7 @@ export class CodeIndex {
       throw new ToolError(resolved.exists ? "not_a_file" : "file_not_found", `${resolved.display} ${resolved.exists ? "is not a regular file" : "does not exist"}.`);
     }
     const limit = Math.max(this.#settings.maxFileBytes, LIMITS.read.maxBytesCeiling * 8);
-    const loaded = await readWhole(resolved.real, limit);
+    const loaded = await readWhole(resolvedTarget(resolved), limit);
     if (loaded === "gone") throw new ToolError("file_not_found", `${resolved.display} does not exist (it disappeared while being read).`);
     if (loaded === "too_large") {
       throw new ToolError("file_too_large", `${resolved.display} is larger than ${limit} bytes, too large to parse for an outline.`, {
@@ -1184,7 +1183,7 @@ export class CodeIndex {
   async text(file: IndexedFile): Promise<string> {
     // Read synchronously (a thread-pool round trip per file cost more than the read when search
     // reads every file) into the scratch, whose bytes are used up before this returns.
-    const loaded = readBytesNoFollowSync(file.real, Math.max(this.#settings.maxFileBytes, file.size), false, this.#readScratch);
+    const loaded = readBytesNoFollowSync(file.real, Math.max(this.#settings.maxFileBytes, file.size), false, this.#readScratch, this.#workspace.roots);
     if (loaded === "gone") {
       this.notifyWritten([file.real]);
       throw new ToolError("file_not_found", `${file.display} no longer exists.`);
@@ -1327,70 +1326,26 @@ async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined
  */
 type FileStats = { size: number; mtimeMs: number; ctimeMs: number; ino: number };
 
-/** The whole file, or why not. */
-async function readWhole(real: string, maxBytes: number): Promise<{ bytes: Buffer; stats: FileStats } | "too_large" | "gone"> {
-  const loaded = await readBytesNoFollow(real, maxBytes);
+/** The whole file, or why not (read through the policy's one reader). */
+async function readWhole(target: ReadTarget, maxBytes: number): Promise<{ bytes: Buffer; stats: FileStats } | "too_large" | "gone"> {
+  const loaded = await readBounded(target, maxBytes);
   return typeof loaded === "object" && "skipped" in loaded ? "too_large" : loaded;
 }
 
 /**
- * readBytesNoFollow with synchronous calls (open, fstat, read, close): the index reads thousands
- * of small files, and a thread-pool round trip per call (queued behind parses) cost more than the
- * reads themselves.
+ * A file's bytes through the policy's one reader with synchronous calls (open, fstat, read,
+ * close): the index reads thousands of small files, and a thread-pool round trip per call (queued
+ * behind parses) cost more than the reads themselves. Opened beneath the root in `roots` that holds
+ * it (beneath the file system root without roots), never through a link.
  */
 export function readBytesNoFollowSync(
   real: string,
   maxBytes: number,
   minifiedByName = false,
   scratch?: ReadScratch,
+  roots?: readonly Root[],
 ): { bytes: Buffer; stats: FileStats } | { skipped: "tooLarge" | "minified"; stats: FileStats } | "too_large" | "gone" {
-  let fd: number;
-  try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EISDIR") return "gone";
-    throw error;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return "gone";
-    if (minifiedByName) return { skipped: "minified", stats };
-    if (stats.size > maxBytes) return { skipped: "tooLarge", stats };
-    const bytes = readToEndSync(fd, stats.size, maxBytes, scratch);
-    return bytes === undefined ? "too_large" : { bytes, stats };
-  } finally {
-    try {
-      closeSync(fd);
-    } catch {
-      // Nothing to do about a failed close of a read-only descriptor.
-    }
-  }
-}
-
-async function readBytesNoFollow(
-  real: string,
-  maxBytes: number,
-  minifiedByName = false,
-): Promise<{ bytes: Buffer; stats: FileStats } | { skipped: "tooLarge" | "minified"; stats: FileStats } | "too_large" | "gone"> {
-  let handle;
-  try {
-    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EISDIR") return "gone";
-    throw error;
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return "gone";
-    if (minifiedByName) return { skipped: "minified", stats };
-    if (stats.size > maxBytes) return { skipped: "tooLarge", stats };
-    const bytes = await handle.readFile();
-    // Grew while being read: its stats no longer describe these bytes, so look again next time.
-    if (bytes.length > maxBytes) return "too_large";
-    return { bytes, stats };
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  const loaded = readBoundedSync(realTarget(real, real, roots), maxBytes, { ...(scratch ? { scratch } : {}), statsOnly: minifiedByName });
+  if (typeof loaded === "object" && "skipped" in loaded) return { skipped: loaded.skipped === "statsOnly" ? "minified" : "tooLarge", stats: loaded.stats };
+  return loaded;
 }

@@ -10,13 +10,12 @@
  * Counting needs only step 2; the rewrite path reads each matched file again (src/tools/run.ts).
  */
 import { isUtf8 } from "node:buffer";
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { SgNode } from "@ast-grep/napi";
 import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
+import { readBounded, realTarget } from "../../policy/open.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
 import { astGrepLanguageFor, type LanguageId, releaseTreesLater, TreeRelease } from "../languages.ts";
@@ -82,31 +81,21 @@ function isUtf16(bytes: Buffer): boolean {
 
 type ReadOutcome = { bytes: Buffer; mode: number } | "too_large" | "unreadable";
 
-async function readBounded(real: string): Promise<ReadOutcome> {
-  let handle;
+async function readForScan(file: RunFile): Promise<ReadOutcome> {
   try {
-    // The walk saw no link at this path; one swapped in since is not followed.
-    handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    // Through the policy's one reader: beneath the file system root, never through a link.
+    const loaded = await readBounded(realTarget(file.real, file.display), LIMITS.intel.run.maxFileBytes);
+    if (loaded === "gone") return "unreadable";
+    if (loaded === "too_large" || "skipped" in loaded) return "too_large";
+    return { bytes: loaded.bytes, mode: loaded.stats.mode & 0o7777 };
   } catch {
     return "unreadable";
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return "unreadable";
-    if (stats.size > LIMITS.intel.run.maxFileBytes) return "too_large";
-    const bytes = await handle.readFile();
-    if (bytes.length > LIMITS.intel.run.maxFileBytes) return "too_large";
-    return { bytes, mode: stats.mode & 0o7777 };
-  } catch {
-    return "unreadable";
-  } finally {
-    await handle.close().catch(() => undefined);
   }
 }
 
 /** Reads a file for matching or rewriting; undefined when it is gone, too large or not text. */
 export async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
-  const read = await readBounded(file.real);
+  const read = await readForScan(file);
   if (typeof read === "string") return undefined;
   try {
     return { bytes: read.bytes, sha256: sha256Hex(read.bytes), mode: read.mode, decoded: decodeForEdit(read.bytes, file.display) };
@@ -295,7 +284,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
     const query = queries.get(file.language);
     if (query) {
       result.considered++;
-      const read = await readBounded(file.real);
+      const read = await readForScan(file);
       if (read === "too_large") result.tooLarge.push(file.display);
       else if (read === "unreadable") result.unreadable.push(file.display);
       else if (isUtf16(read.bytes)) {
