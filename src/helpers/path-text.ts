@@ -2,6 +2,7 @@
  * Pure checks and conversions on path text. Nothing here touches the file system:
  * the policy layer decides with these before it makes any file system call.
  */
+import { ToolError } from "../core/errors.ts";
 
 /** Index of the first control character (C0, DEL or C1, NUL included), or -1 when there is none. */
 export function findControlCharacter(text: string): number {
@@ -10,6 +11,31 @@ export function findControlCharacter(text: string): number {
     if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return index;
   }
   return -1;
+}
+
+/** Index of the first lone surrogate (half of a UTF-16 pair without its other half), or -1 when the text is well-formed. */
+export function findLoneSurrogate(text: string): number {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
+      else return index;
+    } else if (code >= 0xdc00 && code <= 0xdfff) return index;
+  }
+  return -1;
+}
+
+/**
+ * Refuses a path that is not well-formed Unicode: file names travel as UTF-8, where a lone surrogate
+ * becomes U+FFFD, so several different inputs would name one file.
+ */
+export function assertWellFormedPath(input: string): void {
+  const index = findLoneSurrogate(input);
+  if (index < 0) return;
+  throw new ToolError("invalid_path", `Path contains the lone surrogate ${describeCodePoint(input, index)} at offset ${index}; it is not well-formed Unicode.`, {
+    hint: "Pass the path as well-formed Unicode (every surrogate in its pair); a lone surrogate cannot name a file.",
+  });
 }
 
 /** "U+0000" style name of the character at `index`, for messages that must not print it raw. */

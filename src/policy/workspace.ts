@@ -8,7 +8,7 @@ import path from "node:path";
 import type { EffectiveConfig } from "../config/schema.ts";
 import { isToolError, ToolError, type ErrorCode } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { findControlCharacter, relativeInside, toPosix } from "../helpers/path-text.ts";
+import { assertWellFormedPath, findControlCharacter, relativeInside, toPosix } from "../helpers/path-text.ts";
 import { ChangedBeneath, changedError, type EntryIdentity, holdBeneath, sameEntry } from "./beneath.ts";
 import * as messages from "./messages.ts";
 import { type WalkOptions, type WalkResult, walkRealPath } from "./resolve.ts";
@@ -310,6 +310,7 @@ export class Workspace {
     if (input.length > LIMITS.pathChars) throw messages.tooLong(input);
     const control = findControlCharacter(input);
     if (control >= 0) throw messages.controlCharacter(input, control);
+    assertWellFormedPath(input);
     const absolute = path.isAbsolute(input) ? path.resolve(input) : path.resolve(first.path, input);
     const location = locateLexically(this.roots, absolute);
     if (!location) throw messages.outsideRoots(input);

@@ -65,6 +65,13 @@ function publishedOutputSchema(schema: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * tools/call is registered under a schema that accepts any params, so a malformed request (say
+ * `arguments: null`) reaches the SDK's own tools/call validation, which answers -32602 (invalid params);
+ * under the strict schema the SDK would parse first and answer -32603 (internal error).
+ */
+const ToolsCallEnvelope = z.looseObject({ method: z.literal("tools/call"), params: z.unknown() });
+
 const publishedCache = new WeakMap<readonly AnyTool[], Tool[]>();
 
 /** Published JSON Schemas are computed once per tool list, not once per session. */
@@ -175,7 +182,9 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
     return { tools: describeTools(listed.tools) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(ToolsCallEnvelope, async (envelope, extra): Promise<CallToolResult> => {
+    // The SDK has already checked the request against CallToolRequestSchema; this gives it its type.
+    const request = CallToolRequestSchema.parse(envelope);
     let snapshot: ConfigSnapshot;
     try {
       snapshot = await deps.snapshot();
