@@ -8,7 +8,6 @@ import type { ConfigSnapshot } from "../config/types.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log, setLogLevel } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import { settleLockReleases } from "../patch/locks.ts";
 import { recoverJournal } from "../patch/recover.ts";
 import { Workspace } from "../policy/workspace.ts";
 import { startHttpServer } from "../server/http.ts";
@@ -104,7 +103,6 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
     const transport = new StdioTransport({ input: process.stdin, output: process.stdout });
     const lifecycle = manageLifecycle(async () => {
       await server.close();
-      await settleLockReleases();
     });
     transport.onclose = () => lifecycle.shutdown("stdin closed");
     await server.connect(transport);
@@ -133,7 +131,6 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
   }
   manageLifecycle(async () => {
     await handle.close();
-    await settleLockReleases();
   });
   log.info(`ast-mcp ${VERSION} listening on ${handle.url}`);
   return await new Promise<number>(() => {});

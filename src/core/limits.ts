@@ -396,10 +396,10 @@ export const LIMITS = {
   locks: {
     /** How long a writer waits for another writer's lock before lock_timeout. */
     acquireTimeoutMs: 10_000,
-    /** A cross-process lock not refreshed for this long is considered stale and recovered. */
+    /** A lock whose holder's liveness cannot be checked (another host) and not refreshed for this long is stale and recovered. */
     staleMs: 30_000,
-    /** Released lock directories a process keeps for reuse (making and removing directories is slow on some file systems). */
-    spareDirectories: 64,
+    /** A lock entry without a readable owner record (its writer died between creating it and writing the record) is stale after this long. */
+    unreadableGraceMs: 2_000,
   },
 
   journal: {

@@ -35,7 +35,7 @@ import {
   type JournalLimits,
   type JournalOp,
 } from "./journal-store.ts";
-import { withPathLocks } from "./locks.ts";
+import { withPathLocks, type LockTarget } from "./locks.ts";
 import { currentProcess } from "./process-identity.ts";
 import { assertOutsideRoots, stateDirectory } from "./state-dir.ts";
 
@@ -255,8 +255,9 @@ function parentBound(op: CommitOp & { kind: "write" | "rename" }, roots: readonl
   return roots.find((root) => (relativeInside(root, target, path.sep) ?? "") !== "");
 }
 
-async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], copied: string[]): Promise<JournalOp> {
+async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], copied: string[], createdForLocks: ReadonlyMap<string, string[]>): Promise<JournalOp> {
   const batchId = staging.id;
+  const createdFor = (target: string, plan: ParentPlan) => [...(createdForLocks.get(target) ?? []), ...plan.createdDirs];
   switch (op.kind) {
     case "write": {
       const bound = parentBound(op, roots);
@@ -274,7 +275,7 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
         image: current === null ? null : String(index),
         imageBytes: current?.size ?? 0,
         temp: tempPath(path.dirname(op.path), batchId, index, "stage"),
-        createdDirs: parent.createdDirs,
+        createdDirs: createdFor(op.path, parent),
         createParentsUpTo: bound ?? null,
       };
     }
@@ -311,7 +312,7 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
         afterMode: current.mode,
         beforeOwner: { uid: current.uid, gid: current.gid },
         temp: tempPath(path.dirname(op.to), batchId, index, "stage"),
-        createdDirs: destination.createdDirs,
+        createdDirs: createdFor(op.to, destination),
         createParentsUpTo: bound ?? null,
         removeEmptyParentsUpTo: op.removeEmptyParentsUpTo ?? null,
         toParentReal: destination.parentReal,
@@ -330,6 +331,67 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
       };
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Locks.
+
+interface BatchLocks {
+  targets: LockTarget[];
+  /** Directories made so that a target's lock entry could be created in them, by target: the batch's own, journaled as created by it. */
+  created: ReadonlyMap<string, string[]>;
+  /** Once the batch is committed: the parents its deletes and renames emptied go after the release (the lock entries kept them). */
+  removeEmptiedParents(): void;
+}
+
+/**
+ * The lock of every path of the batch. A lock entry lives in its target's directory, so a missing
+ * directory the op may create is created when the lock is taken (see LockTarget.directoriesToCreate);
+ * when the batch does not commit it goes again with the release, as long as it is empty.
+ */
+function batchLocks(ops: readonly CommitOp[], roots: readonly string[]): BatchLocks {
+  const targets: LockTarget[] = [];
+  const creating: LockTarget[] = [];
+  const emptied: Array<{ lock: LockTarget; upTo: string }> = [];
+  const lockOf = (target: string, bound?: string): LockTarget => {
+    const lock: LockTarget = { path: target };
+    if (bound !== undefined) {
+      lock.directoriesToCreate = () => planParent(path.dirname(target), bound, target).createdDirs;
+      creating.push(lock);
+    }
+    targets.push(lock);
+    return lock;
+  };
+  for (const op of ops) {
+    switch (op.kind) {
+      case "write":
+        lockOf(op.path, parentBound(op, roots));
+        break;
+      case "rename": {
+        const from = lockOf(op.from);
+        lockOf(op.to, parentBound(op, roots));
+        if (op.removeEmptyParentsUpTo !== undefined) emptied.push({ lock: from, upTo: op.removeEmptyParentsUpTo });
+        break;
+      }
+      case "delete": {
+        const lock = lockOf(op.path);
+        if (op.removeEmptyParentsUpTo !== undefined) emptied.push({ lock, upTo: op.removeEmptyParentsUpTo });
+        break;
+      }
+      case "chmod":
+        lockOf(op.path);
+        break;
+    }
+  }
+  return {
+    targets,
+    get created() {
+      return new Map(creating.map((lock) => [lock.path, lock.created ?? []]));
+    },
+    removeEmptiedParents() {
+      for (const { lock, upTo } of emptied) lock.removeEmptyUpTo = upTo;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -441,11 +503,11 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   validate(ops, meta, options.maxOps ?? LIMITS.batchPaths);
   const stateDir = options.stateDir ?? (await stateDirectory());
   assertOutsideRoots(stateDir, meta.roots);
-  // A committed batch answers while its locks are released (a rename or removal per lock file).
-  const lockOptions = { stateDir, releaseAfterAnswer: true, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
+  const lockOptions = { stateDir, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
+  const locks = batchLocks(ops, meta.roots);
 
   const record = await withPathLocks(
-    ops.flatMap(opPaths),
+    locks.targets,
     async (held) => {
       const id = newBatchId();
       // The record and before-images are assembled under a transit name and appear together.
@@ -455,7 +517,8 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       try {
         const journalOps: JournalOp[] = [];
         const copied: string[] = [];
-        for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, staging, meta.roots, copied));
+        const createdForLocks = locks.created;
+        for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, staging, meta.roots, copied, createdForLocks));
         const createdAt = new Date().toISOString();
         batch = {
           format: 2,
@@ -497,6 +560,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         batch.state = "committed";
         batch.committedAt = batch.createdAt;
         rememberFinished(stateDir, batch);
+        locks.removeEmptiedParents();
       } catch (error) {
         const worse = await abandon(stateDir, batch, reached, error);
         throw worse ?? error;

@@ -1,94 +1,269 @@
 /**
- * Writer locks: an in-process FIFO queue per canonical path, plus a cross-process lock taken with
- * proper-lockfile. Lock files live in the state directory, named by a SHA-256 of the canonical
- * path, never next to the file in the repository. Paths are locked in sorted order, so two
- * batches over the same paths can never wait for each other in a cycle.
+ * Writer locks: an in-process FIFO queue per target, plus a lock entry beside the target that every
+ * writer of the file sees, whatever its state directory, user or sandbox: the entry lives in the
+ * target's own directory, which any writer needs to be able to write anyway (a commit stages the new
+ * content there and renames it into place). The entry exists only while a commit runs.
  *
- * proper-lockfile creates a lock directory with mkdir. Here that mkdir is replaced (through its
- * `fs` option) by an atomic rename of a directory that already contains an owner record (pid,
- * process start time, host, token), so a lock always names its holder: when the holder died
- * (SIGKILL, crash) the next writer removes the lock at once instead of waiting for it to go stale.
- * proper-lockfile's mtime staleness still covers holders whose liveness cannot be checked
- * (another host, an unreadable record).
+ * The entry is a file created with O_EXCL and holding an owner record (pid, process start time, host,
+ * token). A lock whose owner is gone (killed, or its pid now names another process) is recovered at
+ * once by the next writer: it renames the entry to a name of its own and deletes it only if it is
+ * still the record it judged; a live lock moved aside by a recoverer that lost a race is linked back.
+ * A holder refreshes its entry's mtime while it holds it, so the lock of a holder whose liveness
+ * cannot be checked (another host on a shared file system) goes stale only when that stops.
+ * Before its first lock entry in a directory, a process adds the directory to its list in the state
+ * directory (LOCK_DIRS_SUBDIR), so that recovery finds the entries of a process that was killed.
+ * Targets are locked in sorted order, so two batches can never wait for each other in a cycle.
  */
 import { createHash, randomBytes } from "node:crypto";
-import * as nodeFs from "node:fs";
-import { readdir, rm } from "node:fs/promises";
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
-import lockfile from "proper-lockfile";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { errnoOf, isMissing, overwriteInPlaceSync } from "./durable-fs.ts";
+import { relativeInside } from "../helpers/path-text.ts";
+import { errnoOf, isMissing } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
-import { LOCKS_SUBDIR, stateDirectory } from "./state-dir.ts";
+import { LOCK_DIRS_SUBDIR, stateDirectory } from "./state-dir.ts";
 
-const OWNER_FILE = "owner.json";
+/** Entries of the commit machinery beside the files it writes all start with this; see LOCK_ENTRY_PATTERN. */
+const ENTRY_PREFIX = ".ast-mcp-";
+/** A lock entry, or one moved aside by a release or recovery: `.ast-mcp-<32 hex>.lock[.<pid>-<tag>]`. */
+export const LOCK_ENTRY_PATTERN = /^\.ast-mcp-[0-9a-f]{32}\.lock(\.\d+-[0-9a-f]+)?$/;
+/** Longest owner record read back; ours are far shorter. */
+const MAX_RECORD_BYTES = 4096;
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 interface OwnerRecord extends ProcessIdentity {
   token: string;
-  /** The canonical path locked, for people reading the state directory. */
+  /** The target locked, for people who find the entry. */
   path: string;
 }
 
-/** Handed to the locked function: lets it confirm, before its commit point, that no lock was lost. */
+/** Handed to the locked function: lets it confirm, right before its commit point, that no lock was lost. */
 export interface HeldLocks {
   assertHeld(): void;
 }
 
-export interface LockOptions {
-  timeoutMs?: number;
-  stateDir?: string;
+export interface LockTarget {
+  /** The canonical path of the file to lock; its lock entry lives in its directory. */
+  path: string;
   /**
-   * Resolve with the result as soon as `fn` has succeeded and release the locks after: the caller's
-   * answer does not wait for the lock files to go. Writers in this process still queue behind the
-   * release; a failed `fn` releases before its error is thrown.
+   * Called when the directory does not exist: the directories to create for it, outermost first (or
+   * throws why they may not be). They are listed for recovery, created, and added to `created`;
+   * unless the caller says otherwise, those left empty go again with the release.
    */
-  releaseAfterAnswer?: boolean;
+  directoriesToCreate?: () => string[];
+  /** The directories created for this lock (see directoriesToCreate). */
+  created?: string[];
+  /** When the directory does not exist (nor can be created), the target is not locked: a recovery of a file whose directory is gone. */
+  skipIfNoDirectory?: boolean;
+  /**
+   * After the release, directories left empty are removed from the target's directory upwards, up
+   * to (not including) this one: the lock entry kept them from being removed while it stood.
+   */
+  removeEmptyUpTo?: string;
 }
 
-/** Releases still running for batches that have answered (see LockOptions.releaseAfterAnswer). */
-const pendingReleases = new Set<Promise<void>>();
-
-/** Resolves once the locks of every batch that has answered are released (before the process exits). */
-export async function settleLockReleases(): Promise<void> {
-  await Promise.allSettled([...pendingReleases]);
+export interface LockOptions {
+  timeoutMs?: number;
+  /** Where this process lists the directories of its lock entries; default stateDirectory(). */
+  stateDir?: string;
 }
 
 /** Unique within this process (a counter) and across processes (a random prefix); no secret, so no random bytes per call. */
 const TAG_PREFIX = randomBytes(6).toString("hex");
 let tagCounter = 0;
-function randomTag(): string {
+function uniqueTag(): string {
   tagCounter += 1;
   return `${TAG_PREFIX}${tagCounter.toString(16)}`;
 }
 
-function lockTimeout(target: string, timeoutMs: number): ToolError {
-  return new ToolError("lock_timeout", `Another writer holds ${target}; it was not released within ${timeoutMs} ms.`, { details: { path: target } });
+function lockTimeout(target: string, timeoutMs: number, holder?: OwnerRecord): ToolError {
+  const who = holder === undefined ? "Another writer" : `Another writer (process ${holder.pid} on ${holder.host})`;
+  return new ToolError("lock_timeout", `${who} holds ${target}; it was not released within ${timeoutMs} ms.`, {
+    hint: "Another write to this file is in progress; retry shortly. A lock whose holder is gone is recovered by the next writer.",
+    details: { path: target },
+  });
+}
+
+/** Names that differ only in case or Unicode normalization may be one file on macOS and Windows: they share a lock. */
+const FOLDS_NAMES = process.platform === "darwin" || process.platform === "win32";
+
+/** The lock entry of `name` in `dir`. A hash keeps the name short and free of anything the file name may contain. */
+export function lockEntryPath(dir: string, name: string): string {
+  const key = FOLDS_NAMES ? name.normalize("NFC").toLowerCase() : name;
+  return path.join(dir, `${ENTRY_PREFIX}${createHash("sha256").update(key).digest("hex").slice(0, 32)}.lock`);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lock directories with owner records (the `fs` given to proper-lockfile).
+// Lock entries.
 
-/** Who is about to hold a lock: the owner record without the token of the directory it will get. */
-interface OwnerIntent {
-  identity: ProcessIdentity;
-  path: string;
+interface HeldEntry {
+  entry: string;
+  target: string;
+  fd: number;
+  dev: number;
+  ino: number;
+  token: string;
+  /** Set when the entry no longer stands as ours (seen by the refresh). */
+  lost: string | undefined;
 }
 
-/** The record a lock directory holds. */
-function ownerRecord(intent: OwnerIntent, token: string): OwnerRecord {
-  return { ...intent.identity, token, path: intent.path };
-}
+/** Entries this process holds, by entry path. */
+const heldEntries = new Map<string, HeldEntry>();
 
-/** Owners waiting for their lock directory to be created, by lock directory path. */
-const pendingOwners = new Map<string, OwnerIntent>();
-/** Tokens of the lock directories this process holds, by lock directory path. */
-const heldTokens = new Map<string, string>();
-
-function readOwner(lockDir: string): OwnerRecord | undefined {
+/** Whether `entry` still names the file we created (our descriptor keeps its inode from being reused). */
+function stillOurs(held: HeldEntry): boolean {
   try {
-    const parsed = JSON.parse(nodeFs.readFileSync(path.join(lockDir, OWNER_FILE), "utf8")) as unknown;
+    const stats = lstatSync(held.entry);
+    return stats.ino === held.ino && stats.dev === held.dev;
+  } catch {
+    return false;
+  }
+}
+
+let refreshTimer: ReturnType<typeof setInterval> | undefined;
+
+/** Keeps the mtime of held entries fresh: what another host's writer judges our lock by. */
+function refreshHeld(): void {
+  const now = new Date();
+  for (const held of heldEntries.values()) {
+    if (held.lost !== undefined) continue;
+    if (!stillOurs(held)) {
+      held.lost = `the lock entry ${held.entry} was removed or replaced`;
+      log.error("a write lock was lost; the write will be refused", { path: held.target });
+      continue;
+    }
+    try {
+      futimesSync(held.fd, now, now);
+    } catch (error) {
+      log.warn("could not refresh a write lock", { path: held.target, error });
+    }
+  }
+}
+
+function track(held: HeldEntry): void {
+  heldEntries.set(held.entry, held);
+  if (refreshTimer === undefined) {
+    refreshTimer = setInterval(refreshHeld, LIMITS.locks.staleMs / 2);
+    refreshTimer.unref();
+  }
+}
+
+function untrack(held: HeldEntry): void {
+  heldEntries.delete(held.entry);
+  if (heldEntries.size === 0 && refreshTimer !== undefined) {
+    clearInterval(refreshTimer);
+    refreshTimer = undefined;
+  }
+}
+
+function unableToLock(target: string, dir: string, error: unknown): ToolError {
+  const code = errnoOf(error);
+  const details = { path: target, errno: code };
+  if (code === "EACCES" || code === "EPERM") {
+    return new ToolError("io_error", `Cannot write in the directory ${dir}, so ${target} cannot be written: ${(error as Error).message}`, {
+      retryable: false,
+      hint: "A write stages the new content beside the file and renames it into place (and locks the file there), so it needs write permission on the file's directory, not only on the file.",
+      details,
+    });
+  }
+  if (code === "EROFS") {
+    return new ToolError("io_error", `${dir} is on a read-only file system; ${target} cannot be written.`, { retryable: false, hint: "Remount the file system read-write, or write elsewhere.", details });
+  }
+  if (code === "ENOTDIR") return new ToolError("not_a_file", `${dir} is not a directory, so ${target} cannot be written.`, { details: { path: target } });
+  return new ToolError("io_error", `Could not take the write lock for ${target}: ${(error as Error).message}`, { details });
+}
+
+/** Creates the entry with our record, or answers undefined when it exists. */
+function createEntry(entry: string, target: string): HeldEntry | undefined {
+  let fd: number;
+  try {
+    fd = openSync(entry, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
+  } catch (error) {
+    if (errnoOf(error) === "EEXIST") return undefined;
+    throw error;
+  }
+  const token = uniqueTag();
+  const record: OwnerRecord = { ...currentProcess(), token, path: target };
+  try {
+    writeSync(fd, `${JSON.stringify(record)}\n`);
+    const stats = fstatSync(fd);
+    return { entry, target, fd, dev: stats.dev, ino: stats.ino, token, lost: undefined };
+  } catch (error) {
+    closeSync(fd);
+    unlinkIfPresent(entry);
+    throw error;
+  }
+}
+
+function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+/** What an existing entry held when read: its bytes and the facts that tell one entry from its successor. */
+interface EntryReading {
+  text: string;
+  owner: OwnerRecord | undefined;
+  ino: number;
+  mtimeMs: number;
+}
+
+function readEntry(entry: string): EntryReading | undefined {
+  let fd: number;
+  try {
+    fd = openSync(entry, constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = errnoOf(error);
+    if (isMissing(error)) return undefined;
+    // A link or something else planted under the name: judged by its own mtime like an unreadable record.
+    if (code === "ELOOP" || code === "EACCES" || code === "EPERM") {
+      try {
+        const stats = lstatSync(entry);
+        return { text: "", owner: undefined, ino: stats.ino, mtimeMs: stats.mtimeMs };
+      } catch (statError) {
+        if (isMissing(statError)) return undefined;
+        throw statError;
+      }
+    }
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    const buffer = Buffer.alloc(MAX_RECORD_BYTES);
+    const length = stats.isFile() ? readSync(fd, buffer, 0, buffer.length, 0) : 0;
+    const text = buffer.subarray(0, length).toString("utf8");
+    return { text, owner: parseOwner(text), ino: stats.ino, mtimeMs: stats.mtimeMs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseOwner(text: string): OwnerRecord | undefined {
+  try {
+    const parsed = JSON.parse(text) as unknown;
     if (!isValidIdentity(parsed) || typeof (parsed as Partial<OwnerRecord>).token !== "string") return undefined;
     return parsed as OwnerRecord;
   } catch {
@@ -96,218 +271,299 @@ function readOwner(lockDir: string): OwnerRecord | undefined {
   }
 }
 
-function lockExistsError(lockDir: string): Error {
-  return Object.assign(new Error(`${lockDir} exists`), { code: "EEXIST" });
+/** Whether the lock read in `reading` is stale: its holder is gone, or nothing shows it is alive. */
+function isStale(reading: EntryReading): boolean {
+  const age = Date.now() - reading.mtimeMs;
+  const owner = reading.owner;
+  // No record: a writer is between creating the entry and writing its record (microseconds), or died there.
+  if (owner === undefined) return age > LIMITS.locks.unreadableGraceMs;
+  const self = currentProcess();
+  if (owner.pid === self.pid && owner.host === self.host && owner.startTime === self.startTime) {
+    // Ours by its record, yet not a lock this process holds: left by a release that failed.
+    return ![...heldEntries.values()].some((held) => held.token === owner.token);
+  }
+  const liveness = livenessOf(owner);
+  if (liveness === "dead") return true;
+  return liveness === "unknown" && age > LIMITS.locks.staleMs;
 }
 
 /**
- * Lock directories this process released, kept for its next locks (by locks directory): making
- * and removing a directory costs ~0.2 ms each on ext4, while rewriting the owner record of a
- * spare and renaming it costs a few µs. Spares carry debris names (<name>.lock.<pid>-<tag>.new or
- * .dead), so those a process leaves behind are removed by cleanLockLeftovers once it is gone.
+ * Removes a stale entry, but only the one judged: it is renamed to a name of our own first, and
+ * deleted only if it still holds what was read. One moved by mistake (a live successor, after
+ * another recoverer won the race) is linked back; if even its name was taken meanwhile, its holder
+ * finds its lock gone before its commit point (assertHeld) and refuses.
  */
-interface SpareLockDir {
-  dir: string;
-  /** The owner record it holds, as this process wrote it. */
-  holds: OwnerRecord;
-}
-const spareDirs = new Map<string, SpareLockDir[]>();
-
-/** A spare of this locks directory, preferring one that last locked `lockedPath` (its record then needs no rewrite). */
-function takeSpare(locksDir: string, lockedPath: string): SpareLockDir | undefined {
-  const pool = spareDirs.get(locksDir);
-  if (pool === undefined || pool.length === 0) return undefined;
-  const index = pool.findLastIndex((spare) => spare.holds.path === lockedPath);
-  return pool.splice(index === -1 ? pool.length - 1 : index, 1)[0];
-}
-
-/** Keeps `dir` (moved aside, holding the owner record `holds`) for reuse, or removes it when enough are kept. */
-function keepSpare(dir: string, holds: OwnerRecord): void {
-  const locksDir = path.dirname(dir);
-  let pool = spareDirs.get(locksDir);
-  if (pool === undefined) {
-    pool = [];
-    spareDirs.set(locksDir, pool);
-  }
-  if (pool.length < LIMITS.locks.spareDirectories) pool.push({ dir, holds });
-  else removeTombSync(dir);
-}
-
-/** Writes the owner record in place (a spare's inode and data block are reused, not freed and allocated again). */
-function writeOwnerRecord(dir: string, owner: OwnerRecord): void {
-  overwriteInPlaceSync(path.join(dir, OWNER_FILE), Buffer.from(JSON.stringify(owner), "utf8"));
-}
-
-/**
- * A directory holding a record of `intent`, ready to be renamed into place, and that record: a
- * spare when one is usable, else a new one. A spare that last locked the same path keeps its
- * record, token included, so nothing is written: the token names a lock directory of this
- * process, and the release before its reuse checked it was still ours.
- */
-function readyLockDir(lockDir: string, intent: OwnerIntent): { dir: string; owner: OwnerRecord } {
-  for (let spare = takeSpare(path.dirname(lockDir), intent.path); spare !== undefined; spare = takeSpare(path.dirname(lockDir), intent.path)) {
-    try {
-      // Every spare is this process's own, so its record differs from the one wanted in the path at most.
-      const keeps = spare.holds.path === intent.path;
-      const owner = keeps ? spare.holds : ownerRecord(intent, randomTag());
-      prepareLockDir(spare.dir, keeps ? undefined : owner);
-      return { dir: spare.dir, owner };
-    } catch {
-      // Removed behind our back (a cleaned state directory): forget it and try the next.
-      nodeFs.rmSync(spare.dir, { recursive: true, force: true });
-    }
-  }
-  const fresh = `${lockDir}.${process.pid}-${randomTag()}.new`;
-  const owner = ownerRecord(intent, randomTag());
-  nodeFs.mkdirSync(fresh, { mode: 0o700 });
+function removeStale(entry: string, judged: EntryReading): void {
+  const aside = `${entry}.${process.pid}-${uniqueTag()}`;
   try {
-    prepareLockDir(fresh, owner);
-  } catch (error) {
-    nodeFs.rmSync(fresh, { recursive: true, force: true });
-    throw error;
-  }
-  return { dir: fresh, owner };
-}
-
-/** Writes `owner` into `dir` (unless undefined: the record there stands) and refreshes its mtime. */
-function prepareLockDir(dir: string, owner: OwnerRecord | undefined): void {
-  if (owner !== undefined) writeOwnerRecord(dir, owner);
-  // Staleness is judged by the directory's mtime, which neither a rename nor an in-place rewrite refreshes.
-  const now = new Date();
-  nodeFs.utimesSync(dir, now, now);
-}
-
-/** mkdir for proper-lockfile: the lock directory appears atomically, owner record inside. */
-function createLockDir(lockDir: string): void {
-  const intent = pendingOwners.get(lockDir);
-  if (intent === undefined) throw new Error(`no owner registered for ${lockDir}`);
-  const { dir: staging, owner } = readyLockDir(lockDir, intent);
-  try {
-    // Renaming onto an existing lock directory fails because that directory is never empty.
-    nodeFs.renameSync(staging, lockDir);
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === "ENOTEMPTY" || code === "EEXIST" || (code === "EPERM" && process.platform === "win32")) {
-      keepSpare(staging, owner);
-      throw lockExistsError(lockDir);
-    }
-    nodeFs.rmSync(staging, { recursive: true, force: true });
-    throw error;
-  }
-  heldTokens.set(lockDir, owner.token);
-}
-
-/**
- * Moves a lock directory aside and deletes it (or, for our own lock, keeps it as a spare), but
- * only if it still carries `token`: one that carries another record (a lock taken by someone else
- * meanwhile) or none readable is put back. The check after the move is the only one needed: until
- * then the directory stands where it was.
- */
-function removeLockDir(lockDir: string, token: string, own = false): void {
-  const tomb = `${lockDir}.${process.pid}-${randomTag()}.dead`;
-  try {
-    nodeFs.renameSync(lockDir, tomb);
+    renameSync(entry, aside);
   } catch (error) {
     if (isMissing(error)) return;
     throw error;
   }
-  const moved = readOwner(tomb);
-  if (moved?.token !== token) {
+  let moved: EntryReading | undefined;
+  try {
+    moved = readEntry(aside);
+  } catch {
+    moved = undefined;
+  }
+  const same = moved !== undefined && moved.ino === judged.ino && moved.text === judged.text && (judged.owner !== undefined || moved.mtimeMs === judged.mtimeMs);
+  if (!same) {
     try {
-      nodeFs.renameSync(tomb, lockDir);
-      return;
-    } catch {
-      // The name was taken again meanwhile; the displaced holder loses its lock either way.
+      linkSync(aside, entry);
+    } catch (error) {
+      if (errnoOf(error) !== "EEXIST") log.warn("could not put back a write lock moved aside", { entry, error });
     }
+  } else {
+    log.debug("removed the lock of a writer that is gone", { path: judged.owner?.path, pid: judged.owner?.pid });
   }
-  if (own && moved !== undefined) keepSpare(tomb, moved);
-  else removeTombSync(tomb);
+  unlinkIfPresent(aside);
 }
 
-/** Deletes a lock directory moved aside: its owner record, then the directory (rm -r would list it first). */
-function removeTombSync(tomb: string): void {
-  try {
-    nodeFs.unlinkSync(path.join(tomb, OWNER_FILE));
-    nodeFs.rmdirSync(tomb);
-  } catch {
-    nodeFs.rmSync(tomb, { recursive: true, force: true });
-  }
+// ---------------------------------------------------------------------------------------------
+// The directories a process may leave lock entries in.
+
+/** This process's list in each state directory: its file and the directories already in it. */
+const listedDirectories = new Map<string, { file: string; dirs: Set<string> }>();
+
+function listFileName(identity: ProcessIdentity): string {
+  return `${identity.pid}-${identity.startTime ?? "x"}-${createHash("sha256").update(identity.host).digest("hex").slice(0, 16)}.dirs`;
 }
 
-/** rmdir for proper-lockfile: releases our own lock, or removes one it judged stale. */
-function releaseOrRemoveStale(lockDir: string): void {
-  const mine = heldTokens.get(lockDir);
-  if (mine !== undefined) {
-    heldTokens.delete(lockDir);
-    removeLockDir(lockDir, mine, true);
-    return;
-  }
-  const owner = readOwner(lockDir);
-  if (owner !== undefined) {
-    removeLockDir(lockDir, owner.token);
-    return;
-  }
+/**
+ * Adds `dir` to this process's list before its first lock entry there (one append per directory and
+ * process), or as `created` before the process creates it for a lock entry.
+ */
+function listDirectory(stateDir: string, dir: string, created = false): void {
+  let listed = listedDirectories.get(stateDir);
+  if (!created && listed?.dirs.has(dir)) return;
   try {
-    // A lock directory without a readable owner record (not made by this code): plain removal.
-    nodeFs.rmSync(lockDir, { recursive: true, force: true });
+    if (listed === undefined) {
+      const file = path.join(stateDir, LOCK_DIRS_SUBDIR, listFileName(currentProcess()));
+      appendFileSync(file, `${JSON.stringify(currentProcess())}\n`, { mode: 0o600 });
+      listed = { file, dirs: new Set() };
+      listedDirectories.set(stateDir, listed);
+    }
+    appendFileSync(listed.file, `${JSON.stringify(created ? { created: dir } : dir)}\n`);
+    if (!created) listed.dirs.add(dir);
   } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-}
-
-function removeOwnLockSync(lockDir: string): void {
-  const mine = heldTokens.get(lockDir);
-  if (mine === undefined) return;
-  heldTokens.delete(lockDir);
-  try {
-    if (readOwner(lockDir)?.token !== mine) return;
-    const tomb = `${lockDir}.${process.pid}-${randomTag()}.dead`;
-    nodeFs.renameSync(lockDir, tomb);
-    nodeFs.rmSync(tomb, { recursive: true, force: true });
-  } catch {
-    // Exiting: whatever is left is recovered by the next writer through the owner record.
+    // The lock works without it; only the tidying after a crash of this process would miss the directory.
+    log.warn("could not list a directory of write locks in the state directory", { dir, error });
   }
 }
 
 /**
- * Runs a synchronous step and answers proper-lockfile's callback at once (as its own lockSync
- * does): a lock costs a handful of system calls of a few µs each instead of as many thread-pool
- * round trips.
+ * Removes the lock entries (and entries moved aside) a dead process left in `dir`. An entry without a
+ * readable record that is still young (its writer may be between creating it and writing the record)
+ * is added to `young`, to be judged again once the grace is over.
  */
-function answer<T>(step: () => T, callback: (error: Error | null, result?: T) => void): void {
-  let result: T;
+function removeLeftEntries(dir: string, dead: ProcessIdentity, young: string[]): number {
+  let names: string[];
   try {
-    result = step();
-  } catch (error) {
-    callback(error as Error);
-    return;
+    names = readdirSync(dir);
+  } catch {
+    return 0;
   }
-  callback(null, result);
+  let removed = 0;
+  for (const name of names) {
+    const match = LOCK_ENTRY_PATTERN.exec(name);
+    if (match === null) continue;
+    const full = path.join(dir, name);
+    try {
+      if (match[1] !== undefined) {
+        // Moved aside by a release or recovery of the dead process, which never deleted it.
+        if (Number(match[1].slice(1).split("-")[0]) !== dead.pid) continue;
+        unlinkIfPresent(full);
+        removed += 1;
+        continue;
+      }
+      const reading = readEntry(full);
+      if (reading === undefined) continue;
+      if (!isStale(reading)) {
+        if (reading.owner === undefined) young.push(full);
+        continue;
+      }
+      removeStale(full, reading);
+      removed += 1;
+    } catch (error) {
+      log.warn("could not remove a lock entry left by a writer that is gone", { entry: full, error });
+    }
+  }
+  return removed;
 }
 
-const lockFs = {
-  mkdir(lockDir: string, callback: (error: Error | null) => void): void {
-    answer(() => createLockDir(lockDir), callback);
-  },
-  rmdir(lockDir: string, callback: (error: Error | null) => void): void {
-    answer(() => releaseOrRemoveStale(lockDir), callback);
-  },
-  // proper-lockfile's exit handler.
-  rmdirSync: removeOwnLockSync,
-  stat(file: string, callback: (error: Error | null, stats?: nodeFs.Stats) => void): void {
-    answer(() => nodeFs.statSync(file), callback);
-  },
-  utimes: nodeFs.utimes,
-};
-
-/** Removes the lock directory when its owner record names a process that no longer runs. */
-function removeIfOwnerDead(lockDir: string): boolean {
-  const owner = readOwner(lockDir);
-  if (owner === undefined || livenessOf(owner) !== "dead") return false;
-  removeLockDir(lockDir, owner.token);
-  log.debug("removed the lock of a writer that is gone", { path: owner.path, pid: owner.pid });
-  return true;
+/**
+ * Removes the lock entries of writers that are gone, in the directories they listed in this state
+ * directory, and their lists. Returns how many entries were removed.
+ */
+export async function cleanLockLeftovers(stateDir: string): Promise<number> {
+  const sub = path.join(stateDir, LOCK_DIRS_SUBDIR);
+  let names: string[];
+  try {
+    names = readdirSync(sub);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let removed = 0;
+  const young: string[] = [];
+  for (const name of names) {
+    const file = path.join(sub, name);
+    let lines: string[];
+    try {
+      lines = readFileSync(file, "utf8").split("\n").filter((line) => line !== "");
+    } catch {
+      continue;
+    }
+    let writer: unknown;
+    try {
+      writer = JSON.parse(lines[0] ?? "");
+    } catch {
+      writer = undefined;
+    }
+    if (!isValidIdentity(writer) || livenessOf(writer) !== "dead") continue;
+    const created: string[] = [];
+    for (const line of lines.slice(1)) {
+      let listed: unknown;
+      try {
+        listed = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof listed === "string" && path.isAbsolute(listed)) removed += removeLeftEntries(listed, writer, young);
+      const made = (listed as { created?: unknown } | null)?.created;
+      if (typeof made === "string" && path.isAbsolute(made)) created.push(made);
+    }
+    // Directories it made for lock entries and left empty (its batch never got as far as its journal), deepest first.
+    for (const dir of created.sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty (the batch committed, or someone else uses it) or gone.
+      }
+    }
+    unlinkIfPresent(file);
+  }
+  if (young.length > 0) {
+    // Rare: a writer killed between creating an entry and writing its record, moments ago.
+    await sleep(LIMITS.locks.unreadableGraceMs + 100);
+    for (const entry of young) {
+      const reading = readEntry(entry);
+      if (reading === undefined || !isStale(reading)) continue;
+      removeStale(entry, reading);
+      removed += 1;
+    }
+  }
+  return removed;
 }
+
+/** Creates the directories a lock entry needs (outermost first), listing each first so that a crash leaves none behind unlisted. */
+function createDirectories(hooks: Omit<LockTarget, "path">, dirs: readonly string[], stateDir: string): void {
+  hooks.created ??= [];
+  for (const dir of dirs) {
+    listDirectory(stateDir, dir, true);
+    try {
+      mkdirSync(dir);
+    } catch (error) {
+      if (errnoOf(error) === "EEXIST") continue;
+      throw error;
+    }
+    if (!hooks.created.includes(dir)) hooks.created.push(dir);
+  }
+  hooks.created.sort((a, b) => a.length - b.length);
+  const outermost = hooks.created[0];
+  if (outermost !== undefined && hooks.removeEmptyUpTo === undefined) hooks.removeEmptyUpTo = path.dirname(outermost);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** How often a missing directory is created again before the lock gives up (another writer may be removing it as empty). */
+const DIRECTORY_ATTEMPTS = 5;
+
+/** Takes the lock entry of `target` (in `dir`, named for `name`), waiting until `deadline`. */
+async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir: string, name: string, deadline: number, timeoutMs: number, stateDir: string): Promise<HeldEntry | undefined> {
+  const entry = lockEntryPath(dir, name);
+  listDirectory(stateDir, dir);
+  let delay = 1;
+  let directoryAttempts = 0;
+  for (;;) {
+    let holder: EntryReading | undefined;
+    try {
+      const held = createEntry(entry, target);
+      if (held !== undefined) {
+        track(held);
+        return held;
+      }
+      holder = readEntry(entry);
+      if (holder === undefined) continue;
+      if (isStale(holder)) {
+        removeStale(entry, holder);
+        continue;
+      }
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      const code = errnoOf(error);
+      if (hooks.skipIfNoDirectory && (code === "ENOENT" || code === "ENOTDIR")) return undefined;
+      if (code === "ENOENT") {
+        if (hooks.directoriesToCreate === undefined || directoryAttempts >= DIRECTORY_ATTEMPTS) {
+          throw new ToolError("file_not_found", `The directory ${dir} does not exist.`, { details: { path: target } });
+        }
+        directoryAttempts += 1;
+        createDirectories(hooks, hooks.directoriesToCreate(), stateDir);
+        continue;
+      }
+      throw unableToLock(target, dir, error);
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw lockTimeout(target, timeoutMs, holder.owner);
+    await sleep(Math.min(remaining, delay * (1 + Math.random())));
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+/** Removes our entry (unless someone replaced it) and closes its descriptor. */
+function releaseEntry(held: HeldEntry): void {
+  untrack(held);
+  try {
+    if (stillOurs(held)) unlinkSync(held.entry);
+  } catch (error) {
+    if (!isMissing(error)) log.warn("could not remove a write lock", { path: held.target, error });
+  } finally {
+    try {
+      closeSync(held.fd);
+    } catch {
+      // Closed already.
+    }
+  }
+}
+
+/** Removes `dir` and its parents while they are empty, stopping below `bound`. */
+function removeEmptyDirectories(dir: string, bound: string): void {
+  let current = dir;
+  while (current !== bound && (relativeInside(bound, current, path.sep) ?? "") !== "") {
+    try {
+      rmdirSync(current);
+    } catch {
+      // Not empty (or gone): whatever is above holds it too.
+      return;
+    }
+    current = path.dirname(current);
+  }
+}
+
+// The entries of a process that exits normally go with it; a killed one's are recovered by the next writer.
+process.on("exit", () => {
+  for (const held of [...heldEntries.values()]) releaseEntry(held);
+  for (const listed of listedDirectories.values()) {
+    try {
+      unlinkSync(listed.file);
+    } catch {
+      // Gone already; a list left behind is removed by the next recovery.
+    }
+  }
+});
 
 // ---------------------------------------------------------------------------------------------
 // In-process queue.
@@ -319,7 +575,7 @@ interface LocalEntry {
 
 const localLocks = new Map<string, LocalEntry>();
 
-function acquireLocal(key: string, deadline: number, timeoutMs: number): Promise<() => void> {
+function acquireLocal(key: string, target: string, deadline: number, timeoutMs: number): Promise<() => void> {
   let entry = localLocks.get(key);
   if (entry === undefined) {
     entry = { held: false, waiters: [] };
@@ -350,7 +606,7 @@ function acquireLocal(key: string, deadline: number, timeoutMs: number): Promise
       () => {
         const index = current.waiters.indexOf(grant);
         if (index !== -1) current.waiters.splice(index, 1);
-        reject(lockTimeout(key, timeoutMs));
+        reject(lockTimeout(target, timeoutMs));
       },
       Math.max(0, deadline - Date.now()),
     );
@@ -359,138 +615,80 @@ function acquireLocal(key: string, deadline: number, timeoutMs: number): Promise
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cross-process lock.
+// Locking targets.
 
-export function lockDirectoryFor(stateDir: string, canonicalPath: string): string {
-  return path.join(stateDir, LOCKS_SUBDIR, `${createHash("sha256").update(canonicalPath).digest("hex")}.lock`);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function acquireCrossProcess(
-  canonicalPath: string,
-  stateDir: string,
-  deadline: number,
-  timeoutMs: number,
-  lost: Error[],
-): Promise<() => Promise<void>> {
-  const lockDir = lockDirectoryFor(stateDir, canonicalPath);
-  let delay = 5;
-  for (;;) {
-    pendingOwners.set(lockDir, { identity: currentProcess(), path: canonicalPath });
-    try {
-      const release = await lockfile.lock(canonicalPath, {
-        realpath: false,
-        lockfilePath: lockDir,
-        stale: LIMITS.locks.staleMs,
-        update: LIMITS.locks.staleMs / 2,
-        retries: 0,
-        fs: lockFs,
-        onCompromised: (error: Error) => {
-          lost.push(error);
-          log.error("a write lock was lost (not refreshed within the stale time); the write will be refused", { path: canonicalPath, error });
-        },
-      });
-      return async () => {
-        try {
-          await release();
-        } catch (error) {
-          if (errnoOf(error) !== "ERELEASED") log.warn("could not release a write lock", { path: canonicalPath, error });
-        } finally {
-          heldTokens.delete(lockDir);
-        }
-      };
-    } catch (error) {
-      if (errnoOf(error) !== "ELOCKED") {
-        throw new ToolError("io_error", `Could not take the write lock for ${canonicalPath}: ${(error as Error).message}`, { details: { path: canonicalPath } });
-      }
-    } finally {
-      pendingOwners.delete(lockDir);
-    }
-    if (removeIfOwnerDead(lockDir)) continue;
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw lockTimeout(canonicalPath, timeoutMs);
-    await sleep(Math.min(remaining, delay + Math.random() * delay));
-    delay = Math.min(delay * 2, 100);
-  }
+/** A held lock of one target: the lock entry beside it and this process's queue slot. */
+export interface TargetLock {
+  /** Throws lock_timeout when the lock entry no longer stands as ours. */
+  assertHeld(): void;
+  release(): void;
 }
 
 /**
- * Runs `fn` while holding the in-process and cross-process locks of every path (sorted, deduplicated).
- * A lock not obtained within timeoutMs → ToolError lock_timeout; locks are released afterwards
- * whatever happens.
+ * Takes the lock of the file `name` in the directory `dir` (both as the caller resolved them),
+ * waiting until `deadline` (epoch ms). Locks of several targets must be taken in a fixed order
+ * (withPathLocks sorts them).
  */
-export async function withPathLocks<T>(canonicalPaths: readonly string[], fn: (held: HeldLocks) => Promise<T>, options: LockOptions = {}): Promise<T> {
+export async function lockTarget(
+  dir: string,
+  name: string,
+  deadline: number,
+  hooks: Omit<LockTarget, "path"> = {},
+  options: { timeoutMs?: number; stateDir: string },
+): Promise<TargetLock> {
+  const target = path.join(dir, name);
   const timeoutMs = options.timeoutMs ?? LIMITS.locks.acquireTimeoutMs;
-  const stateDir = options.stateDir ?? (await stateDirectory());
-  const sorted = [...new Set(canonicalPaths)].sort();
-  const deadline = Date.now() + timeoutMs;
-  const releases: Array<() => void | Promise<void>> = [];
-  const lost: Error[] = [];
-  const releaseAll = async () => {
-    for (const release of releases.reverse()) await release();
-  };
-  let result: T;
+  const entry = lockEntryPath(dir, name);
+  const releaseLocal = await acquireLocal(entry, target, deadline, timeoutMs);
+  let held: HeldEntry | undefined;
   try {
-    for (const canonicalPath of sorted) {
-      releases.push(await acquireLocal(canonicalPath, deadline, timeoutMs));
-      releases.push(await acquireCrossProcess(canonicalPath, stateDir, deadline, timeoutMs, lost));
-    }
-    result = await fn({
+    held = await acquireEntry(target, hooks, dir, name, deadline, timeoutMs, options.stateDir);
+  } catch (error) {
+    releaseLocal();
+    throw error;
+  }
+  let released = false;
+  return {
+    assertHeld() {
+      if (held === undefined) return;
+      const lost = held.lost ?? (stillOurs(held) ? undefined : `the lock entry ${held.entry} was removed or replaced`);
+      if (lost !== undefined) throw new ToolError("lock_timeout", `The write lock of ${target} was lost while the batch was prepared (${lost}); nothing was committed.`, { details: { path: target } });
+    },
+    release() {
+      if (released) return;
+      released = true;
+      if (held !== undefined) releaseEntry(held);
+      releaseLocal();
+      // Read now: the caller may have decided meanwhile (after its commit) that they should go.
+      if (hooks.removeEmptyUpTo !== undefined) removeEmptyDirectories(dir, hooks.removeEmptyUpTo);
+    },
+  };
+}
+
+/**
+ * Runs `fn` while holding the lock of every target (sorted by path, deduplicated). A lock not
+ * obtained within timeoutMs → ToolError lock_timeout; the locks are released before the result or
+ * error is handed on, whatever happens.
+ */
+export async function withPathLocks<T>(targets: ReadonlyArray<string | LockTarget>, fn: (held: HeldLocks) => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const timeoutMs: number = options.timeoutMs ?? LIMITS.locks.acquireTimeoutMs;
+  const stateDir = options.stateDir ?? (await stateDirectory());
+  const byPath = new Map<string, LockTarget>();
+  for (const target of targets) {
+    const lock = typeof target === "string" ? { path: target } : target;
+    if (!byPath.has(lock.path)) byPath.set(lock.path, lock);
+  }
+  const sorted = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const deadline = Date.now() + timeoutMs;
+  const locks: TargetLock[] = [];
+  try {
+    for (const lock of sorted) locks.push(await lockTarget(path.dirname(lock.path), path.basename(lock.path), deadline, lock, { timeoutMs, stateDir }));
+    return await fn({
       assertHeld() {
-        if (lost.length > 0) {
-          throw new ToolError("lock_timeout", `A write lock was lost while the batch was prepared (${lost[0]?.message ?? "compromised"}); nothing was committed.`);
-        }
+        for (const lock of locks) lock.assertHeld();
       },
     });
-  } catch (error) {
-    await releaseAll();
-    throw error;
+  } finally {
+    for (const lock of locks.reverse()) lock.release();
   }
-  if (!options.releaseAfterAnswer) {
-    await releaseAll();
-    return result;
-  }
-  // The release runs synchronously (see lockFs), so it waits for the next turn of the event loop:
-  // by then the answer has been written.
-  const pending: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(releaseAll)
-    .catch((error: unknown) => log.warn("releasing a write lock failed", { error }))
-    .finally(() => pendingReleases.delete(pending));
-  pendingReleases.add(pending);
-  return result;
-}
-
-/**
- * Tidies the locks directory: removes locks whose holder is gone and debris of interrupted lock
- * operations. Returns how many entries were removed.
- */
-export async function cleanLockLeftovers(stateDir: string): Promise<number> {
-  const locksDir = path.join(stateDir, LOCKS_SUBDIR);
-  let names: string[];
-  try {
-    names = await readdir(locksDir);
-  } catch (error) {
-    if (isMissing(error)) return 0;
-    throw error;
-  }
-  let removed = 0;
-  const self = currentProcess();
-  for (const name of names) {
-    const full = path.join(locksDir, name);
-    if (name.endsWith(".lock")) {
-      if (removeIfOwnerDead(full)) removed += 1;
-      continue;
-    }
-    const debris = /\.lock\.(\d+)-[0-9a-f]+\.(new|dead)$/.exec(name);
-    if (debris === null) continue;
-    const pid = Number(debris[1]);
-    // Debris of a live process may be in use right now; a dead one's never will be.
-    if (livenessOf({ pid, startTime: null, host: self.host }) !== "dead") continue;
-    await rm(full, { recursive: true, force: true });
-    removed += 1;
-  }
-  return removed;
 }

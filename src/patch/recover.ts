@@ -5,11 +5,12 @@
  * wholly old again. Files that are neither old nor new were
  * changed by someone else after the crash: they are left alone and reported.
  */
+import path from "node:path";
 import { isToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
 import { finishOp, fsyncAll, hasLanded, inspectOp, removeTemps, rollbackRecord } from "./apply.ts";
 import { discardCommitMark, listBatchIds, pathsOfOp, readRecord, removeBatch, removeTransitDebris, writeRecord, type BatchRecord } from "./journal-store.ts";
-import { cleanLockLeftovers, withPathLocks } from "./locks.ts";
+import { cleanLockLeftovers, withPathLocks, type LockTarget } from "./locks.ts";
 import { currentProcess, livenessOf } from "./process-identity.ts";
 import { stateDirectory } from "./state-dir.ts";
 
@@ -28,7 +29,7 @@ export interface RecoveredBatch {
 
 export interface RecoveryReport {
   batches: RecoveredBatch[];
-  /** Locks of dead writers and debris of interrupted lock operations removed. */
+  /** Lock entries that writers which are gone left beside files (found through their lists in the state directory). */
   locksRemoved: number;
   /** Journal directories a dead process left half-created or half-deleted, removed. */
   debrisRemoved: number;
@@ -37,6 +38,24 @@ export interface RecoveryReport {
 export interface RecoveryOptions {
   stateDir?: string;
   lockTimeoutMs?: number;
+}
+
+/**
+ * The locks of a batch's files. The directories a rollback removes (those the batch created) or a
+ * roll forward empties hold the lock entries while it runs: they go after the release. A file whose
+ * directory is gone (removed as empty, or never created) is not locked: no writer can be holding a
+ * lock there, and none is created for the recovery.
+ */
+function lockTargets(record: BatchRecord): LockTarget[] {
+  return record.ops.flatMap((op): LockTarget[] => {
+    const created = op.createdDirs[0];
+    const madeFor = op.to ?? op.path;
+    const source: LockTarget = { path: op.path, skipIfNoDirectory: true };
+    if (op.removeEmptyParentsUpTo !== null) source.removeEmptyUpTo = op.removeEmptyParentsUpTo;
+    const made: LockTarget = madeFor === op.path ? source : { path: madeFor, skipIfNoDirectory: true };
+    if (created !== undefined) made.removeEmptyUpTo = path.dirname(created);
+    return made === source ? [source] : [source, made];
+  });
 }
 
 async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs: number | undefined): Promise<RecoveredBatch> {
@@ -48,7 +67,7 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
     return { ...base, action: "discarded" };
   }
   let outcome: RecoveredBatch | undefined;
-  await withPathLocks(files, async () => {
+  await withPathLocks(lockTargets(record), async () => {
     const fresh = await readRecord(stateDir, record.id);
     if (fresh === undefined || fresh.state !== record.state) return;
     // A commit mark an older writer prepared is never used now: recovery writes its own record.

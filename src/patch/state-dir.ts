@@ -1,5 +1,6 @@
 /**
- * The private directory that holds the write journal and the cross-process locks. It must be
+ * The private directory that holds the write journal and each process's list of the directories
+ * it may leave write-lock entries in (the locks themselves live beside the files: see locks.ts). It must be
  * ours alone: a directory another user owns or may write to could feed us a forged journal whose
  * "rollback" overwrites files, so such a directory is refused rather than used.
  */
@@ -12,7 +13,8 @@ import { relativeInside } from "../helpers/path-text.ts";
 export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
 const APP_DIR = "ast-mcp";
 export const JOURNAL_SUBDIR = "journal";
-export const LOCKS_SUBDIR = "locks";
+/** Each process's list of the directories it may leave write-lock entries in (see locks.ts). */
+export const LOCK_DIRS_SUBDIR = "lock-dirs";
 
 export interface StateDirOptions {
   platform?: NodeJS.Platform;
@@ -76,14 +78,14 @@ let checked: { key: string; real: string; signatures: string[] } | undefined;
 
 function signaturesOf(dir: string, real: string): string[] | undefined {
   try {
-    return [dir, path.join(real, JOURNAL_SUBDIR), path.join(real, LOCKS_SUBDIR)].map((entry) => signature(lstatSync(entry)));
+    return [dir, path.join(real, JOURNAL_SUBDIR), path.join(real, LOCK_DIRS_SUBDIR)].map((entry) => signature(lstatSync(entry)));
   } catch {
     return undefined;
   }
 }
 
 /**
- * Creates (mode 0700) and checks the state directory and its journal and locks subdirectories;
+ * Creates (mode 0700) and checks the state directory and its journal and lock-dirs subdirectories;
  * returns its real path.
  */
 export async function stateDirectory(env: NodeJS.ProcessEnv = process.env, options: StateDirOptions = {}): Promise<string> {
@@ -99,7 +101,7 @@ export async function stateDirectory(env: NodeJS.ProcessEnv = process.env, optio
   }
   ensurePrivateDirectory(dir, platform, uid);
   const real = realpathSync(dir);
-  for (const sub of [JOURNAL_SUBDIR, LOCKS_SUBDIR]) ensurePrivateDirectory(path.join(real, sub), platform, uid);
+  for (const sub of [JOURNAL_SUBDIR, LOCK_DIRS_SUBDIR]) ensurePrivateDirectory(path.join(real, sub), platform, uid);
   const signatures = platform === process.platform ? signaturesOf(dir, real) : undefined;
   if (signatures !== undefined) checked = { key, real, signatures };
   return real;

@@ -37,12 +37,12 @@ describe("where the state directory is", () => {
 });
 
 describe("checks", () => {
-  test("a new state directory is created private (0700) with journal and locks inside", async () => {
+  test("a new state directory is created private (0700) with journal and lock-dirs inside", async () => {
     const dir = await stateDirectory({ AST_MCP_STATE_DIR: path.join(base, "a", "state") });
     expect(dir).toBe(path.join(base, "a", "state"));
     expect((await lstat(dir)).mode & 0o777).toBe(0o700);
     expect((await lstat(path.join(dir, "journal"))).mode & 0o777).toBe(0o700);
-    expect((await lstat(path.join(dir, "locks"))).isDirectory()).toBe(true);
+    expect((await lstat(path.join(dir, "lock-dirs"))).isDirectory()).toBe(true);
   });
 
   test("a group- or other-writable state directory is refused", async () => {
@@ -66,7 +66,7 @@ describe("checks", () => {
     await rm(dir, { recursive: true });
     // Removed after it was checked: created again.
     expect(await stateDirectory({ AST_MCP_STATE_DIR: dir })).toBe(dir);
-    expect((await lstat(path.join(dir, "locks"))).isDirectory()).toBe(true);
+    expect((await lstat(path.join(dir, "lock-dirs"))).isDirectory()).toBe(true);
   });
 
   test("a state directory owned by another user is refused", async () => {
