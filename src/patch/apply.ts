@@ -3,11 +3,15 @@
  * disk, not from what the writer remembers: each op's files are hashed and classified as old,
  * new, half-moved (a rename between link and unlink) or conflict (neither: someone else changed
  * it). The same code serves a writer undoing its own failed batch and recovery after a crash.
+ * Every call names files through the batch's held directories (BatchDirectories), never by a
+ * path another process could redirect; records and messages keep the real paths.
  */
-import { closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { ToolError, isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
+import { ChangedBeneath } from "../policy/beneath.ts";
+import type { BatchDirectories } from "./batch-directories.ts";
 import { errnoOf, fsyncDirectories, inspectFile, isMissing, removeIfPresentSync, stageCopy, type FileFacts } from "./durable-fs.ts";
 import { imagePath, type BatchRecord, type JournalOp } from "./journal-store.ts";
 
@@ -20,7 +24,6 @@ export interface OpInspection {
   reason: string;
 }
 
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** Staged and scratch files of op `index`, named by batch so recovery finds them without scanning. */
@@ -37,39 +40,36 @@ function allTempPaths(record: BatchRecord, index: number): string[] {
   return temps;
 }
 
-async function facts(file: string): Promise<FileFacts | null | ToolError> {
+async function facts(dirs: BatchDirectories, file: string): Promise<FileFacts | null | ToolError> {
   try {
-    return await inspectFile(file);
+    return await inspectFile(dirs.at(file), file);
   } catch (error) {
     if (isToolError(error)) return error;
-    throw error;
-  }
-}
-
-async function realpathOrNull(dir: string): Promise<string | null> {
-  try {
-    return realpathSync.native(dir);
-  } catch (error) {
     if (isMissing(error)) return null;
+    if (error instanceof ChangedBeneath) return new ToolError("path_changed", `${error.real} is no longer a directory (${error.reason}); nothing is done through it.`);
     throw error;
   }
 }
 
 /**
- * A parent directory that now resolves elsewhere (a symlink swapped in) must not be written
- * through. A parent that is gone (removed as empty) is judged by its nearest existing ancestor,
- * since restoring would recreate it below that ancestor.
+ * A parent directory that is now a link, or not a directory (something swapped in), must not be
+ * written through. A parent that is gone (removed as empty) is judged by its nearest existing
+ * ancestor, since restoring would recreate it below that ancestor. Directories already held for
+ * this batch are the ones checked: they are used whatever their name shows now.
  */
-async function parentMoved(dir: string, expectedReal: string): Promise<boolean> {
+function parentMoved(dirs: BatchDirectories, dir: string): boolean {
   let current = dir;
-  let expected = expectedReal;
   for (;;) {
-    const real = await realpathOrNull(current);
-    if (real !== null) return real !== expected;
+    try {
+      dirs.dir(current);
+      return false;
+    } catch (error) {
+      if (error instanceof ChangedBeneath) return true;
+      if (!isMissing(error)) throw error;
+    }
     const up = path.dirname(current);
-    if (up === current) return false;
+    if (up === current || dirs.rootOf(up) === undefined) return false;
     current = up;
-    expected = path.dirname(expected);
   }
 }
 
@@ -81,9 +81,9 @@ function settled(state: Exclude<OpState, "conflict">): OpInspection {
   return { state, offending: [], reason: "" };
 }
 
-export async function inspectOp(op: JournalOp): Promise<OpInspection> {
-  if (await parentMoved(path.dirname(op.path), op.parentReal)) return conflict([op.path], "its directory now resolves elsewhere");
-  const current = await facts(op.path);
+export async function inspectOp(dirs: BatchDirectories, op: JournalOp): Promise<OpInspection> {
+  if (parentMoved(dirs, path.dirname(op.path))) return conflict([op.path], "its directory is now a symbolic link or not a directory");
+  const current = await facts(dirs, op.path);
   if (current instanceof ToolError) return conflict([op.path], current.message);
   const hash = current?.sha256 ?? null;
   switch (op.kind) {
@@ -102,8 +102,8 @@ export async function inspectOp(op: JournalOp): Promise<OpInspection> {
       return conflict([op.path], "its mode is neither the journaled before nor after mode");
     case "rename": {
       const to = op.to as string;
-      if (op.toParentReal !== null && (await parentMoved(path.dirname(to), op.toParentReal))) return conflict([to], "its directory now resolves elsewhere");
-      const destination = await facts(to);
+      if (parentMoved(dirs, path.dirname(to))) return conflict([to], "its directory is now a symbolic link or not a directory");
+      const destination = await facts(dirs, to);
       if (destination instanceof ToolError) return conflict([to], destination.message);
       const destinationHash = destination?.sha256 ?? null;
       if (hash === op.before && destinationHash === null) return settled("old");
@@ -129,13 +129,13 @@ export function hasLanded(op: JournalOp, inspection: OpInspection): boolean {
 // Forward steps.
 
 /** Removes now-empty directories from `dir` upwards, stopping below `bound`. Returns the directories whose entries changed. */
-async function removeEmptyParents(dir: string, bound: string | null): Promise<string[]> {
+async function removeEmptyParents(dirs: BatchDirectories, dir: string, bound: string | null): Promise<string[]> {
   const touched: string[] = [];
   if (bound === null) return touched;
   let current = dir;
   while (current !== bound && relativeInside(bound, current, path.sep) !== undefined) {
     try {
-      rmdirSync(current);
+      dirs.removeDirectory(current);
       touched.push(path.dirname(current));
     } catch (error) {
       if (!isMissing(error)) break;
@@ -156,28 +156,37 @@ const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSY
  * then an unlink; across devices or where hard links are unsupported, a staged copy next to `to`
  * that appears under its name atomically, then the unlink.
  */
-async function moveNoReplace(from: string, to: string, copyTemp: string, copyMode: { mode: number | null; owner: { uid: number; gid: number } | null }): Promise<void> {
+async function moveNoReplace(
+  dirs: BatchDirectories,
+  realFrom: string,
+  realTo: string,
+  realCopyTemp: string,
+  copyMode: { mode: number | null; owner: { uid: number; gid: number } | null },
+): Promise<void> {
+  const from = dirs.at(realFrom);
+  const to = dirs.at(realTo);
   try {
     linkSync(from, to);
     unlinkSync(from);
     return;
   } catch (error) {
-    if (errnoOf(error) === "EEXIST") throw destinationExists(to);
+    if (errnoOf(error) === "EEXIST") throw destinationExists(realTo);
     if (!NO_HARD_LINKS.has(errnoOf(error) ?? "")) throw error;
   }
+  const copyTemp = dirs.at(realCopyTemp);
   removeIfPresentSync(copyTemp);
-  await stageCopy(from, copyTemp, copyMode);
+  await stageCopy(from, copyTemp, copyMode, realFrom);
   try {
     try {
       linkSync(copyTemp, to);
       unlinkSync(copyTemp);
     } catch (error) {
-      if (errnoOf(error) === "EEXIST") throw destinationExists(to);
+      if (errnoOf(error) === "EEXIST") throw destinationExists(realTo);
       if (!NO_HARD_LINKS.has(errnoOf(error) ?? "")) throw error;
       // No hard links at all here: the destination is checked under our lock, then renamed onto.
       try {
         lstatSync(to);
-        throw destinationExists(to);
+        throw destinationExists(realTo);
       } catch (statError) {
         if (!isMissing(statError)) throw statError;
       }
@@ -191,12 +200,12 @@ async function moveNoReplace(from: string, to: string, copyTemp: string, copyMod
 }
 
 /** chmod through a descriptor opened without following links, refusing files with other names. */
-function changeMode(file: string, mode: number): void {
+function changeMode(dirs: BatchDirectories, file: string, mode: number): void {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    fd = dirs.open(file, constants.O_RDONLY | NONBLOCK);
   } catch (error) {
-    if (errnoOf(error) === "ELOOP") throw new ToolError("path_denied", `${file} is now a symbolic link; its mode is not changed.`);
+    if (error instanceof ChangedBeneath && error.real === file && error.reason === "link") throw new ToolError("path_denied", `${file} is now a symbolic link; its mode is not changed.`);
     throw error;
   }
   try {
@@ -216,40 +225,40 @@ export function hardLinked(file: string, nlink: number): ToolError {
 }
 
 /** Performs op `index` (its temp file is staged already). Returns directories whose entries changed. */
-export async function applyOp(record: BatchRecord, index: number, stagedMode: { mode: number | null; owner: { uid: number; gid: number } | null }): Promise<string[]> {
+export async function applyOp(dirs: BatchDirectories, record: BatchRecord, index: number, stagedMode: { mode: number | null; owner: { uid: number; gid: number } | null }): Promise<string[]> {
   const op = record.ops[index] as JournalOp;
   switch (op.kind) {
     case "write":
-      renameSync(op.temp as string, op.path);
+      renameSync(dirs.at(op.temp as string), dirs.at(op.path));
       return [path.dirname(op.path)];
     case "delete":
-      unlinkSync(op.path);
-      return [path.dirname(op.path), ...(await removeEmptyParents(path.dirname(op.path), op.removeEmptyParentsUpTo))];
+      unlinkSync(dirs.at(op.path));
+      return [path.dirname(op.path), ...(await removeEmptyParents(dirs, path.dirname(op.path), op.removeEmptyParentsUpTo))];
     case "rename": {
       const to = op.to as string;
-      await moveNoReplace(op.path, to, op.temp as string, stagedMode);
-      return [path.dirname(op.path), path.dirname(to), ...(await removeEmptyParents(path.dirname(op.path), op.removeEmptyParentsUpTo))];
+      await moveNoReplace(dirs, op.path, to, op.temp as string, stagedMode);
+      return [path.dirname(op.path), path.dirname(to), ...(await removeEmptyParents(dirs, path.dirname(op.path), op.removeEmptyParentsUpTo))];
     }
     case "chmod":
-      changeMode(op.path, op.afterMode as number);
+      changeMode(dirs, op.path, op.afterMode as number);
       return [];
   }
 }
 
 /** Finishes a landed op whose writer died before tidying up (roll forward). */
-export async function finishOp(op: JournalOp): Promise<string[]> {
-  if (op.kind === "delete" || op.kind === "rename") return removeEmptyParents(path.dirname(op.path), op.removeEmptyParentsUpTo);
+export async function finishOp(dirs: BatchDirectories, op: JournalOp): Promise<string[]> {
+  if (op.kind === "delete" || op.kind === "rename") return removeEmptyParents(dirs, path.dirname(op.path), op.removeEmptyParentsUpTo);
   return [];
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reverse steps.
 
-async function removeCreatedDirs(op: JournalOp): Promise<string[]> {
+async function removeCreatedDirs(dirs: BatchDirectories, op: JournalOp): Promise<string[]> {
   const touched: string[] = [];
   for (const dir of [...op.createdDirs].reverse()) {
     try {
-      rmdirSync(dir);
+      dirs.removeDirectory(dir);
       touched.push(path.dirname(dir));
     } catch (error) {
       // Never created (the writer died while creating the chain) or already gone: look further up.
@@ -262,50 +271,50 @@ async function removeCreatedDirs(op: JournalOp): Promise<string[]> {
 }
 
 /** Puts the before-image of op `index` back at its path, atomically. */
-async function restoreImage(stateDir: string, record: BatchRecord, index: number): Promise<void> {
+async function restoreImage(dirs: BatchDirectories, stateDir: string, record: BatchRecord, index: number): Promise<void> {
   const op = record.ops[index] as JournalOp;
-  mkdirSync(path.dirname(op.path), { recursive: true });
-  const scratch = tempPath(path.dirname(op.path), record.id, index, "restore");
+  dirs.ensureDirectory(path.dirname(op.path));
+  const scratch = dirs.at(tempPath(path.dirname(op.path), record.id, index, "restore"));
   removeIfPresentSync(scratch);
   const hash = await stageCopy(imagePath(stateDir, record, op.image as string), scratch, { mode: op.beforeMode, owner: op.beforeOwner });
   if (hash !== op.before) {
     removeIfPresentSync(scratch);
     throw new ToolError("io_error", `The journaled before-image of ${op.path} is damaged (hash mismatch); the file was left as it is.`, { retryable: false });
   }
-  renameSync(scratch, op.path);
+  renameSync(scratch, dirs.at(op.path));
 }
 
 /** Returns op `index` (inspected as `state`, not a conflict) to its before state. Returns directories whose entries changed. */
-async function revertOp(stateDir: string, record: BatchRecord, index: number, state: Exclude<OpState, "conflict">): Promise<string[]> {
+async function revertOp(dirs: BatchDirectories, stateDir: string, record: BatchRecord, index: number, state: Exclude<OpState, "conflict">): Promise<string[]> {
   const op = record.ops[index] as JournalOp;
   const touched = [path.dirname(op.path)];
   switch (op.kind) {
     case "write":
-      if (state === "new" && op.before === null) unlinkSync(op.path);
-      else if (state === "new") await restoreImage(stateDir, record, index);
+      if (state === "new" && op.before === null) unlinkSync(dirs.at(op.path));
+      else if (state === "new") await restoreImage(dirs, stateDir, record, index);
       else if (op.before !== null && op.beforeMode !== null) {
         // Same content before and after, perhaps a different mode: put the mode back.
-        const current = await inspectFile(op.path);
-        if (current !== null && current.mode !== op.beforeMode) changeMode(op.path, op.beforeMode);
+        const current = await inspectFile(dirs.at(op.path), op.path);
+        if (current !== null && current.mode !== op.beforeMode) changeMode(dirs, op.path, op.beforeMode);
       }
-      if (op.before === null) touched.push(...(await removeCreatedDirs(op)));
+      if (op.before === null) touched.push(...(await removeCreatedDirs(dirs, op)));
       return touched;
     case "delete":
-      if (state === "new") await restoreImage(stateDir, record, index);
+      if (state === "new") await restoreImage(dirs, stateDir, record, index);
       return touched;
     case "rename": {
       const to = op.to as string;
       if (state === "new") {
-        mkdirSync(path.dirname(op.path), { recursive: true });
-        await moveNoReplace(to, op.path, tempPath(path.dirname(op.path), record.id, index, "back"), { mode: op.beforeMode, owner: op.beforeOwner });
+        dirs.ensureDirectory(path.dirname(op.path));
+        await moveNoReplace(dirs, to, op.path, tempPath(path.dirname(op.path), record.id, index, "back"), { mode: op.beforeMode, owner: op.beforeOwner });
       } else if (state === "half-moved") {
-        unlinkSync(to);
+        unlinkSync(dirs.at(to));
       }
-      touched.push(path.dirname(to), ...(await removeCreatedDirs(op)));
+      touched.push(path.dirname(to), ...(await removeCreatedDirs(dirs, op)));
       return touched;
     }
     case "chmod":
-      if (state === "new") changeMode(op.path, op.beforeMode as number);
+      if (state === "new") changeMode(dirs, op.path, op.beforeMode as number);
       return touched;
   }
 }
@@ -314,14 +323,33 @@ export interface RollbackOutcome {
   conflicts: Array<{ path: string; reason: string }>;
 }
 
-/** Removes every staged or scratch file of the batch. */
-export async function removeTemps(record: BatchRecord): Promise<void> {
-  for (let index = 0; index < record.ops.length; index += 1) for (const temp of allTempPaths(record, index)) removeIfPresentSync(temp);
+/**
+ * Removes every staged or scratch file of the batch, each through its held directory. A
+ * directory that is missing holds none; one that is now a link is not looked into.
+ */
+export async function removeTemps(dirs: BatchDirectories, record: BatchRecord): Promise<void> {
+  for (let index = 0; index < record.ops.length; index += 1) {
+    for (const temp of allTempPaths(record, index)) {
+      let name: string;
+      try {
+        name = dirs.at(temp);
+      } catch (error) {
+        if (isMissing(error) || error instanceof ChangedBeneath) continue;
+        throw error;
+      }
+      removeIfPresentSync(name);
+    }
+  }
 }
 
-/** Makes the entries of every directory durable (their fsyncs run side by side). */
-export async function fsyncAll(dirs: Iterable<string>): Promise<void> {
-  await fsyncDirectories(dirs);
+/** Makes the entries of every directory durable through its held descriptor (their fsyncs run side by side). */
+export async function fsyncAll(dirs: BatchDirectories, touched: Iterable<string>): Promise<void> {
+  const names: string[] = [];
+  for (const dir of new Set(touched)) {
+    const name = dirs.selfOf(dir);
+    if (name !== undefined) names.push(name);
+  }
+  await fsyncDirectories(names);
 }
 
 /**
@@ -331,25 +359,25 @@ export async function fsyncAll(dirs: Iterable<string>): Promise<void> {
  * are known untouched (only their staging is undone), so a directory swapped under one of them
  * after the abort is not even looked at.
  */
-export async function rollbackRecord(stateDir: string, record: BatchRecord, reached: number = record.ops.length - 1): Promise<RollbackOutcome> {
+export async function rollbackRecord(dirs: BatchDirectories, stateDir: string, record: BatchRecord, reached: number = record.ops.length - 1): Promise<RollbackOutcome> {
   const conflicts: RollbackOutcome["conflicts"] = [];
   const touched: string[] = [];
   // Staged files first: a directory created for a new file is only empty again without them.
-  await removeTemps(record);
+  await removeTemps(dirs, record);
   for (let index = record.ops.length - 1; index >= 0; index -= 1) {
     const op = record.ops[index] as JournalOp;
     if (index > reached) {
-      if (op.kind === "rename" || (op.kind === "write" && op.before === null)) touched.push(...(await removeCreatedDirs(op)));
+      if (op.kind === "rename" || (op.kind === "write" && op.before === null)) touched.push(...(await removeCreatedDirs(dirs, op)));
       continue;
     }
-    const inspection = await inspectOp(op);
+    const inspection = await inspectOp(dirs, op);
     if (inspection.state === "conflict") {
       for (const offending of inspection.offending) conflicts.push({ path: offending, reason: inspection.reason });
       continue;
     }
-    touched.push(...(await revertOp(stateDir, record, index, inspection.state)));
+    touched.push(...(await revertOp(dirs, stateDir, record, index, inspection.state)));
   }
-  await removeTemps(record);
-  await fsyncAll(touched);
+  await removeTemps(dirs, record);
+  await fsyncAll(dirs, touched);
   return { conflicts };
 }

@@ -4,17 +4,22 @@
  * each target (after the journal names it, so a killed writer's temp files are always found), and
  * fsyncs journal and staged files in one round. Only then does it apply the ops in order,
  * re-verifying each parent directory right before touching it, and fsync their directories.
+ * Every parent directory is held beneath its root from the recheck until the batch is done
+ * (BatchDirectories), and every call names files inside those held directories: a directory
+ * swapped for a link meanwhile is never followed.
  * Until the batch is marked committed (its record renamed) any failure rolls every earlier step back, so a refused or
  * failed batch leaves every byte as it was.
  */
-import { lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { relativeInside } from "../helpers/path-text.ts";
+import { ChangedBeneath, changedError } from "../policy/beneath.ts";
 import { applyOp, fsyncAll, hardLinked, rollbackRecord, tempPath } from "./apply.ts";
+import { BatchDirectories } from "./batch-directories.ts";
 import { errnoOf, inspectFile, isMissing, preserveFile, stageBytesUnsynced, type FileFacts, type UnsyncedFile, writeThenFlush } from "./durable-fs.ts";
 import {
   DEFAULT_JOURNAL_LIMITS,
@@ -178,25 +183,27 @@ interface ParentPlan {
   createdDirs: string[];
 }
 
-/** Checks that `dir` exists (or may be created up to `bound`) and returns its real path. */
-function planParent(dir: string, bound: string | undefined, target: string): ParentPlan {
+/**
+ * Holds `dir` (or its nearest existing ancestor, when the rest may be created up to `bound`)
+ * beneath its root for the rest of the batch, and returns the directories to create.
+ */
+function planParent(dirs: BatchDirectories, dir: string, bound: string | undefined, target: string): ParentPlan {
   const missing: string[] = [];
   let existing = dir;
   for (;;) {
-    let stats;
     try {
-      stats = lstatSync(existing);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    if (stats !== undefined) {
-      if (stats.isSymbolicLink()) throw new ToolError("path_denied", `${existing} is now a symbolic link; ${target} is not written through it.`, { details: { path: target } });
-      if (!stats.isDirectory()) throw new ToolError("not_a_file", `${existing} is not a directory, so ${target} cannot be created.`, { details: { path: target } });
+      dirs.dir(existing);
       break;
+    } catch (error) {
+      if (error instanceof ChangedBeneath) {
+        if (error.reason === "not_directory") throw new ToolError("not_a_file", `${error.real} is not a directory, so ${target} cannot be created.`, { details: { path: target } });
+        throw changedError(target, error);
+      }
+      if (!isMissing(error)) throw error;
     }
     missing.unshift(existing);
     const parent = path.dirname(existing);
-    if (parent === existing) break;
+    if (parent === existing || dirs.rootOf(parent) === undefined) throw new ToolError("file_not_found", `The directory ${dir} does not exist.`, { details: { path: target } });
     existing = parent;
   }
   if (missing.length > 0) {
@@ -205,8 +212,8 @@ function planParent(dir: string, bound: string | undefined, target: string): Par
       throw new ToolError("file_not_found", `The directory ${existing === bound ? dir : bound} does not exist.`, { details: { path: target } });
     }
   }
-  const existingReal = realpathSync.native(existing);
-  return { parentReal: missing.length === 0 ? existingReal : path.join(existingReal, path.relative(existing, dir)), createdDirs: missing };
+  // Held without following a link, so the path as given is the directory's real path.
+  return { parentReal: dir, createdDirs: missing };
 }
 
 function requireFacts(target: string, expected: string, current: FileFacts | null): FileFacts {
@@ -218,9 +225,17 @@ function requireFacts(target: string, expected: string, current: FileFacts | nul
  * The recheck of a file whose content the op destroys, keeping its before-image in the staged
  * batch (see preserveFile). `copied` collects the images that are copies, fsynced with the record.
  */
-async function recheckAndPreserve(target: string, index: number, staging: BatchStaging, copied: string[]): Promise<FileFacts | null> {
+async function recheckAndPreserve(dirs: BatchDirectories, target: string, index: number, staging: BatchStaging, copied: string[]): Promise<FileFacts | null> {
   const image = String(index);
-  const preserved = await preserveFile(target, stagedImagePath(staging, image));
+  let name: string;
+  try {
+    name = dirs.at(target);
+  } catch (error) {
+    // Its directory is still to be created: the file does not exist.
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  const preserved = await preserveFile(name, stagedImagePath(staging, image), target);
   if (preserved === null) return null;
   if (preserved.copied) copied.push(image);
   return preserved.facts;
@@ -255,14 +270,14 @@ function parentBound(op: CommitOp & { kind: "write" | "rename" }, roots: readonl
   return roots.find((root) => (relativeInside(root, target, path.sep) ?? "") !== "");
 }
 
-async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], copied: string[], createdForLocks: ReadonlyMap<string, string[]>): Promise<JournalOp> {
+async function planOp(dirs: BatchDirectories, op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], copied: string[], createdForLocks: ReadonlyMap<string, string[]>): Promise<JournalOp> {
   const batchId = staging.id;
   const createdFor = (target: string, plan: ParentPlan) => [...(createdForLocks.get(target) ?? []), ...plan.createdDirs];
   switch (op.kind) {
     case "write": {
       const bound = parentBound(op, roots);
-      const parent = planParent(path.dirname(op.path), bound, op.path);
-      const current = await recheckAndPreserve(op.path, index, staging, copied);
+      const parent = planParent(dirs, path.dirname(op.path), bound, op.path);
+      const current = await recheckAndPreserve(dirs, op.path, index, staging, copied);
       const currentHash = current?.sha256 ?? null;
       if (currentHash !== op.expectedBefore) throw staleHash(op.path, op.expectedBefore, currentHash);
       return {
@@ -280,8 +295,8 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
       };
     }
     case "delete": {
-      const parent = planParent(path.dirname(op.path), undefined, op.path);
-      const current = requireFacts(op.path, op.expectedBefore, await recheckAndPreserve(op.path, index, staging, copied));
+      const parent = planParent(dirs, path.dirname(op.path), undefined, op.path);
+      const current = requireFacts(op.path, op.expectedBefore, await recheckAndPreserve(dirs, op.path, index, staging, copied));
       return {
         ...baseJournalOp("delete", op.path, parent.parentReal),
         before: current.sha256,
@@ -293,12 +308,14 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
       };
     }
     case "rename": {
-      const source = planParent(path.dirname(op.from), undefined, op.from);
+      const source = planParent(dirs, path.dirname(op.from), undefined, op.from);
       const bound = parentBound(op, roots);
-      const destination = planParent(path.dirname(op.to), bound, op.to);
-      const current = requireFacts(op.from, op.expectedBefore, await inspectFile(op.from));
+      const destination = planParent(dirs, path.dirname(op.to), bound, op.to);
+      const current = requireFacts(op.from, op.expectedBefore, await inspectFile(dirs.at(op.from), op.from));
       try {
-        lstatSync(op.to);
+        // A destination whose directory is still to be created does not exist.
+        if (destination.createdDirs.length === 0) lstatSync(dirs.at(op.to));
+        else throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
         throw new ToolError("destination_exists", `${op.to} already exists; a rename never replaces a file.`, { details: { path: op.to } });
       } catch (error) {
         if (!isMissing(error)) throw error;
@@ -319,8 +336,8 @@ async function planOp(op: CommitOp, index: number, staging: BatchStaging, roots:
       };
     }
     case "chmod": {
-      const parent = planParent(path.dirname(op.path), undefined, op.path);
-      const current = requireFacts(op.path, op.expectedBefore, await inspectFile(op.path));
+      const parent = planParent(dirs, path.dirname(op.path), undefined, op.path);
+      const current = requireFacts(op.path, op.expectedBefore, await inspectFile(dirs.at(op.path), op.path));
       if (current.nlink > 1) throw hardLinked(op.path, current.nlink);
       return {
         ...baseJournalOp("chmod", op.path, parent.parentReal),
@@ -349,14 +366,14 @@ interface BatchLocks {
  * directory the op may create is created when the lock is taken (see LockTarget.directoriesToCreate);
  * when the batch does not commit it goes again with the release, as long as it is empty.
  */
-function batchLocks(ops: readonly CommitOp[], roots: readonly string[]): BatchLocks {
+function batchLocks(dirs: BatchDirectories, ops: readonly CommitOp[], roots: readonly string[]): BatchLocks {
   const targets: LockTarget[] = [];
   const creating: LockTarget[] = [];
   const emptied: Array<{ lock: LockTarget; upTo: string }> = [];
   const lockOf = (target: string, bound?: string): LockTarget => {
     const lock: LockTarget = { path: target };
     if (bound !== undefined) {
-      lock.directoriesToCreate = () => planParent(path.dirname(target), bound, target).createdDirs;
+      lock.directoriesToCreate = () => planParent(dirs, path.dirname(target), bound, target).createdDirs;
       creating.push(lock);
     }
     targets.push(lock);
@@ -397,50 +414,41 @@ function batchLocks(ops: readonly CommitOp[], roots: readonly string[]): BatchLo
 // ---------------------------------------------------------------------------------------------
 // The commit.
 
-function makeDirs(dirs: readonly string[]): void {
-  for (const dir of dirs) {
-    try {
-      mkdirSync(dir);
-    } catch (error) {
-      if (errnoOf(error) !== "EEXIST") throw error;
-    }
-  }
-}
-
 /**
  * Creates the missing parents and writes every staged file, then fsyncs them all together with
  * the batch's journal entry (`journal`, from publishBatch): one round of fsyncs before any rename.
  */
-async function stage(record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[], whileFlushing: (() => void) | undefined): Promise<void> {
+async function stage(dirs: BatchDirectories, record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[], whileFlushing: (() => void) | undefined): Promise<void> {
   const staged: UnsyncedFile[] = [...journal];
   // Even on failure every descriptor is closed before the rollback removes the staged files.
   await writeThenFlush(staged, whileFlushing, async () => {
     for (const [index, op] of ops.entries()) {
       const journaled = record.ops[index] as JournalOp;
-      makeDirs(journaled.createdDirs);
-      if (op.kind === "write") staged.push(await stageBytesUnsynced(journaled.temp as string, op.after, { mode: journaled.afterMode, owner: journaled.beforeOwner }));
+      // Each created directory is made in its held parent and held in turn.
+      for (const dir of journaled.createdDirs) dirs.makeDirectory(dir);
+      if (op.kind === "write") staged.push(await stageBytesUnsynced(dirs.at(journaled.temp as string), op.after, { mode: journaled.afterMode, owner: journaled.beforeOwner }));
     }
   });
 }
 
-/** Right before an op: each parent must still resolve where it did at the recheck, and the caller must still accept it. */
-async function verifyDirectories(op: JournalOp, verifyParent: CommitOptions["verifyParent"]): Promise<void> {
-  const checks: Array<[string, string]> = [[path.dirname(op.path), op.parentReal]];
-  if (op.to !== null && op.toParentReal !== null) checks.push([path.dirname(op.to), op.toParentReal]);
-  for (const [dir, expected] of checks) {
-    let real: string;
-    try {
-      real = realpathSync.native(dir);
-    } catch (error) {
-      if (isMissing(error)) throw new ToolError("file_not_found", `The directory ${dir} disappeared during the write.`, { details: { path: op.path } });
-      throw error;
+/**
+ * Right before an op: the caller must still accept each parent, and each held parent must still
+ * be what its path names (walked again from the root without following links). The op acts
+ * through the held directory either way; this turns a swap seen in time into a clean refusal.
+ */
+async function verifyDirectories(dirs: BatchDirectories, op: JournalOp, verifyParent: CommitOptions["verifyParent"]): Promise<void> {
+  const parents = [op.parentReal, ...(op.toParentReal === null ? [] : [op.toParentReal])];
+  for (const dir of parents) {
+    if (verifyParent !== undefined && !(await verifyParent(dir))) {
+      throw new ToolError("path_outside_roots", `The directory ${dir} is no longer inside an allowed root; nothing was written.`, { details: { path: op.path } });
     }
-    if (real !== expected) {
-      throw new ToolError("path_denied", `The directory ${dir} now resolves to ${real} (a symbolic link was swapped in); nothing was written.`, { details: { path: op.path } });
-    }
-    if (verifyParent !== undefined && !(await verifyParent(real))) {
-      throw new ToolError("path_outside_roots", `The directory ${real} is no longer inside an allowed root; nothing was written.`, { details: { path: op.path } });
-    }
+  }
+  try {
+    dirs.verify(parents);
+  } catch (error) {
+    if (error instanceof ChangedBeneath) throw changedError(op.path, error);
+    if (isMissing(error)) throw new ToolError("file_not_found", `The directory ${path.dirname(op.path)} disappeared during the write.`, { details: { path: op.path } });
+    throw error;
   }
 }
 
@@ -459,19 +467,24 @@ function resultFiles(record: BatchRecord): CommitResult["files"] {
   });
 }
 
-/** File-system failures reach the caller as io_error (with the errno), never as raw exceptions. */
-function asToolError(error: unknown): unknown {
+/**
+ * File-system failures reach the caller as io_error (with the errno), a directory that changed
+ * under a held name as path_changed, never as raw exceptions; messages name real paths.
+ */
+function asToolError(error: unknown, dirs?: BatchDirectories): unknown {
   if (error instanceof ToolError) return error;
+  if (error instanceof ChangedBeneath) return changedError(error.real, error);
   const errno = errnoOf(error);
   if (errno === undefined) return error;
-  return new ToolError("io_error", `The write failed: ${(error as Error).message}`, { details: { errno } });
+  const message = (error as Error).message;
+  return new ToolError("io_error", `The write failed: ${dirs === undefined ? message : dirs.display(message)}`, { details: { errno } });
 }
 
 /** Undoes whatever part of the batch happened, then removes its journal entry (or keeps it when that failed). */
-async function abandon(stateDir: string, record: BatchRecord, reached: number, cause: unknown): Promise<ToolError | undefined> {
+async function abandon(dirs: BatchDirectories, stateDir: string, record: BatchRecord, reached: number, cause: unknown): Promise<ToolError | undefined> {
   try {
     discardCommitMark(stateDir, record.id);
-    const outcome = await rollbackRecord(stateDir, record, reached);
+    const outcome = await rollbackRecord(dirs, stateDir, record, reached);
     if (outcome.conflicts.length === 0) {
       await removeBatch(stateDir, record.id);
       return undefined;
@@ -480,7 +493,7 @@ async function abandon(stateDir: string, record: BatchRecord, reached: number, c
     record.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: outcome.conflicts.map((entry) => entry.path) };
     await writeRecord(stateDir, record);
     log.error("a failed batch could not restore every file: someone else changed them meanwhile", { batch: record.id, conflicts: outcome.conflicts });
-    return new ToolError("io_error", `The batch failed (${(cause as Error).message}) and these files were changed by someone else meanwhile, so they were left as they are: ${outcome.conflicts.map((entry) => entry.path).join(", ")}.`, {
+    return new ToolError("io_error", `The batch failed (${dirs.display((cause as Error).message)}) and these files were changed by someone else meanwhile, so they were left as they are: ${outcome.conflicts.map((entry) => entry.path).join(", ")}.`, {
       retryable: false,
       details: { batchId: record.id, conflicts: outcome.conflicts },
     });
@@ -492,7 +505,7 @@ async function abandon(stateDir: string, record: BatchRecord, reached: number, c
       // The record stays "prepared"; recovery treats it the same way once this process is gone.
     }
     log.error("a failed batch could not be rolled back", { batch: record.id, error: rollbackError });
-    return new ToolError("io_error", `The batch failed (${(cause as Error).message}) and could not be rolled back completely (${(rollbackError as Error).message}); run \`ast-mcp journal recover\`.`, {
+    return new ToolError("io_error", `The batch failed (${dirs.display((cause as Error).message)}) and could not be rolled back completely (${dirs.display((rollbackError as Error).message)}); run \`ast-mcp journal recover\`.`, {
       retryable: false,
       details: { batchId: record.id },
     });
@@ -504,11 +517,27 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   const stateDir = options.stateDir ?? (await stateDirectory());
   assertOutsideRoots(stateDir, meta.roots);
   const lockOptions = { stateDir, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
-  const locks = batchLocks(ops, meta.roots);
+  // Every directory the batch works in, held from its locks and recheck until the batch is done.
+  const dirs = new BatchDirectories(meta.roots);
+  const locks = batchLocks(dirs, ops, meta.roots);
 
   const record = await withPathLocks(
     locks.targets,
     async (held) => {
+      try {
+        return await commitHeld(dirs, held);
+      } catch (error) {
+        throw asToolError(error, dirs);
+      }
+    },
+    lockOptions,
+  )
+    .catch((error: unknown) => {
+      throw asToolError(error, dirs);
+    })
+    .finally(() => dirs.close());
+
+  async function commitHeld(dirs: BatchDirectories, held: { assertHeld(): void }): Promise<BatchRecord> {
       const id = newBatchId();
       // The record and before-images are assembled under a transit name and appear together.
       const staging = stageBatch(stateDir, id);
@@ -518,7 +547,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         const journalOps: JournalOp[] = [];
         const copied: string[] = [];
         const createdForLocks = locks.created;
-        for (const [index, op] of ops.entries()) journalOps.push(await planOp(op, index, staging, meta.roots, copied, createdForLocks));
+        for (const [index, op] of ops.entries()) journalOps.push(await planOp(dirs, op, index, staging, meta.roots, copied, createdForLocks));
         const createdAt = new Date().toISOString();
         batch = {
           format: 2,
@@ -544,17 +573,17 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       // The last op whose application began; later ones are untouched apart from staging.
       let reached = -1;
       try {
-        await stage(batch, ops, journalFlushes, options.whileFlushing);
+        await stage(dirs, batch, ops, journalFlushes, options.whileFlushing);
         // Checks of the new content that ran alongside the journaling and staging; nothing has changed yet.
         if (options.beforeApply) await options.beforeApply();
         const touched: string[] = [];
         for (const [index, journaled] of batch.ops.entries()) {
-          await verifyDirectories(journaled, options.verifyParent);
+          await verifyDirectories(dirs, journaled, options.verifyParent);
           reached = index;
           touched.push(...journaled.createdDirs.map((dir) => path.dirname(dir)));
-          touched.push(...(await applyOp(batch, index, { mode: journaled.beforeMode, owner: journaled.beforeOwner })));
+          touched.push(...(await applyOp(dirs, batch, index, { mode: journaled.beforeMode, owner: journaled.beforeOwner })));
         }
-        await fsyncAll(touched);
+        await fsyncAll(dirs, touched);
         held.assertHeld();
         markCommitted(stateDir, batch.id);
         batch.state = "committed";
@@ -562,15 +591,11 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         rememberFinished(stateDir, batch);
         locks.removeEmptiedParents();
       } catch (error) {
-        const worse = await abandon(stateDir, batch, reached, error);
+        const worse = await abandon(dirs, stateDir, batch, reached, error);
         throw worse ?? error;
       }
       return batch;
-    },
-    lockOptions,
-  ).catch((error: unknown) => {
-    throw asToolError(error);
-  });
+  }
 
   let undoable = true;
   try {

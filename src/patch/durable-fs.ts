@@ -67,12 +67,12 @@ async function settleAll(work: ReadonlyArray<Promise<unknown>>): Promise<void> {
  * Opens `file` for reading without following a symlink at its last component and without
  * blocking on a FIFO; undefined when nothing is there.
  */
-function openNoFollow(file: string): number | undefined {
+function openNoFollow(file: string, shown: string): number | undefined {
   try {
     return fs.openSync(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
   } catch (error) {
     if (isMissing(error)) return undefined;
-    if (errnoOf(error) === "ELOOP") throw new ToolError("path_denied", `${file} is now a symbolic link; it is not written through.`);
+    if (errnoOf(error) === "ELOOP") throw new ToolError("path_denied", `${shown} is now a symbolic link; it is not written through.`);
     throw error;
   }
 }
@@ -132,13 +132,16 @@ async function writeAll(fd: number, data: Uint8Array): Promise<void> {
   }
 }
 
-/** Hashes `file`. Null when the file does not exist; a directory or special file is refused. */
-export async function inspectFile(file: string): Promise<FileFacts | null> {
-  const fd = openNoFollow(file);
+/**
+ * Hashes `file`. Null when the file does not exist; a directory or special file is refused.
+ * `shown` is its name in messages (`file` may be a name inside a held directory).
+ */
+export async function inspectFile(file: string, shown: string = file): Promise<FileFacts | null> {
+  const fd = openNoFollow(file, shown);
   if (fd === undefined) return null;
   try {
     const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${file} is not a regular file.`);
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${shown} is not a regular file.`);
     const hash = createHash("sha256");
     const size = await readAll(fd, stats.size, (chunk) => void hash.update(chunk));
     return factsOf(stats, hash.digest("hex"), size);
@@ -166,14 +169,14 @@ const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP
  * caught, never restored.
  * Null (and no image) when the file does not exist.
  */
-export async function preserveFile(file: string, imageTo: string): Promise<PreservedFile | null> {
-  const fd = openNoFollow(file);
+export async function preserveFile(file: string, imageTo: string, shown: string = file): Promise<PreservedFile | null> {
+  const fd = openNoFollow(file, shown);
   if (fd === undefined) return null;
   let copy: number | undefined;
   try {
     const stats = fs.fstatSync(fd, { bigint: true });
-    if (!stats.isFile()) throw new ToolError("not_a_file", `${file} is not a regular file.`);
-    const linked = stats.nlink === 1n && process.platform !== "win32" && linkImage(file, imageTo, stats);
+    if (!stats.isFile()) throw new ToolError("not_a_file", `${shown} is not a regular file.`);
+    const linked = stats.nlink === 1n && process.platform !== "win32" && linkImage(file, imageTo, stats, shown);
     if (!linked) copy = fs.openSync(imageTo, "wx", 0o600);
     const target = copy;
     const hash = createHash("sha256");
@@ -193,7 +196,7 @@ export async function preserveFile(file: string, imageTo: string): Promise<Prese
 }
 
 /** Links `file` to `imageTo`; false when links are refused here. The link must name the inode already opened. */
-function linkImage(file: string, imageTo: string, opened: fs.BigIntStats): boolean {
+function linkImage(file: string, imageTo: string, opened: fs.BigIntStats, shown: string): boolean {
   try {
     fs.linkSync(file, imageTo);
   } catch (error) {
@@ -203,7 +206,7 @@ function linkImage(file: string, imageTo: string, opened: fs.BigIntStats): boole
   const linked = fs.lstatSync(imageTo, { bigint: true });
   if (linked.dev !== opened.dev || linked.ino !== opened.ino) {
     fs.unlinkSync(imageTo);
-    throw new ToolError("stale_hash", `${file} was replaced while it was being read (a writer that does not take ast-mcp's locks).`, { details: { path: file } });
+    throw new ToolError("stale_hash", `${shown} was replaced while it was being read (a writer that does not take ast-mcp's locks).`, { details: { path: shown } });
   }
   return true;
 }
@@ -311,10 +314,10 @@ export async function stageBytes(temp: string, data: Uint8Array, options: StageO
   await (await stageBytesUnsynced(temp, data, options)).flush();
 }
 
-/** Copies `source` to a new file `temp` (exclusive create), fsyncs it and returns the copy's hash. */
-export async function stageCopy(source: string, temp: string, options: StageOptions = {}): Promise<string> {
-  const input = openNoFollow(source);
-  if (input === undefined) throw new ToolError("file_not_found", `${source} disappeared during the write.`);
+/** Copies `source` to a new file `temp` (exclusive create), fsyncs it and returns the copy's hash; `shown` names the source in messages. */
+export async function stageCopy(source: string, temp: string, options: StageOptions = {}, shown: string = source): Promise<string> {
+  const input = openNoFollow(source, shown);
+  if (input === undefined) throw new ToolError("file_not_found", `${shown} disappeared during the write.`);
   try {
     const fd = fs.openSync(temp, "wx", 0o666);
     try {

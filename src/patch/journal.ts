@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { hasLanded, inspectOp } from "./apply.ts";
+import { BatchDirectories } from "./batch-directories.ts";
 import type { CommitOp } from "./commit.ts";
 import { inspectFile } from "./durable-fs.ts";
 import { detail, imagePath, pathsOfOp, readAllRecords, requireRecord, summarize, type BatchDetail, type BatchRecord, type BatchSummary, type JournalOp } from "./journal-store.ts";
@@ -104,10 +105,16 @@ export async function undoOps(batchId: string, options: JournalAccess = {}): Pro
   }
   const ops: CommitOp[] = [];
   const conflicts: string[] = [];
-  for (const op of [...record.ops].reverse()) {
-    const inspection = await inspectOp(op);
-    if (!hasLanded(op, inspection)) conflicts.push(...(inspection.offending.length > 0 ? inspection.offending : pathsOfOp(op)));
-    ops.push(await reverseOf(stateDir, record, op));
+  // Inspected through directories held beneath the recorded roots; the undo commit holds its own.
+  const dirs = new BatchDirectories(record.roots);
+  try {
+    for (const op of [...record.ops].reverse()) {
+      const inspection = await inspectOp(dirs, op);
+      if (!hasLanded(op, inspection)) conflicts.push(...(inspection.offending.length > 0 ? inspection.offending : pathsOfOp(op)));
+      ops.push(await reverseOf(stateDir, record, op));
+    }
+  } finally {
+    dirs.close();
   }
   return { ops, conflicts };
 }

@@ -4,10 +4,13 @@
  * and any batch whose writer gave up rolling it back ("failed"), is rolled back so every file is
  * wholly old again. Files that are neither old nor new were
  * changed by someone else after the crash: they are left alone and reported.
+ * Recovery holds the directories anew from the batch's recorded roots, never following a link:
+ * a recorded directory that is now a link is a conflict, left for a later recovery.
  */
 import path from "node:path";
 import { isToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
+import { BatchDirectories } from "./batch-directories.ts";
 import { finishOp, fsyncAll, hasLanded, inspectOp, removeTemps, rollbackRecord } from "./apply.ts";
 import { discardCommitMark, listBatchIds, pathsOfOp, readRecord, removeBatch, removeTransitDebris, writeRecord, type BatchRecord } from "./journal-store.ts";
 import { cleanLockLeftovers, withPathLocks, type LockTarget } from "./locks.ts";
@@ -72,32 +75,39 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
     if (fresh === undefined || fresh.state !== record.state) return;
     // A commit mark an older writer prepared is never used now: recovery writes its own record.
     discardCommitMark(stateDir, fresh.id);
-    const inspections = await Promise.all(fresh.ops.map((op) => inspectOp(op)));
+    const dirs = new BatchDirectories(fresh.roots);
+    try {
+      outcome = await recoverHeld(dirs, fresh);
+    } finally {
+      dirs.close();
+    }
+  }, { stateDir, ...(lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs }) });
+  return outcome ?? { ...base, action: "skipped", reason: "another process recovered it meanwhile" };
+
+  async function recoverHeld(dirs: BatchDirectories, fresh: BatchRecord): Promise<RecoveredBatch> {
+    const inspections = await Promise.all(fresh.ops.map((op) => inspectOp(dirs, op)));
     // A failed batch was reported as failed to its caller: it is only ever rolled back.
     if (fresh.state === "prepared" && inspections.every((inspection, index) => hasLanded(fresh.ops[index] as BatchRecord["ops"][number], inspection))) {
       const touched: string[] = [];
-      for (const op of fresh.ops) touched.push(...(await finishOp(op)));
-      await removeTemps(fresh);
-      await fsyncAll(touched);
+      for (const op of fresh.ops) touched.push(...(await finishOp(dirs, op)));
+      await removeTemps(dirs, fresh);
+      await fsyncAll(dirs, touched);
       fresh.state = "committed";
       fresh.committedAt = new Date().toISOString();
       fresh.recovery = { at: fresh.committedAt, action: "rolled_forward", conflicts: [] };
       await writeRecord(stateDir, fresh);
-      outcome = { ...base, action: "rolled_forward" };
-      return;
+      return { ...base, action: "rolled_forward" };
     }
-    const rollback = await rollbackRecord(stateDir, fresh);
+    const rollback = await rollbackRecord(dirs, stateDir, fresh);
     if (rollback.conflicts.length === 0) {
       await removeBatch(stateDir, fresh.id);
-      outcome = { ...base, action: "rolled_back" };
-      return;
+      return { ...base, action: "rolled_back" };
     }
     fresh.state = "conflict";
     fresh.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: rollback.conflicts.map((entry) => entry.path) };
     await writeRecord(stateDir, fresh);
-    outcome = { ...base, action: "conflict", conflicts: rollback.conflicts };
-  }, { stateDir, ...(lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs }) });
-  return outcome ?? { ...base, action: "skipped", reason: "another process recovered it meanwhile" };
+    return { ...base, action: "conflict", conflicts: rollback.conflicts };
+  }
 }
 
 /** Recovers every interrupted batch of a dead writer (and every batch its writer failed to roll back). */

@@ -195,7 +195,9 @@ describe("parent verification", () => {
         },
       ),
     );
-    expect(error.code).toBe("path_denied");
+    expect(error.code).toBe("path_changed");
+    expect(error.retryable).toBe(true);
+    expect(error.message).not.toContain("/proc/");
     expect(await fx.text("a.txt")).toBe("a");
     expect(await fx.text("dir-moved/b.txt")).toBe("b");
     expect((await readdir(elsewhere)).sort()).toEqual(["b.txt"]);
