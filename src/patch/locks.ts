@@ -18,6 +18,7 @@ import { createHash, randomBytes } from "node:crypto";
 import {
   appendFileSync,
   closeSync,
+  existsSync,
   constants,
   fstatSync,
   futimesSync,
@@ -31,6 +32,7 @@ import {
   renameSync,
   rmdirSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
@@ -52,9 +54,8 @@ const MAX_RECORD_BYTES = 4096;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 interface OwnerRecord extends ProcessIdentity {
+  /** Tells this process's records from those of an earlier process with the same identity. */
   token: string;
-  /** The target locked, for people who find the entry. */
-  path: string;
 }
 
 /** Handed to the locked function: lets it confirm, right before its commit point, that no lock was lost. */
@@ -119,7 +120,10 @@ export function lockEntryPath(dir: string, name: string): string {
 interface HeldEntry {
   entry: string;
   target: string;
+  /** Keeps the entry's inode from being reused while it is held (refreshed through it too). */
   fd: number;
+  /** Whether fd is the entry's own (closed with the release), not the shared owner file's. */
+  ownFd: boolean;
   dev: number;
   ino: number;
   token: string;
@@ -193,8 +197,71 @@ function unableToLock(target: string, dir: string, error: unknown): ToolError {
   return new ToolError("io_error", `Could not take the write lock for ${target}: ${(error as Error).message}`, { details });
 }
 
-/** Creates the entry with our record, or answers undefined when it exists. */
-function createEntry(entry: string, target: string): HeldEntry | undefined {
+const PROCESS_TOKEN = uniqueTag();
+
+function recordText(): string {
+  const record: OwnerRecord = { ...currentProcess(), token: PROCESS_TOKEN };
+  return `${JSON.stringify(record)}\n`;
+}
+
+/**
+ * This process's owner record in a state directory, hard-linked into place as each of its lock
+ * entries: taking a lock then allocates no inode and releasing frees none (freed inodes make later
+ * file creations slower on ext4), and an entry never exists without its record.
+ */
+interface OwnerFile {
+  file: string;
+  fd: number;
+  dev: number;
+  ino: number;
+}
+const ownerFiles = new Map<string, OwnerFile>();
+
+function ownerFileFor(stateDir: string): OwnerFile {
+  const known = ownerFiles.get(stateDir);
+  if (known !== undefined) return known;
+  const file = path.join(stateDir, LOCK_DIRS_SUBDIR, listFileName(currentProcess()).replace(/\.dirs$/, ".owner"));
+  writeFileSync(file, recordText(), { mode: 0o644 });
+  const fd = openSync(file, constants.O_RDONLY | NOFOLLOW);
+  const stats = fstatSync(fd);
+  const owner = { file, fd, dev: stats.dev, ino: stats.ino };
+  ownerFiles.set(stateDir, owner);
+  return owner;
+}
+
+/** Errors of link() that mean no hard link can be made here (another device, a file system without them). */
+const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
+/** Directories where link() failed that way: their entries are created in place. */
+const unlinkableDirectories = new Set<string>();
+
+/** Creates the entry with our record (a link to the owner file where possible), or answers undefined when it exists. */
+function createEntry(entry: string, target: string, stateDir: string): HeldEntry | undefined {
+  const dir = path.dirname(entry);
+  if (!unlinkableDirectories.has(dir)) {
+    let owner: OwnerFile | undefined;
+    try {
+      owner = ownerFileFor(stateDir);
+    } catch (error) {
+      log.warn("could not write this process's lock owner record in the state directory", { error });
+    }
+    if (owner !== undefined) {
+      try {
+        linkSync(owner.file, entry);
+        return { entry, target, fd: owner.fd, ownFd: false, dev: owner.dev, ino: owner.ino, token: PROCESS_TOKEN, lost: undefined };
+      } catch (error) {
+        const code = errnoOf(error) ?? "";
+        if (code === "EEXIST") return undefined;
+        if (code === "ENOENT" && !existsSync(owner.file)) {
+          // Removed behind our back (a cleaned state directory): written again next time.
+          ownerFiles.delete(stateDir);
+          closeSync(owner.fd);
+          return createEntry(entry, target, stateDir);
+        }
+        if (!NO_HARD_LINKS.has(code)) throw error;
+        unlinkableDirectories.add(dir);
+      }
+    }
+  }
   let fd: number;
   try {
     fd = openSync(entry, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
@@ -202,12 +269,10 @@ function createEntry(entry: string, target: string): HeldEntry | undefined {
     if (errnoOf(error) === "EEXIST") return undefined;
     throw error;
   }
-  const token = uniqueTag();
-  const record: OwnerRecord = { ...currentProcess(), token, path: target };
   try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
+    writeSync(fd, recordText());
     const stats = fstatSync(fd);
-    return { entry, target, fd, dev: stats.dev, ino: stats.ino, token, lost: undefined };
+    return { entry, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
   } catch (error) {
     closeSync(fd);
     unlinkIfPresent(entry);
@@ -271,16 +336,16 @@ function parseOwner(text: string): OwnerRecord | undefined {
   }
 }
 
-/** Whether the lock read in `reading` is stale: its holder is gone, or nothing shows it is alive. */
-function isStale(reading: EntryReading): boolean {
+/** Whether the lock `entry` read in `reading` is stale: its holder is gone, or nothing shows it is alive. */
+function isStale(entry: string, reading: EntryReading): boolean {
   const age = Date.now() - reading.mtimeMs;
   const owner = reading.owner;
   // No record: a writer is between creating the entry and writing its record (microseconds), or died there.
   if (owner === undefined) return age > LIMITS.locks.unreadableGraceMs;
   const self = currentProcess();
-  if (owner.pid === self.pid && owner.host === self.host && owner.startTime === self.startTime) {
+  if (owner.token === PROCESS_TOKEN && owner.pid === self.pid && owner.host === self.host) {
     // Ours by its record, yet not a lock this process holds: left by a release that failed.
-    return ![...heldEntries.values()].some((held) => held.token === owner.token);
+    return !heldEntries.has(entry);
   }
   const liveness = livenessOf(owner);
   if (liveness === "dead") return true;
@@ -312,10 +377,21 @@ function removeStale(entry: string, judged: EntryReading): void {
     try {
       linkSync(aside, entry);
     } catch (error) {
-      if (errnoOf(error) !== "EEXIST") log.warn("could not put back a write lock moved aside", { entry, error });
+      if (errnoOf(error) !== "EEXIST") {
+        // No hard links on this file system: renamed back unless the name was taken meanwhile.
+        try {
+          lstatSync(entry);
+        } catch (statError) {
+          if (isMissing(statError)) {
+            renameSync(aside, entry);
+            return;
+          }
+        }
+        log.warn("could not put back a write lock moved aside", { entry, error });
+      }
     }
   } else {
-    log.debug("removed the lock of a writer that is gone", { path: judged.owner?.path, pid: judged.owner?.pid });
+    log.debug("removed the lock of a writer that is gone", { entry, pid: judged.owner?.pid });
   }
   unlinkIfPresent(aside);
 }
@@ -379,7 +455,7 @@ function removeLeftEntries(dir: string, dead: ProcessIdentity, young: string[]):
       }
       const reading = readEntry(full);
       if (reading === undefined) continue;
-      if (!isStale(reading)) {
+      if (!isStale(full, reading)) {
         if (reading.owner === undefined) young.push(full);
         continue;
       }
@@ -409,6 +485,12 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
   const young: string[] = [];
   for (const name of names) {
     const file = path.join(sub, name);
+    if (name.endsWith(".owner")) {
+      // The owner record of a process that is gone (its list, read below, names where it was linked).
+      const reading = readEntry(file);
+      if (reading?.owner !== undefined && livenessOf(reading.owner) === "dead") unlinkIfPresent(file);
+      continue;
+    }
     let lines: string[];
     try {
       lines = readFileSync(file, "utf8").split("\n").filter((line) => line !== "");
@@ -449,7 +531,7 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
     await sleep(LIMITS.locks.unreadableGraceMs + 100);
     for (const entry of young) {
       const reading = readEntry(entry);
-      if (reading === undefined || !isStale(reading)) continue;
+      if (reading === undefined || !isStale(entry, reading)) continue;
       removeStale(entry, reading);
       removed += 1;
     }
@@ -491,14 +573,14 @@ async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir
   for (;;) {
     let holder: EntryReading | undefined;
     try {
-      const held = createEntry(entry, target);
+      const held = createEntry(entry, target, stateDir);
       if (held !== undefined) {
         track(held);
         return held;
       }
       holder = readEntry(entry);
       if (holder === undefined) continue;
-      if (isStale(holder)) {
+      if (isStale(entry, holder)) {
         removeStale(entry, holder);
         continue;
       }
@@ -531,10 +613,12 @@ function releaseEntry(held: HeldEntry): void {
   } catch (error) {
     if (!isMissing(error)) log.warn("could not remove a write lock", { path: held.target, error });
   } finally {
-    try {
-      closeSync(held.fd);
-    } catch {
-      // Closed already.
+    if (held.ownFd) {
+      try {
+        closeSync(held.fd);
+      } catch {
+        // Closed already.
+      }
     }
   }
 }
@@ -556,11 +640,11 @@ function removeEmptyDirectories(dir: string, bound: string): void {
 // The entries of a process that exits normally go with it; a killed one's are recovered by the next writer.
 process.on("exit", () => {
   for (const held of [...heldEntries.values()]) releaseEntry(held);
-  for (const listed of listedDirectories.values()) {
+  for (const file of [...[...listedDirectories.values()].map((listed) => listed.file), ...[...ownerFiles.values()].map((owner) => owner.file)]) {
     try {
-      unlinkSync(listed.file);
+      unlinkSync(file);
     } catch {
-      // Gone already; a list left behind is removed by the next recovery.
+      // Gone already; one left behind is removed by the next recovery.
     }
   }
 });
