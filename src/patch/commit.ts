@@ -371,7 +371,7 @@ function batchLocks(dirs: BatchDirectories, ops: readonly CommitOp[], roots: rea
   const creating: LockTarget[] = [];
   const emptied: Array<{ lock: LockTarget; upTo: string }> = [];
   const lockOf = (target: string, bound?: string): LockTarget => {
-    const lock: LockTarget = { path: target };
+    const lock: LockTarget = { path: target, at: (real) => dirs.at(real) };
     if (bound !== undefined) {
       lock.directoriesToCreate = () => planParent(dirs, path.dirname(target), bound, target).createdDirs;
       creating.push(lock);

@@ -14,6 +14,7 @@
  * directory (LOCK_DIRS_SUBDIR), so that recovery finds the entries of a process that was killed.
  * Targets are locked in sorted order, so two batches can never wait for each other in a cycle.
  */
+import { ChangedBeneath } from "../policy/beneath.ts";
 import { createHash, randomBytes } from "node:crypto";
 import {
   appendFileSync,
@@ -81,6 +82,17 @@ export interface LockTarget {
    * to (not including) this one: the lock entry kept them from being removed while it stood.
    */
   removeEmptyUpTo?: string;
+  /**
+   * The name file-system calls use for an entry of the target's directory (or for the directory
+   * and its parents when they are created or removed), given its real path: a commit passes names
+   * through the directories it holds, so a directory swapped for a link is never followed. Default:
+   * the real path itself.
+   */
+  at?: (real: string) => string;
+}
+
+function sameName(real: string): string {
+  return real;
 }
 
 export interface LockOptions {
@@ -119,6 +131,8 @@ export function lockEntryPath(dir: string, name: string): string {
 
 interface HeldEntry {
   entry: string;
+  /** The name every file-system call uses for the entry (through the caller's held directory, see LockTarget.at). */
+  name: string;
   target: string;
   /** Keeps the entry's inode from being reused while it is held (refreshed through it too). */
   fd: number;
@@ -137,7 +151,7 @@ const heldEntries = new Map<string, HeldEntry>();
 /** Whether `entry` still names the file we created (our descriptor keeps its inode from being reused). */
 function stillOurs(held: HeldEntry): boolean {
   try {
-    const stats = lstatSync(held.entry);
+    const stats = lstatSync(held.name);
     return stats.ino === held.ino && stats.dev === held.dev;
   } catch {
     return false;
@@ -235,7 +249,7 @@ const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSY
 const unlinkableDirectories = new Set<string>();
 
 /** Creates the entry with our record (a link to the owner file where possible), or answers undefined when it exists. */
-function createEntry(entry: string, target: string, stateDir: string): HeldEntry | undefined {
+function createEntry(entry: string, name: string, target: string, stateDir: string): HeldEntry | undefined {
   const dir = path.dirname(entry);
   if (!unlinkableDirectories.has(dir)) {
     let owner: OwnerFile | undefined;
@@ -246,8 +260,8 @@ function createEntry(entry: string, target: string, stateDir: string): HeldEntry
     }
     if (owner !== undefined) {
       try {
-        linkSync(owner.file, entry);
-        return { entry, target, fd: owner.fd, ownFd: false, dev: owner.dev, ino: owner.ino, token: PROCESS_TOKEN, lost: undefined };
+        linkSync(owner.file, name);
+        return { entry, name, target, fd: owner.fd, ownFd: false, dev: owner.dev, ino: owner.ino, token: PROCESS_TOKEN, lost: undefined };
       } catch (error) {
         const code = errnoOf(error) ?? "";
         if (code === "EEXIST") return undefined;
@@ -255,7 +269,7 @@ function createEntry(entry: string, target: string, stateDir: string): HeldEntry
           // Removed behind our back (a cleaned state directory): written again next time.
           ownerFiles.delete(stateDir);
           closeSync(owner.fd);
-          return createEntry(entry, target, stateDir);
+          return createEntry(entry, name, target, stateDir);
         }
         if (!NO_HARD_LINKS.has(code)) throw error;
         unlinkableDirectories.add(dir);
@@ -264,7 +278,7 @@ function createEntry(entry: string, target: string, stateDir: string): HeldEntry
   }
   let fd: number;
   try {
-    fd = openSync(entry, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
+    fd = openSync(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
   } catch (error) {
     if (errnoOf(error) === "EEXIST") return undefined;
     throw error;
@@ -272,10 +286,10 @@ function createEntry(entry: string, target: string, stateDir: string): HeldEntry
   try {
     writeSync(fd, recordText());
     const stats = fstatSync(fd);
-    return { entry, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
+    return { entry, name, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
   } catch (error) {
     closeSync(fd);
-    unlinkIfPresent(entry);
+    unlinkIfPresent(name);
     throw error;
   }
 }
@@ -542,10 +556,11 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
 /** Creates the directories a lock entry needs (outermost first), listing each first so that a crash leaves none behind unlisted. */
 function createDirectories(hooks: Omit<LockTarget, "path">, dirs: readonly string[], stateDir: string): void {
   hooks.created ??= [];
+  const at = hooks.at ?? sameName;
   for (const dir of dirs) {
     listDirectory(stateDir, dir, true);
     try {
-      mkdirSync(dir);
+      mkdirSync(at(dir));
     } catch (error) {
       if (errnoOf(error) === "EEXIST") continue;
       throw error;
@@ -573,19 +588,22 @@ async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir
   for (;;) {
     let holder: EntryReading | undefined;
     try {
-      const held = createEntry(entry, target, stateDir);
+      // Named anew each round: the directory may have been created meanwhile.
+      const entryName = (hooks.at ?? sameName)(entry);
+      const held = createEntry(entry, entryName, target, stateDir);
       if (held !== undefined) {
         track(held);
         return held;
       }
-      holder = readEntry(entry);
+      holder = readEntry(entryName);
       if (holder === undefined) continue;
       if (isStale(entry, holder)) {
-        removeStale(entry, holder);
+        removeStale(entryName, holder);
         continue;
       }
     } catch (error) {
-      if (error instanceof ToolError) throw error;
+      // A directory swapped for a link under a held path: the caller answers path_changed.
+      if (error instanceof ToolError || error instanceof ChangedBeneath) throw error;
       const code = errnoOf(error);
       if (hooks.skipIfNoDirectory && (code === "ENOENT" || code === "ENOTDIR")) return undefined;
       if (code === "ENOENT") {
@@ -609,7 +627,7 @@ async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir
 function releaseEntry(held: HeldEntry): void {
   untrack(held);
   try {
-    if (stillOurs(held)) unlinkSync(held.entry);
+    if (stillOurs(held)) unlinkSync(held.name);
   } catch (error) {
     if (!isMissing(error)) log.warn("could not remove a write lock", { path: held.target, error });
   } finally {
@@ -624,11 +642,11 @@ function releaseEntry(held: HeldEntry): void {
 }
 
 /** Removes `dir` and its parents while they are empty, stopping below `bound`. */
-function removeEmptyDirectories(dir: string, bound: string): void {
+function removeEmptyDirectories(dir: string, bound: string, at: (real: string) => string): void {
   let current = dir;
   while (current !== bound && (relativeInside(bound, current, path.sep) ?? "") !== "") {
     try {
-      rmdirSync(current);
+      rmdirSync(at(current));
     } catch {
       // Not empty (or gone): whatever is above holds it too.
       return;
@@ -744,7 +762,7 @@ export async function lockTarget(
       if (held !== undefined) releaseEntry(held);
       releaseLocal();
       // Read now: the caller may have decided meanwhile (after its commit) that they should go.
-      if (hooks.removeEmptyUpTo !== undefined) removeEmptyDirectories(dir, hooks.removeEmptyUpTo);
+      if (hooks.removeEmptyUpTo !== undefined) removeEmptyDirectories(dir, hooks.removeEmptyUpTo, hooks.at ?? sameName);
     },
   };
 }
