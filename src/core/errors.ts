@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   syntax_regression: { retryable: false, hint: "The edit introduces syntax errors at the listed places; fix the replacement or pass allowSyntaxErrors." },
   syntax_unchecked: { retryable: false, hint: "The file's parser is unavailable in this server (see the message; restarting it loads the parsers again); pass allowSyntaxErrors: true to write without the syntax check." },
   format_failed: { retryable: false, hint: "The formatter could not format the candidate; check the edit's syntax." },
+  cancelled: { retryable: true, hint: "The client cancelled the call before its commit began; nothing was written. Call again to retry." },
   lock_timeout: { retryable: true, hint: "Another writer holds the file; retry shortly." },
   receipt_invalid: { retryable: false, hint: "Preview the change again to get a fresh receipt." },
   undo_conflict: { retryable: false, hint: "The listed files changed after the batch; undo them by hand or re-read them." },

@@ -283,6 +283,7 @@ export function previewDiff(plan: Plan, beforeText: string | undefined, afterTex
  */
 export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
   refuseOverlaps(plans);
+  refuseIfCancelled(context.signal);
   const expectedParents = new Set<string>();
   for (const plan of plans) for (const touched of plan.touches) expectedParents.add(path.dirname(touched));
   const result = await commitBatch(
@@ -301,6 +302,14 @@ export async function commitPlans(plans: Plan[], context: PipelineContext, tool:
   );
   announceCommitted({ realPaths: plans.flatMap((plan) => plan.touches), tool });
   return result;
+}
+
+/**
+ * Throws `cancelled` once the client cancelled the call: the server drops the answer to a cancelled
+ * call, so a commit begun after it would change files without ever reporting it.
+ */
+export function refuseIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw new ToolError("cancelled", "the client cancelled the call; nothing was written.");
 }
 
 /** What a committed batch touched, for caches that mirror the disk (the code index). */

@@ -18,7 +18,7 @@ import { loadFile, type RunFile, type ScanResult, type ScannedFile, scanFiles } 
 import { type CompiledQuery, compileQuery, type StructuralQuery } from "../intel/run/structural.ts";
 import { type AstRule, applyAstRules } from "../patch/ast-rules.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
-import { buildTextCandidate, commitPlans, formattersFor, loadSource, type PipelineContext, type Plan } from "../patch/pipeline.ts";
+import { buildTextCandidate, commitPlans, formattersFor, loadSource, type PipelineContext, type Plan, refuseIfCancelled } from "../patch/pipeline.ts";
 import { receiptBook } from "../patch/receipts.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { PathInput, plural } from "./common.ts";
@@ -302,7 +302,7 @@ async function commitReceipt(args: RunInput, context: ToolContext): Promise<z.in
   const plans: Plan[] = [];
   const changes: Array<z.input<typeof Change>> = [];
   for (const file of receipt.files) {
-    context.signal.throwIfAborted();
+    refuseIfCancelled(context.signal);
     const resolved = await context.workspace.resolve(file.canonicalPath, "write");
     await forFile(resolved.display, async () => {
       if (resolved.real !== file.canonicalPath) throw new ToolError("receipt_invalid", "the path no longer leads to the previewed file.");
@@ -423,7 +423,7 @@ export const runTool = defineTool({
     // What is written is what counts: each file's matches as its rewrite found them.
     const perFile: Array<{ file: ScannedFile; count: number }> = [];
     for (const scanned of scan.matched) {
-      context.signal.throwIfAborted();
+      refuseIfCancelled(context.signal);
       const item = await planRewrite(scanned, args, explicit, context, pipeline, formatters);
       if ("unchanged" in item) {
         unchanged.push(scanned.file.display);
