@@ -109,8 +109,9 @@ describe("committing ahead of the checks", () => {
     await patch("  return 2;\n", "  return 20;\n");
     await nextTurn();
     const pipeline = pipelineOf(context);
-    const resolved = await context.workspace.resolve("s.ts", "write");
     const planOf = async (gate: CheckGate, expectedBefore: string) => {
+      // Resolved per plan: a resolution names the file that was there, and a commit replaces it.
+      const resolved = await context.workspace.resolve("s.ts", "write");
       const candidate = await prepare((text) => text.replace("return 3;", "return 33;"), gate);
       const source = await loadSource(resolved, await hashOf("s.ts"), pipeline);
       const plan: Plan = { key: "s.ts", resolved, touches: [resolved.real], op: { kind: "write", path: resolved.real, expectedBefore, after: candidate.bytes }, displayAfter: "s.ts", before: source, afterBytes: candidate.bytes, report: {}, verified: candidate.report.then(() => ({ checked: true })) };
