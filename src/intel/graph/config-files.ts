@@ -5,12 +5,14 @@
  * policy, and only the real path the policy returned is read.
  */
 import type { Stats } from "node:fs";
-import { lstat, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseJsonc, type ParseError } from "jsonc-parser/lib/esm/main.js";
 import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
+import type { EntryIdentity } from "../../policy/beneath.ts";
+import { readBounded, realTarget } from "../../policy/open.ts";
 import { locateLexically } from "../../policy/roots.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 
@@ -19,7 +21,8 @@ import type { Workspace } from "../../policy/workspace.ts";
  * tests can watch every call (no path outside the roots may ever reach it).
  */
 export const graphFs = {
-  readFile: (real: string): Promise<Buffer> => readFile(real),
+  /** Through the policy's one reader: beneath the file system root, no link followed, and the entry the policy resolved. */
+  readFile: (real: string, maxBytes: number, identity?: EntryIdentity) => readBounded({ ...realTarget(real, real), ...(identity ? { identity } : {}) }, maxBytes),
   lstat: (real: string): Promise<Stats> => lstat(real),
 };
 
@@ -108,14 +111,13 @@ export class ConfigFiles {
     if (!resolved.exists) return { status: "missing" };
     if (resolved.kind !== "file") return resolved.kind === "directory" ? { status: "missing" } : { status: "unreadable", detail: `${resolved.display} is not a regular file` };
     try {
-      const stats = await graphFs.lstat(resolved.real);
-      if (!stats.isFile()) return { status: "unreadable", detail: `${resolved.display} is not a regular file` };
-      if (stats.size > LIMITS.intel.graph.maxConfigBytes) {
+      const loaded = await graphFs.readFile(resolved.real, LIMITS.intel.graph.maxConfigBytes, resolved.identity);
+      if (loaded === "gone") return { status: "unreadable", detail: `${resolved.display} is not a regular file (or changed while being read)` };
+      if (loaded === "too_large" || "skipped" in loaded) {
         return { status: "unreadable", detail: `${resolved.display} is larger than ${LIMITS.intel.graph.maxConfigBytes} bytes` };
       }
-      const bytes = await graphFs.readFile(resolved.real);
-      this.#stamps.set(resolved.real, { size: stats.size, mtimeMs: stats.mtimeMs });
-      return { status: "ok", real: resolved.real, display: resolved.display, text: bytes.toString("utf8") };
+      this.#stamps.set(resolved.real, { size: loaded.stats.size, mtimeMs: loaded.stats.mtimeMs });
+      return { status: "ok", real: resolved.real, display: resolved.display, text: loaded.bytes.toString("utf8") };
     } catch (error) {
       log.debug("a resolution config file could not be read", { path: resolved.display, error });
       return { status: "unreadable", detail: `${resolved.display} could not be read` };

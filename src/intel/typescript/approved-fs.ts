@@ -7,11 +7,11 @@
  * listed through the policy, and the compiler runs again. Files are opened only by the real path a
  * policy-approved listing gave; nothing outside the roots is ever stat'ed or read.
  */
-import { readFileSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
+import { readBoundedSync, realTarget } from "../../policy/open.ts";
 import type { PathKind, Workspace } from "../../policy/workspace.ts";
 
 export interface ApprovedEntry {
@@ -147,8 +147,9 @@ export class ApprovedFileSystem {
     const entry = this.entry(target);
     if (entry?.kind !== "file") return undefined;
     try {
-      if (statSync(entry.real).size > LIMITS.intel.typescript.maxFileBytes) return undefined;
-      return readFileSync(entry.real, "utf8");
+      // Through the policy's one reader: beneath its root, never through a link.
+      const loaded = readBoundedSync(realTarget(entry.real, entry.real, this.#workspace.roots), LIMITS.intel.typescript.maxFileBytes);
+      return typeof loaded === "object" && "bytes" in loaded ? loaded.bytes.toString("utf8") : undefined;
     } catch {
       return undefined;
     }
