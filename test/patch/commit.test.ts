@@ -171,6 +171,27 @@ describe("parent verification", () => {
     expect(asked).toEqual([fx.at("d1"), fx.at("d2"), fx.at("d3")]);
   });
 
+  test("a parent that is a symlink at the recheck is path_changed (retryable) and nothing is written through it", async () => {
+    const elsewhere = path.join(fx.base, "elsewhere");
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, "x.txt"), "outside");
+    await symlink(elsewhere, fx.at("d"));
+    for (const op of [
+      { kind: "write", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), after: Buffer.from("X") },
+      { kind: "write", path: fx.at("d/new.txt"), expectedBefore: null, after: Buffer.from("N") },
+      { kind: "chmod", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), mode: 0o777 },
+      { kind: "delete", path: fx.at("d/x.txt"), expectedBefore: sha("outside") },
+    ] satisfies CommitOp[]) {
+      const error = await refusal(commit([op]));
+      expect(error.code).toBe("path_changed");
+      expect(error.retryable).toBe(true);
+      expect(error.message).not.toContain("/proc/");
+    }
+    expect((await readdir(elsewhere)).sort()).toEqual(["x.txt"]);
+    expect(await readFile(path.join(elsewhere, "x.txt"), "utf8")).toBe("outside");
+    expect((await stat(path.join(elsewhere, "x.txt"))).mode & 0o777).toBe(0o644);
+  });
+
   test("a directory swapped for a symlink after the recheck is refused and the batch rolled back", async () => {
     const a = await fx.put("a.txt", "a");
     const b = await fx.put("dir/b.txt", "b");

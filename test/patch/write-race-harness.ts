@@ -26,6 +26,8 @@ export interface RaceOutcome {
   calls: number;
   committed: number;
   refusals: Record<string, number>;
+  /** The first message of each refusal code, to read what was refused. */
+  examples: Record<string, string>;
   swaps: number;
   /** Entries of the outside directory that changed, appeared or disappeared (must be empty). */
   outsideChanges: string[];
@@ -96,7 +98,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
   process.env.AST_MCP_CACHE_DIR = path.join(base, "cache");
 
   const model: Model = new Map([["x.txt", { content: "inside 0\n", mode: 0o644 }]]);
-  const outcome: RaceOutcome = { calls: 0, committed: 0, refusals: {}, swaps: 0, outsideChanges: [], insideMismatches: [], leftovers: [], unexpected: [] };
+  const outcome: RaceOutcome = { calls: 0, committed: 0, refusals: {}, examples: {}, swaps: 0, outsideChanges: [], insideMismatches: [], leftovers: [], unexpected: [] };
   const outsideBefore = await describeTree(outside);
   const meta: CommitMeta = { sessionId: "race-session", tool: "race", roots: [root] };
   const context = options.layer === "tools" ? await makeContext([root]) : undefined;
@@ -129,8 +131,9 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       };
     }
     if (kind === 2) {
-      const name = `new-${i}.txt`;
-      const content = `created ${i}\n`;
+      // JSON: file_delete's reference check needs a language with a parser.
+      const name = `new-${i}.json`;
+      const content = `{ "created": ${i} }\n`;
       return {
         run: () =>
           options.layer === "commit"
@@ -209,7 +212,10 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
         };
         lastBatch = batchId === null || step.isUndo === true ? undefined : { id: batchId, undo: restore };
       } catch (error) {
-        if (error instanceof ToolError) outcome.refusals[error.code] = (outcome.refusals[error.code] ?? 0) + 1;
+        if (error instanceof ToolError) {
+          outcome.refusals[error.code] = (outcome.refusals[error.code] ?? 0) + 1;
+          outcome.examples[error.code] ??= error.message;
+        }
         else outcome.unexpected.push(String((error as Error)?.stack ?? error));
         if (error instanceof ToolError && error.message.includes("/proc/")) outcome.unexpected.push(`a message names a descriptor path: ${error.message}`);
       }
