@@ -469,25 +469,11 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   // A committed batch answers while its locks are released (a rename or removal per lock file).
   const lockOptions = { stateDir, releaseAfterAnswer: true, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
 
+  // Every directory the batch works in: held from its recheck (under the locks) until the batch is done.
+  const dirs = new BatchDirectories(meta.roots);
   const record = await withPathLocks(
     ops.flatMap(opPaths),
     async (held) => {
-      // Every directory the batch works in, held from its recheck until the batch is done.
-      const dirs = new BatchDirectories(meta.roots);
-      try {
-        return await commitHeld(dirs, held);
-      } catch (error) {
-        throw asToolError(error, dirs);
-      } finally {
-        dirs.close();
-      }
-    },
-    lockOptions,
-  ).catch((error: unknown) => {
-    throw asToolError(error);
-  });
-
-  async function commitHeld(dirs: BatchDirectories, held: { assertHeld(): void }): Promise<BatchRecord> {
       const id = newBatchId();
       // The record and before-images are assembled under a transit name and appear together.
       const staging = stageBatch(stateDir, id);
@@ -543,7 +529,13 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         throw worse ?? error;
       }
       return batch;
-  }
+    },
+    lockOptions,
+  )
+    .catch((error: unknown) => {
+      throw asToolError(error, dirs);
+    })
+    .finally(() => dirs.close());
 
   let undoable = true;
   try {

@@ -74,12 +74,26 @@ type Model = Map<string, { content: string; mode: number }>;
 
 /** One step of the workload: the call, and what it leaves in d/ when it commits. */
 interface Step {
+  describe: string;
   run(): Promise<{ batchId: string | null }>;
   apply(model: Model): void;
   isUndo?: boolean;
 }
 
 const sha = (text: string) => sha256Hex(Buffer.from(text));
+
+/** A call that takes longer than this is reported as hung and ends the run. */
+const CALL_DEADLINE_MS = 10_000;
+
+class CallHung extends Error {}
+
+function withinDeadline<T>(work: Promise<T>, ms: number, describe: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallHung(describe())), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ast-mcp-race-")));
@@ -121,6 +135,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const content = `inside ${i}\n`;
       const patch = kind === 1 && options.layer === "tools";
       return {
+        describe: patch ? "file_patch d/x.txt" : "write d/x.txt",
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "write", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), after: Buffer.from(content) }])
@@ -135,6 +150,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const name = `new-${i}.json`;
       const content = `{ "created": ${i} }\n`;
       return {
+        describe: `create d/${name}`,
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "write", path: path.join(d, name), expectedBefore: null, after: Buffer.from(content) }])
@@ -145,6 +161,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
     if (kind === 3) {
       const mode = x.mode === 0o644 ? 0o600 : 0o644;
       return {
+        describe: "chmod d/x.txt",
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "chmod", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), mode }])
@@ -157,6 +174,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const to = from.replace("new-", "moved-");
       const entry = model.get(from)!;
       return {
+        describe: `rename d/${from}`,
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "rename", from: path.join(d, from), to: path.join(d, to), expectedBefore: sha(entry.content) }])
@@ -171,6 +189,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const name = renamed[0]!;
       const entry = model.get(name)!;
       return {
+        describe: `delete d/${name}`,
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "delete", path: path.join(d, name), expectedBefore: sha(entry.content) }])
@@ -181,6 +200,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
     if (kind === 6 && lastBatch !== undefined) {
       const batch = lastBatch;
       return {
+        describe: `undo ${batch.id}`,
         run: async () => {
           if (options.layer === "tools") return tool(fileUndoTool, { batchId: batch.id });
           const plan = await undoOps(batch.id, { stateDir });
@@ -202,7 +222,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const step = stepFor(i);
       outcome.calls += 1;
       try {
-        const { batchId } = await step.run();
+        const { batchId } = await withinDeadline(step.run(), CALL_DEADLINE_MS, () => `call ${i} (${step.describe}) did not settle within ${CALL_DEADLINE_MS} ms`);
         step.apply(model);
         outcome.committed += 1;
         // Undo of this batch puts d/ back as it was before it (undos themselves are not undone here).
@@ -217,6 +237,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
           outcome.examples[error.code] ??= error.message;
         }
         else outcome.unexpected.push(String((error as Error)?.stack ?? error));
+        if (error instanceof CallHung) break;
         if (error instanceof ToolError && error.message.includes("/proc/")) outcome.unexpected.push(`a message names a descriptor path: ${error.message}`);
       }
     }
