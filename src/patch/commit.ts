@@ -183,6 +183,15 @@ interface ParentPlan {
   createdDirs: string[];
 }
 
+/** Whether `file` is a regular file now (only to choose a refusal's wording; nothing is done through it). */
+function isRegularFile(file: string): boolean {
+  try {
+    return lstatSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Holds `dir` (or its nearest existing ancestor, when the rest may be created up to `bound`)
  * beneath its root for the rest of the batch, and returns the directories to create.
@@ -196,7 +205,10 @@ function planParent(dirs: BatchDirectories, dir: string, bound: string | undefin
       break;
     } catch (error) {
       if (error instanceof ChangedBeneath) {
-        if (error.reason === "not_directory") throw new ToolError("not_a_file", `${error.real} is not a directory, so ${target} cannot be created.`, { details: { path: target } });
+        // A file where a directory should be is a plain refusal; anything else (a link, or a link removed again) changed under us.
+        if (error.reason === "not_directory" && isRegularFile(error.real)) {
+          throw new ToolError("not_a_file", `${error.real} is not a directory, so ${target} cannot be created.`, { details: { path: target } });
+        }
         throw changedError(target, error);
       }
       if (!isMissing(error)) throw error;
@@ -524,20 +536,6 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   const record = await withPathLocks(
     locks.targets,
     async (held) => {
-      try {
-        return await commitHeld(dirs, held);
-      } catch (error) {
-        throw asToolError(error, dirs);
-      }
-    },
-    lockOptions,
-  )
-    .catch((error: unknown) => {
-      throw asToolError(error, dirs);
-    })
-    .finally(() => dirs.close());
-
-  async function commitHeld(dirs: BatchDirectories, held: { assertHeld(): void }): Promise<BatchRecord> {
       const id = newBatchId();
       // The record and before-images are assembled under a transit name and appear together.
       const staging = stageBatch(stateDir, id);
@@ -595,7 +593,13 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         throw worse ?? error;
       }
       return batch;
-  }
+    },
+    lockOptions,
+  )
+    .catch((error: unknown) => {
+      throw asToolError(error, dirs);
+    })
+    .finally(() => dirs.close());
 
   let undoable = true;
   try {

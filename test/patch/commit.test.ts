@@ -6,6 +6,7 @@ import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
 import { overwriteInPlaceSync } from "../../src/patch/durable-fs.ts";
+import { setDescriptorPathsForTest } from "../../src/policy/beneath.ts";
 import { listBatches } from "../../src/patch/journal.ts";
 import { stateDirectory } from "../../src/patch/state-dir.ts";
 import { type CommitFixture, leftoverTemps, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
@@ -169,6 +170,62 @@ describe("parent verification", () => {
       },
     );
     expect(asked).toEqual([fx.at("d1"), fx.at("d2"), fx.at("d3")]);
+  });
+
+  test("a parent that is a symlink at the recheck is path_changed (retryable) and nothing is written through it", async () => {
+    const elsewhere = path.join(fx.base, "elsewhere");
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, "x.txt"), "outside");
+    await symlink(elsewhere, fx.at("d"));
+    for (const op of [
+      { kind: "write", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), after: Buffer.from("X") },
+      { kind: "write", path: fx.at("d/new.txt"), expectedBefore: null, after: Buffer.from("N") },
+      { kind: "chmod", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), mode: 0o777 },
+      { kind: "delete", path: fx.at("d/x.txt"), expectedBefore: sha("outside") },
+    ] satisfies CommitOp[]) {
+      const error = await refusal(commit([op]));
+      expect(error.code).toBe("path_changed");
+      expect(error.retryable).toBe(true);
+      expect(error.message).not.toContain("/proc/");
+    }
+    expect((await readdir(elsewhere)).sort()).toEqual(["x.txt"]);
+    expect(await readFile(path.join(elsewhere, "x.txt"), "utf8")).toBe("outside");
+    expect((await stat(path.join(elsewhere, "x.txt"))).mode & 0o777).toBe(0o644);
+  });
+
+  test("without /proc/self/fd (the checked fallback) commits, creates, renames and rollbacks still work and a link parent is refused", async () => {
+    setDescriptorPathsForTest(false);
+    try {
+      const a = await fx.put("d/a.txt", "a");
+      const r = await fx.put("d/r.txt", "r");
+      await commit([
+        { kind: "write", path: fx.at("d/a.txt"), expectedBefore: a, after: Buffer.from("A") },
+        { kind: "write", path: fx.at("d/new/b.txt"), expectedBefore: null, after: Buffer.from("B"), mkdirParents: true },
+        { kind: "rename", from: fx.at("d/r.txt"), to: fx.at("e/r.txt"), expectedBefore: r, mkdirParents: true },
+      ]);
+      expect(await fx.text("d/a.txt")).toBe("A");
+      expect(await fx.text("d/new/b.txt")).toBe("B");
+      expect(await fx.text("d/r.txt")).toBeUndefined();
+      expect(await fx.text("e/r.txt")).toBe("r");
+      // A failing later op rolls the earlier ones back, created directories included.
+      const failed = await refusal(
+        commit([
+          { kind: "write", path: fx.at("f/g/c.txt"), expectedBefore: null, after: Buffer.from("C"), mkdirParents: true },
+          { kind: "write", path: fx.at("d/a.txt"), expectedBefore: a, after: Buffer.from("stale") },
+        ]),
+      );
+      expect(failed.code).toBe("stale_hash");
+      expect(await fx.text("f/g/c.txt")).toBeUndefined();
+      expect(await leftoverTemps(fx.root)).toEqual([]);
+      const elsewhere = path.join(fx.base, "elsewhere");
+      await mkdir(elsewhere);
+      await symlink(elsewhere, fx.at("l"));
+      const error = await refusal(commit([{ kind: "write", path: fx.at("l/x.txt"), expectedBefore: null, after: Buffer.from("X") }]));
+      expect(error.code).toBe("path_changed");
+      expect(await readdir(elsewhere)).toEqual([]);
+    } finally {
+      setDescriptorPathsForTest(undefined);
+    }
   });
 
   test("a directory swapped for a symlink after the recheck is refused and the batch rolled back", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdir, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { commitBatch } from "../../src/patch/commit.ts";
 import { listBatches, showBatch } from "../../src/patch/journal.ts";
@@ -157,6 +157,29 @@ describe("recovery of a dead writer's batch", () => {
     expect(report.batches[0]?.action).toBe("conflict");
     expect(report.batches[0]?.conflicts.map((entry) => entry.path)).toEqual([fx.at("a/b/c.txt")]);
     expect(await readdir(elsewhere)).toEqual([]);
+  });
+
+  test("a recorded parent that is now a symlink is refused, never followed, and left for a later recovery", async () => {
+    const before = await fx.put("d/x.txt", "old");
+    const batch = await commitBatch([{ kind: "write", path: fx.at("d/x.txt"), expectedBefore: before, after: Buffer.from("new") }], fx.meta, { stateDir: fx.stateDir });
+    const writer = await deadIdentity();
+    await rewriteRecord(batch.batchId, (record) => {
+      record.state = "prepared";
+      record.writer = writer;
+    });
+    // After the crash d/ is moved aside and a link to an outside directory holding x.txt ("new") takes its name.
+    const elsewhere = path.join(fx.base, "elsewhere");
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, "x.txt"), "new");
+    await rename(fx.at("d"), fx.at("d-aside"));
+    await symlink(elsewhere, fx.at("d"));
+    const report = await recoverJournal({ stateDir: fx.stateDir });
+    expect(report.batches[0]?.action).toBe("conflict");
+    expect(report.batches[0]?.conflicts.map((entry) => entry.path)).toEqual([fx.at("d/x.txt")]);
+    expect(JSON.stringify(report)).not.toContain("/proc/");
+    expect(await readFile(path.join(elsewhere, "x.txt"), "utf8")).toBe("new");
+    expect((await readdir(elsewhere)).sort()).toEqual(["x.txt"]);
+    expect(await readFile(fx.at("d-aside/x.txt"), "utf8")).toBe("new");
   });
 
   test("journal directories a dead process left half-created, half-deleted or spare are removed; a live one's are not", async () => {

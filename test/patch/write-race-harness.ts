@@ -26,6 +26,8 @@ export interface RaceOutcome {
   calls: number;
   committed: number;
   refusals: Record<string, number>;
+  /** The first message of each refusal code, to read what was refused. */
+  examples: Record<string, string>;
   swaps: number;
   /** Entries of the outside directory that changed, appeared or disappeared (must be empty). */
   outsideChanges: string[];
@@ -72,12 +74,26 @@ type Model = Map<string, { content: string; mode: number }>;
 
 /** One step of the workload: the call, and what it leaves in d/ when it commits. */
 interface Step {
+  describe: string;
   run(): Promise<{ batchId: string | null }>;
   apply(model: Model): void;
   isUndo?: boolean;
 }
 
 const sha = (text: string) => sha256Hex(Buffer.from(text));
+
+/** A call that takes longer than this is reported as hung and ends the run. */
+const CALL_DEADLINE_MS = 10_000;
+
+class CallHung extends Error {}
+
+function withinDeadline<T>(work: Promise<T>, ms: number, describe: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallHung(describe())), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ast-mcp-race-")));
@@ -96,7 +112,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
   process.env.AST_MCP_CACHE_DIR = path.join(base, "cache");
 
   const model: Model = new Map([["x.txt", { content: "inside 0\n", mode: 0o644 }]]);
-  const outcome: RaceOutcome = { calls: 0, committed: 0, refusals: {}, swaps: 0, outsideChanges: [], insideMismatches: [], leftovers: [], unexpected: [] };
+  const outcome: RaceOutcome = { calls: 0, committed: 0, refusals: {}, examples: {}, swaps: 0, outsideChanges: [], insideMismatches: [], leftovers: [], unexpected: [] };
   const outsideBefore = await describeTree(outside);
   const meta: CommitMeta = { sessionId: "race-session", tool: "race", roots: [root] };
   const context = options.layer === "tools" ? await makeContext([root]) : undefined;
@@ -119,6 +135,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const content = `inside ${i}\n`;
       const patch = kind === 1 && options.layer === "tools";
       return {
+        describe: patch ? "file_patch d/x.txt" : "write d/x.txt",
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "write", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), after: Buffer.from(content) }])
@@ -129,9 +146,11 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       };
     }
     if (kind === 2) {
-      const name = `new-${i}.txt`;
-      const content = `created ${i}\n`;
+      // JSON: file_delete's reference check needs a language with a parser.
+      const name = `new-${i}.json`;
+      const content = `{ "created": ${i} }\n`;
       return {
+        describe: `create d/${name}`,
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "write", path: path.join(d, name), expectedBefore: null, after: Buffer.from(content) }])
@@ -142,6 +161,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
     if (kind === 3) {
       const mode = x.mode === 0o644 ? 0o600 : 0o644;
       return {
+        describe: "chmod d/x.txt",
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "chmod", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), mode }])
@@ -154,6 +174,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const to = from.replace("new-", "moved-");
       const entry = model.get(from)!;
       return {
+        describe: `rename d/${from}`,
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "rename", from: path.join(d, from), to: path.join(d, to), expectedBefore: sha(entry.content) }])
@@ -168,6 +189,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const name = renamed[0]!;
       const entry = model.get(name)!;
       return {
+        describe: `delete d/${name}`,
         run: () =>
           options.layer === "commit"
             ? commit([{ kind: "delete", path: path.join(d, name), expectedBefore: sha(entry.content) }])
@@ -178,6 +200,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
     if (kind === 6 && lastBatch !== undefined) {
       const batch = lastBatch;
       return {
+        describe: `undo ${batch.id}`,
         run: async () => {
           if (options.layer === "tools") return tool(fileUndoTool, { batchId: batch.id });
           const plan = await undoOps(batch.id, { stateDir });
@@ -199,7 +222,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       const step = stepFor(i);
       outcome.calls += 1;
       try {
-        const { batchId } = await step.run();
+        const { batchId } = await withinDeadline(step.run(), CALL_DEADLINE_MS, () => `call ${i} (${step.describe}) did not settle within ${CALL_DEADLINE_MS} ms`);
         step.apply(model);
         outcome.committed += 1;
         // Undo of this batch puts d/ back as it was before it (undos themselves are not undone here).
@@ -209,8 +232,12 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
         };
         lastBatch = batchId === null || step.isUndo === true ? undefined : { id: batchId, undo: restore };
       } catch (error) {
-        if (error instanceof ToolError) outcome.refusals[error.code] = (outcome.refusals[error.code] ?? 0) + 1;
+        if (error instanceof ToolError) {
+          outcome.refusals[error.code] = (outcome.refusals[error.code] ?? 0) + 1;
+          outcome.examples[error.code] ??= error.message;
+        }
         else outcome.unexpected.push(String((error as Error)?.stack ?? error));
+        if (error instanceof CallHung) break;
         if (error instanceof ToolError && error.message.includes("/proc/")) outcome.unexpected.push(`a message names a descriptor path: ${error.message}`);
       }
     }
