@@ -29,6 +29,7 @@ beforeAll(async () => {
     await temp.write(`src/${name}.ts`, source(name));
     await temp.write(`dirs/${name}/index.ts`, `export class C { ${name}() {} }\n`);
     await temp.write(`py/${name}.py`, `import ${name}\ndef ${name}():\n    ${name}()\n`);
+    await temp.write(`html/${name}.html`, `<${name} src="x.js"></${name}>\n<h1>${name}</h1>\n`);
     await temp.write(`json/${name}.json`, JSON.stringify({ [name]: 1 }));
     await temp.write(`rename/${name}`, "r\n");
     await temp.write(`delete/${name}`, "d\n");
