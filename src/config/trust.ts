@@ -72,7 +72,7 @@ export function filterProjectFile(file: ConfigFile, fileLabel: string): { kept: 
       if (child === undefined) continue;
       const childPattern = pattern === "" ? key : `${pattern}.${key}`;
       const childShown = shown === "" ? key : `${shown}.${key}`;
-      const permission = PROJECT_PERMISSIONS[childPattern];
+      const permission = Object.hasOwn(PROJECT_PERMISSIONS, childPattern) ? PROJECT_PERMISSIONS[childPattern] : undefined;
       if (permission) {
         if (permission.kind === "any" || permission.kind === "add" || permission.isTightening(child)) {
           kept[key] = child;

@@ -153,6 +153,12 @@ export const LIMITS = {
     index: {
       /** Files the index holds by default (config: [index].max_files; a project file may only lower it). */
       defaultMaxFiles: 50_000,
+      /**
+       * Directory levels below a root the index walks; deeper ones are reported (skipped.tooDeep) and
+       * left out. Listing a directory re-checks its path from the root, so the walk's cost grows with
+       * the square of the depth; real trees stay far below this.
+       */
+      maxDirectoryDepth: 128,
       maxFilesCeiling: 1_000_000,
       /** Files larger than this are not indexed (config: [index].max_file_bytes; a project file may only lower it). */
       defaultMaxFileBytes: 2 * MiB,

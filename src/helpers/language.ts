@@ -142,7 +142,7 @@ function baseName(path: string): string {
 /** Language from the file name only; null when nothing matches. */
 export function languageFromPath(path: string): Language | null {
   const name = baseName(path).toLowerCase();
-  const named = BY_FILE_NAME[name];
+  const named = Object.hasOwn(BY_FILE_NAME, name) ? BY_FILE_NAME[name] : undefined;
   if (named) return named;
   if (/^tsconfig\..+\.json$/.test(name) || /^jsconfig\..+\.json$/.test(name)) return "jsonc";
   const dot = name.lastIndexOf(".");

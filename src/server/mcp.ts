@@ -116,6 +116,35 @@ function formatIssuePath(path: readonly PropertyKey[]): string {
 }
 
 /**
+ * Where `value` holds an own key `__proto__`, as a field path; undefined when nowhere. Input validation
+ * drops such a key from a record silently, so a batch entry for a file named `__proto__` would vanish.
+ */
+function findPrototypeKey(value: unknown, path: PropertyKey[] = [], depth = 0): PropertyKey[] | undefined {
+  if (value === null || typeof value !== "object" || depth > 64) return undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findPrototypeKey(value[index], [...path, index], depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(value, "__proto__")) return [...path, "__proto__"];
+  for (const [key, item] of Object.entries(value)) {
+    const found = findPrototypeKey(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function prototypeKeyRefused(toolName: string, path: PropertyKey[]): ToolError {
+  const field = formatIssuePath(path);
+  return new ToolError("invalid_input", `${field}: the key "__proto__" cannot be passed as an object key`, {
+    hint: 'To name a file called __proto__, spell its path another way, e.g. "./__proto__" or "dir/./__proto__".',
+    details: { tool: toolName, field },
+  });
+}
+
+/**
  * Roots the client announces narrow the configured ones for this session only.
  * Until the client has answered, calls wait so they never run with roots wider than the client asked for.
  */
@@ -200,7 +229,10 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       return errorResult(new ToolError("unknown_tool", message, { details: { available: selection.tools.map((t) => t.name) } }).toPayload());
     }
     try {
-      const parsed = tool.input.safeParse(request.params.arguments ?? {});
+      const args = request.params.arguments ?? {};
+      const prototypeKey = findPrototypeKey(args);
+      if (prototypeKey) throw prototypeKeyRefused(tool.name, prototypeKey);
+      const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw invalidInput(tool.name, parsed.error);
       const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
       const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal };

@@ -1059,6 +1059,7 @@ const IndexOutput = z.object({
       overLimit: z.number().int(),
       minified: z.number().int(),
       unreadable: z.number().int(),
+      tooDeep: z.number().int().describe("Directories deeper than the index walks; limits names the depth."),
     })
     .describe("Across the whole index (ignored and denied directories count once)."),
   ms: z.number().int().describe("Time this call spent building or refreshing."),

@@ -551,7 +551,7 @@ export function runExtractor(
   const nodes = root.findAll({ rule: { any: [...rules, { kind: "ERROR" }] } });
   for (const node of nodes) {
     const kind = node.kind() as string;
-    const handler = handlers[kind];
+    const handler = Object.hasOwn(handlers, kind) ? handlers[kind] : undefined;
     if (handler === undefined && kind !== "ERROR") continue;
     const at = facts.at(node, Object.hasOwn(callKinds, kind));
     facts.enter(at.start);

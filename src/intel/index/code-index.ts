@@ -115,7 +115,14 @@ interface DirState {
   dirs: Set<string>;
   ignored: number;
   denied: number;
+  /** Directories below the root, this one included (0 for a root). */
+  depth: number;
+  /** Subdirectories left out because they lie deeper than LIMITS.intel.index.maxDirectoryDepth. */
+  tooDeep: number;
 }
+
+/** How a cut by directory depth is reported: the limit, and what a caller can still do. */
+const TOO_DEEP_LIMIT = `directory depth ${LIMITS.intel.index.maxDirectoryDepth}: deeper directories are not indexed (not configurable); file_read and the other path tools still open files there by path`;
 
 function signatureOf(stats: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
   return `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
@@ -388,10 +395,11 @@ export class CodeIndex {
   /** The coverage of the last refresh. */
   coverage(): Coverage {
     if (this.#coverageCache?.generation === this.#generation) return this.#coverageCache.coverage;
-    const skipped: SkippedCounts = { tooLarge: 0, ignored: 0, denied: 0, unsupported: 0, overLimit: 0, minified: 0, unreadable: 0 };
+    const skipped: SkippedCounts = { tooLarge: 0, ignored: 0, denied: 0, unsupported: 0, overLimit: 0, minified: 0, unreadable: 0, tooDeep: 0 };
     for (const dir of this.#dirs.values()) {
       skipped.ignored += dir.ignored;
       skipped.denied += dir.denied;
+      skipped.tooDeep += dir.tooDeep;
     }
     for (const state of this.#files.values()) {
       switch (state.status) {
@@ -409,6 +417,7 @@ export class CodeIndex {
     const limits: string[] = [];
     if (skipped.overLimit > 0) limits.push(`index.max_files = ${this.#settings.maxFiles}`);
     if (skipped.tooLarge > 0) limits.push(`index.max_file_bytes = ${this.#settings.maxFileBytes}`);
+    if (skipped.tooDeep > 0) limits.push(TOO_DEEP_LIMIT);
     const coverage: Coverage = { complete: limits.length === 0, skipped, limits, files: this.#indexedCount };
     this.#coverageCache = { generation: this.#generation, coverage };
     return coverage;
@@ -677,7 +686,7 @@ export class CodeIndex {
       seenRoots.add(root.real);
       let dir = this.#dirs.get(root.real);
       if (!dir) {
-        dir = this.#newDir(root.real, root.real, rootIndex, "", undefined);
+        dir = this.#newDir(root.real, root.real, rootIndex, "", undefined, 0);
         this.#dirs.set(root.real, dir);
       }
       dir.rootInherited = await this.#rootIgnoreChain(root.real);
@@ -702,8 +711,8 @@ export class CodeIndex {
     }
   }
 
-  #newDir(real: string, rootReal: string, rootIndex: number, relative: string, parent: string | undefined): DirState {
-    return { real, rootReal, rootIndex, relative, signature: "", parent, rootInherited: [], chain: [], ignoreSignature: "", files: new Set(), dirs: new Set(), ignored: 0, denied: 0 };
+  #newDir(real: string, rootReal: string, rootIndex: number, relative: string, parent: string | undefined, depth: number): DirState {
+    return { real, rootReal, rootIndex, relative, signature: "", parent, rootInherited: [], chain: [], ignoreSignature: "", files: new Set(), dirs: new Set(), ignored: 0, denied: 0, depth, tooDeep: 0 };
   }
 
   /**
@@ -764,6 +773,7 @@ export class CodeIndex {
     const nextDirs = new Set<string>();
     const toWalk: Array<{ dir: DirState; recurse: "new" | "all" }> = [];
     let ignored = 0;
+    let tooDeep = 0;
     for (const entry of listing.entries) {
       const relative = childRelative(dir.relative, entry.name);
       if (entry.kind === "directory") {
@@ -771,12 +781,17 @@ export class CodeIndex {
           ignored += 1;
           continue;
         }
+        // Each level costs a policy walk from the root, so a pathologically deep tree is cut, and said so.
+        if (dir.depth + 1 > LIMITS.intel.index.maxDirectoryDepth) {
+          tooDeep += 1;
+          continue;
+        }
         const known = this.#dirs.get(entry.real);
         if (known && known.parent !== dir.real) continue; // Reached before through another path (a link).
         if (entry.real === dir.real || this.#isAncestor(entry.real, dir)) continue; // A link back up the tree.
         nextDirs.add(entry.real);
         if (!known) {
-          const child = this.#newDir(entry.real, dir.rootReal, dir.rootIndex, relative, dir.real);
+          const child = this.#newDir(entry.real, dir.rootReal, dir.rootIndex, relative, dir.real, dir.depth + 1);
           this.#dirs.set(entry.real, child);
           toWalk.push({ dir: child, recurse: "new" });
         } else if (recurse === "all" || ignoresChanged) {
@@ -816,8 +831,9 @@ export class CodeIndex {
     for (const real of dir.dirs) if (!nextDirs.has(real)) this.#removeDirectory(real);
     dir.files = nextFiles;
     dir.dirs = nextDirs;
-    if (dir.ignored !== ignored || dir.denied !== listing.hidden) this.#bump();
+    if (dir.ignored !== ignored || dir.denied !== listing.hidden || dir.tooDeep !== tooDeep) this.#bump();
     dir.ignored = ignored;
+    dir.tooDeep = tooDeep;
     dir.denied = listing.hidden;
     return toWalk;
   }

@@ -40,6 +40,8 @@ export interface SkippedCounts {
   minified: number;
   /** Files that could not be read or decoded (I/O errors, invalid UTF-8). Addition to the plan's shape. */
   unreadable: number;
+  /** Directories deeper below their root than the index walks (LIMITS.intel.index.maxDirectoryDepth), counted where the cut is. */
+  tooDeep: number;
 }
 
 export interface Coverage {

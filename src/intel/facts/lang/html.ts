@@ -26,7 +26,7 @@ const documentHandler: Handler = (node, _at, facts) => {
     const tag = facts.text.slice(at.start, at.end);
     const name = /^<\s*([\w-]+)/.exec(tag)?.[1]?.toLowerCase();
     if (name === undefined) continue;
-    const importAttribute = IMPORT_TAGS[name];
+    const importAttribute = Object.hasOwn(IMPORT_TAGS, name) ? IMPORT_TAGS[name] : undefined;
     if (importAttribute !== undefined) {
       const target = attribute(tag, importAttribute);
       if (target !== undefined && target.length > 0) facts.addImport({ specifier: target, kind: "include", names: [], line: at.line });
