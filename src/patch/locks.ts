@@ -131,8 +131,8 @@ export function lockEntryPath(dir: string, name: string): string {
 
 interface HeldEntry {
   entry: string;
-  /** The name every file-system call uses for the entry (through the caller's held directory, see LockTarget.at). */
-  name: string;
+  /** Names the entry for a file-system call, anew each time (through the caller's held directory, see LockTarget.at). */
+  at: (real: string) => string;
   target: string;
   /** Keeps the entry's inode from being reused while it is held (refreshed through it too). */
   fd: number;
@@ -151,7 +151,7 @@ const heldEntries = new Map<string, HeldEntry>();
 /** Whether `entry` still names the file we created (our descriptor keeps its inode from being reused). */
 function stillOurs(held: HeldEntry): boolean {
   try {
-    const stats = lstatSync(held.name);
+    const stats = lstatSync(held.at(held.entry));
     return stats.ino === held.ino && stats.dev === held.dev;
   } catch {
     return false;
@@ -249,7 +249,8 @@ const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSY
 const unlinkableDirectories = new Set<string>();
 
 /** Creates the entry with our record (a link to the owner file where possible), or answers undefined when it exists. */
-function createEntry(entry: string, name: string, target: string, stateDir: string): HeldEntry | undefined {
+function createEntry(entry: string, at: (real: string) => string, target: string, stateDir: string): HeldEntry | undefined {
+  const name = at(entry);
   const dir = path.dirname(entry);
   if (!unlinkableDirectories.has(dir)) {
     let owner: OwnerFile | undefined;
@@ -261,7 +262,7 @@ function createEntry(entry: string, name: string, target: string, stateDir: stri
     if (owner !== undefined) {
       try {
         linkSync(owner.file, name);
-        return { entry, name, target, fd: owner.fd, ownFd: false, dev: owner.dev, ino: owner.ino, token: PROCESS_TOKEN, lost: undefined };
+        return { entry, at, target, fd: owner.fd, ownFd: false, dev: owner.dev, ino: owner.ino, token: PROCESS_TOKEN, lost: undefined };
       } catch (error) {
         const code = errnoOf(error) ?? "";
         if (code === "EEXIST") return undefined;
@@ -269,7 +270,7 @@ function createEntry(entry: string, name: string, target: string, stateDir: stri
           // Removed behind our back (a cleaned state directory): written again next time.
           ownerFiles.delete(stateDir);
           closeSync(owner.fd);
-          return createEntry(entry, name, target, stateDir);
+          return createEntry(entry, at, target, stateDir);
         }
         if (!NO_HARD_LINKS.has(code)) throw error;
         unlinkableDirectories.add(dir);
@@ -286,7 +287,7 @@ function createEntry(entry: string, name: string, target: string, stateDir: stri
   try {
     writeSync(fd, recordText());
     const stats = fstatSync(fd);
-    return { entry, name, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
+    return { entry, at, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
   } catch (error) {
     closeSync(fd);
     unlinkIfPresent(name);
@@ -589,8 +590,9 @@ async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir
     let holder: EntryReading | undefined;
     try {
       // Named anew each round: the directory may have been created meanwhile.
-      const entryName = (hooks.at ?? sameName)(entry);
-      const held = createEntry(entry, entryName, target, stateDir);
+      const at = hooks.at ?? sameName;
+      const entryName = at(entry);
+      const held = createEntry(entry, at, target, stateDir);
       if (held !== undefined) {
         track(held);
         return held;
@@ -627,7 +629,7 @@ async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir
 function releaseEntry(held: HeldEntry): void {
   untrack(held);
   try {
-    if (stillOurs(held)) unlinkSync(held.name);
+    if (stillOurs(held)) unlinkSync(held.at(held.entry));
   } catch (error) {
     if (!isMissing(error)) log.warn("could not remove a write lock", { path: held.target, error });
   } finally {
