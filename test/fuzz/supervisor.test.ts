@@ -13,9 +13,6 @@ import { runFuzz, summarize } from "../support/fuzz.ts";
 
 const SEED = Number(process.env.AST_MCP_FUZZ_SEED ?? 14);
 const CALLS = Number(process.env.AST_MCP_FUZZ_CALLS ?? 250);
-const STRICT = process.env.AST_MCP_FUZZ_STRICT === "1";
-/** Defects another branch fixes (#14 defects 1 and 2); named so this slice can pass meanwhile. */
-const KNOWN_ELSEWHERE = STRICT ? [] : [1, 2];
 
 let base: string;
 let env: Record<string, string>;
@@ -34,10 +31,9 @@ afterAll(async () => {
 describe("process-level fuzzer (seeded slice)", () => {
   test(`seed ${SEED}, ${CALLS} calls: every guarantee holds`, async () => {
     console.log(`fuzz seed ${SEED}, ${CALLS} calls`);
-    const report = await runFuzz({ cli: process.env.AST_MCP_FUZZ_CLI ?? CLI, base, env, seed: SEED, calls: CALLS, callTimeoutMs: 10_000, skipPreparedThenBroken: !STRICT, log: (line) => console.log(line) });
+    const report = await runFuzz({ cli: process.env.AST_MCP_FUZZ_CLI ?? CLI, base, env, seed: SEED, calls: CALLS, callTimeoutMs: 10_000, log: (line) => console.log(line) });
     console.log(JSON.stringify({ codes: report.errorCodes, commits: report.commits, restarts: report.restarts, findings: summarize(report.findings) }));
-    const unexpected = report.findings.filter((finding) => finding.defect === undefined || !KNOWN_ELSEWHERE.includes(finding.defect));
-    expect(unexpected).toEqual([]);
+    expect(report.findings).toEqual([]);
     // The run exercised both outcomes: commits and specific refusals.
     expect(report.commits).toBeGreaterThan(0);
     expect(Object.keys(report.errorCodes).length).toBeGreaterThan(3);
