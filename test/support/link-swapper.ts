@@ -50,6 +50,11 @@ export function restore(directory: string): void {
   const aside = `${directory}.swap-aside`;
   const spare = `${directory}.swap-link`;
   if (isLink(directory)) unlinkSync(directory);
+  if (exists(aside) && exists(directory)) {
+    // A writer made a new directory under the name while the real one was aside (its mkdirParents
+    // landed inside the root, as it should): that one is moved out of the way, still inside.
+    renameSync(directory, `${directory}.swap-made-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  }
   if (exists(aside) && !exists(directory)) renameSync(aside, directory);
   if (isLink(spare)) unlinkSync(spare);
   if (exists(aside) && isLink(aside)) rmSync(aside);
@@ -88,7 +93,11 @@ function runAsScript(argv: readonly string[]): void {
         swapOnce(directory, outside, kind, holdMicros);
         swaps += 1;
       } catch {
-        restore(directory);
+        try {
+          restore(directory);
+        } catch {
+          // Raced by a writer again: the next round restores.
+        }
       }
     }
     if (stopping) {
