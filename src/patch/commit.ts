@@ -93,17 +93,6 @@ export interface CommitOptions {
   lockTimeoutMs?: number;
   /** Operations one batch may hold (default LIMITS.batchPaths); a structural run commits up to LIMITS.intel.run.maxWriteFiles. */
   maxOps?: number;
-  /**
-   * Awaited under the locks once the batch is journaled and staged, before any file changes: checks
-   * of the new content that run alongside the commit's I/O. A rejection rolls the batch back like
-   * any failure before the first op, and is what commitBatch throws.
-   */
-  beforeApply?: () => Promise<void>;
-  /**
-   * Called once the staged files' fsyncs are on their way, before they are awaited: work deferred
-   * to it (the checks behind beforeApply) runs on this thread while the disk works.
-   */
-  whileFlushing?: () => void;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -430,10 +419,10 @@ function batchLocks(dirs: BatchDirectories, ops: readonly CommitOp[], roots: rea
  * Creates the missing parents and writes every staged file, then fsyncs them all together with
  * the batch's journal entry (`journal`, from publishBatch): one round of fsyncs before any rename.
  */
-async function stage(dirs: BatchDirectories, record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[], whileFlushing: (() => void) | undefined): Promise<void> {
+async function stage(dirs: BatchDirectories, record: BatchRecord, ops: readonly CommitOp[], journal: readonly UnsyncedFile[]): Promise<void> {
   const staged: UnsyncedFile[] = [...journal];
   // Even on failure every descriptor is closed before the rollback removes the staged files.
-  await writeThenFlush(staged, whileFlushing, async () => {
+  await writeThenFlush(staged, async () => {
     for (const [index, op] of ops.entries()) {
       const journaled = record.ops[index] as JournalOp;
       // Each created directory is made in its held parent and held in turn.
@@ -571,9 +560,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
       // The last op whose application began; later ones are untouched apart from staging.
       let reached = -1;
       try {
-        await stage(dirs, batch, ops, journalFlushes, options.whileFlushing);
-        // Checks of the new content that ran alongside the journaling and staging; nothing has changed yet.
-        if (options.beforeApply) await options.beforeApply();
+        await stage(dirs, batch, ops, journalFlushes);
         const touched: string[] = [];
         for (const [index, journaled] of batch.ops.entries()) {
           await verifyDirectories(dirs, journaled, options.verifyParent);

@@ -256,20 +256,17 @@ export async function flushAll(files: ReadonlyArray<UnsyncedFile>): Promise<void
 }
 
 /**
- * Runs `write`, which adds files to `files`, then fsyncs them all together, calling `whileFlushing`
- * once they are issued. When `write` fails the files written so far are still flushed (closing
- * them) and its error is the one thrown.
+ * Runs `write`, which adds files to `files`, then fsyncs them all together. When `write` fails the
+ * files written so far are still flushed (closing them) and its error is the one thrown.
  */
-export async function writeThenFlush(files: UnsyncedFile[], whileFlushing: (() => void) | undefined, write: () => void | Promise<void>): Promise<void> {
+export async function writeThenFlush(files: UnsyncedFile[], write: () => void | Promise<void>): Promise<void> {
   try {
     await write();
   } catch (error) {
     await Promise.allSettled(files.map((file) => file.flush()));
     throw error;
   }
-  const flushed = flushAll(files);
-  whileFlushing?.();
-  await flushed;
+  await flushAll(files);
 }
 
 function unsynced(fd: number, file: string): UnsyncedFile {
