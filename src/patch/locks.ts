@@ -722,7 +722,7 @@ function acquireLocal(key: string, target: string, deadline: number, timeoutMs: 
 // Locking targets.
 
 /** A held lock of one target: the lock entry beside it and this process's queue slot. */
-export interface TargetLock {
+interface TargetLock {
   /** Throws lock_timeout when the lock entry no longer stands as ours. */
   assertHeld(): void;
   release(): void;
@@ -733,7 +733,7 @@ export interface TargetLock {
  * waiting until `deadline` (epoch ms). Locks of several targets must be taken in a fixed order
  * (withPathLocks sorts them).
  */
-export async function lockTarget(
+async function lockTarget(
   dir: string,
   name: string,
   deadline: number,

@@ -230,26 +230,6 @@ export function holdBeneath(rootReal: string, segments: readonly string[]): Held
   }
 }
 
-/**
- * Runs `use` with the directory `segments` below a root held, closing it afterwards however
- * `use` ends. `use` may be asynchronous; the directory stays held until its promise settles.
- */
-export function withHeld<T>(rootReal: string, segments: readonly string[], use: (directory: HeldDirectory) => T): T {
-  const held = holdBeneath(rootReal, segments);
-  let result: T;
-  try {
-    result = use(held);
-  } catch (error) {
-    held.close();
-    throw error;
-  }
-  if (result instanceof Promise) {
-    return result.finally(() => held.close()) as T;
-  }
-  held.close();
-  return result;
-}
-
 /** Opens a regular file beneath a root for reading without following any link, non-blocking (a FIFO swapped in cannot stall). */
 export function openFileBeneath(rootReal: string, segments: readonly string[]): number {
   if (segments.length === 0) throw new ChangedBeneath(rootReal, "not_directory");
