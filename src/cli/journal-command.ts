@@ -11,7 +11,7 @@ import { relativeInside } from "../helpers/path-text.ts";
 import { commitBatch } from "../patch/commit.ts";
 import { journalLimitsFromConfig, listBatches, showBatch, undoOps, type BatchDetail, type BatchSummary } from "../patch/journal.ts";
 import { recoverJournal, type RecoveryReport } from "../patch/recover.ts";
-import { stateDirectory } from "../patch/state-dir.ts";
+import { stateDirectory } from "../config/state-dir.ts";
 import { UsageError, parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 

@@ -18,7 +18,7 @@ export const LOG_LEVEL_ENV = "AST_MCP_LOG_LEVEL";
 /** Directory of the code index's persisted snapshots, replacing the platform cache directory. */
 export const CACHE_DIR_ENV = "AST_MCP_CACHE_DIR";
 
-/** Where the write journal and locks live (read by src/patch/state-dir.ts). */
+/** Where the write journal and locks live (read by src/config/state-dir.ts). */
 export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
 /** The benchmark's choice of CLI build (read by bench/lib.ts only). */
 const BENCH_CLI_ENV = "AST_MCP_BENCH_CLI";

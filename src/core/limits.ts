@@ -174,7 +174,7 @@ export const LIMITS = {
       concurrency: 4,
       /**
        * Source parsed between two requested garbage collections (see TreeBudget in
-       * src/intel/languages.ts): dead syntax trees, tens of times their source in native memory,
+       * src/syntax/languages.ts): dead syntax trees, tens of times their source in native memory,
        * are otherwise freed only when V8 happens to collect. 512 KiB: on the Go corpus 37 MB less
        * resident after the cold index than 1 MiB, for 5% more index time.
        */

@@ -17,8 +17,8 @@ import { diffChars } from "diff";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { lastIndexWhere } from "../helpers/bisect.ts";
-import { splitLines } from "../helpers/lines.ts";
-import { adaptLineEndings, type Eol } from "./text-codec.ts";
+import { splitLines } from "../text/lines.ts";
+import { adaptLineEndings, type Eol } from "../text/codec.ts";
 
 export interface AiderBlock {
   search: string;

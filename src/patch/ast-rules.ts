@@ -25,8 +25,8 @@ import {
   supportsSyntaxTree,
   type LanguageId,
   type TopLevelStatement,
-} from "../intel/languages.ts";
-import { oneLine, patternLiterals, patternProblemOf } from "../intel/run/structural.ts";
+} from "../syntax/languages.ts";
+import { oneLine, patternLiterals, patternProblemOf } from "../syntax/structural.ts";
 import { knownStatements } from "./syntax-guard.ts";
 
 export interface AstRule {

@@ -42,7 +42,7 @@ import {
 } from "./journal-store.ts";
 import { withPathLocks, type LockTarget } from "./locks.ts";
 import { currentProcess } from "./process-identity.ts";
-import { assertOutsideRoots, stateDirectory } from "./state-dir.ts";
+import { assertOutsideRoots, stateDirectory } from "../config/state-dir.ts";
 
 export type CommitOp =
   /**

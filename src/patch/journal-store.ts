@@ -21,7 +21,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeFileUnsynced } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
-import { JOURNAL_SUBDIR } from "./state-dir.ts";
+import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
 
 export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
 export type OpKind = "write" | "delete" | "rename" | "chmod";

@@ -12,7 +12,7 @@ import { BatchDirectories } from "./batch-directories.ts";
 import type { CommitOp } from "./commit.ts";
 import { inspectFile } from "./durable-fs.ts";
 import { detail, imagePath, pathsOfOp, readAllRecords, requireRecord, summarize, type BatchDetail, type BatchRecord, type BatchSummary, type JournalOp } from "./journal-store.ts";
-import { stateDirectory } from "./state-dir.ts";
+import { stateDirectory } from "../config/state-dir.ts";
 
 export type { BatchDetail, BatchState, BatchSummary, JournalLimits } from "./journal-store.ts";
 export { DEFAULT_JOURNAL_LIMITS, journalLimitsFromConfig } from "./journal-store.ts";

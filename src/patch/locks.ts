@@ -43,7 +43,7 @@ import { log } from "../core/log.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { errnoOf, isMissing } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
-import { LOCK_DIRS_SUBDIR, stateDirectory } from "./state-dir.ts";
+import { LOCK_DIRS_SUBDIR, stateDirectory } from "../config/state-dir.ts";
 
 /** Entries of the commit machinery beside the files it writes all start with this; see LOCK_ENTRY_PATTERN. */
 const ENTRY_PREFIX = ".ast-mcp-";

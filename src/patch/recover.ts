@@ -15,7 +15,7 @@ import { finishOp, fsyncAll, hasLanded, inspectOp, removeTemps, rollbackRecord }
 import { discardCommitMark, listBatchIds, pathsOfOp, readRecord, removeBatch, removeTransitDebris, writeRecord, type BatchRecord } from "./journal-store.ts";
 import { cleanLockLeftovers, withPathLocks, type LockTarget } from "./locks.ts";
 import { currentProcess, livenessOf } from "./process-identity.ts";
-import { stateDirectory } from "./state-dir.ts";
+import { stateDirectory } from "../config/state-dir.ts";
 
 export interface RecoveredBatch {
   id: string;

@@ -9,10 +9,10 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { lastIndexWhere } from "../helpers/bisect.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
-import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../helpers/language.ts";
+import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../syntax/language-names.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, syntaxTreeUnavailable, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../intel/languages.ts";
+import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, syntaxTreeUnavailable, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../syntax/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */

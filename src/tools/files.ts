@@ -4,12 +4,12 @@
  */
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { supportsSyntaxTree } from "../intel/languages.ts";
+import { supportsSyntaxTree } from "../syntax/languages.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../helpers/encoding.ts";
-import { detectLanguage, isDocumentLanguage, kindOf, LANGUAGES, type Language } from "../helpers/language.ts";
-import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../helpers/lines.ts";
+import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../text/encoding.ts";
+import { detectLanguage, isDocumentLanguage, kindOf, LANGUAGES, type Language } from "../syntax/language-names.ts";
+import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../text/lines.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";

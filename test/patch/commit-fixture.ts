@@ -6,7 +6,7 @@ import path from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { CommitMeta } from "../../src/patch/commit.ts";
 import { currentProcess } from "../../src/patch/process-identity.ts";
-import { stateDirectory } from "../../src/patch/state-dir.ts";
+import { stateDirectory } from "../../src/config/state-dir.ts";
 
 export const CHILDREN = path.join(import.meta.dir, "children");
 

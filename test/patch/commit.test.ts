@@ -8,7 +8,7 @@ import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
 import { overwriteInPlaceSync } from "../../src/patch/durable-fs.ts";
 import { setDescriptorPathsForTest } from "../../src/policy/beneath.ts";
 import { listBatches } from "../../src/patch/journal.ts";
-import { stateDirectory } from "../../src/patch/state-dir.ts";
+import { stateDirectory } from "../../src/config/state-dir.ts";
 import { type CommitFixture, leftoverTemps, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
 
 let fx: CommitFixture;

@@ -15,7 +15,7 @@ import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { commitBatch, type CommitMeta, type CommitOp } from "../../src/patch/commit.ts";
 import { undoOps } from "../../src/patch/journal.ts";
-import { stateDirectory } from "../../src/patch/state-dir.ts";
+import { stateDirectory } from "../../src/config/state-dir.ts";
 import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
 import { startLinkSwapper } from "../support/link-swapper.ts";

@@ -21,7 +21,7 @@ const REPO: Record<string, string> = {
   "src/b.ts": 'import type { Thing } from "./types";\nimport { a } from "./a";\nexport const b = 1;\n',
   "src/types.ts": 'import type { b } from "./b";\nexport interface Thing { x: number }\n',
   "lib/c.ts": "export const c = 2;\n",
-  "src/bad.ts": 'import "./missing";\nimport "../../../../../../../../../../etc/passwd";\nexport {};\n',
+  "src/bad.ts": 'import "./missing";\nimport "../../../../etc/passwd";\nexport {};\n',
   "app/main.ts": 'import { a } from "../src/a";\nconsole.log(a());\n',
 };
 

@@ -10,7 +10,7 @@ import { promises as fs, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import { type FileFingerprint, fingerprintOf, sameFingerprint } from "../../config/fingerprint.ts";
-import { stateDirectory } from "../../patch/state-dir.ts";
+import { stateDirectory } from "../../config/state-dir.ts";
 import type { HookSettings } from "./decide.ts";
 
 export interface LoadedHookSettings {

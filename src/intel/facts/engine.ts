@@ -7,7 +7,7 @@
  */
 import type { Rule, SgNode } from "@ast-grep/napi";
 import { LIMITS } from "../../core/limits.ts";
-import type { LanguageId } from "../languages.ts";
+import type { LanguageId } from "../../syntax/languages.ts";
 import { collapseTail } from "./text.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, SymbolFact, SymbolKind, Visibility } from "./types.ts";
 

@@ -3,4 +3,4 @@
  */
 export { CodeIndex, DEFAULT_INDEX_SETTINGS, indexSettingsFrom, type CodeIndexOptions, type EnsureFreshOptions } from "./code-index.ts";
 export type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats, SkippedCounts } from "./types.ts";
-export { userCacheDirectory } from "./cache-dir.ts";
+export { userCacheDirectory } from "../../config/cache-dir.ts";

@@ -17,9 +17,9 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { readBounded, realTarget } from "../../policy/open.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
-import { type DecodedFile, decodeForEdit } from "../../patch/text-codec.ts";
-import { astGrepLanguageFor, type LanguageId, releaseTreesLater, TreeRelease } from "../languages.ts";
-import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "./structural.ts";
+import { type DecodedFile, decodeForEdit } from "../../text/codec.ts";
+import { astGrepLanguageFor, type LanguageId, releaseTreesLater, TreeRelease } from "../../syntax/languages.ts";
+import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "../../syntax/structural.ts";
 
 export interface RunFile {
   /** Real path the policy approved for reading. */

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
-import { detectLanguage } from "../../helpers/language.ts";
+import { detectLanguage } from "../../syntax/language-names.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { loadTypeScript } from "./load.ts";
 import { TsProject } from "./project.ts";

@@ -4,7 +4,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import type { ConfigSnapshot } from "../../../src/config/types.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { indexSettingsFrom } from "../../../src/intel/index/code-index.ts";
-import { userCacheDirectory } from "../../../src/intel/index/cache-dir.ts";
+import { userCacheDirectory } from "../../../src/config/cache-dir.ts";
 import { makeFixture, type ConfigFixture } from "../../config/fixture.ts";
 
 let fx: ConfigFixture;

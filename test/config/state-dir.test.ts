@@ -3,7 +3,7 @@ import { chmod, chown, lstat, mkdir, mkdtemp, realpath, rm, symlink } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
-import { assertOutsideRoots, stateDirectory, stateDirectoryPath } from "../../src/patch/state-dir.ts";
+import { assertOutsideRoots, stateDirectory, stateDirectoryPath } from "../../src/config/state-dir.ts";
 
 let base: string;
 beforeEach(async () => {

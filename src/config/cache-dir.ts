@@ -8,8 +8,8 @@
 import { lstat, mkdir, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { CACHE_DIR_ENV } from "../../config/env.ts";
-import { relativeInside } from "../../helpers/path-text.ts";
+import { CACHE_DIR_ENV } from "./env.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 
 const APP_DIR = "ast-mcp";
 /** The subdirectory of the cache directory that holds index snapshots. */

@@ -1,5 +1,5 @@
 /**
- * The one language layer over ast-grep: maps the language ids of src/helpers/language.ts to
+ * The one language layer over ast-grep: maps the language ids of src/syntax/language-names.ts to
  * ast-grep languages, loads the native parsers on first use, and parses source into a tree
  * with its syntax errors located.
  *
@@ -16,7 +16,7 @@ import path from "node:path";
 import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { LANGUAGES, languageFromPath } from "../helpers/language.ts";
+import { LANGUAGES, languageFromPath } from "./language-names.ts";
 
 export type LanguageId = string;
 

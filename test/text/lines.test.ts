@@ -9,7 +9,7 @@ import {
   takeLineWindow,
   usesTabIndentation,
   type LineWindowRequest,
-} from "../../src/helpers/lines.ts";
+} from "../../src/text/lines.ts";
 
 describe("detectLineEnding", () => {
   test("each kind, mixed and none", () => {

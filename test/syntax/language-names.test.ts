@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { detectLanguage, isDocumentLanguage, kindOf, languageFromPath, languageFromShebang } from "../../src/helpers/language.ts";
+import { detectLanguage, isDocumentLanguage, kindOf, languageFromPath, languageFromShebang } from "../../src/syntax/language-names.ts";
 
 describe("languageFromPath", () => {
   test("extensions, case-insensitively", () => {

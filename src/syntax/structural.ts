@@ -10,9 +10,9 @@
  */
 import { createRequire } from "node:module";
 import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
-import { ToolError } from "../../core/errors.ts";
-import { LIMITS } from "../../core/limits.ts";
-import { astGrepLanguageFor, parseSource, parseTree, patternExpandoFor, type LanguageId } from "../languages.ts";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { astGrepLanguageFor, parseSource, parseTree, patternExpandoFor, type LanguageId } from "./languages.ts";
 
 export interface StructuralQuery {
   pattern: string;

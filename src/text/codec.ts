@@ -4,8 +4,8 @@
  * Pure functions over bytes in memory.
  */
 import { ToolError } from "../core/errors.ts";
-import { decodeText, looksBinary } from "../helpers/encoding.ts";
-import { hasFinalNewline, type LineBreak, type LineEnding, lineBreakCounts, lineEndingOf } from "../helpers/lines.ts";
+import { decodeText, looksBinary } from "./encoding.ts";
+import { hasFinalNewline, type LineBreak, type LineEnding, lineBreakCounts, lineEndingOf } from "./lines.ts";
 
 export type EditEncoding = "utf-8" | "utf-16le" | "utf-16be";
 /** A line terminator an edit writes (the same kinds a text can hold). */

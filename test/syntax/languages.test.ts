@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { LIMITS } from "../../src/core/limits.ts";
-import { LANGUAGES } from "../../src/helpers/language.ts";
+import { LANGUAGES } from "../../src/syntax/language-names.ts";
 import {
   astGrepLanguageFor,
   collectGarbage,
@@ -15,8 +15,8 @@ import {
   scannerTokenTable,
   supportsSyntaxTree,
   TreeBudget,
-} from "../../src/intel/languages.ts";
-import { SNIPPETS } from "./snippets.ts";
+} from "../../src/syntax/languages.ts";
+import { SNIPPETS } from "../intel/snippets.ts";
 
 const REQUIRED = [
   "typescript", "tsx", "javascript", "html", "css", "python", "go", "rust", "java", "kotlin", "c", "cpp", "csharp", "ruby", "php",
@@ -70,7 +70,7 @@ describe("language mapping", () => {
   });
 
   test("loading the language packages writes nothing to stdout", () => {
-    const script = `import { parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/intel/languages.ts"))};
+    const script = `import { parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/syntax/languages.ts"))};
       const parsed = parseSource("markdown", "# hi\\n");
       process.stderr.write(String(parsed?.errorCount));`;
     const child = Bun.spawnSync([process.execPath, "-e", script], { env: { ...process.env, AST_MCP_LOG_LEVEL: "error" } });
@@ -182,7 +182,7 @@ describe("registering the lang packages without requiring them", () => {
 
   test("limitDynamicLanguages: a process registers only the named grammars, and only before the first registration", async () => {
     const script = `
-      import { limitDynamicLanguages, supportsSyntaxTree, parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/intel/languages.ts"))};
+      import { limitDynamicLanguages, supportsSyntaxTree, parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/syntax/languages.ts"))};
       const before = limitDynamicLanguages(["bash"]);
       const answer = { before, bash: supportsSyntaxTree("bash"), python: supportsSyntaxTree("python"), typescript: supportsSyntaxTree("typescript"),
         errors: parseSource("bash", "echo hi > out.txt").errorCount, after: limitDynamicLanguages(["python"]), pythonAfter: supportsSyntaxTree("python") };

@@ -3,9 +3,9 @@
  * (config overrides first, then file name, then shebang) and minified bundles.
  */
 import picomatch from "picomatch";
-import { LIMITS } from "../../core/limits.ts";
-import { detectLanguage, languageFromPath } from "../../helpers/language.ts";
-import { supportsSyntaxTree, type LanguageId } from "../languages.ts";
+import { LIMITS } from "../core/limits.ts";
+import { detectLanguage, languageFromPath } from "./language-names.ts";
+import { supportsSyntaxTree, type LanguageId } from "./languages.ts";
 
 /** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
 export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
