@@ -20,7 +20,8 @@ import { PRODUCT, VERSION } from "../core/version.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Workspace } from "../policy/workspace.ts";
 import type { AnyTool, ToolContext } from "../tools/contract.ts";
-import { closeToolSession, TOOLS } from "../tools/index.ts";
+import { createToolServices, TOOLS } from "../tools/index.ts";
+import type { ToolServices } from "../tools/services.ts";
 import { type OfferedTools, offeredTools } from "../tools/profiles.ts";
 
 /** What the server needs from the process: the current configuration and its workspace. */
@@ -30,6 +31,8 @@ export interface ServerDeps {
   /** The workspace (root policy) built for a snapshot. */
   workspaceFor: (snapshot: ConfigSnapshot) => Promise<Workspace>;
   tools?: readonly AnyTool[];
+  /** The services the tools share; built once per process by the composition root. */
+  services?: ToolServices;
 }
 
 const INSTRUCTIONS = [
@@ -183,6 +186,7 @@ class ClientRoots {
 
 export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
   const tools = deps.tools ?? TOOLS;
+  const services = (deps.services ??= createToolServices());
 
   const server = new Server(
     { name: PRODUCT, title: PRODUCT, version: VERSION },
@@ -204,7 +208,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
   server.oninitialized = () => clientRoots.refresh();
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => clientRoots.refresh());
 
-  server.onclose = () => closeToolSession(sessionId);
+  server.onclose = () => services.closeSession(sessionId);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     listed = offeredFor(await deps.snapshot());
@@ -235,7 +239,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw invalidInput(tool.name, parsed.error);
       const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
-      const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal };
+      const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal, services };
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {
         context.progress = (done, total) => {

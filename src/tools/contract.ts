@@ -3,6 +3,7 @@
  * annotations, a handler that returns structured data or throws ToolError, and a renderer
  * that turns the structured result into compact text for a model.
  */
+import type { ToolServices } from "./services.ts";
 import type { z } from "zod";
 import type { ConfigSnapshot } from "../config/types.ts";
 import type { Workspace } from "../policy/workspace.ts";
@@ -20,6 +21,8 @@ export interface ToolContext {
   config: ConfigSnapshot;
   sessionId: string;
   signal: AbortSignal;
+  /** The per-process services (see services.ts), built once by the composition root. */
+  services: ToolServices;
   /**
    * Reports progress of a long call (MCP notifications/progress) when the client asked for it with a
    * progressToken; absent otherwise. `done` must not decrease between calls.

@@ -1,5 +1,6 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
 import type { AnyTool } from "./contract.ts";
+import type { ToolServices } from "./services.ts";
 import { CALL_TOOLS } from "./calls.ts";
 import { documentQueryTool } from "./document.ts";
 import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "./files.ts";
@@ -28,7 +29,11 @@ export const TOOLS: AnyTool[] = [
   ...WRITE_TOOLS,
 ];
 
-/** Frees per-session state tools keep (preview receipts) when a session ends. */
-export function closeToolSession(sessionId: string): void {
-  closeWriteSession(sessionId);
+/** Builds the services one process's tools share; the composition root calls it once. */
+export function createToolServices(): ToolServices {
+  return {
+    closeSession(sessionId) {
+      closeWriteSession(sessionId);
+    },
+  };
 }

@@ -7,6 +7,8 @@ import type { ConfigSnapshot } from "../../src/config/types.ts";
 import { Workspace } from "../../src/policy/workspace.ts";
 import type { AnyTool, ToolContext } from "../../src/tools/contract.ts";
 import { ToolError } from "../../src/core/errors.ts";
+import { createToolServices } from "../../src/tools/index.ts";
+import type { ToolServices } from "../../src/tools/services.ts";
 
 export interface TempDir {
   dir: string;
@@ -33,6 +35,8 @@ export interface ContextOptions {
   /** Rules evaluated after the default rules. */
   rules?: Omit<PathRule, "source">[];
   snapshot?: Partial<ConfigSnapshot>;
+  /** Services to share with another context; a fresh set by default. */
+  services?: ToolServices;
 }
 
 export async function makeContext(roots: string[], options: ContextOptions = {}): Promise<ToolContext> {
@@ -48,7 +52,7 @@ export async function makeContext(roots: string[], options: ContextOptions = {})
     token: undefined,
     ...options.snapshot,
   };
-  return { workspace, config, sessionId: "test-session", signal: new AbortController().signal };
+  return { workspace, config, sessionId: "test-session", signal: new AbortController().signal, services: options.services ?? createToolServices() };
 }
 
 /** Validates input and output against the tool's schemas around the handler, as the server does. */
