@@ -1,0 +1,159 @@
+/**
+ * The layers of `src/` hold: every import (static, type, re-export, dynamic, createRequire) runs
+ * down the table in `test/layers.ts`, tools reach patch only through its façade, only the policy
+ * layer's reader opens files in the read path, one module loads napi, one function computes line
+ * starts. Breaks still being removed are listed by name in `PENDING`; that list may only shrink.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { checkArchitecture, fileReadsOf, importsOf, layerOf, lineStartsDeclarationsOf, renderLayerTable, RULES, sourceFiles, tableProblems, withLayerTable } from "./support/architecture.ts";
+import { LAYERS, PENDING, PICTURE } from "./layers.ts";
+
+const ROOT = path.join(import.meta.dir, "..");
+
+/** Checks synthetic sources; the files they import are given as empty modules. */
+function check(sources: Record<string, string>, rules = RULES): string[] {
+  const files = new Map(Object.entries(sources));
+  for (const [file, text] of Object.entries(sources)) {
+    for (const edge of importsOf(file, text)) if (edge.target.startsWith("src/") && edge.target.endsWith(".ts") && !files.has(edge.target)) files.set(edge.target, "");
+  }
+  // The line-starts home is not under test here unless given.
+  if (!files.has(rules.lineStartsHome)) files.set(rules.lineStartsHome, "export function lineStarts(text: string): number[] { return [0]; }");
+  return checkArchitecture(files, rules).map((violation) => violation.key);
+}
+
+describe("the import graph of src/", () => {
+  const violations = checkArchitecture(sourceFiles());
+  const pending = new Set(PENDING.map((entry) => entry.key));
+
+  test("has no break beyond the named pending ones", () => {
+    const unexpected = violations.filter((violation) => !pending.has(violation.key)).map((violation) => `${violation.key}  (${violation.where})`);
+    expect(unexpected).toEqual([]);
+  });
+
+  test("still has every pending break (a fixed one leaves the list)", () => {
+    const found = new Set(violations.map((violation) => violation.key));
+    const gone = PENDING.filter((entry) => !found.has(entry.key)).map((entry) => entry.key);
+    expect(gone).toEqual([]);
+  });
+
+  test("places every source file in a layer", () => {
+    const unplaced = [...sourceFiles().keys()].filter((file) => layerOf(file) === undefined);
+    expect(unplaced).toEqual([]);
+  });
+});
+
+describe("the layer table", () => {
+  test("only lets a layer import layers drawn below it (no cycle, no arrow up)", () => {
+    expect(tableProblems()).toEqual([]);
+  });
+
+  test("a table with an arrow up is refused", () => {
+    const inverted = LAYERS.map((layer) => (layer.name === "intel" ? { ...layer, may: [...layer.may, "tools"] } : layer));
+    expect(tableProblems(inverted, PICTURE)).toEqual(["intel may import tools, which is not below it"]);
+  });
+
+  test("keeps intel and patch peers: neither may import the other", () => {
+    const may = (name: string) => LAYERS.find((layer) => layer.name === name)!.may;
+    expect(may("intel")).not.toContain("patch");
+    expect(may("patch")).not.toContain("intel");
+  });
+
+  test("is the table ARCHITECTURE.md shows (regenerate: npx bun scripts/gen-architecture.ts)", () => {
+    const document = readFileSync(path.join(ROOT, "ARCHITECTURE.md"), "utf8");
+    const expected = withLayerTable(document);
+    expect(expected).toBeDefined();
+    expect(document === expected ? "current" : `out of date; the table should read:\n${renderLayerTable()}`).toBe("current");
+  });
+});
+
+describe("the checker", () => {
+  test("sees every form of import: static, type, re-export, dynamic, typeof import, createRequire", () => {
+    const source = [
+      'import { a } from "./a.ts";',
+      'import type { B } from "./b.ts";',
+      'import { type C } from "./c.ts";',
+      'export { d } from "./d.ts";',
+      'export type { E } from "./e.ts";',
+      'const f = await import("./f.ts");',
+      'type G = typeof import("./g.ts");',
+      'import { createRequire } from "node:module";',
+      "const require = createRequire(import.meta.url);",
+      'const h = require("./h.ts");',
+      'const i = createRequire(import.meta.url)("./i.ts");',
+    ].join("\n");
+    const edges = importsOf("src/x/y.ts", source).map((edge) => `${edge.kind} ${edge.target}`);
+    expect(edges).toEqual(["static src/x/a.ts", "type src/x/b.ts", "type src/x/c.ts", "re-export src/x/d.ts", "type src/x/e.ts", "dynamic src/x/f.ts", "type src/x/g.ts", "static node:module", "require src/x/h.ts", "require src/x/i.ts"]);
+  });
+
+  test("fails on the index subscribing to the write pipeline (intel -> patch)", () => {
+    expect(check({ "src/intel/index/code-index.ts": 'import { onCommitted } from "../../patch/pipeline.ts";' })).toEqual(["layer: src/intel/index/code-index.ts -> src/patch/pipeline.ts"]);
+  });
+
+  test("fails on run's scan decoding through patch (intel -> patch), even as a type import", () => {
+    expect(check({ "src/intel/run/scan.ts": 'import type { DecodedFile } from "../../patch/text-codec.ts";' })).toEqual(["layer: src/intel/run/scan.ts -> src/patch/text-codec.ts"]);
+  });
+
+  test("fails on the hook's settings cache reaching into patch (hosts -> patch), even loaded lazily", () => {
+    expect(check({ "src/hosts/hook/settings-cache.ts": 'const { stateDir } = await import("../../patch/state-dir.ts");' })).toEqual(["layer: src/hosts/hook/settings-cache.ts -> src/patch/state-dir.ts"]);
+  });
+
+  test("fails on a module loaded through createRequire against the table (patch -> intel)", () => {
+    const source = 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nexport const x = require("../intel/index/code-index.ts");';
+    expect(check({ "src/patch/pipeline.ts": source })).toEqual(["layer: src/patch/pipeline.ts -> src/intel/index/code-index.ts"]);
+  });
+
+  test("fails on a re-export that runs up (syntax -> config)", () => {
+    expect(check({ "src/syntax/detect.ts": 'export { loadConfig } from "../config/load.ts";' })).toEqual(["layer: src/syntax/detect.ts -> src/config/load.ts"]);
+  });
+
+  test("allows an import that runs down", () => {
+    expect(check({ "src/tools/files.ts": 'import { readBounded } from "../policy/open.ts";\nimport { decodeForEdit } from "../text/codec.ts";' })).toEqual([]);
+  });
+
+  test("fails on a tool reaching past patch's façade, and not on the façade", () => {
+    expect(check({ "src/tools/write.ts": 'import { commitPlans } from "../patch/pipeline.ts";\nimport { writeBatch } from "../patch/index.ts";' })).toEqual(["facade: src/tools/write.ts -> src/patch/pipeline.ts"]);
+  });
+
+  test("fails on a second napi loader, static or through createRequire, and not on a type import", () => {
+    const lazy = 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nexport const napi = () => require("@ast-grep/napi");';
+    expect(check({ "src/intel/run/scan.ts": lazy, "src/intel/facts/lang/go.ts": 'import { kind } from "@ast-grep/napi";', "src/intel/facts/lang/rust.ts": 'import type { SgNode } from "@ast-grep/napi";' })).toEqual([
+      "napi: src/intel/facts/lang/go.ts loads @ast-grep/napi",
+      "napi: src/intel/run/scan.ts loads @ast-grep/napi",
+    ]);
+  });
+
+  test("fails on a file opened for reading outside the policy layer's reader, and not on a write", () => {
+    const source = [
+      'import { promises as fs, readFileSync } from "node:fs";',
+      'import { open } from "node:fs/promises";',
+      'export const a = () => readFileSync("x");',
+      'export const b = () => fs.readFile("x");',
+      'export const c = () => open("x", "wx");',
+    ].join("\n");
+    expect(fileReadsOf("src/intel/index/code-index.ts", source).map((read) => read.call)).toEqual(["readFileSync", "readFile"]);
+    expect(check({ "src/intel/index/code-index.ts": source })).toEqual(["reader: src/intel/index/code-index.ts opens files (readFile)", "reader: src/intel/index/code-index.ts opens files (readFileSync)"]);
+    expect(check({ "src/config/file.ts": source })).toEqual([]);
+  });
+
+  test("fails on file system access in a pure layer", () => {
+    expect(check({ "src/helpers/glob.ts": 'import { statSync } from "node:fs";' })).toEqual(["pure: src/helpers/glob.ts imports node:fs"]);
+  });
+
+  test("fails on line starts computed outside text/, under any name", () => {
+    const renamed = "export function offsetsOf(text: string): number[] {\n  const out = [0];\n  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) out.push(i + 1);\n  return out;\n}";
+    expect(lineStartsDeclarationsOf("src/tools/squeeze.ts", renamed)).toEqual([{ name: "offsetsOf", exported: true }]);
+    expect(check({ "src/tools/squeeze.ts": renamed, "src/intel/a.ts": "const lineStarts = (text: string) => [0];" })).toEqual([
+      "lineStarts: src/intel/a.ts computes line starts in lineStarts",
+      "lineStarts: src/tools/squeeze.ts computes line starts in offsetsOf",
+    ]);
+    expect(check({ [RULES.lineStartsHome]: "export const x = 1;" })).toEqual([`lineStarts: ${RULES.lineStartsHome} has no exported lineStarts`]);
+  });
+
+  test("fails on an import of a file that is not in src/ (moved, or a build artifact nobody named), and on package.json outside core", () => {
+    expect(checkArchitecture(new Map([["src/tools/a.ts", 'import "./gone.ts";'], [RULES.lineStartsHome, "export function lineStarts() {}"]])).map((violation) => violation.key)).toEqual(["missing: src/tools/a.ts -> src/tools/gone.ts"]);
+    expect(check({ "src/core/version.ts": 'import pkg from "../../package.json" with { type: "json" };' })).toEqual([]);
+    expect(check({ "src/tools/version.ts": 'import pkg from "../../package.json" with { type: "json" };' })).toEqual(["package: src/tools/version.ts imports package.json"]);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * The layers of `src/` as data: who may import whom, and the few rules beside the import graph.
+ * `test/architecture.test.ts` checks every import in `src/` against this file, and ARCHITECTURE.md's
+ * layer table is rendered from it (`npx bun scripts/gen-architecture.ts`; the test fails when the
+ * committed table differs).
+ *
+ * Order: a layer may import only layers listed in its `may` (all of them below it); peers on one
+ * row of the picture never import each other. Files of one layer import each other freely.
+ */
+
+export interface Layer {
+  /** The name used in `may` lists and in messages. */
+  name: string;
+  /** Repository-relative prefixes (a folder ends in "/"; a file is named whole). */
+  paths: readonly string[];
+  /** What the layer is for, one line (the table's "room" column). */
+  room: string;
+  /** Layers this one may import (static, type, re-export, dynamic import, createRequire). */
+  may: readonly string[];
+  /** True when the layer may use no file system, process or network module (pure functions). */
+  pure?: boolean;
+}
+
+const BELOW_POLICY = ["config", "syntax", "text", "helpers", "core"] as const;
+
+export const LAYERS: readonly Layer[] = [
+  {
+    name: "cli",
+    paths: ["src/cli.ts", "src/cli/"],
+    room: "command line: flags, commands loaded lazily, the composition root of each command",
+    may: ["server", "hosts", "tools", "patch", "policy", ...BELOW_POLICY],
+  },
+  {
+    name: "server",
+    paths: ["src/server/"],
+    room: "transports (stdio, Streamable HTTP), the one server factory, lifecycle",
+    may: ["tools", "policy", "config", "text", "helpers", "core"],
+  },
+  {
+    name: "hosts",
+    paths: ["src/hosts/"],
+    room: "install into hosts, doctor, service units, the skill catalog, `ast-mcp hook`",
+    may: ["tools", "syntax", "config", "text", "helpers", "core"],
+  },
+  {
+    name: "tools",
+    paths: ["src/tools/"],
+    room: "one file per tool: schema, one call into the layers below, rendering; `ToolServices`",
+    may: ["intel", "patch", "policy", ...BELOW_POLICY],
+  },
+  {
+    name: "intel",
+    paths: ["src/intel/"],
+    room: "code intelligence: facts, the index, graphs, calls, search, run, TypeScript services",
+    may: ["policy", ...BELOW_POLICY],
+  },
+  {
+    name: "patch",
+    paths: ["src/patch/"],
+    room: "the one write pipeline behind `patch/index.ts`: plan, guard, format, lock, journal, commit",
+    may: ["policy", ...BELOW_POLICY],
+  },
+  {
+    name: "policy",
+    paths: ["src/policy/"],
+    room: "the only path authority: roots, rules, held directories, the one reader (`open.ts`)",
+    may: ["config", "text", "helpers", "core"],
+  },
+  {
+    name: "config",
+    paths: ["src/config/"],
+    room: "`ast-mcp.toml` schema and defaults, layering, trust, store; state and cache directories",
+    may: ["syntax", "text", "helpers", "core"],
+  },
+  {
+    name: "syntax",
+    paths: ["src/syntax/"],
+    room: "the one language layer: language ids and detection, the napi loader, parsing, patterns",
+    may: ["text", "helpers", "core"],
+  },
+  {
+    name: "helpers",
+    paths: ["src/helpers/"],
+    room: "small pure functions (globs, gitignore, JSON Pointer, diffs, tokens, binary search)",
+    may: ["text", "core"],
+    pure: true,
+  },
+  {
+    name: "text",
+    paths: ["src/text/"],
+    room: "byte fidelity: encodings, the one definition of binary, decode and encode back, lines",
+    may: ["core"],
+    pure: true,
+  },
+  {
+    name: "core",
+    paths: ["src/core/", "package.json"],
+    room: "the kernel: errors, limits a client can see, log, version",
+    may: [],
+    pure: true,
+  },
+];
+
+/** The rows of the picture in ARCHITECTURE.md (peers share a row). */
+export const PICTURE: readonly (readonly string[])[] = [["cli"], ["server", "hosts"], ["tools"], ["intel", "patch"], ["policy"], ["config"], ["syntax"], ["helpers"], ["text"], ["core"]];
+
+/** Subsystems that the named layers reach only through their façade. */
+export const FACADES: readonly { layer: string; entry: string; for: readonly string[] }[] = [{ layer: "patch", entry: "src/patch/index.ts", for: ["tools", "cli"] }];
+
+/** The one module that loads `@ast-grep/napi` and the `@ast-grep/lang-*` grammars at run time. */
+export const NAPI_LOADER = "src/syntax/languages.ts";
+
+/** The one home of `lineStarts` (CR, LF and CRLF alike). */
+export const LINE_STARTS_HOME = "src/text/lines.ts";
+
+/**
+ * Where files are opened for reading outside the policy layer's reader, and why. Everything here
+ * is outside the roots or is the write path (which keeps its own handle-relative opens).
+ */
+export const READS_ALLOWED: readonly { where: string; why: string }[] = [
+  { where: "src/policy/", why: "the reader of resolved files (`open.ts`) and the held directories under it" },
+  { where: "src/patch/", why: "writes: journal, locks, staging and the recheck, all through held directories" },
+  { where: "src/config/", why: "configuration files and the state and cache directories, outside the roots" },
+  { where: "src/hosts/", why: "host settings, install records and the package's own files, outside the roots" },
+  { where: "src/cli/", why: "standard input and the command's own files" },
+  { where: "src/intel/index/snapshot.ts", why: "the index snapshot in the user cache directory" },
+];
+
+/**
+ * Files that do not exist in `src/` but are loaded at run time beside the bundle, with the source
+ * each is built from (its layer is that source's).
+ */
+export const BUILD_ARTIFACTS: Readonly<Record<string, string>> = {
+  "src/cli/hook-config.cjs": "src/config/load.ts",
+};
+
+/**
+ * Breaks that still exist and are being removed by the restructuring (issue 15). The test fails on
+ * any break not listed here and on any entry here that no longer occurs, so this list only shrinks:
+ * delete an entry when its break is gone.
+ */
+export const PENDING: readonly { key: string; owner: string }[] = [
+  // Arrows that run back up.
+  { key: "layer: src/intel/index/code-index.ts -> src/patch/pipeline.ts", owner: "B/C: the index learns of writes through an observer the tools layer hands to the pipeline" },
+  { key: "layer: src/helpers/documents.ts -> src/syntax/language-names.ts", owner: "A: `DocumentLanguage` moves below helpers, or the helper moves up" },
+  // Tools and the command line reach patch only through its façade.
+  { key: "facade: src/cli/journal-command.ts -> src/patch/commit.ts", owner: "B: write façade" },
+  { key: "facade: src/cli/journal-command.ts -> src/patch/journal.ts", owner: "B: write façade" },
+  { key: "facade: src/cli/journal-command.ts -> src/patch/recover.ts", owner: "B: write façade" },
+  { key: "facade: src/cli/mcp-command.ts -> src/patch/recover.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/rename-imports.ts -> src/patch/format.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/rename-imports.ts -> src/patch/pipeline.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/run.ts -> src/patch/ast-rules.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/run.ts -> src/patch/pipeline.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/run.ts -> src/patch/receipts.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/aider.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/ast-rules.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/commit.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/format.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/journal.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/pipeline.ts", owner: "B: write façade" },
+  { key: "facade: src/tools/write.ts -> src/patch/receipts.ts", owner: "B: write façade" },
+  // One napi loader.
+  { key: "napi: src/syntax/structural.ts loads @ast-grep/napi", owner: "A: ask the loader" },
+  { key: "napi: src/intel/run/scan.ts loads @ast-grep/napi", owner: "A: ask the loader" },
+  { key: "napi: src/intel/facts/lang/typescript.ts loads @ast-grep/napi", owner: "A: `kind` through the loader" },
+  { key: "napi: src/hosts/doctor.ts loads @ast-grep/napi", owner: "D: doctor probes the installed package; ask the loader, or allow it by name with its reason" },
+  { key: "computed: src/hosts/doctor.ts requires a computed specifier", owner: "D: the grammar and dprint plugin probes require names from a list" },
+  // One lineStarts, in text/.
+  { key: "lineStarts: src/text/lines.ts has no exported lineStarts", owner: "A: one lineStarts (CR, LF, CRLF alike)" },
+  { key: "lineStarts: src/intel/facts/engine.ts computes line starts in lineStartsOf", owner: "A: LF only; the CR-only disagreement with file_read" },
+  { key: "lineStarts: src/tools/squeeze.ts computes line starts in lineStarts", owner: "A/C" },
+  { key: "lineStarts: src/intel/search/index.ts computes line starts in lineOffsets", owner: "A/D" },
+  { key: "lineStarts: src/intel/search/present.ts computes line starts in offsetsUpTo", owner: "A/D (stops early: an option of the one lineStarts)" },
+  { key: "lineStarts: src/intel/graph/rewrite-imports.ts computes line starts in replaceSpecifier", owner: "A/C: LF only" },
+];
