@@ -11,15 +11,16 @@ import { checkArchitecture, fileReadsOf, importsOf, layerOf, lineStartsDeclarati
 import { LAYERS, PENDING, PICTURE } from "./layers.ts";
 
 const ROOT = path.join(import.meta.dir, "..");
+const LINE_STARTS = "export function lineStarts(text: string): number[] { return [0]; }";
 
 /** Checks synthetic sources; the files they import are given as empty modules. */
 function check(sources: Record<string, string>, rules = RULES): string[] {
   const files = new Map(Object.entries(sources));
+  // The one lineStarts is not under test here unless a source of that layer is given.
+  if (![...files.keys()].some((file) => file.startsWith(`src/${rules.lineStartsLayer}/`))) files.set(`src/${rules.lineStartsLayer}/lines.ts`, LINE_STARTS);
   for (const [file, text] of Object.entries(sources)) {
     for (const edge of importsOf(file, text)) if (edge.target.startsWith("src/") && edge.target.endsWith(".ts") && !files.has(edge.target)) files.set(edge.target, "");
   }
-  // The line-starts home is not under test here unless given.
-  if (!files.has(rules.lineStartsHome)) files.set(rules.lineStartsHome, "export function lineStarts(text: string): number[] { return [0]; }");
   return checkArchitecture(files, rules).map((violation) => violation.key);
 }
 
@@ -122,6 +123,8 @@ describe("the checker", () => {
       "napi: src/intel/facts/lang/go.ts loads @ast-grep/napi",
       "napi: src/intel/run/scan.ts loads @ast-grep/napi",
     ]);
+    expect(check({ "src/syntax/grammars.ts": lazy })).toEqual([]);
+    expect(check({ "src/syntax/grammars.ts": lazy, "src/syntax/structural.ts": lazy })).toEqual(["napi: more than one loader in syntax/ (src/syntax/grammars.ts, src/syntax/structural.ts)"]);
   });
 
   test("fails on a file opened for reading outside the policy layer's reader, and not on a write", () => {
@@ -148,11 +151,12 @@ describe("the checker", () => {
       "lineStarts: src/intel/a.ts computes line starts in lineStarts",
       "lineStarts: src/tools/squeeze.ts computes line starts in offsetsOf",
     ]);
-    expect(check({ [RULES.lineStartsHome]: "export const x = 1;" })).toEqual([`lineStarts: ${RULES.lineStartsHome} has no exported lineStarts`]);
+    expect(check({ "src/text/lines.ts": "export const x = 1;" })).toEqual(["lineStarts: text/ exports no lineStarts"]);
+    expect(check({ "src/text/lines.ts": LINE_STARTS, "src/text/codec.ts": LINE_STARTS })).toEqual(["lineStarts: more than one lineStarts in text/ (src/text/codec.ts, src/text/lines.ts)"]);
   });
 
   test("fails on an import of a file that is not in src/ (moved, or a build artifact nobody named), and on package.json outside core", () => {
-    expect(checkArchitecture(new Map([["src/tools/a.ts", 'import "./gone.ts";'], [RULES.lineStartsHome, "export function lineStarts() {}"]])).map((violation) => violation.key)).toEqual(["missing: src/tools/a.ts -> src/tools/gone.ts"]);
+    expect(checkArchitecture(new Map([["src/tools/a.ts", 'import "./gone.ts";'], ["src/text/lines.ts", LINE_STARTS]])).map((violation) => violation.key)).toEqual(["missing: src/tools/a.ts -> src/tools/gone.ts"]);
     expect(check({ "src/core/version.ts": 'import pkg from "../../package.json" with { type: "json" };' })).toEqual([]);
     expect(check({ "src/tools/version.ts": 'import pkg from "../../package.json" with { type: "json" };' })).toEqual(["package: src/tools/version.ts imports package.json"]);
   });

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import { BUILD_ARTIFACTS, FACADES, LAYERS, LINE_STARTS_HOME, NAPI_LOADER, PICTURE, READS_ALLOWED, type Layer } from "../layers.ts";
+import { BUILD_ARTIFACTS, FACADES, LAYERS, LINE_STARTS_LAYER, NAPI_LAYER, PICTURE, READS_ALLOWED, type Layer } from "../layers.ts";
 
 export type ImportKind = "static" | "type" | "re-export" | "dynamic" | "require";
 
@@ -29,13 +29,13 @@ export interface Violation {
 export interface Rules {
   layers: readonly Layer[];
   facades: typeof FACADES;
-  napiLoader: string;
-  lineStartsHome: string;
+  napiLayer: string;
+  lineStartsLayer: string;
   readsAllowed: readonly { where: string }[];
   artifacts: Readonly<Record<string, string>>;
 }
 
-export const RULES: Rules = { layers: LAYERS, facades: FACADES, napiLoader: NAPI_LOADER, lineStartsHome: LINE_STARTS_HOME, readsAllowed: READS_ALLOWED, artifacts: BUILD_ARTIFACTS };
+export const RULES: Rules = { layers: LAYERS, facades: FACADES, napiLayer: NAPI_LAYER, lineStartsLayer: LINE_STARTS_LAYER, readsAllowed: READS_ALLOWED, artifacts: BUILD_ARTIFACTS };
 
 const ROOT = path.join(import.meta.dir, "..", "..");
 
@@ -248,6 +248,9 @@ function under(file: string, where: string): boolean {
 /** Everything in these files that breaks the rules, sorted by key. */
 export function checkArchitecture(files: ReadonlyMap<string, string>, rules: Rules = RULES): Violation[] {
   const violations = new Map<string, Violation>();
+  const napiLoaders: string[] = [];
+  const lineStartsHomes: string[] = [];
+  const lineStartCopies: { file: string; name: string }[] = [];
   const report = (key: string, where: string) => {
     if (!violations.has(key)) violations.set(key, { key, where });
   };
@@ -264,7 +267,10 @@ export function checkArchitecture(files: ReadonlyMap<string, string>, rules: Rul
         continue;
       }
       if (from.pure && edge.kind !== "type" && IO_MODULES.has(edge.specifier)) report(`pure: ${file} imports ${edge.specifier}`, where);
-      if (isNapi(edge.specifier) && edge.kind !== "type" && file !== rules.napiLoader) report(`napi: ${file} loads @ast-grep/napi`, where);
+      if (isNapi(edge.specifier) && edge.kind !== "type") {
+        if (from.name !== rules.napiLayer) report(`napi: ${file} loads @ast-grep/napi`, where);
+        else if (!napiLoaders.includes(file)) napiLoaders.push(file);
+      }
       if (!edge.specifier.startsWith(".")) continue;
       let target = edge.target;
       const built = rules.artifacts[target];
@@ -290,14 +296,14 @@ export function checkArchitecture(files: ReadonlyMap<string, string>, rules: Rul
     if (!rules.readsAllowed.some((allowed) => under(file, allowed.where))) {
       for (const read of fileReadsOf(file, text)) report(`reader: ${file} opens files (${read.call})`, `${file}:${read.line}`);
     }
-    for (const declaration of lineStartsDeclarationsOf(file, text)) {
-      if (file !== rules.lineStartsHome) report(`lineStarts: ${file} computes line starts in ${declaration.name}`, file);
-    }
+    const computations = lineStartsDeclarationsOf(file, text);
+    if (from.name === rules.lineStartsLayer && computations.some((declaration) => declaration.name === "lineStarts" && declaration.exported)) lineStartsHomes.push(file);
+    else for (const declaration of computations) lineStartCopies.push({ file, name: declaration.name });
   }
-  const home = files.get(rules.lineStartsHome);
-  if (home === undefined || !lineStartsDeclarationsOf(rules.lineStartsHome, home).some((declaration) => declaration.name === "lineStarts" && declaration.exported)) {
-    report(`lineStarts: ${rules.lineStartsHome} has no exported lineStarts`, rules.lineStartsHome);
-  }
+  if (napiLoaders.length > 1) report(`napi: more than one loader in ${rules.napiLayer}/ (${napiLoaders.sort().join(", ")})`, napiLoaders[0]!);
+  if (lineStartsHomes.length === 0) report(`lineStarts: ${rules.lineStartsLayer}/ exports no lineStarts`, `src/${rules.lineStartsLayer}/`);
+  if (lineStartsHomes.length > 1) report(`lineStarts: more than one lineStarts in ${rules.lineStartsLayer}/ (${lineStartsHomes.sort().join(", ")})`, lineStartsHomes[0]!);
+  for (const copy of lineStartCopies) report(`lineStarts: ${copy.file} computes line starts in ${copy.name}`, copy.file);
   return [...violations.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
