@@ -133,7 +133,7 @@ function opensForWriteOrDirectory(call: ts.CallExpression, name: string): boolea
   return /O_WRONLY|O_DIRECTORY/.test(written);
 }
 
-/** The calls of one file that open a file for reading through `node:fs` (named, namespace or `promises` bindings). */
+/** The calls of one file that open a file for reading: through `node:fs` (named, namespace or `promises` bindings) or the TypeScript compiler's `sys`. */
 export function fileReadsOf(file: string, text: string): { call: string; line: number }[] {
   const source = parse(file, text);
   const direct = new Set<string>(); // readFileSync, open, … imported by name
@@ -164,6 +164,8 @@ export function fileReadsOf(file: string, text: string): { call: string; line: n
         const base = ts.isPropertyAccessExpression(owner) && owner.name.text === "promises" ? owner.expression : owner;
         if (ts.isIdentifier(base) && namespaces.has(base.text)) name = callee.name.text;
       }
+      // The compiler's own file system (`ts.sys.readFile`) reads too.
+      if (name === undefined && ts.isPropertyAccessExpression(callee) && callee.name.text === "readFile" && ts.isPropertyAccessExpression(callee.expression) && callee.expression.name.text === "sys") name = "sys.readFile";
       if (name !== undefined && !opensForWriteOrDirectory(node, name)) reads.push({ call: name, line: lineOf(source, node) });
     }
     ts.forEachChild(node, visit);
