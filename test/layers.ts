@@ -104,8 +104,11 @@ export const LAYERS: readonly Layer[] = [
 /** The rows of the picture in ARCHITECTURE.md (peers share a row). */
 export const PICTURE: readonly (readonly string[])[] = [["cli"], ["server", "hosts"], ["tools"], ["intel", "patch"], ["policy"], ["config"], ["syntax"], ["helpers"], ["text"], ["core"]];
 
-/** Subsystems that the named layers reach only through their façade. */
-export const FACADES: readonly { layer: string; entry: string; for: readonly string[] }[] = [{ layer: "patch", entry: "src/patch/index.ts", for: ["tools", "cli"] }];
+/**
+ * Subsystems (a folder) that the named layers reach only through their façade. More come as the
+ * façades exist (issue 15 item 6: each subsystem has one `index.ts` the rest imports).
+ */
+export const FACADES: readonly { folder: string; entry: string; for: readonly string[] }[] = [{ folder: "src/patch/", entry: "src/patch/index.ts", for: ["tools", "cli"] }];
 
 /** The layer whose one module loads `@ast-grep/napi` and the `@ast-grep/lang-*` grammars at run time. */
 export const NAPI_LAYER = "syntax";

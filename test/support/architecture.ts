@@ -292,7 +292,7 @@ export function checkArchitecture(files: ReadonlyMap<string, string>, rules: Rul
       }
       if (to !== from && !from.may.includes(to.name)) report(`layer: ${file} -> ${target}`, where);
       for (const facade of rules.facades) {
-        if (to.name === facade.layer && from !== to && facade.for.includes(from.name) && target !== facade.entry) report(`facade: ${file} -> ${target}`, where);
+        if (target.startsWith(facade.folder) && !file.startsWith(facade.folder) && facade.for.includes(from.name) && target !== facade.entry) report(`facade: ${file} -> ${target}`, where);
       }
     }
     if (!rules.readsAllowed.some((allowed) => under(file, allowed.where))) {
