@@ -331,8 +331,8 @@ export function tableProblems(layers: readonly Layer[] = LAYERS, picture: readon
 const BEGIN = "<!-- layers:begin (generated from test/layers.ts: npx bun scripts/gen-architecture.ts) -->";
 const END = "<!-- layers:end -->";
 
-/** The layer table of ARCHITECTURE.md: "never" names the forbidden layers below or beside (every layer above is forbidden anyway). */
-export function renderLayerTable(layers: readonly Layer[] = LAYERS, picture: readonly (readonly string[])[] = PICTURE): string {
+/** The layer table of ARCHITECTURE.md and the reads allowed beside the reader: "never" names the forbidden layers below or beside (every layer above is forbidden anyway). */
+export function renderLayerTable(layers: readonly Layer[] = LAYERS, picture: readonly (readonly string[])[] = PICTURE, reads: readonly { where: string; why: string }[] = READS_ALLOWED): string {
   const code = (items: readonly string[]) => (items.length === 0 ? "—" : items.map((item) => `\`${item}\``).join(", "));
   const row = (name: string) => picture.findIndex((names) => names.includes(name));
   const lines = ["| layer | paths | room | may import | never (besides every layer above) |", "|---|---|---|---|---|"];
@@ -340,6 +340,8 @@ export function renderLayerTable(layers: readonly Layer[] = LAYERS, picture: rea
     const never = layers.map((other) => other.name).filter((name) => name !== layer.name && row(name) >= row(layer.name) && !layer.may.includes(name));
     lines.push(`| **${layer.name}** | ${code(layer.paths)} | ${layer.room}${layer.pure ? "; no file system, process or network" : ""} | ${code(layer.may)} | ${code(never)} |`);
   });
+  lines.push("", "Files are opened for reading only here (`READS_ALLOWED`):");
+  for (const allowed of reads) lines.push(`- \`${allowed.where}\`: ${allowed.why}`);
   return lines.join("\n");
 }
 
