@@ -352,5 +352,3 @@ export function withLayerTable(document: string, table = renderLayerTable()): st
   if (begin === -1 || end < begin) return undefined;
   return `${document.slice(0, begin + BEGIN.length)}\n${table}\n${document.slice(end)}`;
 }
-
-export const LAYER_TABLE_MARKERS = { begin: BEGIN, end: END };
