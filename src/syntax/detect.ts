@@ -2,9 +2,8 @@
  * What the index decides from names and the first bytes of a file: built-in skips, language
  * (config overrides first, then file name, then shebang) and minified bundles.
  */
-import picomatch from "picomatch";
 import { LIMITS } from "../core/limits.ts";
-import { detectLanguage, languageFromPath } from "./language-names.ts";
+import { LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
 import { supportsSyntaxTree, type LanguageId } from "./languages.ts";
 
 /** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
@@ -41,27 +40,22 @@ export function looksMinified(text: string): boolean {
   return inLongLines * 2 > head.length;
 }
 
-/** Language detection with [languages].overrides applied first. */
+/** languageOf with one set of [languages].overrides compiled once (the index asks it for every file). */
 export class LanguageDetector {
-  readonly #overrides: Array<{ match: (path: string) => boolean; language: string }>;
+  readonly #overrides: LanguageOverrides;
 
   constructor(overrides: Readonly<Record<string, string>>) {
-    this.#overrides = Object.entries(overrides).map(([glob, language]) => {
-      // As in .gitignore: a glob without "/" matches the file name at any depth.
-      const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
-      return { match: (path: string) => matcher(path), language };
-    });
+    this.#overrides = new LanguageOverrides(overrides);
   }
 
   /** A language from the overrides or the file name alone; undefined when only content could tell. */
   fromName(relative: string): LanguageId | undefined {
-    for (const override of this.#overrides) if (override.match(relative)) return override.language;
-    return languageFromPath(relative) ?? undefined;
+    return this.#overrides.match(relative) ?? languageFromPath(relative) ?? undefined;
   }
 
   /** The language by overrides, name, then shebang; undefined when nothing matches. */
   detect(relative: string, firstLine: string | undefined): LanguageId | undefined {
-    return this.fromName(relative) ?? detectLanguage(relative, firstLine) ?? undefined;
+    return languageOf(relative, firstLine, this.#overrides);
   }
 }
 

@@ -1,6 +1,9 @@
 /**
- * Language identification from a file name (extension or well-known name) and a shebang line.
+ * The one authority on language identity: the Language union, and languageOf, which decides a
+ * file's language from the [languages].overrides, its name (extension or well-known name), then a
+ * shebang. Every part of the product that asks "what language is this file" asks languageOf.
  */
+import picomatch from "picomatch";
 
 export const LANGUAGES = [
   "typescript",
@@ -33,6 +36,10 @@ export const LANGUAGES = [
   "css",
 ] as const;
 export type Language = (typeof LANGUAGES)[number];
+
+export function isLanguage(value: string): value is Language {
+  return (LANGUAGES as readonly string[]).includes(value);
+}
 
 /** Structured data formats document_query can parse. */
 export const DOCUMENT_LANGUAGES = ["json", "jsonc", "toml", "yaml"] as const;
@@ -170,20 +177,55 @@ export function languageFromShebang(firstLine: string): Language | null {
   return null;
 }
 
-/** The file name decides first; a shebang decides for extensionless scripts. */
-export function detectLanguage(path: string, firstLine: string | undefined): Language | null {
-  return languageFromPath(path) ?? (firstLine === undefined ? null : languageFromShebang(firstLine));
+/** [languages].overrides compiled: glob → language, the first glob that matches wins. */
+export class LanguageOverrides {
+  readonly #rules: Array<{ match: (path: string) => boolean; language: Language }> = [];
+
+  constructor(overrides: Readonly<Record<string, string>>) {
+    for (const [glob, language] of Object.entries(overrides)) {
+      // The config schema admits known ids only; anything else names no language.
+      if (!isLanguage(language)) continue;
+      // As in .gitignore: a glob without "/" matches the file name at any depth.
+      const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
+      this.#rules.push({ match: (path: string) => matcher(path), language });
+    }
+  }
+
+  /** The language an override gives this root-relative POSIX path; undefined when none matches. */
+  match(relative: string): Language | undefined {
+    for (const rule of this.#rules) if (rule.match(relative)) return rule.language;
+    return undefined;
+  }
 }
 
-export function isDocumentLanguage(language: Language | null): language is DocumentLanguage {
-  return language !== null && (DOCUMENT_LANGUAGES as readonly string[]).includes(language);
+/** Compiled overrides per config table (a table is never mutated once loaded, so this only saves compiling it again). */
+const compiled = new WeakMap<object, LanguageOverrides>();
+
+function overridesOf(overrides: Readonly<Record<string, string>> | LanguageOverrides | undefined): LanguageOverrides | undefined {
+  if (overrides === undefined || overrides instanceof LanguageOverrides) return overrides;
+  let known = compiled.get(overrides);
+  if (known === undefined) compiled.set(overrides, (known = new LanguageOverrides(overrides)));
+  return known;
+}
+
+/**
+ * A file's language: the overrides first (matched against `path`, relative to its root, POSIX),
+ * then the file name, then a shebang on `firstLine` for extensionless scripts; undefined when
+ * nothing tells. The index, run, the write path and file_capabilities all decide through this.
+ */
+export function languageOf(path: string, firstLine: string | undefined, overrides?: Readonly<Record<string, string>> | LanguageOverrides): Language | undefined {
+  return overridesOf(overrides)?.match(path) ?? languageFromPath(path) ?? (firstLine === undefined ? undefined : languageFromShebang(firstLine) ?? undefined);
+}
+
+export function isDocumentLanguage(language: Language | null | undefined): language is DocumentLanguage {
+  return language != null && (DOCUMENT_LANGUAGES as readonly string[]).includes(language);
 }
 
 export type FileKind = "source" | "document" | "text" | "binary";
 
 /** Data and prose formats are documents; every other known language is source. */
-export function kindOf(language: Language | null, binary: boolean): FileKind {
+export function kindOf(language: Language | null | undefined, binary: boolean): FileKind {
   if (binary) return "binary";
-  if (language === null) return "text";
+  if (language == null) return "text";
   return isDocumentLanguage(language) || language === "markdown" ? "document" : "source";
 }

@@ -8,7 +8,7 @@ import { supportsSyntaxTree } from "../syntax/languages.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../text/encoding.ts";
-import { detectLanguage, isDocumentLanguage, kindOf, LANGUAGES, type Language } from "../syntax/language-names.ts";
+import { isDocumentLanguage, languageOf, kindOf, LANGUAGES, type Language } from "../syntax/language-names.ts";
 import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../text/lines.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
@@ -460,7 +460,7 @@ export const fileCapabilitiesTool = defineTool({
           } else if (!binary) {
             notes.push(`Larger than ${LIMITS.read.maxDecodeBytes} bytes: not decoded, so encoding and line endings are unknown and text reads are refused.`);
           }
-          const language: Language | null = detectLanguage(resolved.display, firstLine);
+          const language: Language | null = languageOf(resolved.relative, firstLine, context.config.config.languages.overrides) ?? null;
           const readModes: Array<(typeof READ_MODES)[number]> = [];
           if (lineEnding !== null) {
             readModes.push("text");
