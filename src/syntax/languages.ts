@@ -16,6 +16,7 @@ import path from "node:path";
 import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
+import { loneCrLines } from "../text/lines.ts";
 import { LANGUAGES, languageFromPath } from "./language-names.ts";
 
 export type LanguageId = string;
@@ -623,12 +624,13 @@ interface Span {
   location: SyntaxErrorLocation;
 }
 
-function spanOf(node: SgNode, text: string, kind: "error" | "missing"): Span {
+function spanOf(node: SgNode, text: string, kind: "error" | "missing", crLines: ReturnType<typeof loneCrLines>): Span {
   const range = node.range();
+  const start = crLines?.(range.start.index) ?? range.start;
   const location: SyntaxErrorLocation = {
-    line: range.start.line + 1,
-    column: range.start.column + 1,
-    endLine: range.end.line + 1,
+    line: start.line + 1,
+    column: start.column + 1,
+    endLine: (crLines?.(range.end.index) ?? range.end).line + 1,
     text: kind === "error" ? text.slice(range.start.index, Math.min(range.end.index, range.start.index + LIMITS.patch.maxErrorTextChars)) : "",
     kind,
   };
@@ -644,19 +646,20 @@ function spanOf(node: SgNode, text: string, kind: "error" | "missing"): Span {
  */
 function syntaxErrorsOf(root: SgNode, text: string, language: string): SyntaxErrorLocation[] {
   const spans: Span[] = [];
+  const crLines = loneCrLines(text);
   const scannerTokens = SCANNER_TOKENS[language] ?? [];
   // One traversal for both kinds (each findAll walks the whole tree); in an empty text every node is empty.
   const rule: Rule = text.length > 0 ? { any: [{ kind: "ERROR" }, { regex: "^$" }] } : { kind: "ERROR" };
   for (const node of root.findAll({ rule })) {
     const kind = String(node.kind());
     if (kind === "ERROR") {
-      spans.push(spanOf(node, text, "error"));
+      spans.push(spanOf(node, text, "error", crLines));
       continue;
     }
     // Empty inner nodes hold only empty leaves.
     if (!node.isLeaf() || node.parent() === null) continue;
     if (node.isNamed() && scannerTokens.includes(kind)) continue;
-    spans.push(spanOf(node, text, "missing"));
+    spans.push(spanOf(node, text, "missing", crLines));
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const outermost: SyntaxErrorLocation[] = [];

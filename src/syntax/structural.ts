@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { loneCrLines } from "../text/lines.ts";
 import { astGrepLanguageFor, parseSource, parseTree, patternExpandoFor, type LanguageId } from "./languages.ts";
 
 export interface StructuralQuery {
@@ -177,7 +178,10 @@ export function describeMatches(nodes: readonly SgNode[], text: string, compiled
   if (limit <= 0 || nodes.length === 0) return [];
   const located = nodes.map((node) => ({ node, range: node.range() }));
   located.sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index);
+  const crLines = loneCrLines(text);
   return located.slice(0, limit).map(({ node, range }) => {
+    const start = crLines?.(range.start.index) ?? range.start;
+    const end = crLines?.(range.end.index) ?? range.end;
     const captures: Record<string, string> = {};
     for (const [name, kind] of compiled.variables) {
       if (kind === "multi") {
@@ -192,10 +196,10 @@ export function describeMatches(nodes: readonly SgNode[], text: string, compiled
       }
     }
     return {
-      startLine: range.start.line + 1,
-      endLine: range.end.line + 1,
-      column: range.start.column + 1,
-      endColumn: range.end.column + 1,
+      startLine: start.line + 1,
+      endLine: end.line + 1,
+      column: start.column + 1,
+      endColumn: end.column + 1,
       text: cut(text.slice(range.start.index, range.end.index)),
       captures,
     };

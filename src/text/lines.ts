@@ -88,6 +88,21 @@ export function lineIndexAt(starts: readonly number[], offset: number): number {
   return Math.max(0, lastIndexWhere(starts.length, (index) => starts[index]! <= offset));
 }
 
+/**
+ * Line numbering for positions a parser reports: tree-sitter counts rows by "\n" alone, which is
+ * right for LF and CRLF text but puts a CR-only file on one line. For text with a lone "\r" this
+ * gives 0-based line and column from the offset by lineStarts; undefined for every other text
+ * (then the parser's own rows and columns are right and cost nothing more).
+ */
+export function loneCrLines(text: string): ((offset: number) => { line: number; column: number }) | undefined {
+  if (!/\r(?!\n)/.test(text)) return undefined;
+  const starts = lineStarts(text);
+  return (offset) => {
+    const line = lineIndexAt(starts, offset);
+    return { line, column: offset - starts[line]! };
+  };
+}
+
 /** The offset where the line holding `offset` starts (any of the three line breaks ends a line). */
 export function lineStartBefore(text: string, offset: number): number {
   const feed = text.lastIndexOf("\n", offset - 1);

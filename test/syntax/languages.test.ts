@@ -94,6 +94,13 @@ describe("parseSource", () => {
     });
   }
 
+  test("errors in a CR-only text are located on its lines, as file_read numbers them", () => {
+    const broken = parseSource("javascript", "const a = 1;\r\rconst b = (2;\r")!;
+    expect(broken.errorCount).toBeGreaterThanOrEqual(1);
+    expect(broken.errors[0]).toMatchObject({ line: 3, endLine: 3 });
+    expect(broken.errors[0]!.column).toBeGreaterThan(1);
+  });
+
   test("markdown accepts arbitrary text, so it never reports errors", () => {
     expect(parseSource("markdown", "# T\n\n```js\nunclosed\n> quote\n>\n- a\n\n  b\n")!.errorCount).toBe(0);
   });

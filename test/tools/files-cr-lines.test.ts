@@ -36,5 +36,11 @@ describe("line numbers agree across tools whatever the line ends", () => {
       const read = (await runTool(tool("file_read"), { files: [{ filePath: name, startLine: greet.startLine, endLine: greet.endLine }] }, context)).files[0];
       expect(read.content).toBe("function greet() {\n  return 1;\n}");
     });
+
+    test(`${name}: run reports a match on the line file_read reads it from`, async () => {
+      const found = await runTool(tool("run"), { pattern: "return $A", paths: [name] }, context);
+      expect(found.matches).toHaveLength(1);
+      expect(found.matches[0]).toMatchObject({ startLine: 5, endLine: 5, column: 3, text: "return 1;" });
+    });
   }
 });
