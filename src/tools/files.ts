@@ -440,7 +440,7 @@ export const fileCapabilitiesTool = defineTool({
           setDisplay(resolved.display);
           const { bytes, size, complete } = await readWholeOrHead(resolved, LIMITS.read.maxDecodeBytes, LIMITS.read.binarySniffBytes);
           const notes: string[] = [];
-          const binary = looksBinary(bytes, LIMITS.read.binarySniffBytes);
+          const binary = looksBinary(bytes);
           let encoding: DetectedEncoding | null = null;
           let lineEnding: (typeof LINE_ENDINGS)[number] | null = null;
           let bom = detectBom(bytes).length > 0;

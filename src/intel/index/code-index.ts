@@ -1030,7 +1030,7 @@ export class CodeIndex {
       return;
     }
     state.signature = current;
-    if (looksBinary(loaded.bytes, LIMITS.read.binarySniffBytes)) {
+    if (looksBinary(loaded.bytes)) {
       this.#setStatus(state, "unsupported", undefined);
       return;
     }
@@ -1150,7 +1150,7 @@ export class CodeIndex {
         hint: "Read it in line ranges with file_read (mode: \"text\").",
       });
     }
-    if (looksBinary(loaded.bytes, LIMITS.read.binarySniffBytes)) throw new ToolError("binary_file", `${resolved.display} looks binary.`);
+    if (looksBinary(loaded.bytes)) throw new ToolError("binary_file", `${resolved.display} looks binary.`);
     const decoded = decodeText(loaded.bytes);
     if (!decoded.ok) throw new ToolError("unsupported_encoding", `${resolved.display} is not valid text: ${decoded.reason}.`);
     const text = decoded.text;
