@@ -8,7 +8,7 @@
  * and reported, so the inverse edit can remove exactly the ones it created.
  */
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser/lib/esm/main.js";
-import { lineColumnAt } from "../text/lines.ts";
+import { lineColumnAt } from "../text/index.ts";
 
 export class JsonEditError extends Error {
   constructor(message: string) {

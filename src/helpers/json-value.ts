@@ -2,7 +2,7 @@
  * Turning parsed document values (JSON, JSONC, TOML, YAML) into plain JSON and cutting them
  * to a byte budget while keeping the result valid JSON.
  */
-import { utf8Length } from "../text/encoding.ts";
+import { utf8Length } from "../text/index.ts";
 
 export type ValueType = "object" | "array" | "string" | "number" | "boolean" | "null" | "datetime" | "bigint";
 

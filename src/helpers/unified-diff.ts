@@ -7,7 +7,7 @@
  */
 import { diffArrays } from "diff";
 import { LIMITS } from "../core/limits.ts";
-import { utf8Length } from "../text/encoding.ts";
+import { utf8Length } from "../text/index.ts";
 
 export interface UnifiedDiff {
   diff: string;

@@ -11,14 +11,14 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex as sha256 } from "../helpers/hash.ts";
-import { languageOf } from "../syntax/language-names.ts";
+import { languageOf } from "../syntax/index.ts";
 import { readFileBytes, readRegularFile } from "../policy/open.ts";
 import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
 import { type SyntaxInspection, type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
-import { type DecodedFile, decodeForEdit, encodeLike } from "../text/codec.ts";
+import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
 
 export interface PipelineContext {
   workspace: Workspace;

@@ -4,7 +4,7 @@
  */
 import { LIMITS } from "../core/limits.ts";
 import { LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
-import { supportsSyntaxTree, type LanguageId } from "./languages.ts";
+import { supportsSyntaxTree, type LanguageId } from "./grammars.ts";
 
 /** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
 export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([

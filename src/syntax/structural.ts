@@ -8,12 +8,12 @@
  * non-metavariable leaf of the pattern (of the selected node, with a selector) occurs verbatim in
  * any file the pattern matches in.
  */
-import { createRequire } from "node:module";
-import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
+import type { NapiConfig, Rule, SgNode } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { loneCrLines } from "../text/lines.ts";
-import { astGrepLanguageFor, parseSource, parseTree, patternExpandoFor, type LanguageId } from "./languages.ts";
+import { patternExpandoFor, type LanguageId } from "./grammars.ts";
+import { parseSource, parseTree, parseTreeAsync } from "./parse.ts";
 
 export interface StructuralQuery {
   pattern: string;
@@ -147,18 +147,6 @@ export function passesLiterals(text: string, literals: readonly string[]): boole
   return true;
 }
 
-type Napi = typeof import("@ast-grep/napi");
-const require = createRequire(import.meta.url);
-let napiModule: Napi | undefined;
-
-/** Parses on the libuv thread pool, so wide runs use both cores and the event loop stays free. */
-export async function parseTreeAsync(language: LanguageId, text: string): Promise<SgRoot> {
-  const name = astGrepLanguageFor(language);
-  if (name === undefined) throw new ToolError("invalid_input", `lang: ${language} has no syntax tree support here.`);
-  napiModule ??= require("@ast-grep/napi") as Napi;
-  return napiModule.parseAsync(name, text);
-}
-
 function cut(text: string): string {
   return text.length <= LIMITS.intel.run.maxMatchTextChars ? text : `${text.slice(0, LIMITS.intel.run.maxMatchTextChars)}…`;
 }
@@ -212,7 +200,9 @@ export function describeMatches(nodes: readonly SgNode[], text: string, compiled
  * calls each).
  */
 export async function matchText(text: string, compiled: CompiledQuery, detail = Number.POSITIVE_INFINITY): Promise<TextMatches> {
+  // On the libuv thread pool, so wide runs use both cores and the event loop stays free.
   const root = await parseTreeAsync(compiled.language, text);
+  if (root === undefined) throw new ToolError("invalid_input", `lang: ${compiled.language} has no syntax tree support here.`);
   const nodes = root.root().findAll(compiled.config);
   return { count: nodes.length, matches: describeMatches(nodes, text, compiled, Math.min(detail, nodes.length)) };
 }

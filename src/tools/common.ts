@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError } from "../core/errors.ts";
-import { decodeText, type TextEncodingName } from "../text/encoding.ts";
+import { decodeText, type TextEncodingName } from "../text/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";

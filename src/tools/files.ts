@@ -4,12 +4,10 @@
  */
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { supportsSyntaxTree } from "../syntax/languages.ts";
+import { firstLineOf, isDocumentLanguage, kindOf, type Language, languageOf, LANGUAGES, supportsSyntaxTree } from "../syntax/index.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../text/encoding.ts";
-import { isDocumentLanguage, languageOf, kindOf, LANGUAGES, type Language } from "../syntax/language-names.ts";
-import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../text/lines.ts";
+import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFinalNewline, looksBinary, splitLines, takeLineWindow, usesTabIndentation } from "../text/index.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
@@ -505,11 +503,6 @@ async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes
     if (error.code !== "invalid_input") notes.push(`No parse health: ${error.message}`);
     return null;
   }
-}
-
-function firstLineOf(text: string): string {
-  const end = text.search(/\r|\n/);
-  return end === -1 ? text : text.slice(0, end);
 }
 
 function briefDecision(decision: Decision): z.input<typeof OperationDecision> {

@@ -30,9 +30,9 @@ import {
 } from "../patch/pipeline.ts";
 import type { Formatters } from "../patch/format.ts";
 import { receiptBook } from "../patch/receipts.ts";
-import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/codec.ts";
+import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
-import { languageOf } from "../syntax/language-names.ts";
+import { languageOf } from "../syntax/index.ts";
 import { plural } from "./common.ts";
 import { defineTool, type ToolAnnotations, type ToolContext } from "./contract.ts";
 import { planImportUpdates } from "./rename-imports.ts";

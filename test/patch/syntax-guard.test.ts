@@ -1,7 +1,7 @@
 import { describe, expect, spyOn, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import * as languages from "../../src/syntax/languages.ts";
+import * as languages from "../../src/syntax/index.ts";
 import { inspectSyntax, knownStatements, refuseRegression, type SyntaxReport } from "../../src/patch/syntax-guard.ts";
 
 type Args = Parameters<typeof inspectSyntax>;

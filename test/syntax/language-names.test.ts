@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isDocumentLanguage, languageOf, kindOf, languageFromPath, languageFromShebang } from "../../src/syntax/language-names.ts";
+import { isDocumentLanguage, kindOf, languageFromPath, languageFromShebang, languageOf } from "../../src/syntax/index.ts";
 
 describe("languageFromPath", () => {
   test("extensions, case-insensitively", () => {

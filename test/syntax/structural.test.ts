@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../src/core/limits.ts";
-import { TreeRelease, treeReleaseCounter } from "../../src/syntax/languages.ts";
+import { compileQuery, matchText, patternLiterals, patternVariables, TreeRelease, treeReleaseCounter } from "../../src/syntax/index.ts";
 import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../src/intel/run/scan.ts";
-import { compileQuery, matchText, patternLiterals, patternVariables } from "../../src/syntax/structural.ts";
 import { makeTempDir, type TempDir } from "../support/context.ts";
 
 describe("pattern literals", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeText, detectBom, findInvalidUtf8, looksBinary, utf8Length } from "../../src/text/encoding.ts";
+import { decodeText, detectBom, findInvalidUtf8, looksBinary, utf8Length } from "../../src/text/index.ts";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const utf16le = (text: string) => new Uint8Array(Buffer.from(text, "utf16le"));

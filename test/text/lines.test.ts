@@ -1,18 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  detectLineEnding,
-  lineIndexAt,
-  lineStartBefore,
-  lineStarts,
-  hasFinalNewline,
-  lineBreakCounts,
-  lineColumnAt,
-  prefixWithin,
-  splitLines,
-  takeLineWindow,
-  usesTabIndentation,
-  type LineWindowRequest,
-} from "../../src/text/lines.ts";
+import { detectLineEnding, hasFinalNewline, lineBreakCounts, lineColumnAt, lineIndexAt, lineStartBefore, lineStarts, type LineWindowRequest, prefixWithin, splitLines, takeLineWindow, usesTabIndentation } from "../../src/text/index.ts";
 
 describe("detectLineEnding", () => {
   test("each kind, mixed and none", () => {

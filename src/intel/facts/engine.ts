@@ -7,8 +7,8 @@
  */
 import type { Rule, SgNode } from "@ast-grep/napi";
 import { LIMITS } from "../../core/limits.ts";
-import type { LanguageId } from "../../syntax/languages.ts";
-import { lineIndexAt, lineStarts } from "../../text/lines.ts";
+import type { LanguageId } from "../../syntax/index.ts";
+import { lineIndexAt, lineStarts } from "../../text/index.ts";
 import { collapseTail } from "./text.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, SymbolFact, SymbolKind, Visibility } from "./types.ts";
 

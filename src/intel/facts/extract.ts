@@ -5,7 +5,7 @@
  */
 import type { Rule, SgRoot } from "@ast-grep/napi";
 import { log } from "../../core/log.ts";
-import { astGrepLanguageFor, type LanguageId, parseSource, parseTree } from "../../syntax/languages.ts";
+import { astGrepLanguageFor, type LanguageId, parseSource, parseTree } from "../../syntax/index.ts";
 import { type LanguageExtractor, rulesWithoutCalls, runExtractor } from "./engine.ts";
 import { bashExtractor } from "./lang/bash.ts";
 import { cFamilyExtractor } from "./lang/c-family.ts";

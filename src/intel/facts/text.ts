@@ -4,7 +4,7 @@
  * cross into JavaScript for them.
  */
 import { LIMITS } from "../../core/limits.ts";
-import { lineStartBefore } from "../../text/lines.ts";
+import { lineStartBefore } from "../../text/index.ts";
 
 /** Collapses whitespace runs to one space and cuts to `max` characters (marking the cut with "…"). */
 export function collapse(text: string, max: number = LIMITS.intel.facts.signatureChars): string {

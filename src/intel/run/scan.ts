@@ -10,16 +10,14 @@
  * Counting needs only step 2; the rewrite path reads each matched file again (src/tools/run.ts).
  */
 import { isUtf8 } from "node:buffer";
-import { createRequire } from "node:module";
 import type { SgNode } from "@ast-grep/napi";
 import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { readBounded, realTarget } from "../../policy/open.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
-import { type DecodedFile, decodeForEdit } from "../../text/codec.ts";
-import { astGrepLanguageFor, type LanguageId, releaseTreesLater, TreeRelease } from "../../syntax/languages.ts";
-import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "../../syntax/structural.ts";
+import { type DecodedFile, decodeForEdit } from "../../text/index.ts";
+import { astGrepLanguageFor, type CompiledQuery, describeMatches, type LanguageId, matchText, napi, passesLiterals, releaseTreesLater, type StructuralMatch, TreeRelease } from "../../syntax/index.ts";
 
 export interface RunFile {
   /** Real path the policy approved for reading. */
@@ -62,15 +60,6 @@ export interface LoadedFile {
   sha256: string;
   mode: number;
   decoded: DecodedFile;
-}
-
-type Napi = typeof import("@ast-grep/napi");
-const require = createRequire(import.meta.url);
-let napiModule: Napi | undefined;
-
-function napi(): Napi {
-  napiModule ??= require("@ast-grep/napi") as Napi;
-  return napiModule;
 }
 
 const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
-import { languageOf } from "../../syntax/language-names.ts";
+import { languageOf } from "../../syntax/index.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { loadTypeScript } from "./load.ts";
 import { TsProject } from "./project.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { languageOf as detect } from "../../../src/syntax/language-names.ts";
+import { languageOf as detect } from "../../../src/syntax/index.ts";
 import { extractFacts } from "../../../src/intel/facts/extract.ts";
 import type { CallFact, FileFacts, ImportFact, SymbolFact, SymbolKind, Visibility } from "../../../src/intel/facts/types.ts";
 

@@ -6,7 +6,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../../src/helpers/hash.ts";
-import { languageFromPath } from "../../../src/syntax/language-names.ts";
+import { languageFromPath } from "../../../src/syntax/index.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact } from "../../../src/intel/facts/types.ts";
 import type { GraphFile, GraphIndex } from "../../../src/intel/graph/types.ts";
 import type { Workspace } from "../../../src/policy/workspace.ts";
