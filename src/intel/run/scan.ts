@@ -15,6 +15,7 @@ import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { readBounded, realTarget } from "../../policy/open.ts";
+import { eachLimited } from "../../helpers/concurrency.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit } from "../../text/index.ts";
 import { astGrepLanguageFor, type CompiledQuery, describeMatches, type LanguageId, matchText, napi, passesLiterals, releaseTreesLater, type StructuralMatch, TreeRelease } from "../../syntax/index.ts";
@@ -98,18 +99,6 @@ export async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
 function bytesPassLiterals(bytes: Buffer, literals: readonly string[]): boolean {
   for (const literal of literals) if (bytes.indexOf(literal, 0, "utf8") < 0) return false;
   return true;
-}
-
-async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, work: (item: T, position: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      signal?.throwIfAborted();
-      const position = next++;
-      await work(items[position]!, position);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /**
@@ -269,7 +258,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   const native = new Map<LanguageId, number[]>();
   const decodedText = new Map<number, string>();
   const sizes = new Map<number, number>();
-  await eachLimited(files, LIMITS.intel.run.readConcurrency, options.signal, async (file, position) => {
+  await eachLimited(files, LIMITS.intel.run.readConcurrency, async (file, position) => {
     const query = queries.get(file.language);
     if (query) {
       result.considered++;
@@ -296,7 +285,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
     }
     done++;
     report(false);
-  });
+  }, options.signal);
 
   // 2. Count: natively where possible, from the decoded text otherwise.
   const counts = new Map<number, number>();
