@@ -17,7 +17,7 @@ import { log } from "../../core/log.ts";
 import { readBounded, realTarget } from "../../policy/open.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
-import { type DecodedFile, decodeForEdit } from "../../text/index.ts";
+import { type DecodedFile, decodeForEdit, detectBom, looksBinary } from "../../text/index.ts";
 import { astGrepLanguageFor, type CompiledQuery, describeMatches, type LanguageId, matchText, napi, passesLiterals, releaseTreesLater, type StructuralMatch, TreeRelease } from "../../syntax/index.ts";
 
 export interface RunFile {
@@ -63,10 +63,8 @@ export interface LoadedFile {
   decoded: DecodedFile;
 }
 
-const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
-
 function isUtf16(bytes: Buffer): boolean {
-  return UTF16_BOMS.some((bom) => bytes.subarray(0, 2).equals(bom));
+  return detectBom(bytes).encoding.startsWith("utf-16");
 }
 
 type ReadOutcome = { bytes: Buffer; mode: number } | "too_large" | "unreadable";
@@ -275,7 +273,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
           result.unreadable.push(file.display);
         }
       } else if (!bytesPassLiterals(read.bytes, query.literals)) result.ruledOut++;
-      else if (read.bytes.includes(0) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
+      else if (looksBinary(read.bytes) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
       else {
         sizes.set(position, read.bytes.length);
         const list = native.get(file.language);
