@@ -60,6 +60,15 @@ describe("language overrides", () => {
     expect(await readFile(path.join(temp.dir, "views/page.tmpl"), "utf8")).toBe("const page = render(1;\n");
   });
 
+  test("document_query parses a file as the document format an override names", async () => {
+    await temp.write("settings.conf", 'name = "demo"\n');
+    const refused = await toolFailure(runTool(tool("document_query"), { filePath: "settings.conf", selectors: ["/name"] }, await contextWith({})));
+    expect(refused.code).toBe("unsupported_document");
+    const queried = await runTool(tool("document_query"), { filePath: "settings.conf", selectors: ["/name"] }, await contextWith({ "*.conf": "toml" }));
+    expect(queried.format).toBe("toml");
+    expect(queried.results[0]).toMatchObject({ value: "demo" });
+  });
+
   test("structural rules edit an overridden file in its override's language", async () => {
     const context = await contextWith({ "*.tmpl": "javascript" });
     const astRules = [{ pattern: "render($A)", fix: "draw($A)" }];
