@@ -2,7 +2,6 @@
  * What the index decides from names and the first bytes of a file: built-in skips, language
  * (config overrides first, then file name, then shebang) and minified bundles.
  */
-import { LIMITS } from "../core/limits.ts";
 import { LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
 import { supportsSyntaxTree, type LanguageId } from "./grammars.ts";
 
@@ -22,19 +21,22 @@ export function isMinifiedName(name: string): boolean {
   return MINIFIED_NAME.test(name);
 }
 
+/** The heuristic's tuning: the head of a file examined, and the line length that counts as minified. */
+export const MINIFIED_DEFAULTS = { sniffChars: 64 * 1024, lineChars: 1000 } as const;
+
 /**
  * True when most of the head of `text` sits in very long lines: minified or generated code whose
  * outline would be noise. One long line (a data literal) in an ordinary file does not count.
  */
-export function looksMinified(text: string): boolean {
-  const head = text.length > LIMITS.intel.index.minifiedSniffBytes ? text.slice(0, LIMITS.intel.index.minifiedSniffBytes) : text;
-  if (head.length < LIMITS.intel.index.minifiedLineChars) return false;
+export function looksMinified(text: string, tuning: { sniffChars: number; lineChars: number } = MINIFIED_DEFAULTS): boolean {
+  const head = text.length > tuning.sniffChars ? text.slice(0, tuning.sniffChars) : text;
+  if (head.length < tuning.lineChars) return false;
   let inLongLines = 0;
   let start = 0;
   while (start < head.length) {
     let end = head.indexOf("\n", start);
     if (end === -1) end = head.length;
-    if (end - start >= LIMITS.intel.index.minifiedLineChars) inLongLines += end - start;
+    if (end - start >= tuning.lineChars) inLongLines += end - start;
     start = end + 1;
   }
   return inLongLines * 2 > head.length;

@@ -47,11 +47,29 @@ export interface ScanResult {
   tooLarge: string[];
 }
 
+/** Engine tuning of the scan (not limits a client sees); ScanOptions.tuning may replace any of them. */
+export const SCAN_DEFAULTS = {
+  /** Files read at once for the literal pre-filter. */
+  readConcurrency: 16,
+  /**
+   * Source handed to one findInFiles call; the batch's syntax trees are released before the
+   * next starts. Given every file at once, the native side kept hundreds of trees (tens of
+   * times their source) in flight. Each batch boundary costs two full collections.
+   */
+  batchBytes: 4 * 1024 * 1024,
+  /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
+  lateResultsMs: 30_000,
+  /** Progress notifications sent at most this often during a wide run. */
+  progressIntervalMs: 200,
+};
+export type ScanTuning = typeof SCAN_DEFAULTS;
+
 export interface ScanOptions {
   signal?: AbortSignal;
+  tuning?: Partial<ScanTuning>;
   /** Matches listed with text and captures, over all files in the order given (default LIMITS.intel.run.maxListedMatches). */
   listLimit?: number;
-  /** Called as files finish reading, never more often than LIMITS.intel.run.progressIntervalMs, and once at the end. */
+  /** Called as files finish reading, never more often than tuning.progressIntervalMs, and once at the end. */
   progress?: (done: number, total: number) => void;
 }
 
@@ -148,9 +166,9 @@ export function batchBySize(positions: readonly number[], sizes: ReadonlyMap<num
 
 /**
  * One findInFiles call; true once every result it reported has arrived, false when it failed or
- * results were still missing after LIMITS.intel.run.lateResultsMs (results arriving later are ignored).
+ * results were still missing after `lateResultsMs` (results arriving later are ignored).
  */
-async function findBatch(name: string, language: LanguageId, query: CompiledQuery, paths: string[], found: (nodes: SgNode[]) => void): Promise<boolean> {
+async function findBatch(name: string, language: LanguageId, query: CompiledQuery, paths: string[], lateResultsMs: number, found: (nodes: SgNode[]) => void): Promise<boolean> {
   let failed = false;
   // findInFiles resolves once every result is queued for this thread, not delivered: its count
   // says how many callbacks to wait for (https://github.com/ast-grep/ast-grep/issues/206).
@@ -175,7 +193,7 @@ async function findBatch(name: string, language: LanguageId, query: CompiledQuer
       let timer: NodeJS.Timeout | undefined;
       const complete = await new Promise<boolean>((resolve) => {
         allArrived = () => resolve(true);
-        timer = setTimeout(() => resolve(false), LIMITS.intel.run.lateResultsMs);
+        timer = setTimeout(() => resolve(false), lateResultsMs);
       });
       clearTimeout(timer);
       if (!complete) {
@@ -192,7 +210,7 @@ async function findBatch(name: string, language: LanguageId, query: CompiledQuer
 }
 
 /**
- * Counts matches in UTF-8 files natively, in batches of LIMITS.intel.run.batchBytes of source with
+ * Counts matches in UTF-8 files natively, in batches of tuning.batchBytes of source with
  * the batch's trees released before the next starts: given every path at once, the native side
  * keeps hundreds of trees in flight. Files of a batch findInFiles fails come back for the JS path.
  */
@@ -205,12 +223,13 @@ async function countNatively(
   counts: Map<number, number>,
   window: ListingWindow,
   signal: AbortSignal | undefined,
+  tuning: ScanTuning,
 ): Promise<number[]> {
   const name = astGrepLanguageFor(language);
   if (name === undefined || positions.length === 0) return positions;
   const inJs: number[] = [];
-  const batches = batchBySize(positions, sizes, LIMITS.intel.run.batchBytes);
-  const release = new TreeRelease(LIMITS.intel.run.fullCollectionShare);
+  const batches = batchBySize(positions, sizes, tuning.batchBytes);
+  const release = new TreeRelease();
   let batchStarted = performance.now();
   for (const [index, batch] of batches.entries()) {
     signal?.throwIfAborted();
@@ -220,7 +239,7 @@ async function countNatively(
     }
     const byReal = new Map(batch.map((position) => [files[position]!.real, position]));
     // Files with matches come back holding their trees; files without are freed natively.
-    const complete = await findBatch(name, language, query, [...byReal.keys()], (nodes) => {
+    const complete = await findBatch(name, language, query, [...byReal.keys()], tuning.lateResultsMs, (nodes) => {
       const first = nodes[0];
       if (!first) return;
       const position = byReal.get(first.getRoot().filename());
@@ -242,12 +261,13 @@ async function countNatively(
 export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<LanguageId, CompiledQuery>, options: ScanOptions = {}): Promise<ScanResult> {
   const result: ScanResult = { matched: [], considered: 0, ruledOut: 0, parsed: 0, unreadable: [], tooLarge: [] };
   const listLimit = options.listLimit ?? LIMITS.intel.run.maxListedMatches;
+  const tuning: ScanTuning = { ...SCAN_DEFAULTS, ...options.tuning };
   let done = 0;
   let lastProgress = 0;
   const report = (final: boolean) => {
     if (!options.progress) return;
     const now = Date.now();
-    if (!final && now - lastProgress < LIMITS.intel.run.progressIntervalMs) return;
+    if (!final && now - lastProgress < tuning.progressIntervalMs) return;
     lastProgress = now;
     options.progress(done, files.length);
   };
@@ -256,7 +276,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   const native = new Map<LanguageId, number[]>();
   const decodedText = new Map<number, string>();
   const sizes = new Map<number, number>();
-  await eachLimited(files, LIMITS.intel.run.readConcurrency, async (file, position) => {
+  await eachLimited(files, tuning.readConcurrency, async (file, position) => {
     const query = queries.get(file.language);
     if (query) {
       result.considered++;
@@ -293,7 +313,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   for (const [language, positions] of native) {
     options.signal?.throwIfAborted();
     result.parsed += positions.length;
-    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window, options.signal)));
+    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window, options.signal, tuning)));
   }
   result.parsed += decodedText.size;
   for (const position of inJs.sort((a, b) => a - b)) {
