@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { isKnownToolName } from "./tool-names.ts";
-import { type Language, LANGUAGES } from "../syntax/index.ts";
+import { LANGUAGES, type Language } from "../syntax/language-names.ts";
 
 export const ACCESS = z.enum(["allow", "deny"]);
 export type Access = z.infer<typeof ACCESS>;
