@@ -11,7 +11,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex as sha256 } from "../helpers/hash.ts";
-import { languageOf } from "../syntax/index.ts";
+import { firstLineOf, languageOf } from "../syntax/index.ts";
 import { readFileBytes, readRegularFile } from "../policy/open.ts";
 import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
@@ -118,7 +118,7 @@ interface CandidateOptions {
  */
 export async function buildTextCandidate(options: CandidateOptions): Promise<TextCandidate> {
   const { resolved, original } = options;
-  const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
+  const firstLine = firstLineOf((original?.text ?? options.candidateText).slice(0, 200));
   const language = languageOf(resolved.relative, firstLine, options.config.languages.overrides) ?? null;
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
