@@ -41,7 +41,7 @@ interface Style {
 }
 
 /** Parses JSONC (comments and trailing commas allowed); the top level must be an object or absent. */
-export function parseJsonDocument(text: string): { root: Node | undefined } {
+function parseJsonDocument(text: string): { root: Node | undefined } {
   if (text.trim() === "") return { root: undefined };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });

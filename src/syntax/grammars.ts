@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { log } from "../core/log.ts";
-import { LANGUAGES, languageFromPath } from "./language-names.ts";
+import { isLanguage, LANGUAGES, languageFromPath } from "./language-names.ts";
 
 export type LanguageId = string;
 
@@ -326,7 +326,7 @@ export function listSupportedLanguages(): LanguageId[] {
  */
 export function languageIdFromName(name: string): LanguageId | undefined {
   const key = normalizeId(name).replace(/^\./, "");
-  if ((LANGUAGES as readonly string[]).includes(key)) return key;
+  if (isLanguage(key)) return key;
   if (key.length === 0 || /[\\/]/.test(key)) return undefined;
   return languageFromPath(`file.${key}`) ?? undefined;
 }
