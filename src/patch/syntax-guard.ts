@@ -296,7 +296,7 @@ export interface SyntaxInspection {
  * candidate's top-level statements come back too, from the same parse.
  */
 export async function inspectSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
-  if (languageId === null || languageId === "") return { report: unknownLanguage() };
+  if (languageId === null) return { report: unknownLanguage() };
   try {
     if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
     return await inspectTree(languageId, before, after, options.statements === true);

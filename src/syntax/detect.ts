@@ -2,8 +2,8 @@
  * What the index decides from names and the first bytes of a file: built-in skips, language
  * (config overrides first, then file name, then shebang) and minified bundles.
  */
-import { LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
-import { supportsSyntaxTree, type LanguageId } from "./grammars.ts";
+import { type LanguageId, LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
+import { supportsSyntaxTree } from "./grammars.ts";
 
 /** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
 export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([

@@ -14,9 +14,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { log } from "../core/log.ts";
-import { isLanguage, LANGUAGES, languageFromPath } from "./language-names.ts";
-
-export type LanguageId = string;
+import { isLanguage, LANGUAGES, languageFromPath, type LanguageId } from "./language-names.ts";
 
 export type Napi = typeof import("@ast-grep/napi");
 
@@ -238,7 +236,7 @@ export function packageRegistration(name: string): LanguagePackage {
  * host within its time budget by loading one grammar instead of 22. Returns false, changing
  * nothing, once the grammars are registered (registration happens once per process).
  */
-export function limitDynamicLanguages(ids: readonly LanguageId[]): boolean {
+export function limitDynamicLanguages(ids: readonly string[]): boolean {
   if (dynamicState) return false;
   dynamicSubset = new Set(ids.map(normalizeId).filter((id) => Object.hasOwn(DYNAMIC, id)).map((id) => DYNAMIC[id]!));
   return true;
@@ -281,7 +279,7 @@ function registerDynamicLanguages(): DynamicState {
   return state;
 }
 
-function normalizeId(id: LanguageId): string {
+function normalizeId(id: string): string {
   return id.trim().toLowerCase();
 }
 
@@ -290,7 +288,7 @@ function normalizeId(id: LanguageId): string {
  * dynamic name such as "python"); registers the dynamic grammars on first use. Undefined when the
  * language has no syntax tree support here.
  */
-export function astGrepLanguageFor(id: LanguageId): string | undefined {
+export function astGrepLanguageFor(id: string): string | undefined {
   const key = normalizeId(id);
   if (Object.hasOwn(BUILTIN, key)) return BUILTIN[key];
   if (!Object.hasOwn(DYNAMIC, key)) return undefined;
@@ -303,7 +301,7 @@ export function astGrepLanguageFor(id: LanguageId): string | undefined {
  * or its parser did not load, or napi did not register it); undefined when it has them, or never had a
  * grammar. A check that should have parsed and could not is not a check that passed.
  */
-export function syntaxTreeUnavailable(id: LanguageId): string | undefined {
+export function syntaxTreeUnavailable(id: string): string | undefined {
   const key = normalizeId(id);
   if (!Object.hasOwn(DYNAMIC, key)) return undefined;
   const name = DYNAMIC[key]!;
@@ -311,7 +309,7 @@ export function syntaxTreeUnavailable(id: LanguageId): string | undefined {
   return registerDynamicLanguages().failed.get(name);
 }
 
-export function supportsSyntaxTree(id: LanguageId): boolean {
+export function supportsSyntaxTree(id: string): boolean {
   return astGrepLanguageFor(id) !== undefined;
 }
 
@@ -335,7 +333,7 @@ export function languageIdFromName(name: string): LanguageId | undefined {
  * The character ast-grep puts in place of "$" before parsing a pattern of this language ("$" for
  * languages whose identifiers may contain it). Undefined without syntax tree support.
  */
-export function patternExpandoFor(id: LanguageId): string | undefined {
+export function patternExpandoFor(id: string): string | undefined {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
   if (Object.hasOwn(BUILTIN, normalizeId(id))) return "$";

@@ -1,5 +1,5 @@
 /**
- * The one authority on language identity: the Language union, and languageOf, which decides a
+ * The one authority on language identity: the LanguageId union, and languageOf, which decides a
  * file's language from the [languages].overrides, its name (extension or well-known name), then a
  * shebang. Every part of the product that asks "what language is this file" asks languageOf.
  */
@@ -35,9 +35,9 @@ export const LANGUAGES = [
   "html",
   "css",
 ] as const;
-export type Language = (typeof LANGUAGES)[number];
+export type LanguageId = (typeof LANGUAGES)[number];
 
-export function isLanguage(value: string): value is Language {
+export function isLanguage(value: string): value is LanguageId {
   return (LANGUAGES as readonly string[]).includes(value);
 }
 
@@ -45,7 +45,7 @@ export function isLanguage(value: string): value is Language {
 export const DOCUMENT_LANGUAGES = ["json", "jsonc", "toml", "yaml"] as const;
 export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
 
-const BY_EXTENSION: Record<string, Language> = {
+const BY_EXTENSION: Record<string, LanguageId> = {
   ts: "typescript",
   mts: "typescript",
   cts: "typescript",
@@ -105,7 +105,7 @@ const BY_EXTENSION: Record<string, Language> = {
 };
 
 /** Files whose name alone says the language (checked before the extension). */
-const BY_FILE_NAME: Record<string, Language> = {
+const BY_FILE_NAME: Record<string, LanguageId> = {
   // These .json files are read by tools that accept comments and trailing commas.
   "tsconfig.json": "jsonc",
   "jsconfig.json": "jsonc",
@@ -126,7 +126,7 @@ const BY_FILE_NAME: Record<string, Language> = {
 };
 
 /** Interpreter names in a shebang (after any directory and `env` options). */
-const BY_INTERPRETER: Array<[RegExp, Language]> = [
+const BY_INTERPRETER: Array<[RegExp, LanguageId]> = [
   [/^(node|nodejs)$/, "javascript"],
   [/^(deno|bun|ts-node|tsx)$/, "typescript"],
   [/^python([0-9.]*)?$/, "python"],
@@ -147,7 +147,7 @@ function baseName(path: string): string {
 }
 
 /** Language from the file name only; null when nothing matches. */
-export function languageFromPath(path: string): Language | null {
+export function languageFromPath(path: string): LanguageId | null {
   const name = baseName(path).toLowerCase();
   const named = Object.hasOwn(BY_FILE_NAME, name) ? BY_FILE_NAME[name] : undefined;
   if (named) return named;
@@ -159,7 +159,7 @@ export function languageFromPath(path: string): Language | null {
 }
 
 /** Language from a first line such as "#!/usr/bin/env -S deno run" or "#!/bin/bash -e"; null otherwise. */
-export function languageFromShebang(firstLine: string): Language | null {
+export function languageFromShebang(firstLine: string): LanguageId | null {
   if (!firstLine.startsWith("#!")) return null;
   const words = firstLine.slice(2).trim().split(/\s+/).filter((word) => word.length > 0);
   let index = 0;
@@ -179,7 +179,7 @@ export function languageFromShebang(firstLine: string): Language | null {
 
 /** [languages].overrides compiled: glob → language, the first glob that matches wins. */
 export class LanguageOverrides {
-  readonly #rules: Array<{ match: (path: string) => boolean; language: Language }> = [];
+  readonly #rules: Array<{ match: (path: string) => boolean; language: LanguageId }> = [];
 
   constructor(overrides: Readonly<Record<string, string>>) {
     for (const [glob, language] of Object.entries(overrides)) {
@@ -192,7 +192,7 @@ export class LanguageOverrides {
   }
 
   /** The language an override gives this root-relative POSIX path; undefined when none matches. */
-  match(relative: string): Language | undefined {
+  match(relative: string): LanguageId | undefined {
     for (const rule of this.#rules) if (rule.match(relative)) return rule.language;
     return undefined;
   }
@@ -213,18 +213,18 @@ function overridesOf(overrides: Readonly<Record<string, string>> | LanguageOverr
  * then the file name, then a shebang on `firstLine` for extensionless scripts; undefined when
  * nothing tells. The index, run, the write path and file_capabilities all decide through this.
  */
-export function languageOf(path: string, firstLine: string | undefined, overrides?: Readonly<Record<string, string>> | LanguageOverrides): Language | undefined {
+export function languageOf(path: string, firstLine: string | undefined, overrides?: Readonly<Record<string, string>> | LanguageOverrides): LanguageId | undefined {
   return overridesOf(overrides)?.match(path) ?? languageFromPath(path) ?? (firstLine === undefined ? undefined : languageFromShebang(firstLine) ?? undefined);
 }
 
-export function isDocumentLanguage(language: Language | null | undefined): language is DocumentLanguage {
+export function isDocumentLanguage(language: LanguageId | null | undefined): language is DocumentLanguage {
   return language != null && (DOCUMENT_LANGUAGES as readonly string[]).includes(language);
 }
 
 export type FileKind = "source" | "document" | "text" | "binary";
 
 /** Data and prose formats are documents; every other known language is source. */
-export function kindOf(language: Language | null | undefined, binary: boolean): FileKind {
+export function kindOf(language: LanguageId | null | undefined, binary: boolean): FileKind {
   if (binary) return "binary";
   if (language == null) return "text";
   return isDocumentLanguage(language) || language === "markdown" ? "document" : "source";

@@ -5,7 +5,8 @@
 import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { LIMITS } from "../core/limits.ts";
 import { loneCrLines } from "../text/lines.ts";
-import { astGrepLanguageFor, type LanguageId, napi, scannerTokensOf } from "./grammars.ts";
+import { astGrepLanguageFor, napi, scannerTokensOf } from "./grammars.ts";
+import type { LanguageId } from "./language-names.ts";
 
 export interface SyntaxErrorLocation {
   /** 1-based line and column (UTF-16 code units) where the error starts. */
@@ -126,7 +127,7 @@ export function sameStatement(a: TopLevelStatement, b: TopLevelStatement | undef
 }
 
 /** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
-export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
+export function parseTree(id: string, text: string): SgRoot | undefined {
   const language = astGrepLanguageFor(id);
   return language === undefined ? undefined : napi().parse(language, text);
 }
@@ -135,20 +136,20 @@ export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
  * The tree alone, parsed on the libuv thread pool so several files parse at once (the code index
  * keeps a few in flight); undefined when the language has no parser here.
  */
-export async function parseTreeAsync(id: LanguageId, text: string): Promise<SgRoot | undefined> {
+export async function parseTreeAsync(id: string, text: string): Promise<SgRoot | undefined> {
   const language = astGrepLanguageFor(id);
   return language === undefined ? undefined : napi().parseAsync(language, text);
 }
 
 /** Parses `text` as language `id`; undefined when the language has no parser here. */
-export function parseSource(id: LanguageId, text: string): ParsedSource | undefined {
+export function parseSource(id: string, text: string): ParsedSource | undefined {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
   return withErrors(napi().parse(language, text), text, language);
 }
 
 /** parseSource with the parse itself on the libuv thread pool (the write path formats meanwhile). */
-export async function parseSourceAsync(id: LanguageId, text: string): Promise<ParsedSource | undefined> {
+export async function parseSourceAsync(id: string, text: string): Promise<ParsedSource | undefined> {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
   return withErrors(await napi().parseAsync(language, text), text, language);

@@ -12,7 +12,8 @@ import type { NapiConfig, Rule, SgNode } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { loneCrLines } from "../text/lines.ts";
-import { patternExpandoFor, type LanguageId } from "./grammars.ts";
+import { patternExpandoFor } from "./grammars.ts";
+import type { LanguageId } from "./language-names.ts";
 import { parseSource, parseTree, parseTreeAsync } from "./parse.ts";
 
 export interface StructuralQuery {

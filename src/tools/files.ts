@@ -4,7 +4,7 @@
  */
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { firstLineOf, isDocumentLanguage, kindOf, type Language, languageOf, LANGUAGES, supportsSyntaxTree } from "../syntax/index.ts";
+import { firstLineOf, isDocumentLanguage, kindOf, type LanguageId, languageOf, LANGUAGES, supportsSyntaxTree } from "../syntax/index.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFinalNewline, looksBinary, splitLines, takeLineWindow, usesTabIndentation } from "../text/index.ts";
@@ -287,7 +287,7 @@ async function wantsAst(request: z.output<typeof ReadRequest>, resolved: Resolve
   if (stats.size <= LIMITS.intel.outline.autoOutlineBytes) return false;
   const language = CodeIndex.forContext(context).languageFor(resolved.relative);
   // Data and prose (JSON, YAML, Markdown) read better as text.
-  return language !== undefined && kindOf(language as Language, false) === "source";
+  return language !== undefined && kindOf(language as LanguageId, false) === "source";
 }
 
 async function readAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext, outputBudget: number): Promise<AstReadFileResult> {
@@ -458,7 +458,7 @@ export const fileCapabilitiesTool = defineTool({
           } else if (!binary) {
             notes.push(`Larger than ${LIMITS.read.maxDecodeBytes} bytes: not decoded, so encoding and line endings are unknown and text reads are refused.`);
           }
-          const language: Language | null = languageOf(resolved.relative, firstLine, context.config.config.languages.overrides) ?? null;
+          const language: LanguageId | null = languageOf(resolved.relative, firstLine, context.config.config.languages.overrides) ?? null;
           const readModes: Array<(typeof READ_MODES)[number]> = [];
           if (lineEnding !== null) {
             readModes.push("text");
@@ -532,7 +532,7 @@ function renderCapabilities(item: z.output<typeof FileCapabilities> | { path: st
 }
 
 /** Text files within the write path's size limit take Aider blocks; those with a parser also take structural rules. */
-function patchStrategiesFor(language: Language | null, decodable: boolean, size: number): Array<"aider_block" | "ast"> {
+function patchStrategiesFor(language: LanguageId | null, decodable: boolean, size: number): Array<"aider_block" | "ast"> {
   if (!decodable || size > LIMITS.patch.maxCandidateBytes) return [];
   return language !== null && supportsSyntaxTree(language) ? ["aider_block", "ast"] : ["aider_block"];
 }

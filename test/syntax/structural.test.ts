@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../src/core/limits.ts";
-import { compileQuery, matchText, patternLiterals, patternVariables, TREE_RELEASE_DEFAULTS, TreeRelease, treeReleaseCounter } from "../../src/syntax/index.ts";
+import { compileQuery, matchText, patternLiterals, patternVariables, type LanguageId, TREE_RELEASE_DEFAULTS, TreeRelease, treeReleaseCounter } from "../../src/syntax/index.ts";
 import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../src/intel/run/scan.ts";
 import { makeTempDir, type TempDir } from "../support/context.ts";
 
@@ -67,7 +67,7 @@ describe("scanFiles", () => {
     await temp.cleanup();
   });
 
-  async function file(name: string, content: string | Uint8Array, language = "typescript"): Promise<RunFile> {
+  async function file(name: string, content: string | Uint8Array, language: LanguageId = "typescript"): Promise<RunFile> {
     return { real: await temp.write(name, content), display: name, language };
   }
 

@@ -76,7 +76,8 @@ export interface CallFact {
 }
 
 export interface FileFacts {
-  language: LanguageId;
+  /** The language asked for, normalised: a LanguageId, or the unknown name given (then the facts are empty). */
+  language: string;
   parseErrors: number;
   symbols: SymbolFact[];
   imports: ImportFact[];
