@@ -116,16 +116,9 @@ export function lineStartBefore(text: string, offset: number): number {
 /** 1-based line and column (in UTF-16 code units) of a character offset. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
   const end = Math.max(0, Math.min(offset, text.length));
-  let line = 1;
-  let lineStart = 0;
-  for (let index = 0; index < end; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) {
-      line++;
-      lineStart = index + 1;
-    }
-  }
-  return { line, column: end - lineStart + 1 };
+  const starts = lineStarts(text);
+  const line = lineIndexAt(starts, end);
+  return { line: line + 1, column: end - starts[line]! + 1 };
 }
 
 export interface LineWindowRequest {

@@ -81,10 +81,6 @@ export interface LoadedFile {
   decoded: DecodedFile;
 }
 
-function isUtf16(bytes: Buffer): boolean {
-  return detectBom(bytes).encoding.startsWith("utf-16");
-}
-
 type ReadOutcome = { bytes: Buffer; mode: number } | "too_large" | "unreadable";
 
 async function readForScan(file: RunFile): Promise<ReadOutcome> {
@@ -283,7 +279,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
       const read = await readForScan(file);
       if (read === "too_large") result.tooLarge.push(file.display);
       else if (read === "unreadable") result.unreadable.push(file.display);
-      else if (isUtf16(read.bytes)) {
+      else if (detectBom(read.bytes).encoding.startsWith("utf-16")) {
         try {
           const { text } = decodeForEdit(read.bytes, file.display);
           if (passesLiterals(text, query.literals)) decodedText.set(position, text);
