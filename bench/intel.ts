@@ -20,8 +20,7 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { LIMITS } from "../src/core/limits.ts";
-import { languageFromPath } from "../src/syntax/language-names.ts";
-import { parseTreeAsync } from "../src/syntax/languages.ts";
+import { languageFromPath, parseTreeAsync } from "../src/syntax/index.ts";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";
 import {
   CALL_TIMEOUT_MS,

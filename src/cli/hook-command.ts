@@ -6,7 +6,7 @@ import { readSync } from "node:fs";
 import nodeModule from "node:module";
 import os from "node:os";
 import { LIMITS } from "../core/limits.ts";
-import { limitDynamicLanguages } from "../syntax/languages.ts";
+import { limitDynamicLanguages } from "../syntax/index.ts";
 import { runHook, type ConfigLoader } from "../hosts/hook/run.ts";
 import { parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";

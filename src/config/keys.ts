@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ConfigFileSchema } from "./schema.ts";
+import { editDistance } from "../helpers/edit-distance.ts";
 
 export type LeafKind = "string" | "number" | "boolean" | "enum" | "string_list" | "string_map";
 
@@ -95,25 +96,12 @@ export function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 /** The closest known key when a typo is likely (distance at most 2), else undefined. */
 export function closestKey(unknown: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of known) {
-    const distance = editDistance(unknown.toLowerCase(), candidate.toLowerCase());
+    const distance = editDistance(unknown.toLowerCase(), candidate.toLowerCase(), 2);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { isKnownToolName } from "./tool-names.ts";
-import { LANGUAGES, type Language } from "../syntax/language-names.ts";
+import { LANGUAGES, type LanguageId } from "../syntax/language-names.ts";
 
 export const ACCESS = z.enum(["allow", "deny"]);
 export type Access = z.infer<typeof ACCESS>;
@@ -157,7 +157,7 @@ export interface EffectiveConfig {
   journal: { max_batches: number; max_bytes: number; max_age_days: number };
   hook: { mode: "deny" | "warn" | "off"; allow_paths: string[]; allow_commands: string[] };
   index: { persist: boolean; max_files: number; max_file_bytes: number };
-  languages: { overrides: Record<string, Language> };
+  languages: { overrides: Record<string, LanguageId> };
   tools: { profile: ToolProfile; enabled: string[]; disabled: string[] };
   /** Rules from every layer, each tagged with where it came from. */
   paths: PathRule[];

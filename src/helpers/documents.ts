@@ -7,8 +7,8 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc
 import { parse as parseToml, TomlError } from "smol-toml";
 import { parseAllDocuments } from "yaml";
 import { LIMITS } from "../core/limits.ts";
-import type { DocumentLanguage } from "../syntax/language-names.ts";
-import { lineColumnAt } from "../text/lines.ts";
+import type { DocumentLanguage } from "../syntax/index.ts";
+import { lineColumnAt } from "../text/index.ts";
 
 export interface SyntaxProblem {
   /** 1-based; null when the parser gives no position. */

@@ -8,7 +8,7 @@
  * and reported, so the inverse edit can remove exactly the ones it created.
  */
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser/lib/esm/main.js";
-import { lineColumnAt } from "../text/lines.ts";
+import { lineColumnAt } from "../text/index.ts";
 
 export class JsonEditError extends Error {
   constructor(message: string) {
@@ -41,7 +41,7 @@ interface Style {
 }
 
 /** Parses JSONC (comments and trailing commas allowed); the top level must be an object or absent. */
-export function parseJsonDocument(text: string): { root: Node | undefined } {
+function parseJsonDocument(text: string): { root: Node | undefined } {
   if (text.trim() === "") return { root: undefined };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });

@@ -2,7 +2,8 @@
  * Turning parsed document values (JSON, JSONC, TOML, YAML) into plain JSON and cutting them
  * to a byte budget while keeping the result valid JSON.
  */
-import { utf8Length } from "../text/encoding.ts";
+import { utf8Length } from "../text/index.ts";
+import { lastIndexWhere } from "./bisect.ts";
 
 export type ValueType = "object" | "array" | "string" | "number" | "boolean" | "null" | "datetime" | "bigint";
 
@@ -105,14 +106,8 @@ function shrink(value: unknown, budget: number): unknown {
       const code = value.charCodeAt(end - 1);
       return end > 0 && code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
     };
-    let low = 0;
-    let high = Math.min(value.length, budget);
-    while (low < high) {
-      const middle = Math.ceil((low + high) / 2);
-      if (jsonBytes(value.slice(0, safeEnd(middle))) <= budget) low = middle;
-      else high = middle - 1;
-    }
-    return value.slice(0, safeEnd(low));
+    const longest = lastIndexWhere(Math.min(value.length, budget) + 1, (length) => jsonBytes(value.slice(0, safeEnd(length))) <= budget);
+    return value.slice(0, safeEnd(Math.max(0, longest)));
   }
   if (Array.isArray(value)) {
     if (budget < 2) return undefined;

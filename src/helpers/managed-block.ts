@@ -14,13 +14,13 @@ function eolOf(text: string): string {
 }
 
 /** The block with its markers, in the file's line ending, ending without a newline. */
-export function renderManagedBlock(body: string, eol = "\n"): string {
+function renderManagedBlock(body: string, eol = "\n"): string {
   const inner = body.replace(/\r\n/g, "\n").replace(/\n+$/, "");
   return [BLOCK_BEGIN, inner, BLOCK_END].join("\n").replace(/\n/g, eol);
 }
 
 /** Offsets of the block (from its begin marker to the end of its end marker), or undefined. */
-export function findManagedBlock(text: string): { start: number; end: number } | undefined {
+function findManagedBlock(text: string): { start: number; end: number } | undefined {
   const begin = BEGIN_PATTERN.exec(text);
   if (!begin) return undefined;
   const endMarker = text.indexOf(BLOCK_END, begin.index);

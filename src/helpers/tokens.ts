@@ -6,6 +6,7 @@
  * counts on TypeScript, JavaScript, Python, C, Markdown and JSON (aggregate ratio 0.9-1.06, see
  * test/helpers/tokens.test.ts). No vocabulary is loaded, so it costs about as much as one regex pass.
  */
+import { lastIndexWhere } from "./bisect.ts";
 
 /** The o200k pre-tokenizer split, without its contraction suffixes (they rarely matter in code). */
 const PIECE =
@@ -103,13 +104,6 @@ export function cutToTokens(text: string, maxTokens: number): CutText {
   }
   if (kept > 0) return { text: lines.slice(0, kept).join("\n"), tokens: used, truncated: true, keptLines: kept, totalLines: lines.length };
   const first = lines[0] ?? "";
-  let low = 0;
-  let high = first.length;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (estimateTokens(first.slice(0, middle)) <= maxTokens) low = middle;
-    else high = middle - 1;
-  }
-  const cut = first.slice(0, low);
+  const cut = first.slice(0, Math.max(0, lastIndexWhere(first.length + 1, (length) => estimateTokens(first.slice(0, length)) <= maxTokens)));
   return { text: cut, tokens: estimateTokens(cut), truncated: true, keptLines: 0, totalLines: lines.length };
 }

@@ -7,7 +7,8 @@
  */
 import { diffArrays } from "diff";
 import { LIMITS } from "../core/limits.ts";
-import { utf8Length } from "../text/encoding.ts";
+import { utf8Length } from "../text/index.ts";
+import { lastIndexWhere } from "./bisect.ts";
 
 export interface UnifiedDiff {
   diff: string;
@@ -189,13 +190,7 @@ function longestIncreasing(pairs: Array<[number, number]>): Array<[number, numbe
   const tails: number[] = [];
   const previous = new Int32Array(pairs.length).fill(-1);
   pairs.forEach(([oldIndex], position) => {
-    let low = 0;
-    let high = tails.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (pairs[tails[middle]!]![0] < oldIndex) low = middle + 1;
-      else high = middle;
-    }
+    const low = lastIndexWhere(tails.length, (index) => pairs[tails[index]!]![0] < oldIndex) + 1;
     if (low > 0) previous[position] = tails[low - 1]!;
     tails[low] = position;
   });

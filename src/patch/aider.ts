@@ -17,8 +17,7 @@ import { diffChars } from "diff";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { lastIndexWhere } from "../helpers/bisect.ts";
-import { splitLines } from "../text/lines.ts";
-import { adaptLineEndings, type Eol } from "../text/codec.ts";
+import { adaptLineEndings, type Eol, splitLines } from "../text/index.ts";
 
 export interface AiderBlock {
   search: string;

@@ -15,18 +15,7 @@
 import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import {
-  languageIdFromName,
-  parseStatementRun,
-  parseTree,
-  parseTreeAsync,
-  sameStatement,
-  statementRunsParseApart,
-  supportsSyntaxTree,
-  type LanguageId,
-  type TopLevelStatement,
-} from "../syntax/languages.ts";
-import { oneLine, patternLiterals, patternProblemOf } from "../syntax/structural.ts";
+import { type LanguageId, languageIdFromName, oneLine, parseStatementRun, parseTree, parseTreeAsync, patternLiterals, patternProblemOf, sameStatement, statementRunsParseApart, supportsSyntaxTree, type TopLevelStatement } from "../syntax/index.ts";
 import { knownStatements } from "./syntax-guard.ts";
 
 export interface AstRule {

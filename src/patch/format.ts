@@ -19,7 +19,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256OfText } from "../helpers/hash.ts";
-import type { TopLevelStatements } from "../syntax/languages.ts";
+import type { TopLevelStatements } from "../syntax/index.ts";
 import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
 export interface FormatResult {

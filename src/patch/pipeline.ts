@@ -11,14 +11,14 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex as sha256 } from "../helpers/hash.ts";
-import { detectLanguage } from "../syntax/language-names.ts";
+import { firstLineOf, languageOf } from "../syntax/index.ts";
 import { readFileBytes, readRegularFile } from "../policy/open.ts";
 import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { type FormatResult, Formatters } from "./format.ts";
 import { type SyntaxInspection, type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
-import { type DecodedFile, decodeForEdit, encodeLike } from "../text/codec.ts";
+import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
 
 export interface PipelineContext {
   workspace: Workspace;
@@ -118,8 +118,8 @@ interface CandidateOptions {
  */
 export async function buildTextCandidate(options: CandidateOptions): Promise<TextCandidate> {
   const { resolved, original } = options;
-  const firstLine = (original?.text ?? options.candidateText).slice(0, 200).split(/\r?\n/, 1)[0];
-  const language = detectLanguage(resolved.real, firstLine);
+  const firstLine = firstLineOf((original?.text ?? options.candidateText).slice(0, 200));
+  const language = languageOf(resolved.relative, firstLine, options.config.languages.overrides) ?? null;
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);

@@ -9,10 +9,9 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { lastIndexWhere } from "../helpers/bisect.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../helpers/documents.ts";
-import { DOCUMENT_LANGUAGES, type DocumentLanguage } from "../syntax/language-names.ts";
+import { DOCUMENT_LANGUAGES, type DocumentLanguage, type LanguageId, parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, type SyntaxErrorLocation, syntaxTreeUnavailable, type TopLevelStatement, topLevelStatements, type TopLevelStatements } from "../syntax/index.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
-import { parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, syntaxTreeUnavailable, topLevelStatements, type LanguageId, type SyntaxErrorLocation, type TopLevelStatement, type TopLevelStatements } from "../syntax/languages.ts";
 
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
@@ -297,7 +296,7 @@ export interface SyntaxInspection {
  * candidate's top-level statements come back too, from the same parse.
  */
 export async function inspectSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
-  if (languageId === null || languageId === "") return { report: unknownLanguage() };
+  if (languageId === null) return { report: unknownLanguage() };
   try {
     if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
     return await inspectTree(languageId, before, after, options.statements === true);

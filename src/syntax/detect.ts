@@ -2,10 +2,8 @@
  * What the index decides from names and the first bytes of a file: built-in skips, language
  * (config overrides first, then file name, then shebang) and minified bundles.
  */
-import picomatch from "picomatch";
-import { LIMITS } from "../core/limits.ts";
-import { detectLanguage, languageFromPath } from "./language-names.ts";
-import { supportsSyntaxTree, type LanguageId } from "./languages.ts";
+import { type LanguageId, LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
+import { supportsSyntaxTree } from "./grammars.ts";
 
 /** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
 export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
@@ -23,45 +21,43 @@ export function isMinifiedName(name: string): boolean {
   return MINIFIED_NAME.test(name);
 }
 
+/** The heuristic's tuning: the head of a file examined, and the line length that counts as minified. */
+export const MINIFIED_DEFAULTS = { sniffChars: 64 * 1024, lineChars: 1000 } as const;
+
 /**
  * True when most of the head of `text` sits in very long lines: minified or generated code whose
  * outline would be noise. One long line (a data literal) in an ordinary file does not count.
  */
-export function looksMinified(text: string): boolean {
-  const head = text.length > LIMITS.intel.index.minifiedSniffBytes ? text.slice(0, LIMITS.intel.index.minifiedSniffBytes) : text;
-  if (head.length < LIMITS.intel.index.minifiedLineChars) return false;
+export function looksMinified(text: string, tuning: { sniffChars: number; lineChars: number } = MINIFIED_DEFAULTS): boolean {
+  const head = text.length > tuning.sniffChars ? text.slice(0, tuning.sniffChars) : text;
+  if (head.length < tuning.lineChars) return false;
   let inLongLines = 0;
   let start = 0;
   while (start < head.length) {
     let end = head.indexOf("\n", start);
     if (end === -1) end = head.length;
-    if (end - start >= LIMITS.intel.index.minifiedLineChars) inLongLines += end - start;
+    if (end - start >= tuning.lineChars) inLongLines += end - start;
     start = end + 1;
   }
   return inLongLines * 2 > head.length;
 }
 
-/** Language detection with [languages].overrides applied first. */
+/** languageOf with one set of [languages].overrides compiled once (the index asks it for every file). */
 export class LanguageDetector {
-  readonly #overrides: Array<{ match: (path: string) => boolean; language: string }>;
+  readonly #overrides: LanguageOverrides;
 
   constructor(overrides: Readonly<Record<string, string>>) {
-    this.#overrides = Object.entries(overrides).map(([glob, language]) => {
-      // As in .gitignore: a glob without "/" matches the file name at any depth.
-      const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
-      return { match: (path: string) => matcher(path), language };
-    });
+    this.#overrides = new LanguageOverrides(overrides);
   }
 
   /** A language from the overrides or the file name alone; undefined when only content could tell. */
   fromName(relative: string): LanguageId | undefined {
-    for (const override of this.#overrides) if (override.match(relative)) return override.language;
-    return languageFromPath(relative) ?? undefined;
+    return this.#overrides.match(relative) ?? languageFromPath(relative) ?? undefined;
   }
 
   /** The language by overrides, name, then shebang; undefined when nothing matches. */
   detect(relative: string, firstLine: string | undefined): LanguageId | undefined {
-    return this.fromName(relative) ?? detectLanguage(relative, firstLine) ?? undefined;
+    return languageOf(relative, firstLine, this.#overrides);
   }
 }
 

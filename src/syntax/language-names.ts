@@ -1,6 +1,9 @@
 /**
- * Language identification from a file name (extension or well-known name) and a shebang line.
+ * The one authority on language identity: the LanguageId union, and languageOf, which decides a
+ * file's language from the [languages].overrides, its name (extension or well-known name), then a
+ * shebang. Every part of the product that asks "what language is this file" asks languageOf.
  */
+import picomatch from "picomatch";
 
 export const LANGUAGES = [
   "typescript",
@@ -32,13 +35,17 @@ export const LANGUAGES = [
   "html",
   "css",
 ] as const;
-export type Language = (typeof LANGUAGES)[number];
+export type LanguageId = (typeof LANGUAGES)[number];
+
+export function isLanguage(value: string): value is LanguageId {
+  return (LANGUAGES as readonly string[]).includes(value);
+}
 
 /** Structured data formats document_query can parse. */
 export const DOCUMENT_LANGUAGES = ["json", "jsonc", "toml", "yaml"] as const;
 export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
 
-const BY_EXTENSION: Record<string, Language> = {
+const BY_EXTENSION: Record<string, LanguageId> = {
   ts: "typescript",
   mts: "typescript",
   cts: "typescript",
@@ -98,7 +105,7 @@ const BY_EXTENSION: Record<string, Language> = {
 };
 
 /** Files whose name alone says the language (checked before the extension). */
-const BY_FILE_NAME: Record<string, Language> = {
+const BY_FILE_NAME: Record<string, LanguageId> = {
   // These .json files are read by tools that accept comments and trailing commas.
   "tsconfig.json": "jsonc",
   "jsconfig.json": "jsonc",
@@ -119,7 +126,7 @@ const BY_FILE_NAME: Record<string, Language> = {
 };
 
 /** Interpreter names in a shebang (after any directory and `env` options). */
-const BY_INTERPRETER: Array<[RegExp, Language]> = [
+const BY_INTERPRETER: Array<[RegExp, LanguageId]> = [
   [/^(node|nodejs)$/, "javascript"],
   [/^(deno|bun|ts-node|tsx)$/, "typescript"],
   [/^python([0-9.]*)?$/, "python"],
@@ -140,7 +147,7 @@ function baseName(path: string): string {
 }
 
 /** Language from the file name only; null when nothing matches. */
-export function languageFromPath(path: string): Language | null {
+export function languageFromPath(path: string): LanguageId | null {
   const name = baseName(path).toLowerCase();
   const named = Object.hasOwn(BY_FILE_NAME, name) ? BY_FILE_NAME[name] : undefined;
   if (named) return named;
@@ -152,7 +159,7 @@ export function languageFromPath(path: string): Language | null {
 }
 
 /** Language from a first line such as "#!/usr/bin/env -S deno run" or "#!/bin/bash -e"; null otherwise. */
-export function languageFromShebang(firstLine: string): Language | null {
+export function languageFromShebang(firstLine: string): LanguageId | null {
   if (!firstLine.startsWith("#!")) return null;
   const words = firstLine.slice(2).trim().split(/\s+/).filter((word) => word.length > 0);
   let index = 0;
@@ -170,20 +177,55 @@ export function languageFromShebang(firstLine: string): Language | null {
   return null;
 }
 
-/** The file name decides first; a shebang decides for extensionless scripts. */
-export function detectLanguage(path: string, firstLine: string | undefined): Language | null {
-  return languageFromPath(path) ?? (firstLine === undefined ? null : languageFromShebang(firstLine));
+/** [languages].overrides compiled: glob → language, the first glob that matches wins. */
+export class LanguageOverrides {
+  readonly #rules: Array<{ match: (path: string) => boolean; language: LanguageId }> = [];
+
+  constructor(overrides: Readonly<Record<string, string>>) {
+    for (const [glob, language] of Object.entries(overrides)) {
+      // The config schema admits known ids only; anything else names no language.
+      if (!isLanguage(language)) continue;
+      // As in .gitignore: a glob without "/" matches the file name at any depth.
+      const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
+      this.#rules.push({ match: (path: string) => matcher(path), language });
+    }
+  }
+
+  /** The language an override gives this root-relative POSIX path; undefined when none matches. */
+  match(relative: string): LanguageId | undefined {
+    for (const rule of this.#rules) if (rule.match(relative)) return rule.language;
+    return undefined;
+  }
 }
 
-export function isDocumentLanguage(language: Language | null): language is DocumentLanguage {
-  return language !== null && (DOCUMENT_LANGUAGES as readonly string[]).includes(language);
+/** Compiled overrides per config table (a table is never mutated once loaded, so this only saves compiling it again). */
+const compiled = new WeakMap<object, LanguageOverrides>();
+
+function overridesOf(overrides: Readonly<Record<string, string>> | LanguageOverrides | undefined): LanguageOverrides | undefined {
+  if (overrides === undefined || overrides instanceof LanguageOverrides) return overrides;
+  let known = compiled.get(overrides);
+  if (known === undefined) compiled.set(overrides, (known = new LanguageOverrides(overrides)));
+  return known;
+}
+
+/**
+ * A file's language: the overrides first (matched against `path`, relative to its root, POSIX),
+ * then the file name, then a shebang on `firstLine` for extensionless scripts; undefined when
+ * nothing tells. The index, run, the write path and file_capabilities all decide through this.
+ */
+export function languageOf(path: string, firstLine: string | undefined, overrides?: Readonly<Record<string, string>> | LanguageOverrides): LanguageId | undefined {
+  return overridesOf(overrides)?.match(path) ?? languageFromPath(path) ?? (firstLine === undefined ? undefined : languageFromShebang(firstLine) ?? undefined);
+}
+
+export function isDocumentLanguage(language: LanguageId | null | undefined): language is DocumentLanguage {
+  return language != null && (DOCUMENT_LANGUAGES as readonly string[]).includes(language);
 }
 
 export type FileKind = "source" | "document" | "text" | "binary";
 
 /** Data and prose formats are documents; every other known language is source. */
-export function kindOf(language: Language | null, binary: boolean): FileKind {
+export function kindOf(language: LanguageId | null | undefined, binary: boolean): FileKind {
   if (binary) return "binary";
-  if (language === null) return "text";
+  if (language == null) return "text";
   return isDocumentLanguage(language) || language === "markdown" ? "document" : "source";
 }

@@ -8,11 +8,13 @@
  * non-metavariable leaf of the pattern (of the selected node, with a selector) occurs verbatim in
  * any file the pattern matches in.
  */
-import { createRequire } from "node:module";
-import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
+import type { NapiConfig, Rule, SgNode } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { astGrepLanguageFor, parseSource, parseTree, patternExpandoFor, type LanguageId } from "./languages.ts";
+import { loneCrLines } from "../text/lines.ts";
+import { patternExpandoFor } from "./grammars.ts";
+import type { LanguageId } from "./language-names.ts";
+import { parseSource, parseTree, parseTreeAsync } from "./parse.ts";
 
 export interface StructuralQuery {
   pattern: string;
@@ -146,18 +148,6 @@ export function passesLiterals(text: string, literals: readonly string[]): boole
   return true;
 }
 
-type Napi = typeof import("@ast-grep/napi");
-const require = createRequire(import.meta.url);
-let napiModule: Napi | undefined;
-
-/** Parses on the libuv thread pool, so wide runs use both cores and the event loop stays free. */
-export async function parseTreeAsync(language: LanguageId, text: string): Promise<SgRoot> {
-  const name = astGrepLanguageFor(language);
-  if (name === undefined) throw new ToolError("invalid_input", `lang: ${language} has no syntax tree support here.`);
-  napiModule ??= require("@ast-grep/napi") as Napi;
-  return napiModule.parseAsync(name, text);
-}
-
 function cut(text: string): string {
   return text.length <= LIMITS.intel.run.maxMatchTextChars ? text : `${text.slice(0, LIMITS.intel.run.maxMatchTextChars)}…`;
 }
@@ -177,7 +167,10 @@ export function describeMatches(nodes: readonly SgNode[], text: string, compiled
   if (limit <= 0 || nodes.length === 0) return [];
   const located = nodes.map((node) => ({ node, range: node.range() }));
   located.sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index);
+  const crLines = loneCrLines(text);
   return located.slice(0, limit).map(({ node, range }) => {
+    const start = crLines?.(range.start.index) ?? range.start;
+    const end = crLines?.(range.end.index) ?? range.end;
     const captures: Record<string, string> = {};
     for (const [name, kind] of compiled.variables) {
       if (kind === "multi") {
@@ -192,10 +185,10 @@ export function describeMatches(nodes: readonly SgNode[], text: string, compiled
       }
     }
     return {
-      startLine: range.start.line + 1,
-      endLine: range.end.line + 1,
-      column: range.start.column + 1,
-      endColumn: range.end.column + 1,
+      startLine: start.line + 1,
+      endLine: end.line + 1,
+      column: start.column + 1,
+      endColumn: end.column + 1,
       text: cut(text.slice(range.start.index, range.end.index)),
       captures,
     };
@@ -208,7 +201,9 @@ export function describeMatches(nodes: readonly SgNode[], text: string, compiled
  * calls each).
  */
 export async function matchText(text: string, compiled: CompiledQuery, detail = Number.POSITIVE_INFINITY): Promise<TextMatches> {
+  // On the libuv thread pool, so wide runs use both cores and the event loop stays free.
   const root = await parseTreeAsync(compiled.language, text);
+  if (root === undefined) throw new ToolError("invalid_input", `lang: ${compiled.language} has no syntax tree support here.`);
   const nodes = root.root().findAll(compiled.config);
   return { count: nodes.length, matches: describeMatches(nodes, text, compiled, Math.min(detail, nodes.length)) };
 }

@@ -4,7 +4,7 @@
  * Pure functions over bytes in memory.
  */
 import { ToolError } from "../core/errors.ts";
-import { decodeText, looksBinary } from "./encoding.ts";
+import { decodeText } from "./encoding.ts";
 import { hasFinalNewline, type LineBreak, type LineEnding, lineBreakCounts, lineEndingOf } from "./lines.ts";
 
 export type EditEncoding = "utf-8" | "utf-16le" | "utf-16be";
@@ -34,11 +34,10 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * only ever handled byte-exactly, never re-encoded.
  */
 export function decodeForEdit(bytes: Uint8Array, displayPath: string): DecodedFile {
-  // The whole file is checked, not a prefix: a NUL anywhere means an edit could corrupt binary data.
-  if (looksBinary(bytes, bytes.length)) {
+  const decoded = decodeText(bytes);
+  if (!decoded.ok && decoded.binary) {
     throw new ToolError("binary_file", `${displayPath} looks binary (it contains a NUL byte); it cannot be edited as text.`);
   }
-  const decoded = decodeText(bytes);
   if (!decoded.ok) {
     throw new ToolError("unsupported_encoding", `${displayPath} cannot be edited as text: ${decoded.reason}.`, {
       details: { invalidAt: decoded.invalidAt, reason: decoded.reason },

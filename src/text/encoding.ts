@@ -22,22 +22,38 @@ export function detectBom(bytes: Uint8Array): BomInfo {
 }
 
 /**
- * True when a NUL byte appears in the first `sniffBytes` bytes. UTF-16 text is full of NULs,
- * so a UTF-16 BOM exempts the file.
+ * The product's one meaning of binary: a NUL byte anywhere in the bytes at hand (UTF-16 text is
+ * full of NULs, so a UTF-16 BOM exempts the file). Anywhere, not in a first few kilobytes: every
+ * caller holds the whole file and decodes all of it anyway (the search for a NUL is a memchr,
+ * cheap beside the decoding), and a prefix rule made a file with a NUL past the prefix readable
+ * and indexed as text while the write path refused it as binary.
  */
-export function looksBinary(bytes: Uint8Array, sniffBytes: number): boolean {
+export function looksBinary(bytes: Uint8Array): boolean {
   const bom = detectBom(bytes);
   if (bom.encoding === "utf-16le" || bom.encoding === "utf-16be") return false;
-  return bytes.subarray(0, Math.min(bytes.length, sniffBytes)).indexOf(0) !== -1;
+  return bytes.indexOf(0) !== -1;
 }
 
 export type DecodeResult =
   | { ok: true; text: string; encoding: TextEncodingName; bom: boolean }
-  | { ok: false; encoding: "unknown"; bom: boolean; /** Byte offset of the first invalid sequence, when known. */ invalidAt: number | null; reason: string };
+  | {
+      ok: false;
+      encoding: "unknown";
+      bom: boolean;
+      /** Refused as binary (see looksBinary) rather than for an invalid sequence. */
+      binary: boolean;
+      /** Byte offset of the first invalid sequence (of the first NUL when binary), when known. */
+      invalidAt: number | null;
+      reason: string;
+    };
 
-/** Decodes bytes by their BOM (UTF-8 otherwise); invalid sequences are refused, never replaced. */
+/**
+ * The one bytes → text decoder: by the BOM (UTF-8 otherwise); binary bytes and invalid sequences
+ * are refused, never replaced.
+ */
 export function decodeText(bytes: Uint8Array): DecodeResult {
   const bom = detectBom(bytes);
+  if (looksBinary(bytes)) return { ok: false, encoding: "unknown", bom: bom.length > 0, binary: true, invalidAt: bytes.indexOf(0), reason: "it contains a NUL byte" };
   const body = bytes.subarray(bom.length);
   const label = bom.encoding === "utf-8-bom" ? "utf-8" : bom.encoding;
   try {
@@ -50,11 +66,12 @@ export function decodeText(bytes: Uint8Array): DecodeResult {
         ok: false,
         encoding: "unknown",
         bom: bom.length > 0,
+        binary: false,
         invalidAt: offset === -1 ? null : offset + bom.length,
         reason: offset === -1 ? "invalid UTF-8" : `invalid UTF-8 at byte ${offset + bom.length}`,
       };
     }
-    return { ok: false, encoding: "unknown", bom: true, invalidAt: null, reason: `invalid ${label.toUpperCase()} (odd length or unpaired surrogate)` };
+    return { ok: false, encoding: "unknown", bom: true, binary: false, invalidAt: null, reason: `invalid ${label.toUpperCase()} (odd length or unpaired surrogate)` };
   }
 }
 

@@ -2,6 +2,7 @@
  * Line structure of decoded text: line endings, indentation style, and 1-based line windows
  * bounded by byte and character budgets. Pure functions over strings.
  */
+import { lastIndexWhere } from "../helpers/bisect.ts";
 import { utf8Length } from "./encoding.ts";
 
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none";
@@ -62,19 +63,62 @@ export function usesTabIndentation(text: string): boolean {
   return /^ *\t/m.test(text);
 }
 
+/**
+ * Offsets where each line of `text` starts: 0, then the offset after every line break, where "\n",
+ * "\r\n" and a lone "\r" each end one line (as splitLines and file_read count them). After a final
+ * terminator the list ends with text.length (an empty last line that callers may drop). The one
+ * line table of the product: outline facts, search chunks and squeeze windows all number lines by it.
+ */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  if (!text.includes("\r")) {
+    // Most files: line feeds only, found by a plain search, several times faster than a scan by character.
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+    return starts;
+  }
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
+  }
+  return starts;
+}
+
+/** The 0-based line of a UTF-16 offset, given the text's lineStarts. */
+export function lineIndexAt(starts: readonly number[], offset: number): number {
+  return Math.max(0, lastIndexWhere(starts.length, (index) => starts[index]! <= offset));
+}
+
+/**
+ * Line numbering for positions a parser reports: tree-sitter counts rows by "\n" alone, which is
+ * right for LF and CRLF text but puts a CR-only file on one line. For text with a lone "\r" this
+ * gives 0-based line and column from the offset by lineStarts; undefined for every other text
+ * (then the parser's own rows and columns are right and cost nothing more).
+ */
+export function loneCrLines(text: string): ((offset: number) => { line: number; column: number }) | undefined {
+  if (!/\r(?!\n)/.test(text)) return undefined;
+  const starts = lineStarts(text);
+  return (offset) => {
+    const line = lineIndexAt(starts, offset);
+    return { line, column: offset - starts[line]! };
+  };
+}
+
+/** The offset where the line holding `offset` starts (any of the three line breaks ends a line). */
+export function lineStartBefore(text: string, offset: number): number {
+  const feed = text.lastIndexOf("\n", offset - 1);
+  const ret = text.lastIndexOf("\r", offset - 1);
+  if (ret <= feed) return feed + 1;
+  // A "\r" right before `offset` whose "\n" is at `offset` is half of a CRLF inside this line's terminator.
+  if (ret === offset - 1 && text.charCodeAt(offset) === 0x0a) return lineStartBefore(text, ret);
+  return ret + 1;
+}
+
 /** 1-based line and column (in UTF-16 code units) of a character offset. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
   const end = Math.max(0, Math.min(offset, text.length));
-  let line = 1;
-  let lineStart = 0;
-  for (let index = 0; index < end; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) {
-      line++;
-      lineStart = index + 1;
-    }
-  }
-  return { line, column: end - lineStart + 1 };
+  const starts = lineStarts(text);
+  const line = lineIndexAt(starts, end);
+  return { line: line + 1, column: end - starts[line]! + 1 };
 }
 
 export interface LineWindowRequest {

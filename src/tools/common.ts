@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError } from "../core/errors.ts";
-import { decodeText, looksBinary, type TextEncodingName } from "../text/encoding.ts";
+import { decodeText, type TextEncodingName } from "../text/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
@@ -110,10 +110,8 @@ export interface LoadedText {
 /** Reads and decodes a text file: binary files and invalid encodings are refused, never guessed at. */
 export async function loadTextFile(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<LoadedText> {
   const bytes = await readFileBytes(resolved, maxBytes, tooLargeHint);
-  if (looksBinary(bytes, LIMITS.read.binarySniffBytes)) {
-    throw new ToolError("binary_file", `${resolved.display} looks binary (a NUL byte in its first ${LIMITS.read.binarySniffBytes} bytes).`);
-  }
   const decoded = decodeText(bytes);
+  if (!decoded.ok && decoded.binary) throw new ToolError("binary_file", `${resolved.display} looks binary (it contains a NUL byte).`);
   if (!decoded.ok) {
     throw new ToolError("unsupported_encoding", `${resolved.display} has encoding "unknown": ${decoded.reason}.`);
   }

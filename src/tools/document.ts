@@ -7,7 +7,7 @@ import { LIMITS } from "../core/limits.ts";
 import { DOCUMENT_FORMAT_NAMES, DocumentSyntaxError, parseDocumentText, type ParsedDocument, type SyntaxProblem } from "../helpers/documents.ts";
 import { evaluatePointer, parsePointer, PointerSyntaxError } from "../helpers/json-pointer.ts";
 import { capJsonValue, jsonBytes, normalizeValue, valueTypeOf, type ValueType } from "../helpers/json-value.ts";
-import { DOCUMENT_LANGUAGES, isDocumentLanguage, languageFromPath, type DocumentLanguage } from "../syntax/language-names.ts";
+import { DOCUMENT_LANGUAGES, type DocumentLanguage, isDocumentLanguage, languageOf } from "../syntax/index.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ItemErrorSchema, loadTextFile, PathInput, renderItemError, resolveReadableFile, type ItemError } from "./common.ts";
@@ -60,9 +60,9 @@ export const documentQueryTool = defineTool({
   annotations: READ_ONLY,
   handler: async ({ filePath, selectors }, context) => {
     const resolved = await resolveReadableFile(context, filePath);
-    const format = languageFromPath(resolved.display);
+    const format = languageOf(resolved.relative, undefined, context.config.config.languages.overrides);
     if (!isDocumentLanguage(format)) {
-      throw new ToolError("unsupported_document", `${resolved.display} is not a JSON, JSONC, TOML or YAML file by its name.`);
+      throw new ToolError("unsupported_document", `${resolved.display} is not a JSON, JSONC, TOML or YAML file by its name or [languages].overrides.`);
     }
     const loaded = await loadTextFile(
       resolved,

@@ -4,12 +4,10 @@
  */
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { supportsSyntaxTree } from "../syntax/languages.ts";
+import { firstLineOf, isDocumentLanguage, kindOf, type LanguageId, languageOf, LANGUAGES, supportsSyntaxTree } from "../syntax/index.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { decodeText, detectBom, looksBinary, type DetectedEncoding } from "../text/encoding.ts";
-import { detectLanguage, isDocumentLanguage, kindOf, LANGUAGES, type Language } from "../syntax/language-names.ts";
-import { detectLineEnding, hasFinalNewline, splitLines, takeLineWindow, usesTabIndentation } from "../text/lines.ts";
+import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFinalNewline, looksBinary, splitLines, takeLineWindow, usesTabIndentation } from "../text/index.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
@@ -289,7 +287,7 @@ async function wantsAst(request: z.output<typeof ReadRequest>, resolved: Resolve
   if (stats.size <= LIMITS.intel.outline.autoOutlineBytes) return false;
   const language = CodeIndex.forContext(context).languageFor(resolved.relative);
   // Data and prose (JSON, YAML, Markdown) read better as text.
-  return language !== undefined && kindOf(language as Language, false) === "source";
+  return language !== undefined && kindOf(language as LanguageId, false) === "source";
 }
 
 async function readAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext, outputBudget: number): Promise<AstReadFileResult> {
@@ -440,7 +438,7 @@ export const fileCapabilitiesTool = defineTool({
           setDisplay(resolved.display);
           const { bytes, size, complete } = await readWholeOrHead(resolved, LIMITS.read.maxDecodeBytes, LIMITS.read.binarySniffBytes);
           const notes: string[] = [];
-          const binary = looksBinary(bytes, LIMITS.read.binarySniffBytes);
+          const binary = looksBinary(bytes);
           let encoding: DetectedEncoding | null = null;
           let lineEnding: (typeof LINE_ENDINGS)[number] | null = null;
           let bom = detectBom(bytes).length > 0;
@@ -460,7 +458,7 @@ export const fileCapabilitiesTool = defineTool({
           } else if (!binary) {
             notes.push(`Larger than ${LIMITS.read.maxDecodeBytes} bytes: not decoded, so encoding and line endings are unknown and text reads are refused.`);
           }
-          const language: Language | null = detectLanguage(resolved.display, firstLine);
+          const language: LanguageId | null = languageOf(resolved.relative, firstLine, context.config.config.languages.overrides) ?? null;
           const readModes: Array<(typeof READ_MODES)[number]> = [];
           if (lineEnding !== null) {
             readModes.push("text");
@@ -507,11 +505,6 @@ async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes
   }
 }
 
-function firstLineOf(text: string): string {
-  const end = text.search(/\r|\n/);
-  return end === -1 ? text : text.slice(0, end);
-}
-
 function briefDecision(decision: Decision): z.input<typeof OperationDecision> {
   const brief: z.input<typeof OperationDecision> = { allowed: decision.allowed, reason: decision.reason };
   if (decision.code !== undefined) brief.code = decision.code;
@@ -539,7 +532,7 @@ function renderCapabilities(item: z.output<typeof FileCapabilities> | { path: st
 }
 
 /** Text files within the write path's size limit take Aider blocks; those with a parser also take structural rules. */
-function patchStrategiesFor(language: Language | null, decodable: boolean, size: number): Array<"aider_block" | "ast"> {
+function patchStrategiesFor(language: LanguageId | null, decodable: boolean, size: number): Array<"aider_block" | "ast"> {
   if (!decodable || size > LIMITS.patch.maxCandidateBytes) return [];
   return language !== null && supportsSyntaxTree(language) ? ["aider_block", "ast"] : ["aider_block"];
 }

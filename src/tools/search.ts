@@ -12,7 +12,7 @@ import { log } from "../core/log.ts";
 import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
-import { languageIdFromName, type LanguageId } from "../syntax/languages.ts";
+import { type LanguageId, languageIdFromName } from "../syntax/index.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, type RefreshReport, SearchIndex } from "../intel/search/index.ts";
 import { hopsFrom, snippetOf } from "../intel/search/present.ts";
 import { PathInput, plural } from "./common.ts";

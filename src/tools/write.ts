@@ -30,9 +30,9 @@ import {
 } from "../patch/pipeline.ts";
 import type { Formatters } from "../patch/format.ts";
 import { receiptBook } from "../patch/receipts.ts";
-import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/codec.ts";
+import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
-import { detectLanguage } from "../syntax/language-names.ts";
+import { firstLineOf, languageOf } from "../syntax/index.ts";
 import { plural } from "./common.ts";
 import { defineTool, type ToolAnnotations, type ToolContext } from "./contract.ts";
 import { planImportUpdates } from "./rename-imports.ts";
@@ -476,7 +476,7 @@ export const filePatchTool = defineTool({
         facts = { matches: matchesOf(result.applied) };
       } else {
         if (!decoded) throw new ToolError("file_not_found", `${resolved.display} does not exist; structural rules edit existing files.`);
-        const language = detectLanguage(resolved.real, original.slice(0, 200).split(/\r?\n/, 1)[0]);
+        const language = languageOf(resolved.relative, firstLineOf(original.slice(0, 200)), pipeline.config.languages.overrides) ?? null;
         const rules = (entry.astRules ?? []).map((rule) => Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as unknown as AstRule);
         const result = await applyAstRulesAsync(original, language, rules);
         edited = result.text;

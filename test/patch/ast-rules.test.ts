@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import { applyAstRules, applyAstRulesAsync, type AstRule } from "../../src/patch/ast-rules.ts";
+import type { LanguageId } from "../../src/syntax/index.ts";
 
 function failure(run: () => unknown): ToolError {
   try {
@@ -168,7 +169,7 @@ describe("rule configuration", () => {
     expect(applyAstRules("print(1)\n", "markdown", [{ pattern: "print($A)", fix: "log($A)", lang: ".py" }]).text).toBe("log(1)\n");
   });
 
-  const invalid: Array<[string, AstRule[], string | null, string]> = [
+  const invalid: Array<[string, AstRule[], LanguageId | null, string]> = [
     ["unknown lang", [{ pattern: "a", fix: "b", expectedMatches: 0 }, { pattern: "a", fix: "b", lang: "klingon" }], "typescript", "rules[1].lang"],
     ["file language unknown", [{ pattern: "a", fix: "b" }], null, "rules[0].lang"],
     ["pattern that does not parse", [{ pattern: "foo(", fix: "bar" }], "typescript", "rules[0].pattern"],

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseTree, topLevelStatements, type TopLevelStatement, type TopLevelStatements } from "../../src/syntax/languages.ts";
+import { parseTree, type TopLevelStatement, topLevelStatements, type TopLevelStatements } from "../../src/syntax/index.ts";
 import { Formatters } from "../../src/patch/format.ts";
 import { changedSpan, changedStatementRegion } from "../../src/patch/format-region.ts";
 import { random } from "../support/random.ts";

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SgNode } from "@ast-grep/napi";
-import { parseSource, topLevelStatements, type TopLevelStatement } from "../../src/syntax/languages.ts";
+import { parseSource, type TopLevelStatement, topLevelStatements } from "../../src/syntax/index.ts";
 import { type AstRule, applyAstRules, applyAstRulesAsync, statementsThatCanMatch } from "../../src/patch/ast-rules.ts";
 import { inspectSyntax, localCheckCounter, localStatements } from "../../src/patch/syntax-guard.ts";
 import { random } from "../support/random.ts";

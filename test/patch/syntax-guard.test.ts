@@ -1,7 +1,7 @@
 import { describe, expect, spyOn, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import * as languages from "../../src/syntax/languages.ts";
+import * as languages from "../../src/syntax/index.ts";
 import { inspectSyntax, knownStatements, refuseRegression, type SyntaxReport } from "../../src/patch/syntax-guard.ts";
 
 type Args = Parameters<typeof inspectSyntax>;
@@ -154,7 +154,7 @@ describe("unchecked languages", () => {
   });
 
   test("a language without a parser: checked false with a note", async () => {
-    const report = await checkSyntax("a.cob", "cobol", "a", "b(");
+    const report = await checkSyntax("a.cob", "cobol" as languages.LanguageId, "a", "b(");
     expect(report.checked).toBe(false);
     expect(report.note).toContain("cobol");
   });
@@ -176,7 +176,7 @@ describe("unchecked languages", () => {
       crash.mockRestore();
     }
     // A language that never had a parser is still written unchecked.
-    expect((await checkSyntax("a.cob", "cobol", "a", "b(")).checked).toBe(false);
+    expect((await checkSyntax("a.cob", "cobol" as languages.LanguageId, "a", "b(")).checked).toBe(false);
   });
 
   test("markdown parses but never errs", async () => {

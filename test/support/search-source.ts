@@ -1,6 +1,7 @@
 /** A code index stand-in for search tests: files with given texts and facts; every change bumps the generation. */
 import { createHash } from "node:crypto";
 import type { SymbolFact } from "../../src/intel/facts/types.ts";
+import type { LanguageId } from "../../src/syntax/index.ts";
 import type { SearchFile, SearchSource } from "../../src/intel/search/index.ts";
 
 export class MemorySearchSource implements SearchSource {
@@ -10,7 +11,7 @@ export class MemorySearchSource implements SearchSource {
   /** Texts read so far (search reads a file only to build or to show it). */
   reads = 0;
 
-  put(name: string, text: string, symbols: SymbolFact[], language = name.endsWith(".py") ? "python" : "typescript"): void {
+  put(name: string, text: string, symbols: SymbolFact[], language: LanguageId = name.endsWith(".py") ? "python" : "typescript"): void {
     const real = `/repo/${name}`;
     this.texts.set(real, text);
     const lines = text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { detectLanguage, isDocumentLanguage, kindOf, languageFromPath, languageFromShebang } from "../../src/syntax/language-names.ts";
+import { isDocumentLanguage, kindOf, languageFromPath, languageFromShebang, languageOf } from "../../src/syntax/index.ts";
 
 describe("languageFromPath", () => {
   test("extensions, case-insensitively", () => {
@@ -73,11 +73,19 @@ describe("languageFromShebang", () => {
   });
 });
 
-describe("detectLanguage / kindOf", () => {
+describe("languageOf / kindOf", () => {
   test("the name wins over the shebang; the shebang serves extensionless scripts", () => {
-    expect(detectLanguage("bin/tool", "#!/usr/bin/env python3")).toBe("python");
-    expect(detectLanguage("x.rb", "#!/usr/bin/env python3")).toBe("ruby");
-    expect(detectLanguage("bin/tool", undefined)).toBeNull();
+    expect(languageOf("bin/tool", "#!/usr/bin/env python3")).toBe("python");
+    expect(languageOf("x.rb", "#!/usr/bin/env python3")).toBe("ruby");
+    expect(languageOf("bin/tool", undefined)).toBeUndefined();
+  });
+  test("overrides come first: a glob without a slash matches the name at any depth, one with a slash the path", () => {
+    const overrides = { "*.tmpl": "javascript", "scripts/*.rb": "python" };
+    expect(languageOf("deep/views/page.tmpl", undefined, overrides)).toBe("javascript");
+    expect(languageOf("scripts/run.rb", "#!/usr/bin/env ruby", overrides)).toBe("python");
+    expect(languageOf("other/run.rb", undefined, overrides)).toBe("ruby");
+    // An id the schema would refuse names no language.
+    expect(languageOf("a.x", undefined, { "*.x": "klingon" })).toBeUndefined();
   });
   test("kinds", () => {
     expect(kindOf("typescript", false)).toBe("source");

@@ -3,22 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { LIMITS } from "../../src/core/limits.ts";
-import { LANGUAGES } from "../../src/syntax/language-names.ts";
-import {
-  astGrepLanguageFor,
-  collectGarbage,
-  languageIdFromName,
-  listSupportedLanguages,
-  packageRegistration,
-  parseSource,
-  patternExpandoFor,
-  scannerTokenTable,
-  supportsSyntaxTree,
-  TreeBudget,
-} from "../../src/syntax/languages.ts";
+import { astGrepLanguageFor, collectGarbage, languageIdFromName, type LanguageId, LANGUAGES, listSupportedLanguages, packageRegistration, parseSource, patternExpandoFor, scannerTokenTable, supportsSyntaxTree, TreeBudget } from "../../src/syntax/index.ts";
 import { SNIPPETS } from "../intel/snippets.ts";
 
-const REQUIRED = [
+const REQUIRED: LanguageId[] = [
   "typescript", "tsx", "javascript", "html", "css", "python", "go", "rust", "java", "kotlin", "c", "cpp", "csharp", "ruby", "php",
   "swift", "scala", "lua", "bash", "elixir", "haskell", "dart", "sql", "json", "yaml", "toml", "markdown",
 ];
@@ -70,7 +58,7 @@ describe("language mapping", () => {
   });
 
   test("loading the language packages writes nothing to stdout", () => {
-    const script = `import { parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/syntax/languages.ts"))};
+    const script = `import { parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/syntax/index.ts"))};
       const parsed = parseSource("markdown", "# hi\\n");
       process.stderr.write(String(parsed?.errorCount));`;
     const child = Bun.spawnSync([process.execPath, "-e", script], { env: { ...process.env, AST_MCP_LOG_LEVEL: "error" } });
@@ -93,6 +81,13 @@ describe("parseSource", () => {
       expect(broken.errors[0]!.line).toBe(snippet.brokenLine);
     });
   }
+
+  test("errors in a CR-only text are located on its lines, as file_read numbers them", () => {
+    const broken = parseSource("javascript", "const a = 1;\r\rconst b = (2;\r")!;
+    expect(broken.errorCount).toBeGreaterThanOrEqual(1);
+    expect(broken.errors[0]).toMatchObject({ line: 3, endLine: 3 });
+    expect(broken.errors[0]!.column).toBeGreaterThan(1);
+  });
 
   test("markdown accepts arbitrary text, so it never reports errors", () => {
     expect(parseSource("markdown", "# T\n\n```js\nunclosed\n> quote\n>\n- a\n\n  b\n")!.errorCount).toBe(0);
@@ -182,7 +177,7 @@ describe("registering the lang packages without requiring them", () => {
 
   test("limitDynamicLanguages: a process registers only the named grammars, and only before the first registration", async () => {
     const script = `
-      import { limitDynamicLanguages, supportsSyntaxTree, parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/syntax/languages.ts"))};
+      import { limitDynamicLanguages, supportsSyntaxTree, parseSource } from ${JSON.stringify(join(import.meta.dir, "../../src/syntax/index.ts"))};
       const before = limitDynamicLanguages(["bash"]);
       const answer = { before, bash: supportsSyntaxTree("bash"), python: supportsSyntaxTree("python"), typescript: supportsSyntaxTree("typescript"),
         errors: parseSource("bash", "echo hi > out.txt").errorCount, after: limitDynamicLanguages(["python"]), pythonAfter: supportsSyntaxTree("python") };

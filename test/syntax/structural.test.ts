@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../src/core/limits.ts";
-import { TreeRelease, treeReleaseCounter } from "../../src/syntax/languages.ts";
+import { compileQuery, matchText, patternLiterals, patternVariables, type LanguageId, TREE_RELEASE_DEFAULTS, TreeRelease, treeReleaseCounter } from "../../src/syntax/index.ts";
 import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../src/intel/run/scan.ts";
-import { compileQuery, matchText, patternLiterals, patternVariables } from "../../src/syntax/structural.ts";
 import { makeTempDir, type TempDir } from "../support/context.ts";
 
 describe("pattern literals", () => {
@@ -68,7 +67,7 @@ describe("scanFiles", () => {
     await temp.cleanup();
   });
 
-  async function file(name: string, content: string | Uint8Array, language = "typescript"): Promise<RunFile> {
+  async function file(name: string, content: string | Uint8Array, language: LanguageId = "typescript"): Promise<RunFile> {
     return { real: await temp.write(name, content), display: name, language };
   }
 
@@ -91,7 +90,7 @@ describe("scanFiles", () => {
     // Not while the caller still holds the answer…
     expect(treeReleaseCounter.runs).toBe(before);
     // …but soon after (Bun collects through Bun.gc, Node through a run-time --expose-gc).
-    await new Promise((resolve) => setTimeout(resolve, LIMITS.intel.run.releaseDelayMs + 50));
+    await new Promise((resolve) => setTimeout(resolve, TREE_RELEASE_DEFAULTS.releaseDelayMs + 50));
     expect(treeReleaseCounter.runs).toBe(before + 1);
   });
 
@@ -102,11 +101,9 @@ describe("scanFiles", () => {
     const files: RunFile[] = [];
     for (let index = 0; index < 300; index++) files.push(await file(`late${String(index).padStart(3, "0")}.ts`, `h(${index});\nother();\n`));
     const compiled = compileQuery({ pattern: "h($A)" }, "typescript");
-    const limits = LIMITS.intel.run as { batchBytes: number };
-    const batchBytes = limits.batchBytes;
     for (let round = 0; round < 4; round++) {
       // The last round waits for late results in each of several batches.
-      limits.batchBytes = round === 3 ? 2_000 : batchBytes;
+      const tuning = round === 3 ? { batchBytes: 2_000 } : {};
       // Keeps this thread mostly busy, so native results pile up between its turns.
       const busy = setInterval(() => {
         const until = Date.now() + 20;
@@ -114,10 +111,7 @@ describe("scanFiles", () => {
           // busy
         }
       }, 1);
-      const result = await scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 3 }).finally(() => {
-        clearInterval(busy);
-        limits.batchBytes = batchBytes;
-      });
+      const result = await scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 3, tuning }).finally(() => clearInterval(busy));
       expect(result.matched).toHaveLength(300);
       expect(result.matched.every((scanned) => scanned.count === 1)).toBe(true);
       expect(result.matched.slice(0, 3).map((scanned) => scanned.matches[0]!.captures.A)).toEqual(["0", "1", "2"]);
@@ -140,12 +134,9 @@ describe("scanFiles", () => {
       calls.push(config.paths.length);
       return original(language, config, callback);
     };
-    const limits = LIMITS.intel.run as { batchBytes: number };
-    const batchBytes = limits.batchBytes;
     const scan = async (bytes: number): Promise<ScanResult> => {
-      limits.batchBytes = bytes;
       calls.length = 0;
-      return scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 7 });
+      return scanFiles(files, new Map([["typescript", compiled]]), { listLimit: 7, tuning: { batchBytes: bytes } });
     };
     try {
       const whole = await scan(Number.MAX_SAFE_INTEGER);
@@ -157,7 +148,6 @@ describe("scanFiles", () => {
       expect(batched.matched).toHaveLength(40);
       expect(batched.matched.reduce((sum, scanned) => sum + scanned.count, 0)).toBe(whole.matched.reduce((sum, scanned) => sum + scanned.count, 0));
     } finally {
-      limits.batchBytes = batchBytes;
       napi.findInFiles = original;
     }
   });
@@ -176,7 +166,7 @@ describe("scanFiles", () => {
   });
 
   test("trees are released with full collections while they are cheap next to the matching, young ones after", async () => {
-    const release = new TreeRelease(LIMITS.intel.run.fullCollectionShare);
+    const release = new TreeRelease(TREE_RELEASE_DEFAULTS.fullCollectionShare);
     // A minute of matching makes any full collection cheap.
     await release.after(60_000);
     expect(release.young).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
-import { adaptLineEndings, decodeForEdit, dominantEol, encodeLike, newFileDefaults } from "../../src/text/codec.ts";
+import { adaptLineEndings, decodeForEdit, dominantEol, encodeLike, newFileDefaults } from "../../src/text/index.ts";
 
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
 const withBom = (bom: number[], body: Buffer) => new Uint8Array(Buffer.concat([Buffer.from(bom), body]));

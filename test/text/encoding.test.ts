@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeText, detectBom, findInvalidUtf8, looksBinary, utf8Length } from "../../src/text/encoding.ts";
+import { decodeText, detectBom, findInvalidUtf8, looksBinary, utf8Length } from "../../src/text/index.ts";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const utf16le = (text: string) => new Uint8Array(Buffer.from(text, "utf16le"));
@@ -19,20 +19,23 @@ describe("detectBom", () => {
 });
 
 describe("looksBinary", () => {
-  test("a NUL byte within the sniffed prefix means binary", () => {
-    expect(looksBinary(bytes(0x41, 0x00, 0x42), 8000)).toBe(true);
-    expect(looksBinary(new TextEncoder().encode("plain text\n"), 8000)).toBe(false);
-  });
-  test("a NUL beyond the sniffed prefix is not seen", () => {
-    expect(looksBinary(bytes(0x41, 0x42, 0x43, 0x00), 3)).toBe(false);
+  test("a NUL byte anywhere means binary, however far into the file", () => {
+    expect(looksBinary(bytes(0x41, 0x00, 0x42))).toBe(true);
+    expect(looksBinary(new Uint8Array([...new TextEncoder().encode("x".repeat(100_000)), 0x00]))).toBe(true);
+    expect(looksBinary(new TextEncoder().encode("plain text\n"))).toBe(false);
   });
   test("a UTF-16 BOM exempts the file from the NUL rule", () => {
-    expect(looksBinary(bytes(0xff, 0xfe, 0x41, 0x00), 8000)).toBe(false);
-    expect(looksBinary(bytes(0xfe, 0xff, 0x00, 0x41), 8000)).toBe(false);
+    expect(looksBinary(bytes(0xff, 0xfe, 0x41, 0x00))).toBe(false);
+    expect(looksBinary(bytes(0xfe, 0xff, 0x00, 0x41))).toBe(false);
   });
 });
 
 describe("decodeText", () => {
+  test("refuses binary bytes as binary, with the first NUL's offset", () => {
+    const decoded = decodeText(new Uint8Array([0x41, 0x42, 0x00, 0x43]));
+    expect(decoded).toMatchObject({ ok: false, binary: true, invalidAt: 2 });
+    expect(decodeText(new Uint8Array([0xc3, 0x28]))).toMatchObject({ ok: false, binary: false });
+  });
   test("plain UTF-8", () => {
     expect(decodeText(new TextEncoder().encode("héllo ✓"))).toEqual({ ok: true, text: "héllo ✓", encoding: "utf-8", bom: false });
   });

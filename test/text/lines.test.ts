@@ -1,15 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  detectLineEnding,
-  hasFinalNewline,
-  lineBreakCounts,
-  lineColumnAt,
-  prefixWithin,
-  splitLines,
-  takeLineWindow,
-  usesTabIndentation,
-  type LineWindowRequest,
-} from "../../src/text/lines.ts";
+import { detectLineEnding, hasFinalNewline, lineBreakCounts, lineColumnAt, lineIndexAt, lineStartBefore, lineStarts, type LineWindowRequest, prefixWithin, splitLines, takeLineWindow, usesTabIndentation } from "../../src/text/index.ts";
 
 describe("detectLineEnding", () => {
   test("each kind, mixed and none", () => {
@@ -113,5 +103,35 @@ describe("takeLineWindow", () => {
   });
   test("an empty range returns nothing", () => {
     expect(takeLineWindow([], { ...base, endLine: 0 })).toMatchObject({ lines: [], endLine: 0, limitedBy: null });
+  });
+});
+
+describe("lineStarts", () => {
+  test("LF, CRLF and a lone CR each end a line; a final terminator leaves text.length as the last start", () => {
+    expect(lineStarts("")).toEqual([0]);
+    expect(lineStarts("a\nb")).toEqual([0, 2]);
+    expect(lineStarts("a\r\nb\r\n")).toEqual([0, 3, 6]);
+    expect(lineStarts("a\rb\rc")).toEqual([0, 2, 4]);
+    expect(lineStarts("a\r\n\rb\nc")).toEqual([0, 3, 4, 6]);
+  });
+  test("agrees with splitLines on every mix of terminators", () => {
+    for (const text of ["x\ry\r", "x\r\ny\nz", "\r\r\n\n", "one"]) {
+      const starts = lineStarts(text);
+      const lines = splitLines(text);
+      const sliced = lines.map((_, index) => text.slice(starts[index], starts[index + 1] ?? text.length).replace(/(\r\n|\r|\n)$/, ""));
+      expect(sliced).toEqual(lines);
+    }
+  });
+  test("lineIndexAt finds the line of an offset, terminators belonging to the line they end", () => {
+    const text = "ab\rcd\r\nef";
+    const starts = lineStarts(text);
+    expect([0, 2, 3, 5, 6, 7, 8].map((offset) => lineIndexAt(starts, offset))).toEqual([0, 0, 1, 1, 1, 2, 2]);
+  });
+  test("lineStartBefore steps back over any of the three line breaks, never into the middle of a CRLF", () => {
+    const text = "ab\rcd\r\nef";
+    expect(lineStartBefore(text, 4)).toBe(3);
+    expect(lineStartBefore(text, 8)).toBe(7);
+    expect(lineStartBefore(text, 6)).toBe(3);
+    expect(lineStartBefore(text, 1)).toBe(0);
   });
 });

@@ -219,6 +219,13 @@ describe("file_read", () => {
     expect(invalid.error.message).toContain("unknown");
   });
 
+  test("a NUL byte far into a file makes it binary for file_read and file_capabilities, as for the write path", async () => {
+    await temp.write("late-nul.log", Buffer.concat([Buffer.from("x\n".repeat(10_000)), Buffer.from([0x00]), Buffer.from("tail\n")]));
+    expect((await read({ filePath: "late-nul.log" })).error.code).toBe("binary_file");
+    const capabilities = (await runTool(fileCapabilitiesTool, { filePaths: ["late-nul.log"] }, context)).files[0];
+    expect(capabilities).toMatchObject({ kind: "binary", readModes: [] });
+  });
+
   test("per-file errors in a batch leave the other files intact", async () => {
     const result = await runTool(fileReadTool, { files: [{ filePath: "src/a.ts" }, { filePath: "nope.ts" }, { filePath: "crlf.txt", startLine: 2, endLine: 2 }] }, context);
     expect(result.files[0].content).toContain("export const a");

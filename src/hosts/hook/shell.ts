@@ -9,7 +9,7 @@
 import path from "node:path";
 import type { SgNode } from "@ast-grep/napi";
 import { LIMITS } from "../../core/limits.ts";
-import { parseSource } from "../../syntax/languages.ts";
+import { parseSource } from "../../syntax/index.ts";
 import { commandEffects, type SuggestedTool, type Word } from "./commands.ts";
 
 export interface ShellWrite {

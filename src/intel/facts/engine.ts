@@ -7,7 +7,8 @@
  */
 import type { Rule, SgNode } from "@ast-grep/napi";
 import { LIMITS } from "../../core/limits.ts";
-import type { LanguageId } from "../../syntax/languages.ts";
+import type { LanguageId } from "../../syntax/index.ts";
+import { lineIndexAt, lineStarts } from "../../text/index.ts";
 import { collapseTail } from "./text.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, SymbolFact, SymbolKind, Visibility } from "./types.ts";
 
@@ -212,22 +213,15 @@ export class FactsBuilder {
 
   /** The 1-based line of a UTF-16 offset. */
   lineOf(offset: number): number {
-    const starts = (this.#lineStarts ??= lineStartsOf(this.text));
+    const starts = (this.#lineStarts ??= lineStarts(this.text));
     // The traversal asks in document order: the last answer or the next line is usually right.
     const hint = this.#lineHint;
     if (starts[hint]! <= offset) {
       if (hint + 1 >= starts.length || offset < starts[hint + 1]!) return hint + 1;
       if (hint + 2 >= starts.length || offset < starts[hint + 2]!) return (this.#lineHint = hint + 1) + 1;
     }
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle]! <= offset) low = middle;
-      else high = middle - 1;
-    }
-    this.#lineHint = low;
-    return low + 1;
+    this.#lineHint = lineIndexAt(starts, offset);
+    return this.#lineHint + 1;
   }
 
   /** Closes the scopes and wrappers that end before `start`. */
@@ -475,16 +469,6 @@ export class FactsBuilder {
     if (cursor >= end || !syntax.openers.includes(text[cursor]!)) return undefined;
     return text.slice(from, after);
   }
-}
-
-function lineStartsOf(text: string): number[] {
-  const starts = [0];
-  let index = text.indexOf("\n");
-  while (index !== -1) {
-    starts.push(index + 1);
-    index = text.indexOf("\n", index + 1);
-  }
-  return starts;
 }
 
 /** Splits a callee into its last name and qualifier; undefined when it ends in no name. */

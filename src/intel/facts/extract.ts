@@ -5,7 +5,7 @@
  */
 import type { Rule, SgRoot } from "@ast-grep/napi";
 import { log } from "../../core/log.ts";
-import { astGrepLanguageFor, type LanguageId, parseSource, parseTree } from "../../syntax/languages.ts";
+import { astGrepLanguageFor, isLanguage, type LanguageId, parseSource, parseTree } from "../../syntax/index.ts";
 import { type LanguageExtractor, rulesWithoutCalls, runExtractor } from "./engine.ts";
 import { bashExtractor } from "./lang/bash.ts";
 import { cFamilyExtractor } from "./lang/c-family.ts";
@@ -102,8 +102,9 @@ function rulesFor(extractor: LanguageExtractor, id: LanguageId, calls: boolean):
  * For tests and diagnostics: the rules of a language's extractor (call rules included) that its
  * grammar rejects. Empty when every kind the extractor asks for exists.
  */
-export function unknownExtractorRules(language: LanguageId): string[] {
+export function unknownExtractorRules(language: string): string[] {
   const id = language.trim().toLowerCase();
+  if (!isLanguage(id)) return [];
   const napiLanguage = astGrepLanguageFor(id);
   const factory = Object.hasOwn(EXTRACTORS, id) ? EXTRACTORS[id] : undefined;
   const probe = parseTree(id, "");
@@ -122,12 +123,12 @@ export function unknownExtractorRules(language: LanguageId): string[] {
     .map((rule) => JSON.stringify(rule));
 }
 
-function empty(language: LanguageId, parseErrors = 0): FileFacts {
+function empty(language: string, parseErrors = 0): FileFacts {
   return { language, parseErrors, symbols: [], imports: [], calls: [], exportedNames: [] };
 }
 
 /** Whether extractFacts understands this language (it still needs a parser at run time). */
-export function hasFactExtractor(language: LanguageId): boolean {
+export function hasFactExtractor(language: string): boolean {
   return Object.hasOwn(EXTRACTORS, language.trim().toLowerCase());
 }
 
@@ -137,8 +138,9 @@ export function hasFactExtractor(language: LanguageId): boolean {
  * outermost ERROR regions of the tree; when extractFacts parses the text itself it also counts
  * missing tokens (which need a full scan of the tree, too slow for indexing).
  */
-export function extractFacts(language: LanguageId, text: string, root?: SgRoot, options: ExtractOptions = {}): FileFacts {
+export function extractFacts(language: string, text: string, root?: SgRoot, options: ExtractOptions = {}): FileFacts {
   const id = language.trim().toLowerCase();
+  if (!isLanguage(id)) return empty(id);
   const napiLanguage = astGrepLanguageFor(id);
   const factory = Object.hasOwn(EXTRACTORS, id) ? EXTRACTORS[id] : undefined;
   if (napiLanguage === undefined || factory === undefined) return empty(id);

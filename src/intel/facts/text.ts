@@ -4,6 +4,7 @@
  * cross into JavaScript for them.
  */
 import { LIMITS } from "../../core/limits.ts";
+import { lineStartBefore } from "../../text/index.ts";
 
 /** Collapses whitespace runs to one space and cuts to `max` characters (marking the cut with "…"). */
 export function collapse(text: string, max: number = LIMITS.intel.facts.signatureChars): string {
@@ -52,10 +53,6 @@ export interface CommentStyle {
   block?: "doc" | "any";
   /** Lines between the comment and the declaration that are skipped (attributes, annotations). */
   skipLine?: RegExp;
-}
-
-function lineStartBefore(text: string, index: number): number {
-  return text.lastIndexOf("\n", index - 1) + 1;
 }
 
 /**

@@ -3,7 +3,7 @@
  * Outlines, the import graph, the call graph and search are all built from these records; every
  * line number is 1-based and every name is as written in the source.
  */
-import type { LanguageId } from "../../syntax/languages.ts";
+import type { LanguageId } from "../../syntax/index.ts";
 
 export type SymbolKind =
   | "class"
@@ -76,7 +76,8 @@ export interface CallFact {
 }
 
 export interface FileFacts {
-  language: LanguageId;
+  /** The language asked for, normalised: a LanguageId, or the unknown name given (then the facts are empty). */
+  language: string;
   parseErrors: number;
   symbols: SymbolFact[];
   imports: ImportFact[];

@@ -3,7 +3,7 @@
  * and what the graph needs from the code index. Paths are real paths inside the roots.
  */
 import type { FileFacts, ImportKind } from "../facts/types.ts";
-import type { LanguageId } from "../../syntax/languages.ts";
+import type { LanguageId } from "../../syntax/index.ts";
 
 /** The part of an indexed file the graphs read (CodeIndex's IndexedFile satisfies it). */
 export interface GraphFile {

@@ -26,7 +26,7 @@ import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { log } from "../../core/log.ts";
-import { decodeText, looksBinary } from "../../text/encoding.ts";
+import { decodeText, looksBinary } from "../../text/index.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { onCommitted } from "../../patch/pipeline.ts";
@@ -34,9 +34,8 @@ import type { DirectoryEntry, ResolvedPath, Root, Workspace } from "../../policy
 import { type ReadTarget, ReadScratch, readBounded, readBoundedSync, realTarget, resolvedTarget } from "../../policy/open.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
-import { parseTreeAsync, type LanguageId, TreeBudget } from "../../syntax/languages.ts";
+import { firstLineOf, hasExtension, isMinifiedName, isParseable, LanguageDetector, type LanguageId, looksMinified, parseTreeAsync, SKIPPED_DIRECTORY_NAMES, TreeBudget } from "../../syntax/index.ts";
 import { cacheDirInsideRoots, ensureSnapshotDirectory, userCacheDirectory } from "../../config/cache-dir.ts";
-import { firstLineOf, hasExtension, isMinifiedName, isParseable, LanguageDetector, looksMinified, SKIPPED_DIRECTORY_NAMES } from "../../syntax/detect.ts";
 import { extractorVersion, loadSnapshot, pruneSnapshots, saveSnapshot, snapshotKey, snapshotPath, type SnapshotEntry } from "./snapshot.ts";
 import type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats, SkippedCounts } from "./types.ts";
 import { DirectoryWatcher, watchSupport, type WatchEvent } from "./watcher.ts";
@@ -1030,7 +1029,7 @@ export class CodeIndex {
       return;
     }
     state.signature = current;
-    if (looksBinary(loaded.bytes, LIMITS.read.binarySniffBytes)) {
+    if (looksBinary(loaded.bytes)) {
       this.#setStatus(state, "unsupported", undefined);
       return;
     }
@@ -1150,7 +1149,7 @@ export class CodeIndex {
         hint: "Read it in line ranges with file_read (mode: \"text\").",
       });
     }
-    if (looksBinary(loaded.bytes, LIMITS.read.binarySniffBytes)) throw new ToolError("binary_file", `${resolved.display} looks binary.`);
+    if (looksBinary(loaded.bytes)) throw new ToolError("binary_file", `${resolved.display} looks binary.`);
     const decoded = decodeText(loaded.bytes);
     if (!decoded.ok) throw new ToolError("unsupported_encoding", `${resolved.display} is not valid text: ${decoded.reason}.`);
     const text = decoded.text;

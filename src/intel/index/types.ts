@@ -4,7 +4,7 @@
  */
 import type { SgRoot } from "@ast-grep/napi";
 import type { FileFacts } from "../facts/types.ts";
-import type { LanguageId } from "../../syntax/languages.ts";
+import type { LanguageId } from "../../syntax/index.ts";
 
 export interface IndexedFile {
   /** Real path (no symlinks); the key of the file in the index. */

@@ -10,16 +10,15 @@
  * Counting needs only step 2; the rewrite path reads each matched file again (src/tools/run.ts).
  */
 import { isUtf8 } from "node:buffer";
-import { createRequire } from "node:module";
 import type { SgNode } from "@ast-grep/napi";
 import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { readBounded, realTarget } from "../../policy/open.ts";
+import { eachLimited } from "../../helpers/concurrency.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
-import { type DecodedFile, decodeForEdit } from "../../text/codec.ts";
-import { astGrepLanguageFor, type LanguageId, releaseTreesLater, TreeRelease } from "../../syntax/languages.ts";
-import { type CompiledQuery, describeMatches, matchText, passesLiterals, type StructuralMatch } from "../../syntax/structural.ts";
+import { type DecodedFile, decodeForEdit, detectBom, looksBinary } from "../../text/index.ts";
+import { astGrepLanguageFor, type CompiledQuery, describeMatches, type LanguageId, matchText, napi, passesLiterals, releaseTreesLater, type StructuralMatch, TreeRelease } from "../../syntax/index.ts";
 
 export interface RunFile {
   /** Real path the policy approved for reading. */
@@ -48,11 +47,29 @@ export interface ScanResult {
   tooLarge: string[];
 }
 
+/** Engine tuning of the scan (not limits a client sees); ScanOptions.tuning may replace any of them. */
+export const SCAN_DEFAULTS = {
+  /** Files read at once for the literal pre-filter. */
+  readConcurrency: 16,
+  /**
+   * Source handed to one findInFiles call; the batch's syntax trees are released before the
+   * next starts. Given every file at once, the native side kept hundreds of trees (tens of
+   * times their source) in flight. Each batch boundary costs two full collections.
+   */
+  batchBytes: 4 * 1024 * 1024,
+  /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
+  lateResultsMs: 30_000,
+  /** Progress notifications sent at most this often during a wide run. */
+  progressIntervalMs: 200,
+};
+export type ScanTuning = typeof SCAN_DEFAULTS;
+
 export interface ScanOptions {
   signal?: AbortSignal;
+  tuning?: Partial<ScanTuning>;
   /** Matches listed with text and captures, over all files in the order given (default LIMITS.intel.run.maxListedMatches). */
   listLimit?: number;
-  /** Called as files finish reading, never more often than LIMITS.intel.run.progressIntervalMs, and once at the end. */
+  /** Called as files finish reading, never more often than tuning.progressIntervalMs, and once at the end. */
   progress?: (done: number, total: number) => void;
 }
 
@@ -62,21 +79,6 @@ export interface LoadedFile {
   sha256: string;
   mode: number;
   decoded: DecodedFile;
-}
-
-type Napi = typeof import("@ast-grep/napi");
-const require = createRequire(import.meta.url);
-let napiModule: Napi | undefined;
-
-function napi(): Napi {
-  napiModule ??= require("@ast-grep/napi") as Napi;
-  return napiModule;
-}
-
-const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
-
-function isUtf16(bytes: Buffer): boolean {
-  return UTF16_BOMS.some((bom) => bytes.subarray(0, 2).equals(bom));
 }
 
 type ReadOutcome = { bytes: Buffer; mode: number } | "too_large" | "unreadable";
@@ -109,18 +111,6 @@ export async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
 function bytesPassLiterals(bytes: Buffer, literals: readonly string[]): boolean {
   for (const literal of literals) if (bytes.indexOf(literal, 0, "utf8") < 0) return false;
   return true;
-}
-
-async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, work: (item: T, position: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      signal?.throwIfAborted();
-      const position = next++;
-      await work(items[position]!, position);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /**
@@ -172,9 +162,9 @@ export function batchBySize(positions: readonly number[], sizes: ReadonlyMap<num
 
 /**
  * One findInFiles call; true once every result it reported has arrived, false when it failed or
- * results were still missing after LIMITS.intel.run.lateResultsMs (results arriving later are ignored).
+ * results were still missing after `lateResultsMs` (results arriving later are ignored).
  */
-async function findBatch(name: string, language: LanguageId, query: CompiledQuery, paths: string[], found: (nodes: SgNode[]) => void): Promise<boolean> {
+async function findBatch(name: string, language: LanguageId, query: CompiledQuery, paths: string[], lateResultsMs: number, found: (nodes: SgNode[]) => void): Promise<boolean> {
   let failed = false;
   // findInFiles resolves once every result is queued for this thread, not delivered: its count
   // says how many callbacks to wait for (https://github.com/ast-grep/ast-grep/issues/206).
@@ -199,7 +189,7 @@ async function findBatch(name: string, language: LanguageId, query: CompiledQuer
       let timer: NodeJS.Timeout | undefined;
       const complete = await new Promise<boolean>((resolve) => {
         allArrived = () => resolve(true);
-        timer = setTimeout(() => resolve(false), LIMITS.intel.run.lateResultsMs);
+        timer = setTimeout(() => resolve(false), lateResultsMs);
       });
       clearTimeout(timer);
       if (!complete) {
@@ -216,7 +206,7 @@ async function findBatch(name: string, language: LanguageId, query: CompiledQuer
 }
 
 /**
- * Counts matches in UTF-8 files natively, in batches of LIMITS.intel.run.batchBytes of source with
+ * Counts matches in UTF-8 files natively, in batches of tuning.batchBytes of source with
  * the batch's trees released before the next starts: given every path at once, the native side
  * keeps hundreds of trees in flight. Files of a batch findInFiles fails come back for the JS path.
  */
@@ -229,12 +219,13 @@ async function countNatively(
   counts: Map<number, number>,
   window: ListingWindow,
   signal: AbortSignal | undefined,
+  tuning: ScanTuning,
 ): Promise<number[]> {
   const name = astGrepLanguageFor(language);
   if (name === undefined || positions.length === 0) return positions;
   const inJs: number[] = [];
-  const batches = batchBySize(positions, sizes, LIMITS.intel.run.batchBytes);
-  const release = new TreeRelease(LIMITS.intel.run.fullCollectionShare);
+  const batches = batchBySize(positions, sizes, tuning.batchBytes);
+  const release = new TreeRelease();
   let batchStarted = performance.now();
   for (const [index, batch] of batches.entries()) {
     signal?.throwIfAborted();
@@ -244,7 +235,7 @@ async function countNatively(
     }
     const byReal = new Map(batch.map((position) => [files[position]!.real, position]));
     // Files with matches come back holding their trees; files without are freed natively.
-    const complete = await findBatch(name, language, query, [...byReal.keys()], (nodes) => {
+    const complete = await findBatch(name, language, query, [...byReal.keys()], tuning.lateResultsMs, (nodes) => {
       const first = nodes[0];
       if (!first) return;
       const position = byReal.get(first.getRoot().filename());
@@ -266,12 +257,13 @@ async function countNatively(
 export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<LanguageId, CompiledQuery>, options: ScanOptions = {}): Promise<ScanResult> {
   const result: ScanResult = { matched: [], considered: 0, ruledOut: 0, parsed: 0, unreadable: [], tooLarge: [] };
   const listLimit = options.listLimit ?? LIMITS.intel.run.maxListedMatches;
+  const tuning: ScanTuning = { ...SCAN_DEFAULTS, ...options.tuning };
   let done = 0;
   let lastProgress = 0;
   const report = (final: boolean) => {
     if (!options.progress) return;
     const now = Date.now();
-    if (!final && now - lastProgress < LIMITS.intel.run.progressIntervalMs) return;
+    if (!final && now - lastProgress < tuning.progressIntervalMs) return;
     lastProgress = now;
     options.progress(done, files.length);
   };
@@ -280,14 +272,14 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   const native = new Map<LanguageId, number[]>();
   const decodedText = new Map<number, string>();
   const sizes = new Map<number, number>();
-  await eachLimited(files, LIMITS.intel.run.readConcurrency, options.signal, async (file, position) => {
+  await eachLimited(files, tuning.readConcurrency, async (file, position) => {
     const query = queries.get(file.language);
     if (query) {
       result.considered++;
       const read = await readForScan(file);
       if (read === "too_large") result.tooLarge.push(file.display);
       else if (read === "unreadable") result.unreadable.push(file.display);
-      else if (isUtf16(read.bytes)) {
+      else if (detectBom(read.bytes).encoding.startsWith("utf-16")) {
         try {
           const { text } = decodeForEdit(read.bytes, file.display);
           if (passesLiterals(text, query.literals)) decodedText.set(position, text);
@@ -297,7 +289,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
           result.unreadable.push(file.display);
         }
       } else if (!bytesPassLiterals(read.bytes, query.literals)) result.ruledOut++;
-      else if (read.bytes.includes(0) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
+      else if (looksBinary(read.bytes) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
       else {
         sizes.set(position, read.bytes.length);
         const list = native.get(file.language);
@@ -307,7 +299,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
     }
     done++;
     report(false);
-  });
+  }, options.signal);
 
   // 2. Count: natively where possible, from the decoded text otherwise.
   const counts = new Map<number, number>();
@@ -317,7 +309,7 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   for (const [language, positions] of native) {
     options.signal?.throwIfAborted();
     result.parsed += positions.length;
-    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window, options.signal)));
+    inJs.push(...(await countNatively(language, queries.get(language)!, positions, files, sizes, counts, window, options.signal, tuning)));
   }
   result.parsed += decodedText.size;
   for (const position of inJs.sort((a, b) => a - b)) {

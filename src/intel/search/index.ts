@@ -18,7 +18,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { Slicer } from "../../core/slicer.ts";
 import type { SymbolFact, SymbolKind } from "../facts/types.ts";
-import { collectGarbage, type LanguageId } from "../../syntax/languages.ts";
+import { collectGarbage, type LanguageId } from "../../syntax/index.ts";
 import { FieldIndex, Liveness, type QueryTerm, type RankedList, reciprocalRankFusion, ScoreBoard } from "./bm25.ts";
 import { chunkFile } from "./chunks.ts";
 import { TermDictionary, withSlack, worthTrimming } from "./dictionary.ts";

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
-import { detectLanguage } from "../../syntax/language-names.ts";
+import { languageOf } from "../../syntax/index.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { loadTypeScript } from "./load.ts";
 import { TsProject } from "./project.ts";
@@ -16,7 +16,7 @@ const TYPED_LANGUAGES = new Set(["typescript", "tsx", "javascript"]);
 
 /** Whether typed answers apply to a file (TypeScript or JavaScript by name). */
 export function supportsTypedAnswers(filePath: string): boolean {
-  return TYPED_LANGUAGES.has(detectLanguage(filePath, undefined) ?? "");
+  return TYPED_LANGUAGES.has(languageOf(filePath, undefined) ?? "");
 }
 
 export function requireTypedLanguage(resolved: ResolvedPath): void {

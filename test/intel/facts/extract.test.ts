@@ -1,9 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { LANGUAGES } from "../../../src/syntax/language-names.ts";
+import { LANGUAGES, parseSource, parseTree } from "../../../src/syntax/index.ts";
 import { extractFacts, hasFactExtractor, unknownExtractorRules } from "../../../src/intel/facts/extract.ts";
 import { callFact } from "../../../src/intel/facts/engine.ts";
-import { parseSource, parseTree } from "../../../src/syntax/languages.ts";
 
 describe("extractFacts", () => {
   test("parses the text itself when no tree is given, and uses a given tree as is", () => {

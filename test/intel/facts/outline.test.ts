@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { detectLanguage } from "../../../src/syntax/language-names.ts";
+import { languageOf as detect } from "../../../src/syntax/index.ts";
 import { extractFacts } from "../../../src/intel/facts/extract.ts";
 import type { CallFact, FileFacts, ImportFact, SymbolFact, SymbolKind, Visibility } from "../../../src/intel/facts/types.ts";
 
@@ -13,8 +13,8 @@ function textOf(file: string): string {
 }
 
 function languageOf(file: string): string {
-  const language = detectLanguage(file, textOf(file).split("\n")[0]);
-  if (language === null) throw new Error(`no language for ${file}`);
+  const language = detect(file, textOf(file).split("\n")[0]);
+  if (language === undefined) throw new Error(`no language for ${file}`);
   return language;
 }
 

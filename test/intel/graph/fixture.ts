@@ -6,7 +6,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../../src/helpers/hash.ts";
-import { languageFromPath } from "../../../src/syntax/language-names.ts";
+import { languageFromPath, type LanguageId } from "../../../src/syntax/index.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact } from "../../../src/intel/facts/types.ts";
 import type { GraphFile, GraphIndex } from "../../../src/intel/graph/types.ts";
 import type { Workspace } from "../../../src/policy/workspace.ts";
@@ -64,7 +64,8 @@ export class FakeIndex implements GraphIndex {
 
   put(relative: string, spec: FileSpec, content: string): GraphFile {
     const real = path.join(this.root, relative);
-    const language = spec.language ?? languageFromPath(relative) ?? "text";
+    // "text" stands for a file the index would give no language; the graph must not care.
+    const language = (spec.language ?? languageFromPath(relative) ?? "text") as LanguageId;
     const facts: FileFacts = {
       language,
       parseErrors: 0,

@@ -6,7 +6,7 @@ import path from "node:path";
 import { DEFAULT_RULES } from "../../../src/config/schema.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { CodeIndex, lineCount, readBytesNoFollowSync } from "../../../src/intel/index/code-index.ts";
-import { splitLines } from "../../../src/text/lines.ts";
+import { splitLines } from "../../../src/text/index.ts";
 import { Workspace } from "../../../src/policy/workspace.ts";
 import { indexedPaths, makeIndexFixture, type IndexFixture } from "./fixture.ts";
 

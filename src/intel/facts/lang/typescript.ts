@@ -9,7 +9,8 @@
  * The tree-wide search matches only plain kinds: relational rules (`inside`, `has`) cost a walk
  * per candidate node, which on call-dense code made the search slower than parsing.
  */
-import { kind as napiKind, type Rule, type SgNode } from "@ast-grep/napi";
+import type { Rule, SgNode } from "@ast-grep/napi";
+import { napi } from "../../../syntax/index.ts";
 import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, docAbove, headText, leadingStringLiteral, unquote } from "../text.ts";
 import type { ImportFact, SymbolKind, Visibility } from "../types.ts";
@@ -609,7 +610,7 @@ export function typescriptExtractor(napiLanguage: string): LanguageExtractor {
   const cached = cache.get(napiLanguage);
   if (cached) return cached;
   const rules: Rule[] = Object.keys(HANDLERS)
-    .filter((kind) => napiKind(napiLanguage as never, kind as never) !== 0)
+    .filter((kind) => napi().kind(napiLanguage as never, kind as never) !== 0)
     .map((kind) => ({ kind }));
   const extractor: LanguageExtractor = { rules, handlers: HANDLERS, calls: CALLS, finish: (facts) => markExportedByName(facts), callKinds: CALL_KINDS };
   cache.set(napiLanguage, extractor);

@@ -1,7 +1,7 @@
 /**
- * The one language layer over ast-grep: maps the language ids of src/syntax/language-names.ts to
- * ast-grep languages, loads the native parsers on first use, and parses source into a tree
- * with its syntax errors located.
+ * The grammars, and the one napi loader of the product: maps the language ids of
+ * src/syntax/language-names.ts to ast-grep languages and loads the native parsers on first use.
+ * Nothing else requires @ast-grep/napi: code that needs napi itself (run's findInFiles) asks napi().
  *
  * napi keeps only the FIRST registerDynamicLanguage call of a process (later calls are silently
  * ignored, measured with 0.51.2), so the dynamic grammars cannot be added one by one: the first
@@ -13,14 +13,10 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { Rule, SgNode, SgRoot } from "@ast-grep/napi";
-import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
-import { LANGUAGES, languageFromPath } from "./language-names.ts";
+import { isLanguage, LANGUAGES, languageFromPath, type LanguageId } from "./language-names.ts";
 
-export type LanguageId = string;
-
-type Napi = typeof import("@ast-grep/napi");
+export type Napi = typeof import("@ast-grep/napi");
 
 /** Built into napi: the value is the napi Lang name. */
 const BUILTIN: Readonly<Record<string, string>> = {
@@ -182,7 +178,8 @@ let dynamicState: DynamicState | undefined;
 /** When set, the only dynamic packages this process registers (see limitDynamicLanguages). */
 let dynamicSubset: ReadonlySet<string> | undefined;
 
-function napi(): Napi {
+/** The napi module, required on first use (the only require of it in the product). */
+export function napi(): Napi {
   napiModule ??= require("@ast-grep/napi") as Napi;
   return napiModule;
 }
@@ -239,7 +236,7 @@ export function packageRegistration(name: string): LanguagePackage {
  * host within its time budget by loading one grammar instead of 22. Returns false, changing
  * nothing, once the grammars are registered (registration happens once per process).
  */
-export function limitDynamicLanguages(ids: readonly LanguageId[]): boolean {
+export function limitDynamicLanguages(ids: readonly string[]): boolean {
   if (dynamicState) return false;
   dynamicSubset = new Set(ids.map(normalizeId).filter((id) => Object.hasOwn(DYNAMIC, id)).map((id) => DYNAMIC[id]!));
   return true;
@@ -282,7 +279,7 @@ function registerDynamicLanguages(): DynamicState {
   return state;
 }
 
-function normalizeId(id: LanguageId): string {
+function normalizeId(id: string): string {
   return id.trim().toLowerCase();
 }
 
@@ -291,7 +288,7 @@ function normalizeId(id: LanguageId): string {
  * dynamic name such as "python"); registers the dynamic grammars on first use. Undefined when the
  * language has no syntax tree support here.
  */
-export function astGrepLanguageFor(id: LanguageId): string | undefined {
+export function astGrepLanguageFor(id: string): string | undefined {
   const key = normalizeId(id);
   if (Object.hasOwn(BUILTIN, key)) return BUILTIN[key];
   if (!Object.hasOwn(DYNAMIC, key)) return undefined;
@@ -304,7 +301,7 @@ export function astGrepLanguageFor(id: LanguageId): string | undefined {
  * or its parser did not load, or napi did not register it); undefined when it has them, or never had a
  * grammar. A check that should have parsed and could not is not a check that passed.
  */
-export function syntaxTreeUnavailable(id: LanguageId): string | undefined {
+export function syntaxTreeUnavailable(id: string): string | undefined {
   const key = normalizeId(id);
   if (!Object.hasOwn(DYNAMIC, key)) return undefined;
   const name = DYNAMIC[key]!;
@@ -312,7 +309,7 @@ export function syntaxTreeUnavailable(id: LanguageId): string | undefined {
   return registerDynamicLanguages().failed.get(name);
 }
 
-export function supportsSyntaxTree(id: LanguageId): boolean {
+export function supportsSyntaxTree(id: string): boolean {
   return astGrepLanguageFor(id) !== undefined;
 }
 
@@ -327,7 +324,7 @@ export function listSupportedLanguages(): LanguageId[] {
  */
 export function languageIdFromName(name: string): LanguageId | undefined {
   const key = normalizeId(name).replace(/^\./, "");
-  if ((LANGUAGES as readonly string[]).includes(key)) return key;
+  if (isLanguage(key)) return key;
   if (key.length === 0 || /[\\/]/.test(key)) return undefined;
   return languageFromPath(`file.${key}`) ?? undefined;
 }
@@ -336,335 +333,14 @@ export function languageIdFromName(name: string): LanguageId | undefined {
  * The character ast-grep puts in place of "$" before parsing a pattern of this language ("$" for
  * languages whose identifiers may contain it). Undefined without syntax tree support.
  */
-export function patternExpandoFor(id: LanguageId): string | undefined {
+export function patternExpandoFor(id: string): string | undefined {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
   if (Object.hasOwn(BUILTIN, normalizeId(id))) return "$";
   return registerDynamicLanguages().expando.get(language);
 }
 
-export interface SyntaxErrorLocation {
-  /** 1-based line and column (UTF-16 code units) where the error starts. */
-  line: number;
-  column: number;
-  endLine: number;
-  /** The source text of an ERROR node (cut to a bounded length); "" for a missing token. */
-  text: string;
-  /** "error": text the parser could not fit; "missing": a token the parser had to assume. */
-  kind: "error" | "missing";
-  /** For a missing token: the token kind the parser expected, such as ")" or "identifier". */
-  expected?: string;
-}
-
-export interface ParsedSource {
-  root: SgRoot;
-  /** Outermost ERROR nodes plus MISSING tokens outside them. */
-  errorCount: number;
-  /** Every counted error, in source order. */
-  errors: SyntaxErrorLocation[];
-}
-
-/** A direct child of a tree's root: a top-level statement, declaration or comment. */
-export interface TopLevelStatement {
-  /** UTF-16 offsets into the parsed text, end exclusive. */
-  start: number;
-  end: number;
-  /** 0-based lines of the first and last character. */
-  startLine: number;
-  endLine: number;
-  kind: string;
-  /** An import, or an export that names a module (`export … from "m"`): formatters may reorder these as a group. */
-  namesModule: boolean;
-}
-
-/**
- * The root's direct children, read lazily: an edit needs only the few statements around it, and
- * each napi call on a file of hundreds of statements costs more than the search that avoids it.
- */
-export interface TopLevelStatements {
-  readonly length: number;
-  at(index: number): TopLevelStatement;
-}
-
-export function topLevelStatements(root: SgRoot): TopLevelStatements {
-  const nodes = root.root().children();
-  const read = new Map<number, TopLevelStatement>();
-  return {
-    length: nodes.length,
-    at(index) {
-      const known = read.get(index);
-      if (known) return known;
-      const node = nodes[index];
-      if (node === undefined) throw new RangeError(`no top-level statement ${index}`);
-      const range = node.range();
-      const kind = String(node.kind());
-      const statement = {
-        start: range.start.index,
-        end: range.end.index,
-        startLine: range.start.line,
-        endLine: range.end.line,
-        kind,
-        namesModule: kind === "import_statement" || (kind === "export_statement" && node.field("source" as never) !== null),
-      };
-      read.set(index, statement);
-      return statement;
-    },
-  };
-}
-
-/** `statement` moved `chars` characters and `lines` lines further into its text. */
-export function shiftStatement(statement: TopLevelStatement, chars: number, lines: number): TopLevelStatement {
-  return { ...statement, start: statement.start + chars, end: statement.end + chars, startLine: statement.startLine + lines, endLine: statement.endLine + lines };
-}
-
-/** A list of statements read out earlier, seen as TopLevelStatements. */
-export function statementList(statements: readonly TopLevelStatement[]): TopLevelStatements {
-  return {
-    length: statements.length,
-    at(index) {
-      const statement = statements[index];
-      if (statement === undefined) throw new RangeError(`no top-level statement ${index}`);
-      return statement;
-    },
-  };
-}
-
-/**
- * Languages whose grammar decides where a top-level statement ends from the next token alone (ASI
- * included): a run of statements, taken with one statement on either side, parses the same apart
- * from its file as inside it. Callers add what a cut text cannot show (see parseStatementRun).
- */
-const RUNS_PARSE_APART = new Set<LanguageId>(["typescript", "tsx", "javascript"]);
-
-export function statementRunsParseApart(id: LanguageId): boolean {
-  return RUNS_PARSE_APART.has(id);
-}
-
-/**
- * text[start, end), a run of whole top-level statements whose first line is `startLine` (0-based),
- * parsed on its own: the tree, and its statements at their offsets and lines in `text`. Undefined
- * when the run has syntax errors or the language no parser. The caller checks the statements
- * against the ones it cut the run from: only statements that come back the same prove the run
- * parsed as it does in its file.
- */
-export function parseStatementRun(id: LanguageId, text: string, start: number, end: number, startLine: number): { root: SgRoot; statements: TopLevelStatement[] } | undefined {
-  const parsed = parseSource(id, text.slice(start, end));
-  if (!parsed || parsed.errorCount > 0) return undefined;
-  const found = topLevelStatements(parsed.root);
-  const statements: TopLevelStatement[] = [];
-  for (let index = 0; index < found.length; index++) statements.push(shiftStatement(found.at(index), start, startLine));
-  return { root: parsed.root, statements };
-}
-
-/** Whether two statements have the same kind and place. */
-export function sameStatement(a: TopLevelStatement, b: TopLevelStatement | undefined): boolean {
-  return b !== undefined && a.kind === b.kind && a.start === b.start && a.end === b.end;
-}
-
-/** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
-export function parseTree(id: LanguageId, text: string): SgRoot | undefined {
-  const language = astGrepLanguageFor(id);
-  return language === undefined ? undefined : napi().parse(language, text);
-}
-
-type Collector = (options?: { type: "minor" }) => void;
-let collector: Collector | null | undefined;
-
-/** The engine's collector, or null where it cannot be reached (then trees go on V8's own schedule). */
-function gcFunction(): Collector | null {
-  if (collector !== undefined) return collector;
-  collector = null;
-  try {
-    const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-    if (bun !== undefined) collector = () => bun.gc(true);
-    else {
-      // --expose-gc set at run time exposes gc() to contexts created afterwards: one is made for it.
-      // Loaded here, not at the top: most commands (the hook above all) never collect.
-      (require("node:v8") as typeof import("node:v8")).setFlagsFromString("--expose-gc");
-      const found: unknown = (require("node:vm") as typeof import("node:vm")).runInNewContext("typeof gc === 'function' ? gc : undefined");
-      if (typeof found === "function") collector = found as Collector;
-    }
-  } catch (error) {
-    log.debug("no garbage collector to call: syntax trees are freed on the engine's schedule", { error: String(error) });
-  }
-  return collector;
-}
-
-/**
- * Code that parses many files in a row: V8 does not see the native memory of syntax trees
- * (tens of times the source size), and a tree is freed only after two collections (the first
- * collects the node wrappers, whose finalizers release the root on a later turn of the event
- * loop; the second the root itself). Left to V8's schedule, hundreds of dead trees piled up
- * between collections and the allocator kept their memory. A TreeBudget counts parsed bytes and
- * asks for a collection each time LIMITS.intel.index.treeReleaseBytes of source have been parsed,
- * so dead trees never add up to much more than that.
- */
-export class TreeBudget {
-  #bytes = 0;
-  /** Collections asked for so far. */
-  collections = 0;
-
-  constructor(private readonly limit: number = LIMITS.intel.index.treeReleaseBytes) {}
-
-  /** Counts `bytes` of parsed source; collects when the budget is spent. */
-  add(bytes: number): void {
-    this.#bytes += bytes;
-    if (this.#bytes < this.limit) return;
-    this.#bytes = 0;
-    if (collectGarbage()) this.collections++;
-  }
-}
-
-/**
- * For code that parses in batches (run): frees the trees of a finished batch with two collections
- * and a turn of the event loop between them. Full collections free them all, but cost time in
- * proportion to the live heap (with a large index in the heap they made run half again slower
- * than the ast-grep CLI). So they are used while they cost at most `share` of the batch they
- * follow, and young-generation collections after that (they free most of a batch's trees in
- * milliseconds, as its wrappers die young).
- */
-export class TreeRelease {
-  #young = false;
-
-  constructor(private readonly share: number) {}
-
-  /** True once full collections proved too dear for this run. */
-  get young(): boolean {
-    return this.#young;
-  }
-
-  async after(batchMs: number): Promise<void> {
-    const started = performance.now();
-    if (await releaseTrees(this.#young) && performance.now() - started > batchMs * this.share) this.#young = true;
-  }
-}
-
-/**
- * Frees dead syntax trees: a tree goes only after two collections with a turn of the event loop
- * between them (the first collects the node wrappers, whose finalizers release the root on a later
- * turn; the second the root itself). False where the engine lets no code ask for a collection.
- */
-async function releaseTrees(young = false): Promise<boolean> {
-  if (!collectGarbage(young)) return false;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  collectGarbage(young);
-  return true;
-}
-
-let laterRelease: NodeJS.Timeout | undefined;
-/** Releases run by releaseTreesLater so far (tests watch it). */
-export const treeReleaseCounter = { runs: 0 };
-
-/**
- * For work that leaves a batch of dead trees behind when it returns (a run): nothing makes V8
- * collect their small wrappers soon, so repeated runs piled their trees up (about 10 MB more
- * resident after each run over the Python corpus, freed only by a collection V8 had no reason to
- * start). Two collections shortly after, once the answer has gone out rather than while it is
- * awaited; calls meanwhile share one release.
- */
-export function releaseTreesLater(): void {
-  if (laterRelease !== undefined) return;
-  laterRelease = setTimeout(() => {
-    laterRelease = undefined;
-    void releaseTrees().then((released) => {
-      if (released) treeReleaseCounter.runs++;
-    });
-  }, LIMITS.intel.run.releaseDelayMs);
-  laterRelease.unref?.();
-}
-
-/**
- * Runs a full garbage collection now, where the engine lets code ask for one (Node through a
- * run-time --expose-gc, Bun through Bun.gc); false where it cannot. For memory V8 does not see
- * or counts late: native syntax trees, and large typed arrays just replaced.
- * `young` asks Node for a collection of the young generation only: milliseconds rather than tens
- * of them with a large heap, and enough for trees whose wrappers never outlived a collection
- * (Bun collects fully).
- */
-export function collectGarbage(young = false): boolean {
-  const gc = gcFunction();
-  if (gc === null) return false;
-  if (young && (globalThis as { Bun?: unknown }).Bun === undefined) gc({ type: "minor" });
-  else gc();
-  return true;
-}
-
-/**
- * The tree alone, parsed on the libuv thread pool so several files parse at once (the code index
- * keeps a few in flight); undefined when the language has no parser here.
- */
-export async function parseTreeAsync(id: LanguageId, text: string): Promise<SgRoot | undefined> {
-  const language = astGrepLanguageFor(id);
-  return language === undefined ? undefined : napi().parseAsync(language, text);
-}
-
-/** Parses `text` as language `id`; undefined when the language has no parser here. */
-export function parseSource(id: LanguageId, text: string): ParsedSource | undefined {
-  const language = astGrepLanguageFor(id);
-  if (language === undefined) return undefined;
-  return withErrors(napi().parse(language, text), text, language);
-}
-
-/** parseSource with the parse itself on the libuv thread pool (the write path formats meanwhile). */
-export async function parseSourceAsync(id: LanguageId, text: string): Promise<ParsedSource | undefined> {
-  const language = astGrepLanguageFor(id);
-  if (language === undefined) return undefined;
-  return withErrors(await napi().parseAsync(language, text), text, language);
-}
-
-function withErrors(root: SgRoot, text: string, language: string): ParsedSource {
-  const errors = syntaxErrorsOf(root.root(), text, language);
-  return { root, errorCount: errors.length, errors };
-}
-
-interface Span {
-  start: number;
-  end: number;
-  location: SyntaxErrorLocation;
-}
-
-function spanOf(node: SgNode, text: string, kind: "error" | "missing"): Span {
-  const range = node.range();
-  const location: SyntaxErrorLocation = {
-    line: range.start.line + 1,
-    column: range.start.column + 1,
-    endLine: range.end.line + 1,
-    text: kind === "error" ? text.slice(range.start.index, Math.min(range.end.index, range.start.index + LIMITS.patch.maxErrorTextChars)) : "",
-    kind,
-  };
-  if (kind === "missing") location.expected = String(node.kind());
-  return { start: range.start.index, end: range.end.index, location };
-}
-
-/**
- * The syntax errors of a tree parsed from `text` as napi language `language`. Both kinds are
- * found natively: ERROR nodes by kind, MISSING tokens as empty leaves (napi has no isMissing)
- * that are not scanner tokens. Errors inside an ERROR node fold into it, so one broken region
- * counts once.
- */
-function syntaxErrorsOf(root: SgNode, text: string, language: string): SyntaxErrorLocation[] {
-  const spans: Span[] = [];
-  const scannerTokens = SCANNER_TOKENS[language] ?? [];
-  // One traversal for both kinds (each findAll walks the whole tree); in an empty text every node is empty.
-  const rule: Rule = text.length > 0 ? { any: [{ kind: "ERROR" }, { regex: "^$" }] } : { kind: "ERROR" };
-  for (const node of root.findAll({ rule })) {
-    const kind = String(node.kind());
-    if (kind === "ERROR") {
-      spans.push(spanOf(node, text, "error"));
-      continue;
-    }
-    // Empty inner nodes hold only empty leaves.
-    if (!node.isLeaf() || node.parent() === null) continue;
-    if (node.isNamed() && scannerTokens.includes(kind)) continue;
-    spans.push(spanOf(node, text, "missing"));
-  }
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const outermost: SyntaxErrorLocation[] = [];
-  let covered: { start: number; end: number } | undefined;
-  for (const span of spans) {
-    if (covered && span.start >= covered.start && span.end <= covered.end) continue;
-    outermost.push(span.location);
-    if (span.location.kind === "error" && span.end > span.start) covered = { start: span.start, end: span.end };
-  }
-  return outermost;
+/** The scanner tokens of a napi language (see SCANNER_TOKENS). */
+export function scannerTokensOf(language: string): readonly string[] {
+  return SCANNER_TOKENS[language] ?? [];
 }
