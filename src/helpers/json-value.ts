@@ -3,7 +3,7 @@
  * to a byte budget while keeping the result valid JSON.
  */
 import { utf8Length } from "../text/index.ts";
-import { lastIndexWhere } from "./bisect.ts";
+import { lastIndexWhere } from "../core/bisect.ts";
 
 export type ValueType = "object" | "array" | "string" | "number" | "boolean" | "null" | "datetime" | "bigint";
 

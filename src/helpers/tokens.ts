@@ -6,7 +6,7 @@
  * counts on TypeScript, JavaScript, Python, C, Markdown and JSON (aggregate ratio 0.9-1.06, see
  * test/helpers/tokens.test.ts). No vocabulary is loaded, so it costs about as much as one regex pass.
  */
-import { lastIndexWhere } from "./bisect.ts";
+import { lastIndexWhere } from "../core/bisect.ts";
 
 /** The o200k pre-tokenizer split, without its contraction suffixes (they rarely matter in code). */
 const PIECE =

@@ -8,7 +8,7 @@
 import { diffArrays } from "diff";
 import { LIMITS } from "../core/limits.ts";
 import { utf8Length } from "../text/index.ts";
-import { lastIndexWhere } from "./bisect.ts";
+import { lastIndexWhere } from "../core/bisect.ts";
 
 export interface UnifiedDiff {
   diff: string;

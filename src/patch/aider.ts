@@ -16,7 +16,7 @@
 import { diffChars } from "diff";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { lastIndexWhere } from "../helpers/bisect.ts";
+import { lastIndexWhere } from "../core/bisect.ts";
 import { adaptLineEndings, type Eol, splitLines } from "../text/index.ts";
 
 export interface AiderBlock {

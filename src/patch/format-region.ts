@@ -9,7 +9,7 @@
  * - edits before the first or after the last statement (file headers and trailers).
  * Pure: the statements come from the syntax guard's parse of the candidate.
  */
-import { lastIndexWhere } from "../helpers/bisect.ts";
+import { lastIndexWhere } from "../core/bisect.ts";
 import { shiftStatement, type TopLevelStatement, type TopLevelStatements } from "../syntax/index.ts";
 
 export interface StatementRegion {

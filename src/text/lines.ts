@@ -2,7 +2,7 @@
  * Line structure of decoded text: line endings, indentation style, and 1-based line windows
  * bounded by byte and character budgets. Pure functions over strings.
  */
-import { lastIndexWhere } from "../helpers/bisect.ts";
+import { lastIndexWhere } from "../core/bisect.ts";
 import { utf8Length } from "./encoding.ts";
 
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { DOCUMENT_FORMAT_NAMES, DocumentSyntaxError, parseDocumentText, type ParsedDocument, type SyntaxProblem } from "../helpers/documents.ts";
+import { DOCUMENT_FORMAT_NAMES, DocumentSyntaxError, parseDocumentText, type ParsedDocument, type SyntaxProblem } from "../syntax/index.ts";
 import { evaluatePointer, parsePointer, PointerSyntaxError } from "../helpers/json-pointer.ts";
 import { capJsonValue, jsonBytes, normalizeValue, valueTypeOf, type ValueType } from "../helpers/json-value.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage, isDocumentLanguage, languageOf } from "../syntax/index.ts";

@@ -7,7 +7,7 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc
 import { parse as parseToml, TomlError } from "smol-toml";
 import { parseAllDocuments } from "yaml";
 import { LIMITS } from "../core/limits.ts";
-import type { DocumentLanguage } from "../syntax/index.ts";
+import type { DocumentLanguage } from "./language-names.ts";
 import { lineColumnAt } from "../text/index.ts";
 
 export interface SyntaxProblem {

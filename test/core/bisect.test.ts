@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { lastIndexWhere } from "../../src/helpers/bisect.ts";
+import { lastIndexWhere } from "../../src/core/bisect.ts";
 import { random as seeded } from "../support/random.ts";
 
 describe("lastIndexWhere", () => {
