@@ -1,6 +1,12 @@
 /**
- * Every limit ast-mcp enforces, in one auditable place.
- * Configurable limits appear here as the default the configuration schema starts from.
+ * The fixed caps ast-mcp enforces that a client or user can see: sizes, counts, depths and timeouts
+ * that show up in answers, errors, notes or the published table (docs/limits.md, generated from
+ * this file by scripts/gen-limits.ts and checked against it by test/core/limits-table.test.ts).
+ *
+ * Two kinds of number live elsewhere. The default of a configuration key lives with the schema
+ * (DEFAULT_CONFIG in src/config/schema.ts). Engine tuning — concurrency, batch and buffer sizes,
+ * growth factors, collection budgets — lives beside its module as a constructor option (or
+ * parameter) with a default, so a test can run the module with other values.
  */
 
 const KiB = 1024;
@@ -19,23 +25,13 @@ export const LIMITS = {
     maxFrameBytes: 10 * MiB,
     /** Error replies sent for one uninterrupted run of invalid frames (then one notice, then silence). */
     maxErrorRepliesPerRun: 64,
-    /** Bytes of outbound frames queued before stdin is paused until the queue drains. */
-    outboundHighWaterBytes: 8 * MiB,
     /** Request ids longer than this (as JSON text) are never echoed back. */
     maxEchoedIdChars: 256,
   },
 
   http: {
-    defaultHost: "127.0.0.1",
-    defaultPort: 3768,
     /** Request bodies larger than this get 413. */
     maxBodyBytes: 4 * MiB,
-    /** Default idle time after which a session is closed (config: [http].session_idle_minutes). */
-    defaultSessionIdleMinutes: 30,
-    /** Default cap on live sessions (config: [http].max_sessions); beyond it a new session gets 503. */
-    defaultMaxSessions: 256,
-    /** How often idle sessions are swept. */
-    idleSweepMs: 30_000,
   },
 
   shutdown: {
@@ -85,8 +81,6 @@ export const LIMITS = {
   },
 
   patch: {
-    /** Similarity a fuzzy Aider match needs by default (config: [safety].fuzzy_threshold). */
-    defaultFuzzyThreshold: 0.9,
     /** Bytes of unified diff returned by a preview before it is cut. */
     maxPreviewDiffBytes: 64 * KiB,
     /** Candidate files larger than this are refused. */
@@ -151,18 +145,12 @@ export const LIMITS = {
 
     /** The code index (src/intel/index/). */
     index: {
-      /** Files the index holds by default (config: [index].max_files; a project file may only lower it). */
-      defaultMaxFiles: 50_000,
       /**
        * Directory levels below a root the index walks; deeper ones are reported (skipped.tooDeep) and
        * left out. Listing a directory re-checks its path from the root, so the walk's cost grows with
        * the square of the depth; real trees stay far below this.
        */
       maxDirectoryDepth: 128,
-      maxFilesCeiling: 1_000_000,
-      /** Files larger than this are not indexed (config: [index].max_file_bytes; a project file may only lower it). */
-      defaultMaxFileBytes: 2 * MiB,
-      maxFileBytesCeiling: 64 * MiB,
       /** Head of a file examined for minified (bundled) code. */
       minifiedSniffBytes: 64 * KiB,
       /** A line at least this long counts as minified; a head mostly made of such lines marks a bundle. */
@@ -316,10 +304,6 @@ export const LIMITS = {
     },
 
     search: {
-      /** Lines per window when a file (or a long symbol, or the code between symbols) is cut into chunks. */
-      chunkWindowLines: 40,
-      /** A symbol up to this many lines is one chunk; a longer one is split into its members and windows. */
-      maxSymbolChunkLines: 80,
       /** Results search returns by default, and at most. */
       defaultTopK: 10,
       maxTopK: 50,
@@ -333,25 +317,8 @@ export const LIMITS = {
       maxQueryTerms: 32,
       /** Files larger than this are left out of source chunks (their symbols still count). */
       maxChunkedFileBytes: 1024 * KiB,
-      /** Files whose chunks are built at once while the search index catches up. */
-      buildConcurrency: 16,
-      /**
-       * Term-chunk pairs added since the last merge (over all fields) that make the search index fold
-       * them into its sorted main arrays at once: bounds the memory of the append log while a large
-       * tree is indexed (14 bytes a pair there, 5 once merged).
-       */
-      mergeTailPairs: 1 << 18,
-      /**
-       * Growth of the postings' main arrays when a merge outgrows them, and the spare room (a share
-       * of the used size) up to which arrays are left as they are after a build instead of copied
-       * to fit: every large copy is one more freed buffer the allocator keeps resident.
-       */
-      postingsGrowth: 1.5,
-      trimSpareShare: 0.25,
       /** Import-graph hops from contextFile that still earn a proximity boost. */
       proximityMaxHops: 3,
-      /** Texts handed to an embedder in one call. */
-      embedBatchSize: 64,
     },
 
     run: {
@@ -409,12 +376,6 @@ export const LIMITS = {
   },
 
   journal: {
-    /** Committed batches kept for undo (config: [journal].max_batches). */
-    defaultMaxBatches: 500,
-    /** Bytes of before-images kept for undo (config: [journal].max_bytes). */
-    defaultMaxBytes: 512 * MiB,
-    /** Days a batch stays undoable (config: [journal].max_age_days). */
-    defaultMaxAgeDays: 14,
     /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
     listIntervalMs: 5_000,
     /** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
@@ -422,8 +383,6 @@ export const LIMITS = {
   },
 
   format: {
-    /** Default timeout of an external formatter (config: formatters[].timeout_ms). */
-    externalTimeoutMs: 10_000,
     /** Bytes an external formatter may print before it is stopped. */
     externalMaxOutputBytes: 32 * MiB,
     /** Characters of an external formatter's stderr (or a plugin's error) quoted in format_failed. */
@@ -456,8 +415,6 @@ export const LIMITS = {
     hookMaxCommandChars: 64 * KiB,
     /** Levels of `bash -c '…'` and `eval` the hook follows before treating the rest as unknown. */
     hookMaxShellDepth: 4,
-    /** Repositories whose [hook] settings the hook remembers between runs (hook-settings.json in the state directory). */
-    hookSettingsCacheEntries: 64,
     /** Host configuration files larger than this are reported and left untouched. */
     maxConfigFileBytes: 16 * MiB,
     /** How long `install --service` waits for GET /healthz to answer. */

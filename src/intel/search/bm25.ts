@@ -12,7 +12,6 @@
  *   build does not leave a discarded copy of the main part behind at every merge (the allocator
  *   kept that memory).
  */
-import { LIMITS } from "../../core/limits.ts";
 import { withSlack, worthTrimming } from "./dictionary.ts";
 import type { TermCounter } from "./tokenize.ts";
 
@@ -239,7 +238,14 @@ export class FieldIndex {
   #lengths = new Uint32Array(1024);
   #totalLength = 0;
 
-  constructor(private readonly live: Liveness) {}
+  /**
+   * `growth`: how much the main arrays grow when a merge outgrows them mid-build (the last merge of a
+   * refresh sizes them to fit instead).
+   */
+  constructor(
+    private readonly live: Liveness,
+    private readonly growth = 1.5,
+  ) {}
 
   /** Term-chunk pairs in the tail (added since the last merge). */
   get tailSize(): number {
@@ -601,7 +607,7 @@ export class FieldIndex {
     const grows = total > ids.length;
     if (grows) {
       // Grown to fit at the end of a refresh, so trim() need not copy them again.
-      const capacity = last ? withSlack(total) : Math.max(total, Math.floor(ids.length * LIMITS.intel.search.postingsGrowth));
+      const capacity = last ? withSlack(total) : Math.max(total, Math.floor(ids.length * this.growth));
       const size = this.#mainSize;
       ids = new Int32Array(capacity);
       ids.set(this.#ids.subarray(0, size));

@@ -3,8 +3,6 @@
  * over one pool of UTF-16 code units, so a term can be looked up straight from a range of a file's
  * text (no string per token) and no stored term keeps a slice of a file's text alive.
  */
-import { LIMITS } from "../../core/limits.ts";
-
 const EMPTY = 0;
 
 /** A size with an eighth more room (at least 16). */
@@ -12,9 +10,15 @@ export function withSlack(size: number): number {
   return size + (size >> 3) + 16;
 }
 
-/** Whether an array of `length` elements holding `size` has enough spare room to be worth a copy that fits (LIMITS.intel.search.trimSpareShare). */
+/**
+ * Spare room (a share of the used size) up to which arrays are left as they are after a build
+ * instead of copied to fit: every large copy is one more freed buffer the allocator keeps resident.
+ */
+const TRIM_SPARE_SHARE = 0.25;
+
+/** Whether an array of `length` elements holding `size` has enough spare room to be worth a copy that fits. */
 export function worthTrimming(length: number, size: number): boolean {
-  return length > size + Math.max(1024, Math.floor(size * LIMITS.intel.search.trimSpareShare));
+  return length > size + Math.max(1024, Math.floor(size * TRIM_SPARE_SHARE));
 }
 
 function grownInt32(array: Int32Array<ArrayBuffer>, needed: number): Int32Array<ArrayBuffer> {

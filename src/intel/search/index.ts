@@ -115,6 +115,22 @@ export interface RefreshReport {
   bodiesSkipped: number;
 }
 
+/** How a search index spends time and memory while it builds (constructor options; tests vary them). */
+export interface SearchTuning {
+  /** Files whose chunks are built at once while the index catches up. */
+  buildConcurrency: number;
+  /** Texts handed to an embedder in one call. */
+  embedBatchSize: number;
+  /**
+   * Term-chunk pairs added since the last merge (over all fields) that make the index fold them
+   * into its sorted main arrays at once: bounds the memory of the append log while a large tree is
+   * indexed (14 bytes a pair there, 5 once merged).
+   */
+  mergeTailPairs: number;
+}
+
+const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18 };
+
 /** RRF's k: large enough that the first few ranks of one list do not drown the others. */
 const RRF_K = 60;
 /** How deep each field's ranking goes into the fusion (below that a rank adds less than a fifth of the top rank's share). */
@@ -282,6 +298,7 @@ export class SearchIndex {
 
   readonly #source: SearchSource;
   readonly #embedder: Embedder;
+  readonly #tuning: SearchTuning;
   readonly #dictionary = new TermDictionary();
   readonly #live = new Liveness();
   readonly #fields: readonly FieldIndex[] = FIELDS.map(() => new FieldIndex(this.#live));
@@ -310,9 +327,10 @@ export class SearchIndex {
   #bodiesSkipped = new Set<string>();
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(source: SearchSource, options: { embedder?: Embedder } = {}) {
+  constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
     this.#embedder = options.embedder ?? currentEmbedder();
+    this.#tuning = { ...DEFAULT_TUNING, ...options.tuning };
   }
 
   /** The search index of a code index (one per source, kept as long as the source lives). */
@@ -456,7 +474,7 @@ export class SearchIndex {
     this.#pendingEmbeds = [];
     this.#identifiers = new IdentifierCache();
     try {
-      await mapLimited(changed, LIMITS.intel.search.buildConcurrency, signal, async (file) => {
+      await mapLimited(changed, this.#tuning.buildConcurrency, signal, async (file) => {
         try {
           await this.#chunkOne(file, unreadable);
         } finally {
@@ -519,9 +537,10 @@ export class SearchIndex {
   async #embedPending(signal: AbortSignal | undefined): Promise<void> {
     if (this.#embedder.dimensions <= 0) return;
     const items = this.#pendingEmbeds;
-    for (let from = 0; from < items.length; from += LIMITS.intel.search.embedBatchSize) {
+    const size = this.#tuning.embedBatchSize;
+    for (let from = 0; from < items.length; from += size) {
       signal?.throwIfAborted();
-      const batch = items.slice(from, from + LIMITS.intel.search.embedBatchSize);
+      const batch = items.slice(from, from + size);
       const vectors = await this.#embedder.embed(batch.map((item) => item.text));
       batch.forEach((item, position) => {
         const vector = vectors[position];
@@ -606,7 +625,7 @@ export class SearchIndex {
 
   /**
    * Merges when the tails or the dead chunks have grown: at once when the tails pass
-   * LIMITS.intel.search.mergeTailPairs (bounding memory while a large tree is indexed), and at the end
+   * tuning.mergeTailPairs (bounding memory while a large tree is indexed), and at the end
    * of a refresh when they reach 1/32 of the main part (tails are slower to read) or dead chunks a
    * quarter of the live ones. A few edited files stay in the tails.
    */
@@ -618,7 +637,7 @@ export class SearchIndex {
       all += field.pairs;
     }
     const due =
-      tail >= LIMITS.intel.search.mergeTailPairs ||
+      tail >= this.#tuning.mergeTailPairs ||
       (endOfRefresh && ((tail > 0 && tail * 32 >= all - tail) || (this.#deadChunks > 0 && this.#deadChunks * 4 >= this.#liveChunks)));
     if (due) this.#merge(endOfRefresh);
   }

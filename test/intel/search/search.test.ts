@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { LIMITS } from "../../../src/core/limits.ts";
 import type { SymbolFact, SymbolKind } from "../../../src/intel/facts/types.ts";
-import { chunkFile } from "../../../src/intel/search/chunks.ts";
+import { CHUNK_LINES, chunkFile } from "../../../src/intel/search/chunks.ts";
 import type { Embedder } from "../../../src/intel/search/embedder.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
 import { SearchIndex } from "../../../src/intel/search/index.ts";
@@ -25,8 +25,8 @@ describe("tokenizer", () => {
 
 describe("chunkFile", () => {
   test("every line falls in exactly one chunk; big symbols split into members, gaps into windows", () => {
-    const window = LIMITS.intel.search.chunkWindowLines;
-    const big = LIMITS.intel.search.maxSymbolChunkLines + 20;
+    const window = CHUNK_LINES.window;
+    const big = CHUNK_LINES.maxSymbol + 20;
     const symbols = [
       symbol("small", "function", 3, 10),
       symbol("Big", "class", 12, 12 + big - 1),

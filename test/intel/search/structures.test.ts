@@ -4,8 +4,7 @@
  * index kept up to date through many changes (with merges and renumbering forced often) against one
  * built fresh from the final files.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { LIMITS } from "../../../src/core/limits.ts";
+import { describe, expect, test } from "bun:test";
 import type { SymbolFact } from "../../../src/intel/facts/types.ts";
 import { FieldIndex, Liveness, ScoreBoard, topOf } from "../../../src/intel/search/bm25.ts";
 import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
@@ -154,7 +153,8 @@ describe("pruned related ranking", () => {
 describe("postings merged in place", () => {
   test("a merge says when it replaced the main arrays; mid-build they get room to grow, at the end of a refresh they fit", () => {
     const live = new Liveness();
-    const field = new FieldIndex(live);
+    const growth = 2;
+    const field = new FieldIndex(live, growth);
     const counter = new TermCounter();
     let id = 0;
     const addChunks = (count: number) => {
@@ -168,10 +168,10 @@ describe("postings merged in place", () => {
     addChunks(100);
     expect(field.merge(undefined, id)).toBe(true);
     expect(field.mainCapacity).toBe(2000);
-    // Mid-build an outgrown array grows by postingsGrowth…
+    // Mid-build an outgrown array grows by the field's growth factor…
     addChunks(10);
     expect(field.merge(undefined, id)).toBe(true);
-    const roomy = Math.floor(2000 * LIMITS.intel.search.postingsGrowth);
+    const roomy = Math.floor(2000 * growth);
     expect(field.mainCapacity).toBe(roomy);
     // …so the next merges fit in place and replace nothing.
     addChunks(10);
@@ -267,14 +267,9 @@ function describeHits(hits: readonly SearchHit[]) {
 }
 
 describe("incremental index", () => {
-  const mergeTailPairs = LIMITS.intel.search.mergeTailPairs;
-  afterEach(() => {
-    (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = mergeTailPairs;
-  });
-
   test("answers like an index built fresh, through changes, deletions, merges and renumbering", async () => {
     // Merges (and renumbering, once chunks have left) run many times within one refresh.
-    (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = 40;
+    const tuning = { mergeTailPairs: 40 };
     const next = random(3);
     const source = new MemorySearchSource();
     const names: string[] = [];
@@ -284,7 +279,7 @@ describe("incremental index", () => {
       const { text, symbols } = generatedFile(next);
       source.put(name, text, symbols);
     }
-    const kept = new SearchIndex(source, { embedder: new NullEmbedder() });
+    const kept = new SearchIndex(source, { embedder: new NullEmbedder(), tuning });
     await kept.refresh();
     const queries = ["parse http response", "retry limit", "token bucket", "größe", "naïve", "JSON", "readFull", "v2", "x", "URL", "δelta π", "parseHttpResponse", "id", "buffer_full"];
     for (let round = 0; round < 12; round++) {
@@ -297,7 +292,7 @@ describe("incremental index", () => {
         }
       }
       await kept.refresh();
-      const fresh = new SearchIndex(source, { embedder: new NullEmbedder() });
+      const fresh = new SearchIndex(source, { embedder: new NullEmbedder(), tuning });
       await fresh.refresh();
       expect(kept.chunkCount).toBe(fresh.chunkCount);
       for (const query of queries) {
