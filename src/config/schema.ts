@@ -8,8 +8,7 @@ import { LANGUAGES, type Language } from "../syntax/language-names.ts";
 
 const MiB = 1024 * 1024;
 
-export const ACCESS = z.enum(["allow", "deny"]);
-export type Access = z.infer<typeof ACCESS>;
+const ACCESS = z.enum(["allow", "deny"]);
 
 export const PathRuleSchema = z
   .strictObject({
@@ -27,7 +26,7 @@ export const PathRuleSchema = z
   });
 export type PathRuleInput = z.infer<typeof PathRuleSchema>;
 
-export const ExternalFormatterSchema = z.strictObject({
+const ExternalFormatterSchema = z.strictObject({
   /** File extensions (without the dot) this formatter handles, e.g. ["rs"]. */
   extensions: z.array(z.string().min(1)).min(1),
   /** The executable (absolute, or found on PATH); never run through a shell. */
@@ -43,7 +42,7 @@ export const EXTERNAL_FORMATTER_TIMEOUT_MS = 10_000;
 
 const LOG_LEVEL = z.enum(["debug", "info", "warn", "error"]);
 
-export const TOOL_PROFILES = ["read", "write", "full"] as const;
+const TOOL_PROFILES = ["read", "write", "full"] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
 
 /** A tool name from the catalog; an unknown one is a configuration problem naming its key. */
@@ -206,7 +205,7 @@ export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths" | "formatters"> = {
 };
 
 /** Secret-like files: denied for read and write unless a user rule says otherwise. */
-export const SECRET_GLOBS = [
+const SECRET_GLOBS = [
   "**/.env",
   "**/.env.*",
   "**/*.pem",
@@ -225,7 +224,7 @@ export const SECRET_GLOBS = [
 ] as const;
 
 /** The agent's own guard rails: an agent must not be able to loosen its own sandbox. */
-export const GUARD_RAIL_GLOBS = [
+const GUARD_RAIL_GLOBS = [
   "**/ast-mcp.toml",
   "**/.mcp.json",
   "**/.claude/**",

@@ -60,7 +60,7 @@ export interface HttpHandle {
 }
 
 /** Thrown by startHttpServer when the configuration makes serving unsafe. */
-export class HttpStartError extends Error {
+class HttpStartError extends Error {
   readonly code: "token_required";
   constructor(code: "token_required", message: string) {
     super(message);

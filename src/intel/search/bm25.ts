@@ -93,10 +93,6 @@ export class ScoreBoard {
     this.touched[this.size++] = id;
   }
 
-  has(id: number): boolean {
-    return this.stamps[id] === this.round;
-  }
-
   /**
    * The touched ids, best first, at most `limit`: a bounded heap, so a common term does not sort
    * every chunk. Ties go to `tieBreak` (default: lower id).

@@ -22,7 +22,7 @@ import { collectGarbage, type LanguageId } from "../../syntax/languages.ts";
 import { FieldIndex, Liveness, type QueryTerm, type RankedList, reciprocalRankFusion, ScoreBoard } from "./bm25.ts";
 import { chunkFile } from "./chunks.ts";
 import { TermDictionary, withSlack, worthTrimming } from "./dictionary.ts";
-import { currentEmbedder, dot, type Embedder, normalize } from "./embedder.ts";
+import { dot, type Embedder, normalize, NullEmbedder } from "./embedder.ts";
 import { countTerms, IdentifierCache, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
 
 /** The part of an indexed file search reads (CodeIndex's IndexedFile satisfies it). */
@@ -45,7 +45,7 @@ export interface SearchSource {
   text(file: SearchFile): Promise<string>;
 }
 
-export const FIELDS = ["name", "signature", "doc", "body"] as const;
+const FIELDS = ["name", "signature", "doc", "body"] as const;
 export type Field = (typeof FIELDS)[number];
 export type Signal = Field | "embedding" | "definition" | "proximity";
 
@@ -172,19 +172,13 @@ async function mapLimited<T>(items: readonly T[], limit: number, signal: AbortSi
 }
 
 /** Start offsets of each line (1-based line n starts at starts[n - 1]). */
-export function lineOffsets(text: string): number[] {
+function lineOffsets(text: string): number[] {
   const starts = [0];
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
   }
   return starts;
-}
-
-export function linesBetween(text: string, starts: readonly number[], startLine: number, endLine: number): string {
-  const from = starts[startLine - 1] ?? text.length;
-  const to = starts[endLine] ?? text.length;
-  return text.slice(from, to);
 }
 
 function grown<T extends Int32Array | Uint8Array>(array: T, needed: number): T {
@@ -329,7 +323,7 @@ export class SearchIndex {
 
   constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
-    this.#embedder = options.embedder ?? currentEmbedder();
+    this.#embedder = options.embedder ?? new NullEmbedder();
     this.#tuning = { ...DEFAULT_TUNING, ...options.tuning };
   }
 
@@ -944,7 +938,7 @@ function offsetStartsLine(text: string, offset: number): boolean {
 }
 
 /** Offset of the line `lines` lines after the line starting at `from` (text.length past the end). */
-export function lineStartAfter(text: string, from: number, lines: number): number {
+function lineStartAfter(text: string, from: number, lines: number): number {
   let seen = 0;
   for (let index = from; index < text.length; index++) {
     const code = text.charCodeAt(index);

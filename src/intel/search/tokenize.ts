@@ -16,7 +16,7 @@ export function wholeTerm(identifier: string): string {
 }
 
 /** The words of one identifier, lowercased, in order (no whole-identifier entry). */
-export function identifierParts(identifier: string): string[] {
+function identifierParts(identifier: string): string[] {
   const parts: string[] = [];
   for (const segment of identifier.split(/[_$\-]+/)) {
     for (const match of segment.matchAll(WORD)) parts.push(match[0].toLowerCase());
@@ -59,16 +59,6 @@ export function termCounts(text: string, into: Map<string, number> = new Map()):
     }
   }
   return { counts: into, length };
-}
-
-/** Distinct whole identifiers of a text, lowercased (for find_related); single characters are left out. */
-export function identifierSet(text: string): Set<string> {
-  const set = new Set<string>();
-  for (const identifier of identifiersIn(text)) {
-    const whole = wholeTerm(identifier);
-    if (whole.length >= 2) set.add(whole);
-  }
-  return set;
 }
 
 /** Query terms in order of first appearance, without repeats. */
