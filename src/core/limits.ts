@@ -311,8 +311,6 @@ export const LIMITS = {
       snippetLines: 6,
       /** Characters of one snippet line before it is cut. */
       snippetLineChars: 160,
-      /** Bytes of recently shown file texts kept for snippets (keyed by content hash, so never stale). */
-      snippetCacheBytes: 8 * MiB,
       /** Distinct query terms used (the rest are ignored and reported). */
       maxQueryTerms: 32,
       /** Files larger than this are left out of source chunks (their symbols still count). */

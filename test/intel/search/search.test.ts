@@ -4,7 +4,7 @@ import type { SymbolFact, SymbolKind } from "../../../src/intel/facts/types.ts";
 import { CHUNK_LINES, chunkFile } from "../../../src/intel/search/chunks.ts";
 import type { Embedder } from "../../../src/intel/search/embedder.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
-import { SearchIndex } from "../../../src/intel/search/index.ts";
+import { SearchIndex } from "../../../src/intel/search/search-index.ts";
 import { hopsFrom, snippetOf } from "../../../src/intel/search/present.ts";
 import { identifierTerms, queryTerms } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";

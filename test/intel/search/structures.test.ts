@@ -9,7 +9,7 @@ import type { SymbolFact } from "../../../src/intel/facts/types.ts";
 import { FieldIndex, Liveness, ScoreBoard, topOf } from "../../../src/intel/search/bm25.ts";
 import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
-import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts";
+import { SearchIndex, type SearchHit } from "../../../src/intel/search/search-index.ts";
 import { snippetOf } from "../../../src/intel/search/present.ts";
 import { countTerms, IdentifierCache, TermCounter, termCounts } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
