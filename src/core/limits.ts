@@ -399,12 +399,6 @@ export const LIMITS = {
   },
 
   hosts: {
-    /** glibc malloc arenas the server may use on Linux (MALLOC_ARENA_MAX in installed entries; see serverEnvironment). */
-    mallocArenas: 2,
-    /** Allocations from this size up get their own mapping, handed back to the system when freed (MALLOC_MMAP_THRESHOLD_ on Linux). */
-    mallocMmapThresholdBytes: 128 * KiB,
-    /** MiB of V8's young generation per semi-space (--max-semi-space-size in installed entries' NODE_OPTIONS). */
-    youngSemiSpaceMiB: 2,
     /** Seconds a host waits for `ast-mcp hook` (written into each host's hook entry). */
     hookTimeoutSeconds: 10,
     /** Bytes of hook payload read from stdin; a larger payload is allowed with a warning. */
