@@ -1,7 +1,7 @@
 /** A code index stand-in for search tests: files with given texts and facts; every change bumps the generation. */
 import { createHash } from "node:crypto";
 import type { SymbolFact } from "../../src/intel/facts/types.ts";
-import type { SearchFile, SearchSource } from "../../src/intel/search/search-index.ts";
+import type { SearchFile, SearchSource } from "../../src/intel/search/index.ts";
 
 export class MemorySearchSource implements SearchSource {
   generation = 1;

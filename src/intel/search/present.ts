@@ -25,7 +25,6 @@ function offsetsUpTo(text: string, lastLine: number, from: { line: number; offse
   return { base: from.line, starts };
 }
 
-
 /** Whether `offset` is where a line of `text` starts. */
 function startsLine(text: string, offset: number): boolean {
   if (offset === 0) return true;

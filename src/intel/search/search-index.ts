@@ -13,121 +13,41 @@
  * object per chunk), a chunk's source is kept only as its offset into the file's text (read again to
  * show it), and terms are numbers (src/intel/search/dictionary.ts). Chunks that leave are marked
  * dead; a merge now and then drops them and renumbers the live ones, keeping the columns dense.
+ *
+ * Over 600 lines on purpose: what is left here is one class whose parts (the fields, the columns,
+ * the dictionary, liveness and the pending embeddings) change together in refresh, merge and
+ * renumbering and are read together by search and related; splitting it would hand its private
+ * state around. What stands alone lives beside it: types.ts, columns.ts, bm25.ts (one field's
+ * postings), ranking.ts, dictionary.ts, chunks.ts, tokenize.ts, and service.ts (one per process).
  */
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { Slicer } from "../../core/slicer.ts";
-import type { SymbolFact, SymbolKind } from "../facts/types.ts";
-import { collectGarbage, type LanguageId } from "../../syntax/languages.ts";
-import { FieldIndex, Liveness, type QueryTerm, type RankedList, reciprocalRankFusion, ScoreBoard } from "./bm25.ts";
+import type { SymbolKind } from "../facts/types.ts";
+import { collectGarbage } from "../../syntax/languages.ts";
+import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
+import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
+import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
 import { chunkFile } from "./chunks.ts";
-import { TermDictionary, withSlack, worthTrimming } from "./dictionary.ts";
+import { withSlack, worthTrimming } from "./arrays.ts";
+import { TermDictionary } from "./dictionary.ts";
 import { dot, type Embedder, normalize, NullEmbedder } from "./embedder.ts";
+import {
+  type Chunk,
+  type ChunkFile,
+  type DefinedSymbol,
+  FIELDS,
+  type RefreshReport,
+  type RelatedHit,
+  type SearchFile,
+  type SearchHit,
+  type SearchOptions,
+  type SearchSource,
+  type SearchTuning,
+  type Signal,
+  type Field,
+} from "./types.ts";
 import { countTerms, IdentifierCache, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
-
-/** The part of an indexed file search reads (CodeIndex's IndexedFile satisfies it). */
-export interface SearchFile {
-  real: string;
-  display: string;
-  language: LanguageId;
-  sha256: string;
-  size: number;
-  /** Lines in the file. */
-  lines: number;
-  facts: { symbols: readonly SymbolFact[] };
-}
-
-/** What search needs from the code index (CodeIndex satisfies it). */
-export interface SearchSource {
-  readonly generation: number;
-  files(): readonly SearchFile[];
-  /** The file's current text. */
-  text(file: SearchFile): Promise<string>;
-}
-
-const FIELDS = ["name", "signature", "doc", "body"] as const;
-export type Field = (typeof FIELDS)[number];
-export type Signal = Field | "embedding" | "definition" | "proximity";
-
-/** The file a chunk belongs to, as filters see it. */
-export interface ChunkFile {
-  real: string;
-  display: string;
-  language: LanguageId;
-}
-
-/** A chunk as answers show it: a copy, so it stays valid whatever the index does next. */
-export interface Chunk extends ChunkFile {
-  /** Its id in the index when it was taken (-1 for a chunk built only to compare with). */
-  id: number;
-  /** Content hash of the file text the chunk was cut from. */
-  sha256: string;
-  startLine: number;
-  endLine: number;
-  /** Offset (UTF-16 code units) of startLine in that text, or -1 when unknown. */
-  startOffset: number;
-  /** qualifiedName of the symbol the chunk belongs to. */
-  symbol?: string;
-  kind?: SymbolKind;
-}
-
-/** A symbol a chunk defines. */
-export interface DefinedSymbol {
-  qualifiedName: string;
-  kind: SymbolKind;
-  startLine: number;
-  /** Its last line within the chunk. */
-  endLine: number;
-}
-
-export interface SearchHit {
-  chunk: Chunk;
-  score: number;
-  signals: Signal[];
-  /** The defined symbol the query names, when the chunk has one: a result points at it rather than the whole chunk. */
-  focus?: DefinedSymbol;
-}
-
-export interface RelatedHit {
-  chunk: Chunk;
-  score: number;
-  /** The shared terms (identifiers and their parts, lowercased) that weigh most, rarest first. */
-  shared: string[];
-}
-
-export interface SearchOptions {
-  topK: number;
-  /** Keeps only chunks of files this accepts (path and language filters); asked once per file. */
-  accept?: (file: ChunkFile) => boolean;
-  /** Import-graph hops from the context file (0 = the file itself), for the proximity boost. */
-  proximity?: ReadonlyMap<string, number>;
-}
-
-export interface RefreshReport {
-  /** Files chunked again in this refresh (new or changed). */
-  rechunked: number;
-  removed: number;
-  files: number;
-  chunks: number;
-  /** Files whose text could not be read this time (left out until a later refresh reads them). */
-  unreadable: string[];
-  /** Files over LIMITS.intel.search.maxChunkedFileBytes: their names count, their source text does not. */
-  bodiesSkipped: number;
-}
-
-/** How a search index spends time and memory while it builds (constructor options; tests vary them). */
-export interface SearchTuning {
-  /** Files whose chunks are built at once while the index catches up. */
-  buildConcurrency: number;
-  /** Texts handed to an embedder in one call. */
-  embedBatchSize: number;
-  /**
-   * Term-chunk pairs added since the last merge (over all fields) that make the index fold them
-   * into its sorted main arrays at once: bounds the memory of the append log while a large tree is
-   * indexed (14 bytes a pair there, 5 once merged).
-   */
-  mergeTailPairs: number;
-}
 
 const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18 };
 
@@ -179,112 +99,6 @@ function lineOffsets(text: string): number[] {
     if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
   }
   return starts;
-}
-
-function grown<T extends Int32Array | Uint8Array>(array: T, needed: number): T {
-  if (needed <= array.length) return array;
-  const next = new (array.constructor as new (length: number) => T)(Math.max(array.length * 2, needed));
-  next.set(array);
-  return next;
-}
-
-/** Chunk columns, indexed by chunk id. */
-class ChunkColumns {
-  file = new Int32Array(1024);
-  startLine = new Int32Array(1024);
-  endLine = new Int32Array(1024);
-  startOffset = new Int32Array(1024);
-  /** Kind code + 1 of the owning symbol (0: none). */
-  ownerKind = new Uint8Array(1024);
-  owner: Array<string | undefined> = [];
-  /** Its defined symbols are [defineFirst, defineFirst + defineCount) of the define columns. */
-  defineFirst = new Int32Array(1024);
-  defineCount = new Int32Array(1024);
-
-  ensure(id: number): void {
-    if (id < this.file.length) return;
-    const size = id + 1;
-    this.file = grown(this.file, size);
-    this.startLine = grown(this.startLine, size);
-    this.endLine = grown(this.endLine, size);
-    this.startOffset = grown(this.startOffset, size);
-    this.ownerKind = grown(this.ownerKind, size);
-    this.defineFirst = grown(this.defineFirst, size);
-    this.defineCount = grown(this.defineCount, size);
-  }
-
-  /** Keeps room for ids below `size` only. */
-  trim(size: number): void {
-    if (!worthTrimming(this.file.length, size)) return;
-    this.file = this.file.slice(0, size);
-    this.startLine = this.startLine.slice(0, size);
-    this.endLine = this.endLine.slice(0, size);
-    this.startOffset = this.startOffset.slice(0, size);
-    this.ownerKind = this.ownerKind.slice(0, size);
-    this.defineFirst = this.defineFirst.slice(0, size);
-    this.defineCount = this.defineCount.slice(0, size);
-  }
-
-  get bytes(): number {
-    return this.file.byteLength * 6 + this.ownerKind.byteLength + this.owner.length * 8;
-  }
-}
-
-/** Columns of the symbols chunks define. */
-class DefineColumns {
-  size = 0;
-  qualifiedName: string[] = [];
-  kind = new Uint8Array(1024);
-  startLine = new Int32Array(1024);
-  endLine = new Int32Array(1024);
-  /** Term id of the whole name (lowercased, without leading/trailing _ and $). */
-  name = new Int32Array(1024);
-  /** Its terms are termPool[termFirst, termFirst + termCount). */
-  termFirst = new Int32Array(1024);
-  termCount = new Int32Array(1024);
-  termPool = new Int32Array(4096);
-  termPoolSize = 0;
-
-  push(qualifiedName: string, kind: number, startLine: number, endLine: number, name: number, terms: ArrayLike<number>): void {
-    const at = this.size++;
-    if (at >= this.kind.length) {
-      const size = at + 1;
-      this.kind = grown(this.kind, size);
-      this.startLine = grown(this.startLine, size);
-      this.endLine = grown(this.endLine, size);
-      this.name = grown(this.name, size);
-      this.termFirst = grown(this.termFirst, size);
-      this.termCount = grown(this.termCount, size);
-    }
-    this.qualifiedName[at] = qualifiedName;
-    this.kind[at] = kind;
-    this.startLine[at] = startLine;
-    this.endLine[at] = endLine;
-    this.name[at] = name;
-    this.termFirst[at] = this.termPoolSize;
-    this.termCount[at] = terms.length;
-    this.termPool = grown(this.termPool, this.termPoolSize + terms.length);
-    for (let index = 0; index < terms.length; index++) this.termPool[this.termPoolSize++] = terms[index]!;
-  }
-
-  /** Gives back the room grown for symbols to come, keeping an eighth. */
-  trim(): void {
-    const size = withSlack(this.size);
-    if (worthTrimming(this.kind.length, size)) {
-      this.kind = this.kind.slice(0, size);
-      this.startLine = this.startLine.slice(0, size);
-      this.endLine = this.endLine.slice(0, size);
-      this.name = this.name.slice(0, size);
-      this.termFirst = this.termFirst.slice(0, size);
-      this.termCount = this.termCount.slice(0, size);
-    }
-    const terms = withSlack(this.termPoolSize);
-    if (worthTrimming(this.termPool.length, terms)) this.termPool = this.termPool.slice(0, terms);
-  }
-
-  get bytes(): number {
-    return this.kind.byteLength * 21 + this.termPool.byteLength + this.qualifiedName.length * 8;
-  }
 }
 
 export class SearchIndex {
@@ -539,7 +353,16 @@ export class SearchIndex {
     const spans = chunkFile(Math.max(file.lines, 1), file.facts.symbols);
     const starts = text === undefined ? undefined : lineOffsets(text);
     const slot = this.#freeSlots.pop() ?? this.#slots.length;
-    const entry: FileEntry = { slot, real: file.real, display: file.display, language: file.language, sha256: file.sha256, first: this.#nextId, count: 0, body: text !== undefined };
+    const entry: FileEntry = {
+      slot,
+      real: file.real,
+      display: file.display,
+      language: file.language,
+      sha256: file.sha256,
+      first: this.#nextId,
+      count: 0,
+      body: text !== undefined,
+    };
     this.#slots[slot] = entry;
     this.#files.set(file.real, entry);
     const [name, signature, doc, body] = this.#counters as [TermCounter, TermCounter, TermCounter, TermCounter];
@@ -580,7 +403,14 @@ export class SearchIndex {
       chunks.defineCount[id] = span.defines.length;
       for (const symbol of span.defines) {
         const terms = identifierTerms(symbol.name).map((term) => dictionary.intern(term));
-        this.#defines.push(symbol.qualifiedName, this.#kindCode(symbol.kind), symbol.startLine, Math.min(symbol.endLine, span.endLine), dictionary.intern(wholeTerm(symbol.name)), terms);
+        this.#defines.push(
+          symbol.qualifiedName,
+          this.#kindCode(symbol.kind),
+          symbol.startLine,
+          Math.min(symbol.endLine, span.endLine),
+          dictionary.intern(wholeTerm(symbol.name)),
+          terms,
+        );
       }
       if (embed) this.#pendingEmbeds.push({ id, text: text.slice(from, to) });
     }
@@ -618,8 +448,7 @@ export class SearchIndex {
       tail += field.tailSize;
       all += field.pairs;
     }
-    const due =
-      tail >= this.#tuning.mergeTailPairs ||
+    const due = tail >= this.#tuning.mergeTailPairs ||
       (endOfRefresh && ((tail > 0 && tail * 32 >= all - tail) || (this.#deadChunks > 0 && this.#deadChunks * 4 >= this.#liveChunks)));
     if (due) this.#merge(endOfRefresh);
   }
@@ -643,36 +472,7 @@ export class SearchIndex {
     for (let id = 1; id < oldNext; id++) if (live[id] === 1) renumber[id] = next++;
     const count = next - 1;
     for (const field of this.#fields) field.merge(renumber, count);
-    const old = this.#chunks;
-    const oldDefines = this.#defines;
-    const chunks = new ChunkColumns();
-    const defines = new DefineColumns();
-    chunks.ensure(count);
-    for (let id = 1; id < oldNext; id++) {
-      const to = renumber[id]!;
-      if (to === 0) continue;
-      chunks.file[to] = old.file[id]!;
-      chunks.startLine[to] = old.startLine[id]!;
-      chunks.endLine[to] = old.endLine[id]!;
-      chunks.startOffset[to] = old.startOffset[id]!;
-      chunks.ownerKind[to] = old.ownerKind[id]!;
-      chunks.owner[to] = old.owner[id];
-      chunks.defineFirst[to] = defines.size;
-      chunks.defineCount[to] = old.defineCount[id]!;
-      for (let define = old.defineFirst[id]!, end = define + old.defineCount[id]!; define < end; define++) {
-        const first = oldDefines.termFirst[define]!;
-        defines.push(
-          oldDefines.qualifiedName[define]!,
-          oldDefines.kind[define]!,
-          oldDefines.startLine[define]!,
-          oldDefines.endLine[define]!,
-          oldDefines.name[define]!,
-          oldDefines.termPool.subarray(first, first + oldDefines.termCount[define]!),
-        );
-      }
-    }
-    this.#chunks = chunks;
-    this.#defines = defines;
+    ({ chunks: this.#chunks, defines: this.#defines } = renumbered(this.#chunks, this.#defines, renumber, count));
     for (const entry of this.#files.values()) if (entry.count > 0) entry.first = renumber[entry.first]!;
     if (this.#vectorCount > 0) {
       const vectors: Array<Float32Array | undefined> = [];

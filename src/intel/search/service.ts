@@ -5,7 +5,8 @@
  * builds its own instead of resetting globals.
  */
 import type { Embedder } from "./embedder.ts";
-import { SearchIndex, type SearchSource, type SearchTuning } from "./search-index.ts";
+import { SearchIndex } from "./search-index.ts";
+import type { SearchSource, SearchTuning } from "./types.ts";
 
 export interface SearchServiceOptions {
   embedder?: Embedder;

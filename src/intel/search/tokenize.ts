@@ -171,7 +171,7 @@ export class IdentifierCache {
   /** The entry of text[start, end) (whose hash is `hash`), or -1. */
   find(text: string, start: number, end: number, hash: number): number {
     const mask = this.#table.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = hash & mask;; slot = (slot + 1) & mask) {
       const entry = this.#table[slot]! - 1;
       if (entry < 0) return -1;
       if (this.#hash[entry] !== hash || this.#length[entry] !== end - start) continue;

@@ -6,10 +6,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { SymbolFact } from "../../../src/intel/facts/types.ts";
-import { FieldIndex, Liveness, ScoreBoard, topOf } from "../../../src/intel/search/bm25.ts";
+import { FieldIndex, Liveness } from "../../../src/intel/search/bm25.ts";
+import { ScoreBoard, topOf } from "../../../src/intel/search/ranking.ts";
 import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
-import { SearchIndex, type SearchHit } from "../../../src/intel/search/search-index.ts";
+import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts";
 import { snippetOf } from "../../../src/intel/search/present.ts";
 import { countTerms, IdentifierCache, TermCounter, termCounts } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
@@ -114,7 +115,7 @@ describe("pruned related ranking", () => {
       for (let id = 1; id <= chunks; id++) {
         counter.reset();
         // Term t is common when t is large: a few rare terms, many common ones.
-        for (let term = 0; term < terms; term++) if (next() < (term + 1) / (terms * 1.5)) for (let times = Math.floor(next() * 3); times >= 0; times--) counter.count(term);
+        for (let term = 0; term < terms; term++) if (next() < (term + 1) / (terms * 1.5)) { for (let times = Math.floor(next() * 3); times >= 0; times--) counter.count(term); }
         live.set(id, true);
         field.add(id, counter);
         if (next() < 0.3) field.merge(undefined, id);
@@ -198,7 +199,7 @@ describe("postings merged in place", () => {
         // New terms keep arriving (runs past the old main part), and some frequencies pass a byte.
         if (next() < 0.2) terms++;
         for (let term = 0; term < terms; term++) {
-          if (next() < 0.3) for (let times = next() < 0.05 ? 250 + Math.floor(next() * 600) : Math.floor(next() * 3); times >= 0; times--) counter.count(term);
+          if (next() < 0.3) { for (let times = next() < 0.05 ? 250 + Math.floor(next() * 600) : Math.floor(next() * 3); times >= 0; times--) counter.count(term); }
         }
         live.set(id, true);
         merged.add(id, counter);
@@ -240,7 +241,6 @@ describe("snippets", () => {
   });
 });
 
-
 function generatedFile(next: () => number): { text: string; symbols: SymbolFact[] } {
   const lineCount = 3 + Math.floor(next() * 60);
   const lines = Array.from({ length: lineCount }, () => line(next));
@@ -251,10 +251,30 @@ function generatedFile(next: () => number): { text: string; symbols: SymbolFact[
     if (next() < 0.6) {
       const name = identifier(next);
       const endLine = Math.min(lineCount, at + length - 1);
-      symbols.push({ name, qualifiedName: name, kind: next() < 0.5 ? "function" : "class", visibility: "public", exported: true, startLine: at, endLine, signature: `function ${name}(${identifier(next)})`, ...(next() < 0.4 ? { doc: line(next) } : {}) });
+      symbols.push({
+        name,
+        qualifiedName: name,
+        kind: next() < 0.5 ? "function" : "class",
+        visibility: "public",
+        exported: true,
+        startLine: at,
+        endLine,
+        signature: `function ${name}(${identifier(next)})`,
+        ...(next() < 0.4 ? { doc: line(next) } : {}),
+      });
       if (next() < 0.3 && endLine > at) {
         const member = identifier(next);
-        symbols.push({ name: member, qualifiedName: `${name}.${member}`, kind: "method", visibility: "public", exported: false, startLine: at + 1, endLine, signature: `${member}()`, parent: name });
+        symbols.push({
+          name: member,
+          qualifiedName: `${name}.${member}`,
+          kind: "method",
+          visibility: "public",
+          exported: false,
+          startLine: at + 1,
+          endLine,
+          signature: `${member}()`,
+          parent: name,
+        });
       }
     }
     at += length;
@@ -263,7 +283,14 @@ function generatedFile(next: () => number): { text: string; symbols: SymbolFact[
 }
 
 function describeHits(hits: readonly SearchHit[]) {
-  return hits.map((hit) => ({ path: hit.chunk.display, lines: [hit.chunk.startLine, hit.chunk.endLine], symbol: hit.chunk.symbol, score: hit.score, signals: hit.signals, focus: hit.focus }));
+  return hits.map((hit) => ({
+    path: hit.chunk.display,
+    lines: [hit.chunk.startLine, hit.chunk.endLine],
+    symbol: hit.chunk.symbol,
+    score: hit.score,
+    signals: hit.signals,
+    focus: hit.focus,
+  }));
 }
 
 describe("incremental index", () => {
@@ -281,7 +308,22 @@ describe("incremental index", () => {
     }
     const kept = new SearchIndex(source, { embedder: new NullEmbedder(), tuning });
     await kept.refresh();
-    const queries = ["parse http response", "retry limit", "token bucket", "größe", "naïve", "JSON", "readFull", "v2", "x", "URL", "δelta π", "parseHttpResponse", "id", "buffer_full"];
+    const queries = [
+      "parse http response",
+      "retry limit",
+      "token bucket",
+      "größe",
+      "naïve",
+      "JSON",
+      "readFull",
+      "v2",
+      "x",
+      "URL",
+      "δelta π",
+      "parseHttpResponse",
+      "id",
+      "buffer_full",
+    ];
     for (let round = 0; round < 12; round++) {
       for (let change = Math.floor(next() * 5); change >= 0; change--) {
         const name = names[Math.floor(next() * names.length)]!;
