@@ -19,7 +19,10 @@ const DEFAULT_PATHS = ["src", "test", "scripts", "bench", "stress"];
 
 function typeScriptFiles(entry: string, out: string[]): string[] {
   const absolute = path.resolve(ROOT, entry);
-  if (/\.(ts|mts|tsx)$/.test(absolute)) return [...out, absolute];
+  if (/\.(ts|mts|tsx)$/.test(absolute)) {
+    out.push(absolute);
+    return out;
+  }
   let names: string[];
   try {
     names = readdirSync(absolute);
