@@ -36,26 +36,32 @@ function typeScriptFiles(entry: string, out: string[]): string[] {
   return out;
 }
 
-const args = process.argv.slice(2);
-const check = args.includes("--check");
-const paths = args.filter((arg) => !arg.startsWith("--"));
-
-const settings = parseDprintConfig(readFileSync(path.join(ROOT, "dprint.json"), "utf8"));
-if ("error" in settings) throw new Error(`dprint.json: ${settings.error}`);
-const plugin = createRequire(import.meta.url).resolve("@dprint/typescript/plugin.wasm");
-const formatter = createFromBuffer(readFileSync(plugin));
-formatter.setConfig(settings.global, settings.sections.typescript ?? {});
-
-const unformatted: string[] = [];
-for (const file of (paths.length > 0 ? paths : DEFAULT_PATHS).flatMap((entry) => typeScriptFiles(entry, []))) {
-  const text = readFileSync(file, "utf8");
-  const formatted = formatter.formatText({ filePath: file, fileText: text });
-  if (formatted === text) continue;
-  unformatted.push(path.relative(ROOT, file));
-  if (!check) writeFileSync(file, formatted);
+/** The TypeScript files under `paths` (files or directories, relative to the project root) that are not formatted; with `write`, formats them too. */
+export function formatFiles(paths: readonly string[] = DEFAULT_PATHS, write = false): string[] {
+  const settings = parseDprintConfig(readFileSync(path.join(ROOT, "dprint.json"), "utf8"));
+  if ("error" in settings) throw new Error(`dprint.json: ${settings.error}`);
+  const plugin = createRequire(import.meta.url).resolve("@dprint/typescript/plugin.wasm");
+  const formatter = createFromBuffer(readFileSync(plugin));
+  formatter.setConfig(settings.global, settings.sections.typescript ?? {});
+  const unformatted: string[] = [];
+  for (const file of paths.flatMap((entry) => typeScriptFiles(entry, []))) {
+    const text = readFileSync(file, "utf8");
+    const formatted = formatter.formatText({ filePath: file, fileText: text });
+    if (formatted === text) continue;
+    unformatted.push(path.relative(ROOT, file));
+    if (write) writeFileSync(file, formatted);
+  }
+  return unformatted;
 }
-if (check && unformatted.length > 0) {
-  console.error(`${unformatted.length} file(s) not formatted (run npm run format):\n${unformatted.join("\n")}`);
-  process.exit(1);
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const check = args.includes("--check");
+  const paths = args.filter((arg) => !arg.startsWith("--"));
+  const unformatted = formatFiles(paths.length > 0 ? paths : DEFAULT_PATHS, !check);
+  if (check && unformatted.length > 0) {
+    console.error(`${unformatted.length} file(s) not formatted (run npm run format):\n${unformatted.join("\n")}`);
+    process.exit(1);
+  }
+  console.log(check ? "every file is formatted" : `formatted ${unformatted.length} file(s)`);
 }
-console.log(check ? "every file is formatted" : `formatted ${unformatted.length} file(s)`);
