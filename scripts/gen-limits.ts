@@ -3,7 +3,7 @@
  * with its value and the doc comment above it (a key without one shares the comment of the key
  * before it). test/core/limits-table.test.ts fails when the file and LIMITS disagree.
  *
- *   npx bun scripts/gen-limits.ts
+ *   npm run limits   (npx bun scripts/gen-limits.ts)
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
