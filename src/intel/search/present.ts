@@ -25,8 +25,8 @@ function offsetsUpTo(text: string, lastLine: number, from: { line: number; offse
   return { base: from.line, starts };
 }
 
-/** Whether `offset` is where a line of `text` starts. */
-function startsLine(text: string, offset: number): boolean {
+/** Whether `offset` is where a line of `text` starts (CR, LF and CRLF each end a line). */
+export function startsLine(text: string, offset: number): boolean {
   if (offset === 0) return true;
   if (offset < 0 || offset > text.length) return false;
   const before = text.charCodeAt(offset - 1);

@@ -29,6 +29,7 @@ import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
 import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
 import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
 import { chunkFile } from "./chunks.ts";
+import { startsLine } from "./present.ts";
 import { withSlack, worthTrimming } from "./arrays.ts";
 import { TermDictionary } from "./dictionary.ts";
 import { dot, type Embedder, normalize, NullEmbedder } from "./embedder.ts";
@@ -662,7 +663,7 @@ export class SearchIndex {
     if (anchor.id >= 0 && this.#files.get(anchor.real)?.body === false) return [];
     let from: number;
     let to: number;
-    if (anchor.startOffset >= 0 && this.#files.get(anchor.real)?.sha256 === anchor.sha256 && offsetStartsLine(text, anchor.startOffset)) {
+    if (anchor.startOffset >= 0 && this.#files.get(anchor.real)?.sha256 === anchor.sha256 && startsLine(text, anchor.startOffset)) {
       from = anchor.startOffset;
       to = lineStartAfter(text, from, anchor.endLine - anchor.startLine + 1);
     } else {
@@ -717,13 +718,6 @@ export class SearchIndex {
 }
 
 const NO_DEFINITION: { boost: number; define: number } = { boost: 1, define: -1 };
-
-function offsetStartsLine(text: string, offset: number): boolean {
-  if (offset === 0) return true;
-  if (offset > text.length) return false;
-  const before = text.charCodeAt(offset - 1);
-  return before === 0x0a || (before === 0x0d && text.charCodeAt(offset) !== 0x0a);
-}
 
 /** Offset of the line `lines` lines after the line starting at `from` (text.length past the end). */
 function lineStartAfter(text: string, from: number, lines: number): number {
