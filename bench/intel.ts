@@ -19,6 +19,7 @@ import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { DEFAULT_CONFIG } from "../src/config/schema.ts";
 import { LIMITS } from "../src/core/limits.ts";
 import { languageFromPath, parseTreeAsync } from "../src/syntax/index.ts";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";
@@ -200,7 +201,7 @@ async function parseCeiling(root: string, files: ReadonlyArray<{ path: string; s
   const inputs: Array<{ language: string; text: string }> = [];
   let bytes = 0;
   for (const file of files) {
-    if (file.size > LIMITS.intel.index.defaultMaxFileBytes) continue;
+    if (file.size > DEFAULT_CONFIG.index.max_file_bytes) continue;
     const language = languageFromPath(file.path);
     if (language === null) continue;
     inputs.push({ language, text: await readFile(join(root, file.path), "utf8") });

@@ -119,7 +119,7 @@ describe("the checker", () => {
   });
 
   test("allows an import that runs down", () => {
-    expect(check({ "src/tools/files.ts": 'import { readBounded } from "../policy/open.ts";\nimport { decodeForEdit } from "../text/codec.ts";' })).toEqual([]);
+    expect(check({ "src/tools/files.ts": 'import { readBounded } from "../policy/open.ts";\nimport { decodeForEdit } from "../text/index.ts";' })).toEqual([]);
   });
 
   test("fails on a tool reaching past patch's façade, and not on the façade", () => {

@@ -168,7 +168,6 @@ export const PENDING: readonly { key: string; owner: string }[] = [
   { key: "computed: src/hosts/doctor.ts requires a computed specifier", owner: "D: the grammar and dprint plugin probes require names from a list" },
   // One lineStarts, in text/.
   { key: "lineStarts: src/tools/squeeze.ts computes line starts in lineStarts", owner: "A/C" },
-  { key: "lineStarts: src/intel/search/index.ts computes line starts in lineOffsets", owner: "A/D" },
   { key: "lineStarts: src/intel/search/present.ts computes line starts in offsetsUpTo", owner: "A/D (stops early: an option of the one lineStarts)" },
   { key: "lineStarts: src/intel/graph/rewrite-imports.ts computes line starts in replaceSpecifier", owner: "A/C: LF only" },
 ];

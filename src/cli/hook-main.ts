@@ -15,7 +15,7 @@ import type { CommandIO } from "./io.ts";
  * Writes with blocking writes on the descriptor; when it would block (a non-blocking pipe) the
  * stream takes the rest, so nothing is lost either way.
  */
-export function writeAllSync(fd: 1 | 2, text: string): void {
+function writeAllSync(fd: 1 | 2, text: string): void {
   const buffer = Buffer.from(text, "utf8");
   let offset = 0;
   try {

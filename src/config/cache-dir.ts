@@ -13,7 +13,7 @@ import { relativeInside } from "../helpers/path-text.ts";
 
 const APP_DIR = "ast-mcp";
 /** The subdirectory of the cache directory that holds index snapshots. */
-export const INDEX_SUBDIR = "index";
+const INDEX_SUBDIR = "index";
 
 export interface CacheDirOptions {
   platform?: NodeJS.Platform;

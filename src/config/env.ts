@@ -6,25 +6,22 @@ import path from "node:path";
 import { CONFIG_LEAVES, PATH_KEYS } from "./keys.ts";
 import type { ConfigLeaf } from "./keys.ts";
 import type { ConfigProblem } from "./types.ts";
+import { STATE_DIR_ENV } from "./state-dir.ts";
 
-export const ENV_PREFIX = "AST_MCP_";
+const ENV_PREFIX = "AST_MCP_";
 /** The bearer token for HTTP: a secret, kept out of the configuration. */
 export const TOKEN_ENV = "AST_MCP_TOKEN";
 /** Path of the user configuration file, replacing the platform default. */
 export const CONFIG_PATH_ENV = "AST_MCP_CONFIG";
-/** AST_MCP_LOG_LEVEL is also read directly by core/log.ts, before any configuration loads. */
-export const LOG_LEVEL_ENV = "AST_MCP_LOG_LEVEL";
 
 /** Directory of the code index's persisted snapshots, replacing the platform cache directory. */
 export const CACHE_DIR_ENV = "AST_MCP_CACHE_DIR";
 
-/** Where the write journal and locks live (read by src/config/state-dir.ts). */
-export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
 /** The benchmark's choice of CLI build (read by bench/lib.ts only). */
 const BENCH_CLI_ENV = "AST_MCP_BENCH_CLI";
 const SPECIAL_VARIABLES: ReadonlySet<string> = new Set([TOKEN_ENV, CONFIG_PATH_ENV, CACHE_DIR_ENV, STATE_DIR_ENV, BENCH_CLI_ENV]);
 
-export function envVariableFor(leaf: ConfigLeaf): string {
+function envVariableFor(leaf: ConfigLeaf): string {
   return `${ENV_PREFIX}${leaf.section.toUpperCase()}_${leaf.key.toUpperCase()}`;
 }
 

@@ -134,7 +134,7 @@ function removeOffending(document: Record<string, unknown>, issue: z.core.$ZodIs
  * Validates a parsed document against the strict schema, keeping what is valid.
  * Each [[paths]] rule stands alone: an invalid rule is dropped, the others stay.
  */
-export function validateConfigData(raw: Record<string, unknown>, file: string): { data: ConfigFile; problems: ConfigProblem[] } {
+function validateConfigData(raw: Record<string, unknown>, file: string): { data: ConfigFile; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   const seen = new Set<string>();
   const add = (items: ConfigProblem[]) => {

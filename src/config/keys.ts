@@ -26,7 +26,7 @@ export interface ConfigLeaf {
  */
 export const PATH_KEYS: ReadonlySet<string> = new Set(["workspace.roots", "http.token_file"]);
 
-export function unwrapOptional(schema: z.ZodType): z.ZodType {
+function unwrapOptional(schema: z.ZodType): z.ZodType {
   let current = schema;
   while (current instanceof z.ZodOptional) current = current.unwrap() as z.ZodType;
   return current;

@@ -3,12 +3,12 @@
  * Keys are snake_case as written in the file; unknown keys are errors (strict objects).
  */
 import { z } from "zod";
-import { LIMITS } from "../core/limits.ts";
 import { isKnownToolName } from "./tool-names.ts";
 import { LANGUAGES, type LanguageId } from "../syntax/language-names.ts";
 
-export const ACCESS = z.enum(["allow", "deny"]);
-export type Access = z.infer<typeof ACCESS>;
+const MiB = 1024 * 1024;
+
+const ACCESS = z.enum(["allow", "deny"]);
 
 export const PathRuleSchema = z
   .strictObject({
@@ -26,21 +26,23 @@ export const PathRuleSchema = z
   });
 export type PathRuleInput = z.infer<typeof PathRuleSchema>;
 
-export const ExternalFormatterSchema = z.strictObject({
+const ExternalFormatterSchema = z.strictObject({
   /** File extensions (without the dot) this formatter handles, e.g. ["rs"]. */
   extensions: z.array(z.string().min(1)).min(1),
   /** The executable (absolute, or found on PATH); never run through a shell. */
   command: z.string().min(1),
   /** Arguments; the candidate is given on stdin and read back from stdout. "{path}" is replaced by the file's path. */
   args: z.array(z.string()).optional(),
-  /** Milliseconds before the formatter is killed and the write refused. */
+  /** Milliseconds before the formatter is killed and the write refused (default EXTERNAL_FORMATTER_TIMEOUT_MS). */
   timeout_ms: z.number().int().min(100).max(120_000).optional(),
 });
 export type ExternalFormatter = z.infer<typeof ExternalFormatterSchema>;
+/** formatters[].timeout_ms when a formatter does not set it. */
+export const EXTERNAL_FORMATTER_TIMEOUT_MS = 10_000;
 
 const LOG_LEVEL = z.enum(["debug", "info", "warn", "error"]);
 
-export const TOOL_PROFILES = ["read", "write", "full"] as const;
+const TOOL_PROFILES = ["read", "write", "full"] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
 
 /** A tool name from the catalog; an unknown one is a configuration problem naming its key. */
@@ -111,9 +113,9 @@ export const ConfigFileSchema = z.strictObject({
       /** Keep a snapshot of the code index in the user cache directory for a fast cold start (validated before use). */
       persist: z.boolean().optional(),
       /** Files the code index holds at most; the rest are counted as skipped. */
-      max_files: z.number().int().min(1).max(LIMITS.intel.index.maxFilesCeiling).optional(),
+      max_files: z.number().int().min(1).max(1_000_000).optional(),
       /** Files larger than this many bytes are not indexed (counted as skipped). */
-      max_file_bytes: z.number().int().min(1024).max(LIMITS.intel.index.maxFileBytesCeiling).optional(),
+      max_file_bytes: z.number().int().min(1024).max(64 * MiB).optional(),
     })
     .optional(),
   languages: z
@@ -170,34 +172,40 @@ export interface PathRule extends PathRuleInput {
   source: string;
 }
 
+/**
+ * The value of every configuration key nobody set: the one home of these defaults (src/core/limits.ts
+ * keeps only the fixed caps). A project file may lower index.max_files and index.max_file_bytes but
+ * never raise them above these (src/config/trust.ts).
+ */
 export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths" | "formatters"> = {
   workspace: { roots: [] },
   http: {
-    host: LIMITS.http.defaultHost,
-    port: LIMITS.http.defaultPort,
+    host: "127.0.0.1",
+    port: 3768,
     json_response: false,
-    session_idle_minutes: LIMITS.http.defaultSessionIdleMinutes,
-    max_sessions: LIMITS.http.defaultMaxSessions,
+    session_idle_minutes: 30,
+    /** Beyond it a new session gets 503. */
+    max_sessions: 256,
     token_file: undefined,
     allowed_hosts: [],
     allowed_origins: [],
   },
   log: { level: "info" },
-  safety: { require_hash: true, fuzzy_match: false, fuzzy_threshold: LIMITS.patch.defaultFuzzyThreshold },
+  safety: { require_hash: true, fuzzy_match: false, fuzzy_threshold: 0.9 },
   format: { enabled: true, on_failure: "refuse" },
   journal: {
-    max_batches: LIMITS.journal.defaultMaxBatches,
-    max_bytes: LIMITS.journal.defaultMaxBytes,
-    max_age_days: LIMITS.journal.defaultMaxAgeDays,
+    max_batches: 500,
+    max_bytes: 512 * MiB,
+    max_age_days: 14,
   },
   hook: { mode: "deny", allow_paths: [], allow_commands: [] },
-  index: { persist: true, max_files: LIMITS.intel.index.defaultMaxFiles, max_file_bytes: LIMITS.intel.index.defaultMaxFileBytes },
+  index: { persist: true, max_files: 50_000, max_file_bytes: 2 * MiB },
   languages: { overrides: {} },
   tools: { profile: "full", enabled: [], disabled: [] },
 };
 
 /** Secret-like files: denied for read and write unless a user rule says otherwise. */
-export const SECRET_GLOBS = [
+const SECRET_GLOBS = [
   "**/.env",
   "**/.env.*",
   "**/*.pem",
@@ -216,7 +224,7 @@ export const SECRET_GLOBS = [
 ] as const;
 
 /** The agent's own guard rails: an agent must not be able to loosen its own sandbox. */
-export const GUARD_RAIL_GLOBS = [
+const GUARD_RAIL_GLOBS = [
   "**/ast-mcp.toml",
   "**/.mcp.json",
   "**/.claude/**",

@@ -10,6 +10,7 @@ import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 
+/** Where the write journal and locks live, replacing the platform state directory (src/config/env.ts lists it among the special variables). */
 export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
 const APP_DIR = "ast-mcp";
 export const JOURNAL_SUBDIR = "journal";

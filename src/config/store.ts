@@ -3,13 +3,10 @@
  * `generation` moves only when the effective configuration (or token) really changes, so
  * consumers can cache anything derived from a snapshot by its generation.
  */
-import { log } from "../core/log.ts";
 import { type FileFingerprint, fingerprintFile, sameFingerprint } from "./fingerprint.ts";
 import { loadConfigDetailed } from "./load.ts";
 import type { LoadConfigOptions } from "./load.ts";
 import type { ConfigSnapshot } from "./types.ts";
-
-export type ConfigChangeListener = (snapshot: ConfigSnapshot, previous: ConfigSnapshot) => void;
 
 function effectiveKey(snapshot: ConfigSnapshot): string {
   return JSON.stringify({ config: snapshot.config, token: snapshot.token ?? null });
@@ -18,7 +15,6 @@ function effectiveKey(snapshot: ConfigSnapshot): string {
 export class ConfigStore {
   private snapshot: ConfigSnapshot;
   private fingerprints: FileFingerprint[];
-  private readonly listeners = new Set<ConfigChangeListener>();
   private inFlight: Promise<ConfigSnapshot> | undefined;
 
   private constructor(
@@ -48,14 +44,6 @@ export class ConfigStore {
     return this.inFlight;
   }
 
-  /** Called after every generation change; returns a function that unsubscribes. */
-  onChange(listener: ConfigChangeListener): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
-  }
-
   private async filesChanged(): Promise<boolean> {
     for (const previous of this.fingerprints) {
       if (!sameFingerprint(previous, await fingerprintFile(previous.path))) return true;
@@ -75,13 +63,6 @@ export class ConfigStore {
       return this.snapshot;
     }
     this.snapshot = Object.freeze({ ...probe.snapshot, generation: previous.generation + 1 });
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(this.snapshot, previous);
-      } catch (error) {
-        log.error("configuration change listener failed", { error });
-      }
-    }
     return this.snapshot;
   }
 }

@@ -4,8 +4,7 @@
  * every key not listed (roots, [http], [log], and any future key naming commands to run) is
  * ignored with a warning. A new key a project may tighten gets one line here.
  */
-import { LIMITS } from "../core/limits.ts";
-import type { ConfigFile } from "./schema.ts";
+import { type ConfigFile, DEFAULT_CONFIG } from "./schema.ts";
 
 export type ProjectPermission =
   /** Any valid value: the key only narrows something the project itself declares. */
@@ -34,8 +33,8 @@ export const PROJECT_PERMISSIONS: Readonly<Record<string, ProjectPermission>> = 
   "hook.mode": { kind: "tighten", direction: '"deny"', isTightening: (value) => value === "deny" },
   // The code index: a project may stop persisting and lower the limits (never above the defaults), and say how its own files parse.
   "index.persist": { kind: "tighten", direction: "false", isTightening: (value) => value === false },
-  "index.max_files": atMost(LIMITS.intel.index.defaultMaxFiles),
-  "index.max_file_bytes": atMost(LIMITS.intel.index.defaultMaxFileBytes),
+  "index.max_files": atMost(DEFAULT_CONFIG.index.max_files),
+  "index.max_file_bytes": atMost(DEFAULT_CONFIG.index.max_file_bytes),
   "languages.overrides": ANY,
   // A project may switch tools off (joining the user's list), never on: no profile, no enabled.
   "tools.disabled": { kind: "add" },

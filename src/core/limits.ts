@@ -1,6 +1,12 @@
 /**
- * Every limit ast-mcp enforces, in one auditable place.
- * Configurable limits appear here as the default the configuration schema starts from.
+ * The fixed caps ast-mcp enforces that a client or user can see: sizes, counts, depths and timeouts
+ * that show up in answers, errors, notes or the published table (docs/limits.md, generated from
+ * this file by scripts/gen-limits.ts and checked against it by test/core/limits-table.test.ts).
+ *
+ * Two kinds of number live elsewhere. The default of a configuration key lives with the schema
+ * (DEFAULT_CONFIG in src/config/schema.ts). Engine tuning — concurrency, batch and buffer sizes,
+ * growth factors, collection budgets — lives beside its module as a constructor option (or
+ * parameter) with a default, so a test can run the module with other values.
  */
 
 const KiB = 1024;
@@ -19,23 +25,13 @@ export const LIMITS = {
     maxFrameBytes: 10 * MiB,
     /** Error replies sent for one uninterrupted run of invalid frames (then one notice, then silence). */
     maxErrorRepliesPerRun: 64,
-    /** Bytes of outbound frames queued before stdin is paused until the queue drains. */
-    outboundHighWaterBytes: 8 * MiB,
     /** Request ids longer than this (as JSON text) are never echoed back. */
     maxEchoedIdChars: 256,
   },
 
   http: {
-    defaultHost: "127.0.0.1",
-    defaultPort: 3768,
     /** Request bodies larger than this get 413. */
     maxBodyBytes: 4 * MiB,
-    /** Default idle time after which a session is closed (config: [http].session_idle_minutes). */
-    defaultSessionIdleMinutes: 30,
-    /** Default cap on live sessions (config: [http].max_sessions); beyond it a new session gets 503. */
-    defaultMaxSessions: 256,
-    /** How often idle sessions are swept. */
-    idleSweepMs: 30_000,
   },
 
   shutdown: {
@@ -85,8 +81,6 @@ export const LIMITS = {
   },
 
   patch: {
-    /** Similarity a fuzzy Aider match needs by default (config: [safety].fuzzy_threshold). */
-    defaultFuzzyThreshold: 0.9,
     /** Bytes of unified diff returned by a preview before it is cut. */
     maxPreviewDiffBytes: 64 * KiB,
     /** Candidate files larger than this are refused. */
@@ -151,34 +145,17 @@ export const LIMITS = {
 
     /** The code index (src/intel/index/). */
     index: {
-      /** Files the index holds by default (config: [index].max_files; a project file may only lower it). */
-      defaultMaxFiles: 50_000,
       /**
        * Directory levels below a root the index walks; deeper ones are reported (skipped.tooDeep) and
        * left out. Listing a directory re-checks its path from the root, so the walk's cost grows with
        * the square of the depth; real trees stay far below this.
        */
       maxDirectoryDepth: 128,
-      maxFilesCeiling: 1_000_000,
-      /** Files larger than this are not indexed (config: [index].max_file_bytes; a project file may only lower it). */
-      defaultMaxFileBytes: 2 * MiB,
-      maxFileBytesCeiling: 64 * MiB,
-      /** Head of a file examined for minified (bundled) code. */
-      minifiedSniffBytes: 64 * KiB,
-      /** A line at least this long counts as minified; a head mostly made of such lines marks a bundle. */
-      minifiedLineChars: 1000,
       /**
        * Files parsing at once while indexing (on the libuv thread pool, 4 threads by default),
        * while the main thread reads files and extracts facts from finished trees.
        */
       concurrency: 4,
-      /**
-       * Source parsed between two requested garbage collections (see TreeBudget in
-       * src/syntax/languages.ts): dead syntax trees, tens of times their source in native memory,
-       * are otherwise freed only when V8 happens to collect. 512 KiB: on the Go corpus 37 MB less
-       * resident after the cold index than 1 MiB, for 5% more index time.
-       */
-      treeReleaseBytes: 512 * KiB,
       /** The buffer files are read into while indexed or searched grows up to this; a larger file gets a buffer of its own. */
       readScratchBytes: 2 * MiB,
       /** Synchronous index work (directory listings, file reads) done before the event loop gets a turn. */
@@ -316,10 +293,6 @@ export const LIMITS = {
     },
 
     search: {
-      /** Lines per window when a file (or a long symbol, or the code between symbols) is cut into chunks. */
-      chunkWindowLines: 40,
-      /** A symbol up to this many lines is one chunk; a longer one is split into its members and windows. */
-      maxSymbolChunkLines: 80,
       /** Results search returns by default, and at most. */
       defaultTopK: 10,
       maxTopK: 50,
@@ -327,31 +300,12 @@ export const LIMITS = {
       snippetLines: 6,
       /** Characters of one snippet line before it is cut. */
       snippetLineChars: 160,
-      /** Bytes of recently shown file texts kept for snippets (keyed by content hash, so never stale). */
-      snippetCacheBytes: 8 * MiB,
       /** Distinct query terms used (the rest are ignored and reported). */
       maxQueryTerms: 32,
       /** Files larger than this are left out of source chunks (their symbols still count). */
       maxChunkedFileBytes: 1024 * KiB,
-      /** Files whose chunks are built at once while the search index catches up. */
-      buildConcurrency: 16,
-      /**
-       * Term-chunk pairs added since the last merge (over all fields) that make the search index fold
-       * them into its sorted main arrays at once: bounds the memory of the append log while a large
-       * tree is indexed (14 bytes a pair there, 5 once merged).
-       */
-      mergeTailPairs: 1 << 18,
-      /**
-       * Growth of the postings' main arrays when a merge outgrows them, and the spare room (a share
-       * of the used size) up to which arrays are left as they are after a build instead of copied
-       * to fit: every large copy is one more freed buffer the allocator keeps resident.
-       */
-      postingsGrowth: 1.5,
-      trimSpareShare: 0.25,
       /** Import-graph hops from contextFile that still earn a proximity boost. */
       proximityMaxHops: 3,
-      /** Texts handed to an embedder in one call. */
-      embedBatchSize: 64,
     },
 
     run: {
@@ -361,30 +315,11 @@ export const LIMITS = {
       maxListedMatches: 200,
       /** Characters of matched text and of each capture shown per match. */
       maxMatchTextChars: 200,
-      /** Files read at once for the literal pre-filter. */
-      readConcurrency: 16,
       /** Files larger than this are not searched (generated bundles). */
       maxFileBytes: 4 * MiB,
       /** Diff bytes returned per file of a dry run, and in total. */
       maxDiffBytesPerFile: 16 * KiB,
       maxDiffBytesTotal: 40 * KiB,
-      /**
-       * Source handed to one findInFiles call; the batch's syntax trees are released before the
-       * next starts. Given every file at once, the native side kept hundreds of trees (tens of
-       * times their source) in flight. Each batch boundary costs two full collections.
-       */
-      batchBytes: 4 * MiB,
-      /**
-       * Share of a batch's matching time the full collections after it may take before run
-       * switches to young-generation collections (cheaper with a large heap, but they free fewer trees).
-       */
-      fullCollectionShare: 0.25,
-      /** Delay after a run before its dead trees are collected (releaseTreesLater): the answer goes out first. */
-      releaseDelayMs: 20,
-      /** Longest wait for native match results still queued when findInFiles has resolved (then the files are matched in JavaScript). */
-      lateResultsMs: 30_000,
-      /** Progress notifications sent at most this often during a wide run. */
-      progressIntervalMs: 200,
     },
 
     squeeze: {
@@ -409,12 +344,6 @@ export const LIMITS = {
   },
 
   journal: {
-    /** Committed batches kept for undo (config: [journal].max_batches). */
-    defaultMaxBatches: 500,
-    /** Bytes of before-images kept for undo (config: [journal].max_bytes). */
-    defaultMaxBytes: 512 * MiB,
-    /** Days a batch stays undoable (config: [journal].max_age_days). */
-    defaultMaxAgeDays: 14,
     /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
     listIntervalMs: 5_000,
     /** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
@@ -422,8 +351,6 @@ export const LIMITS = {
   },
 
   format: {
-    /** Default timeout of an external formatter (config: formatters[].timeout_ms). */
-    externalTimeoutMs: 10_000,
     /** Bytes an external formatter may print before it is stopped. */
     externalMaxOutputBytes: 32 * MiB,
     /** Characters of an external formatter's stderr (or a plugin's error) quoted in format_failed. */
@@ -442,12 +369,6 @@ export const LIMITS = {
   },
 
   hosts: {
-    /** glibc malloc arenas the server may use on Linux (MALLOC_ARENA_MAX in installed entries; see serverEnvironment). */
-    mallocArenas: 2,
-    /** Allocations from this size up get their own mapping, handed back to the system when freed (MALLOC_MMAP_THRESHOLD_ on Linux). */
-    mallocMmapThresholdBytes: 128 * KiB,
-    /** MiB of V8's young generation per semi-space (--max-semi-space-size in installed entries' NODE_OPTIONS). */
-    youngSemiSpaceMiB: 2,
     /** Seconds a host waits for `ast-mcp hook` (written into each host's hook entry). */
     hookTimeoutSeconds: 10,
     /** Bytes of hook payload read from stdin; a larger payload is allowed with a warning. */
@@ -456,8 +377,6 @@ export const LIMITS = {
     hookMaxCommandChars: 64 * KiB,
     /** Levels of `bash -c '…'` and `eval` the hook follows before treating the rest as unknown. */
     hookMaxShellDepth: 4,
-    /** Repositories whose [hook] settings the hook remembers between runs (hook-settings.json in the state directory). */
-    hookSettingsCacheEntries: 64,
     /** Host configuration files larger than this are reported and left untouched. */
     maxConfigFileBytes: 16 * MiB,
     /** How long `install --service` waits for GET /healthz to answer. */

@@ -85,7 +85,7 @@ export class FileState {
 }
 
 /** Folders between the nearest existing ancestor and `file`, outermost first. */
-export async function missingDirs(file: string): Promise<string[]> {
+async function missingDirs(file: string): Promise<string[]> {
   const missing: string[] = [];
   let dir = path.dirname(file);
   for (;;) {
@@ -101,7 +101,7 @@ export async function missingDirs(file: string): Promise<string[]> {
   }
 }
 
-export function toSlot(spec: JsonSlotSpec): JsonSlot {
+function toSlot(spec: JsonSlotSpec): JsonSlot {
   if ("key" in spec) return { container: spec.container, key: spec.key };
   const host = spec.hookFor;
   return { container: spec.container, matches: (value) => isOurHookGroup(value, host) };

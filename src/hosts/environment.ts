@@ -39,7 +39,7 @@ export function xdgConfigHome(he: HostEnvironment): string {
 }
 
 /** %APPDATA% (Roaming) on Windows. */
-export function appData(he: HostEnvironment): string {
+function appData(he: HostEnvironment): string {
   return absoluteFromEnv(he, "APPDATA") ?? joinPath(he, he.home, "AppData", "Roaming");
 }
 

@@ -25,7 +25,7 @@ export class ExecutableError extends Error {
 }
 
 /** Folders that package runners delete when they like (npx, bunx, pnpm dlx, yarn dlx). */
-export function isEphemeralLocation(location: string): boolean {
+function isEphemeralLocation(location: string): boolean {
   const segments = location.split(/[\\/]+/);
   return segments.some((segment) => segment === "_npx" || segment.startsWith("bunx-") || segment.startsWith("dlx-") || segment === ".pnpm-dlx" || segment === "xfs-");
 }

@@ -26,13 +26,13 @@ export function findPackageRoot(start: string): string | undefined {
 let cachedRoot: string | undefined;
 
 /** This package's root: dist/cli.js and src/hosts/*.ts both live below it. */
-export function packageRoot(): string {
+function packageRoot(): string {
   cachedRoot ??= findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
   if (!cachedRoot) throw new Error("cannot find the ast-mcp package root (package.json) above the running code");
   return cachedRoot;
 }
 
-export function templatesDir(root = packageRoot()): string {
+function templatesDir(root = packageRoot()): string {
   return path.join(root, "templates");
 }
 

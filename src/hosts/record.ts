@@ -11,7 +11,7 @@ import type { JsonEditTrace } from "../helpers/json-edit.ts";
 import { stateDir, type HostEnvironment } from "./environment.ts";
 import { TARGETS, type JsonSlotSpec, type Scope, type Target } from "./targets.ts";
 
-export const RECORD_FILE_NAME = "install-record.json";
+const RECORD_FILE_NAME = "install-record.json";
 
 const TargetSchema = z.enum(TARGETS);
 const SlotSchema = z.union([
@@ -65,7 +65,6 @@ const InstallSchema = z.object({
 const RecordSchema = z.object({ version: z.literal(1), installs: z.array(InstallSchema) });
 
 export type ArtifactRecord = z.infer<typeof ArtifactSchema>;
-export type JsonArtifactRecord = Extract<ArtifactRecord, { kind: "json" }>;
 export type ServiceRecord = z.infer<typeof ServiceSchema>;
 export type InstallRecord = z.infer<typeof InstallSchema>;
 export type InstallRecordFile = z.infer<typeof RecordSchema>;

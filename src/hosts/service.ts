@@ -16,9 +16,9 @@ import { renderSystemdCommand, renderSystemdEnvironment } from "../helpers/syste
 import { astMcpConfigDir, joinPath, xdgConfigHome, type HostEnvironment } from "./environment.ts";
 import { serverEnvironment } from "./targets.ts";
 
-export const SERVICE_NAME = "ast-mcp.service";
-export const LAUNCHD_LABEL = "dev.ast-mcp.server";
-export const TOKEN_FILE_NAME = "service-token";
+const SERVICE_NAME = "ast-mcp.service";
+const LAUNCHD_LABEL = "dev.ast-mcp.server";
+const TOKEN_FILE_NAME = "service-token";
 /** The variable the service reads its token file path from (the [http].token_file setting). */
 export const TOKEN_FILE_ENV = "AST_MCP_HTTP_TOKEN_FILE";
 
@@ -67,7 +67,7 @@ export interface ServiceSpec {
   argv: string[];
 }
 
-export function tokenFilePath(he: HostEnvironment): string {
+function tokenFilePath(he: HostEnvironment): string {
   return joinPath(he, astMcpConfigDir(he), TOKEN_FILE_NAME);
 }
 

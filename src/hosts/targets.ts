@@ -38,14 +38,26 @@ export const TARGET_TITLES: Readonly<Record<Target, string>> = {
  * - On Linux, MALLOC_MMAP_THRESHOLD_: without it glibc raises its mapping threshold each time a
  *   large block is freed, so the search index's replaced arrays land in the heap and stay resident.
  * On the Go corpus (bench/intel.ts) the server's peak RSS was 723 MB with none of them, 556–582 MB
- * with the arenas alone and 486–489 MB with all three (with the search build's memory changes).
+ * with the arenas alone and 486–489 MB with all three (with the search build's memory changes);
+ * measured again in December 2026: 483 MB with them, 631 MB without (+31%), for the same CPU time.
  * An entry's NODE_OPTIONS replaces one the host would pass on.
  */
-export function serverEnvironment(platform: NodeJS.Platform): Record<string, string> {
-  const node = { NODE_OPTIONS: `--max-semi-space-size=${LIMITS.hosts.youngSemiSpaceMiB}` };
+export function serverEnvironment(platform: NodeJS.Platform, tuning: ServerMemoryTuning = SERVER_MEMORY_TUNING): Record<string, string> {
+  const node = { NODE_OPTIONS: `--max-semi-space-size=${tuning.youngSemiSpaceMiB}` };
   if (platform !== "linux") return node;
-  return { ...node, MALLOC_ARENA_MAX: String(LIMITS.hosts.mallocArenas), MALLOC_MMAP_THRESHOLD_: String(LIMITS.hosts.mallocMmapThresholdBytes) };
+  return { ...node, MALLOC_ARENA_MAX: String(tuning.mallocArenas), MALLOC_MMAP_THRESHOLD_: String(tuning.mallocMmapThresholdBytes) };
 }
+
+export interface ServerMemoryTuning {
+  /** MiB of V8's young generation per semi-space (--max-semi-space-size). */
+  youngSemiSpaceMiB: number;
+  /** glibc malloc arenas the server may use on Linux (MALLOC_ARENA_MAX). */
+  mallocArenas: number;
+  /** Allocations from this size up get their own mapping, handed back to the system when freed (MALLOC_MMAP_THRESHOLD_ on Linux). */
+  mallocMmapThresholdBytes: number;
+}
+
+const SERVER_MEMORY_TUNING: ServerMemoryTuning = { youngSemiSpaceMiB: 2, mallocArenas: 2, mallocMmapThresholdBytes: 128 * 1024 };
 
 export type ServerLaunch =
   | { transport: "stdio"; command: string; env: Record<string, string> }

@@ -14,7 +14,7 @@ import path from "node:path";
 import type { Formatter as DprintFormatter, GlobalConfiguration } from "@dprint/formatter";
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser/lib/esm/main.js";
 import picomatch from "picomatch";
-import type { ExternalFormatter } from "../config/schema.ts";
+import { EXTERNAL_FORMATTER_TIMEOUT_MS, type ExternalFormatter } from "../config/schema.ts";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -411,7 +411,7 @@ export class Formatters {
 
   /** Runs an external formatter with `input` on stdin; throws format_failed when it cannot finish. */
   private runExternal(formatter: ExternalFormatter, filePath: string, input: string): Promise<ExternalRun> {
-    const timeoutMs = formatter.timeout_ms ?? LIMITS.format.externalTimeoutMs;
+    const timeoutMs = formatter.timeout_ms ?? EXTERNAL_FORMATTER_TIMEOUT_MS;
     const args = (formatter.args ?? []).map((arg) => arg.replaceAll("{path}", filePath));
     const fail = (message: string, details: Record<string, unknown> = {}) =>
       new ToolError("format_failed", `The external formatter ${formatter.command} ${message} (file ${filePath}).`, { details: { formatter: formatter.command, ...details } });

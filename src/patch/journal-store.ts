@@ -22,6 +22,7 @@ import { log } from "../core/log.ts";
 import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeFileUnsynced } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
+import { DEFAULT_CONFIG } from "../config/schema.ts";
 
 export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
 export type OpKind = "write" | "delete" | "rename" | "chmod";
@@ -79,9 +80,9 @@ export interface JournalLimits {
 }
 
 export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
-  maxBatches: LIMITS.journal.defaultMaxBatches,
-  maxBytes: LIMITS.journal.defaultMaxBytes,
-  maxAgeDays: LIMITS.journal.defaultMaxAgeDays,
+  maxBatches: DEFAULT_CONFIG.journal.max_batches,
+  maxBytes: DEFAULT_CONFIG.journal.max_bytes,
+  maxAgeDays: DEFAULT_CONFIG.journal.max_age_days,
 };
 
 /** The [journal] configuration table as limits. */

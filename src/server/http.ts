@@ -45,7 +45,7 @@ export interface HttpOptions {
   version: string;
   /** Builds the MCP server for one session. */
   createServer: (sessionId: string) => Server;
-  /** How often idle sessions are looked for; defaults to LIMITS.http.idleSweepMs or the idle time, whichever is shorter. */
+  /** How often idle sessions are looked for; defaults to IDLE_SWEEP_MS or the idle time, whichever is shorter. */
   idleSweepMs?: number;
 }
 
@@ -60,7 +60,7 @@ export interface HttpHandle {
 }
 
 /** Thrown by startHttpServer when the configuration makes serving unsafe. */
-export class HttpStartError extends Error {
+class HttpStartError extends Error {
   readonly code: "token_required";
   constructor(code: "token_required", message: string) {
     super(message);
@@ -70,6 +70,8 @@ export class HttpStartError extends Error {
 }
 
 const MCP_PATH = "/mcp";
+/** How often idle sessions are swept by default (see HttpServerOptions.idleSweepMs). */
+const IDLE_SWEEP_MS = 30_000;
 
 function tokenRequiredMessage(host: string): string {
   return [
@@ -193,7 +195,7 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
   });
   nodeServer.on("error", (error) => log.error("http server error", { error }));
 
-  const sweepMs = options.idleSweepMs ?? Math.min(LIMITS.http.idleSweepMs, options.sessionIdleMs);
+  const sweepMs = options.idleSweepMs ?? Math.min(IDLE_SWEEP_MS, options.sessionIdleMs);
   const sweepTimer = setInterval(() => void sessions.sweepIdle(), sweepMs);
   sweepTimer.unref();
 

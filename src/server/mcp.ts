@@ -93,12 +93,12 @@ function describeTools(tools: readonly AnyTool[]): Tool[] {
   return described;
 }
 
-export function errorResult(payload: ToolErrorPayload): CallToolResult {
+function errorResult(payload: ToolErrorPayload): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: payload }) }] };
 }
 
 /** Names the first failing field the way a caller wrote it, e.g. `files[0].startLine`. */
-export function invalidInput(toolName: string, error: z.ZodError): ToolError {
+function invalidInput(toolName: string, error: z.ZodError): ToolError {
   const issue = error.issues[0];
   const path = issue ? formatIssuePath(issue.path) : "";
   const field = path === "" ? "arguments" : path;

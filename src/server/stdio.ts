@@ -12,7 +12,10 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 
-export type StdioLimits = { readonly [K in keyof typeof LIMITS.stdio]: number };
+/** Tuning: bytes of outbound frames queued before stdin is paused until the queue drains. */
+const OUTBOUND_HIGH_WATER_BYTES = 8 * 1024 * 1024;
+
+export type StdioLimits = { readonly [K in keyof typeof LIMITS.stdio | "outboundHighWaterBytes"]: number };
 
 export interface StdioTransportOptions {
   input?: Readable;
@@ -116,7 +119,7 @@ export class StdioTransport implements Transport {
   constructor(options: StdioTransportOptions = {}) {
     this.#input = options.input ?? process.stdin;
     this.#output = options.output ?? process.stdout;
-    this.#limits = { ...LIMITS.stdio, ...options.limits };
+    this.#limits = { ...LIMITS.stdio, outboundHighWaterBytes: OUTBOUND_HIGH_WATER_BYTES, ...options.limits };
     this.#inputEndGraceMs = options.inputEndGraceMs ?? LIMITS.shutdown.graceMs;
   }
 

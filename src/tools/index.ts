@@ -1,6 +1,7 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
 import type { AnyTool } from "./contract.ts";
 import type { ToolServices } from "./services.ts";
+import { SearchService } from "../intel/search/index.ts";
 import { CALL_TOOLS } from "./calls.ts";
 import { documentQueryTool } from "./document.ts";
 import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "./files.ts";
@@ -32,6 +33,7 @@ export const TOOLS: AnyTool[] = [
 /** Builds the services one process's tools share; the composition root calls it once. */
 export function createToolServices(): ToolServices {
   return {
+    search: new SearchService(),
     closeSession(sessionId) {
       closeWriteSession(sessionId);
     },

@@ -12,9 +12,8 @@ import { log } from "../core/log.ts";
 import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
-import { type LanguageId, languageIdFromName } from "../syntax/index.ts";
-import { type Chunk, type ChunkFile, type DefinedSymbol, type RefreshReport, SearchIndex } from "../intel/search/index.ts";
-import { hopsFrom, snippetOf } from "../intel/search/present.ts";
+import { languageIdFromName, type LanguageId } from "../syntax/index.ts";
+import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph.ts";
@@ -90,7 +89,7 @@ async function prepare(context: ToolContext): Promise<Prepared> {
   const index = CodeIndex.forContext(context);
   const indexProgress = progress.phase();
   const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
-  const search = SearchIndex.for(index);
+  const search = context.services.search.indexFor(index);
   const chunkProgress = progress.phase();
   const refresh = await search.refresh({ signal: context.signal, ...(chunkProgress ? { onProgress: chunkProgress } : {}) });
   return { index, search, coverage, refresh };
@@ -120,42 +119,19 @@ function parseLanguages(names: readonly string[] | undefined): Set<LanguageId> |
   return ids;
 }
 
-/**
- * Texts of recently shown files, keyed by path and content hash (so a changed file is never served
- * stale), bounded in bytes: repeated searches mostly show the same files.
- */
-const recentTexts = new Map<string, string>();
-let recentBytes = 0;
-
-function remember(key: string, text: string): void {
-  if (recentTexts.has(key) || text.length * 2 > LIMITS.intel.search.snippetCacheBytes) return;
-  recentTexts.set(key, text);
-  recentBytes += text.length * 2;
-  for (const [oldKey, oldText] of recentTexts) {
-    if (recentBytes <= LIMITS.intel.search.snippetCacheBytes) break;
-    recentTexts.delete(oldKey);
-    recentBytes -= oldText.length * 2;
-  }
-}
-
-/** Reads result files once each for snippets; a file that cannot be read shows no snippet lines. */
-function textReader(index: CodeIndex) {
+/** Reads result files once each for snippets (recent ones from `recent`); a file that cannot be read shows no snippet lines. */
+function textReader(index: CodeIndex, recent: RecentTexts) {
   const pending = new Map<string, Promise<string | undefined>>();
   return (file: IndexedFile | undefined): Promise<string | undefined> => {
     if (!file) return Promise.resolve(undefined);
     const key = `${file.real}\u0000${file.sha256}`;
-    const known = recentTexts.get(key);
-    if (known !== undefined) {
-      // Refresh its place in the eviction order.
-      recentTexts.delete(key);
-      recentTexts.set(key, known);
-      return Promise.resolve(known);
-    }
+    const known = recent.get(key);
+    if (known !== undefined) return Promise.resolve(known);
     let text = pending.get(key);
     if (!text) {
       text = index.text(file).then(
         (loaded) => {
-          remember(key, loaded);
+          recent.remember(key, loaded);
           return loaded;
         },
         (error: unknown) => {
@@ -246,7 +222,7 @@ export const searchTool = defineTool({
     const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
     if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
     if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
-    const read = textReader(prepared.index);
+    const read = textReader(prepared.index, context.services.search.recentTexts);
     const results = await Promise.all(
       found.hits.map(async (hit) => ({ ...(await present(hit.chunk, read, prepared.index, found.terms, hit.focus)), score: score(hit.score), signals: [...new Set(hit.signals)] })),
     );
@@ -288,7 +264,7 @@ export const findRelatedTool = defineTool({
     const prepared = await prepare(context);
     const file = prepared.index.get(resolved.real) ?? (await prepared.index.fileFor(resolved));
     if (line > Math.max(file.lines, 1)) throw new ToolError("invalid_range", `line ${line} is past the end of ${file.display} (${plural(file.lines, "line")}).`);
-    const read = textReader(prepared.index);
+    const read = textReader(prepared.index, context.services.search.recentTexts);
     // The anchor's identifiers are read from its text (the index keeps no copy of the source); a failed read reports why.
     const text = (await read(file)) ?? (await prepared.index.text(file));
     const anchor = prepared.search.chunkAt(file.real, line) ?? prepared.search.transientChunkAt(file, text, line);

@@ -30,32 +30,26 @@ test("refresh() without file changes keeps the same snapshot", async () => {
   expect(store.current()).toBe(first);
 });
 
-test("a real change bumps the generation once and notifies listeners", async () => {
+test("a real change bumps the generation once; same-content and comment-only edits leave it alone", async () => {
   await fx.writeUser("[http]\nport = 4000\n");
   const store = await ConfigStore.open({ cwd: fx.project, env: fx.env });
-  const seen: Array<[number, number]> = [];
-  const unsubscribe = store.onChange((next, previous) => seen.push([previous.generation, next.generation]));
 
   await rewrite(fx.userFile, "[http]\nport = 4001\n", 1);
   const second = await store.refresh();
   expect(second.generation).toBe(2);
   expect(second.config.http.port).toBe(4001);
-  expect(seen).toEqual([[1, 2]]);
 
   // Touching the file with the same content re-reads but changes nothing effective.
   await rewrite(fx.userFile, "[http]\nport = 4001\n", 2);
   const third = await store.refresh();
   expect(third.generation).toBe(2);
-  expect(seen).toHaveLength(1);
 
   // A comment-only edit also leaves the generation alone.
   await rewrite(fx.userFile, "# tuned\n[http]\nport = 4001\n", 3);
   expect((await store.refresh()).generation).toBe(2);
 
-  unsubscribe();
   await rewrite(fx.userFile, "[http]\nport = 4002\n", 4);
   expect((await store.refresh()).generation).toBe(3);
-  expect(seen).toHaveLength(1);
 });
 
 test("a project file appearing, and a new problem without an effective change", async () => {

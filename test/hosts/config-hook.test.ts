@@ -93,7 +93,7 @@ describe("[hook] settings remembered between hook runs", () => {
   });
 
   test("the cache checks files with the same fingerprints the loader records", async () => {
-    const { home, root, cleanup } = await setup("", "");
+    const { root, cleanup } = await setup("", "");
     try {
       const file = join(root, "ast-mcp.toml");
       const cases = [file, join(root, "missing.toml"), join(file, "under-a-file.toml"), join(root, "x".repeat(300))];

@@ -82,7 +82,7 @@ export interface GoldenFile {
 const SECTION = /^==> (.+)$/;
 
 /** Parses a golden file: comment header, a "---" line, then "==> label" sections with exact contents. */
-export function parseGolden(text: string): GoldenFile {
+function parseGolden(text: string): GoldenFile {
   const separator = text.indexOf("\n---\n");
   if (separator === -1) throw new Error("golden file has no --- separator");
   const header = text.slice(0, separator + 1);
@@ -104,7 +104,7 @@ export function parseGolden(text: string): GoldenFile {
   return { header, sections };
 }
 
-export function renderGolden(golden: GoldenFile): string {
+function renderGolden(golden: GoldenFile): string {
   let text = `${golden.header}---\n`;
   for (const [label, body] of golden.sections) text += `==> ${label}\n${body}`;
   return text;

@@ -164,4 +164,10 @@ describe("the server's environment", () => {
     expect(entryValue("claude", "local", { transport: "stdio", command: "ast-mcp", env: serverEnvironment("linux") })).toEqual({ type: "stdio", command: "ast-mcp", args: ["mcp"], env: linux });
     expect(entryValue("codex", "global", { transport: "stdio", command: "ast-mcp", env: {} })).toEqual({ command: "ast-mcp", args: ["mcp"] });
   });
+
+  test("the memory settings come from the tuning it is given", () => {
+    const tuning = { youngSemiSpaceMiB: 4, mallocArenas: 1, mallocMmapThresholdBytes: 65_536 };
+    expect(serverEnvironment("linux", tuning)).toEqual({ NODE_OPTIONS: "--max-semi-space-size=4", MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "65536" });
+    expect(serverEnvironment("darwin", tuning)).toEqual({ NODE_OPTIONS: "--max-semi-space-size=4" });
+  });
 });

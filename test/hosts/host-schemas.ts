@@ -30,7 +30,7 @@ const CommandHook = z.strictObject({
   args: z.array(z.string()).optional(),
 });
 const HookMatcher = z.strictObject({ matcher: z.string().optional(), hooks: z.array(z.union([CommandHook, z.looseObject({ type: z.string() })])) });
-export const ClaudeSettings = z.looseObject({ hooks: z.record(z.string(), z.array(HookMatcher)).optional() });
+const ClaudeSettings = z.looseObject({ hooks: z.record(z.string(), z.array(HookMatcher)).optional() });
 
 // codex-rs/core/config.schema.json (McpServerConfig): a stdio or a streamable HTTP transport.
 const CodexServer = z.union([
@@ -44,7 +44,7 @@ const CopilotServer = z.union([
   z.strictObject({ type: z.enum(["http", "sse"]), url: z.string().url(), headers: StringMap.optional(), tools: z.array(z.string()).optional() }),
 ]);
 // docs.github.com hooks-configuration: version 1, camelCase events, command entries with bash/powershell.
-export const CopilotHookFile = z.strictObject({
+const CopilotHookFile = z.strictObject({
   version: z.literal(1),
   hooks: z.partialRecord(
     z.enum(["sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "postToolUse", "errorOccurred", "agentStop"]),

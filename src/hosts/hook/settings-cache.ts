@@ -8,7 +8,6 @@
  */
 import { promises as fs, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { LIMITS } from "../../core/limits.ts";
 import { type FileFingerprint, fingerprintOf, sameFingerprint } from "../../config/fingerprint.ts";
 import { stateDirectory } from "../../config/state-dir.ts";
 import type { HookSettings } from "./decide.ts";
@@ -107,6 +106,8 @@ export async function cachedHookSettings(
   repoRoot: string,
   env: NodeJS.ProcessEnv,
   load: () => Promise<LoadedHookSettings & { fingerprints: FileFingerprint[] }>,
+  /** Repositories remembered in the cache file; the least recently loaded beyond this are dropped. */
+  maxEntries = 64,
 ): Promise<LoadedHookSettings> {
   const key = settingsCacheKey(repoRoot, env);
   let file: string | undefined;
@@ -124,7 +125,7 @@ export async function cachedHookSettings(
   const loaded = await load();
   if (file !== undefined) {
     const fresh: CacheEntry = { key, fingerprints: loaded.fingerprints, settings: loaded.settings, warnings: loaded.warnings, savedAt: Date.now() };
-    const kept = [fresh, ...entries.filter((entry) => entry.key !== key)].slice(0, LIMITS.hosts.hookSettingsCacheEntries);
+    const kept = [fresh, ...entries.filter((entry) => entry.key !== key)].slice(0, maxEntries);
     await saveEntries(file, kept).catch(() => {});
   }
   return { settings: loaded.settings, warnings: loaded.warnings };

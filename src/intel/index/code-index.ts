@@ -22,6 +22,7 @@ import { lstatSync, type Stats } from "node:fs";
 import path from "node:path";
 import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
 import type { ConfigSnapshot } from "../../config/types.ts";
+import { DEFAULT_CONFIG } from "../../config/schema.ts";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
@@ -44,8 +45,8 @@ export type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats, 
 
 export const DEFAULT_INDEX_SETTINGS: IndexSettings = {
   persist: true,
-  maxFiles: LIMITS.intel.index.defaultMaxFiles,
-  maxFileBytes: LIMITS.intel.index.defaultMaxFileBytes,
+  maxFiles: DEFAULT_CONFIG.index.max_files,
+  maxFileBytes: DEFAULT_CONFIG.index.max_file_bytes,
   languageOverrides: {},
 };
 

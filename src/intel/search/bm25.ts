@@ -12,8 +12,8 @@
  *   build does not leave a discarded copy of the main part behind at every merge (the allocator
  *   kept that memory).
  */
-import { LIMITS } from "../../core/limits.ts";
-import { withSlack, worthTrimming } from "./dictionary.ts";
+import { grown, withSlack, worthTrimming } from "./arrays.ts";
+import { type ScoreBoard, topOf } from "./ranking.ts";
 import type { TermCounter } from "./tokenize.ts";
 
 /** Okapi BM25 parameters: term-frequency saturation and length normalization. */
@@ -22,14 +22,6 @@ const B = 0.75;
 const MAX_TERM_FREQUENCY = 0xffff;
 /** Frequencies from this up live in the main part's overflow map. */
 const BYTE_OVERFLOW = 0xff;
-
-function grownInt32(array: Int32Array<ArrayBuffer>, needed: number, fill = 0): Int32Array<ArrayBuffer> {
-  if (needed <= array.length) return array;
-  const grown = new Int32Array(Math.max(array.length * 2, needed));
-  grown.set(array);
-  if (fill !== 0) grown.fill(fill, array.length);
-  return grown;
-}
 
 function resizedUint32(array: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
   if (length === array.length) return array;
@@ -54,158 +46,6 @@ export class Liveness {
   has(id: number): boolean {
     return this.flags[id] === 1;
   }
-}
-
-/**
- * Per-query scores by chunk id, reused from query to query: a stamp marks the chunks touched in the
- * current round, so nothing is cleared between rounds.
- */
-export class ScoreBoard {
-  scores = new Float64Array(1024);
-  stamps = new Int32Array(1024);
-  touched = new Int32Array(1024);
-  size = 0;
-  round = 1;
-
-  /** Starts a round over chunk ids below `capacity`. */
-  begin(capacity: number): void {
-    if (capacity > this.scores.length) {
-      const length = Math.max(capacity, this.scores.length * 2);
-      this.scores = new Float64Array(length);
-      this.stamps = new Int32Array(length);
-      this.round = 0;
-    }
-    this.size = 0;
-    this.round++;
-    if (this.round === 0x7fffffff) {
-      this.stamps.fill(0);
-      this.round = 1;
-    }
-  }
-
-  add(id: number, value: number): void {
-    if (this.stamps[id] === this.round) {
-      this.scores[id]! += value;
-      return;
-    }
-    this.stamps[id] = this.round;
-    this.scores[id] = value;
-    if (this.size === this.touched.length) this.touched = grownInt32(this.touched, this.size + 1);
-    this.touched[this.size++] = id;
-  }
-
-  has(id: number): boolean {
-    return this.stamps[id] === this.round;
-  }
-
-  /**
-   * The touched ids, best first, at most `limit`: a bounded heap, so a common term does not sort
-   * every chunk. Ties go to `tieBreak` (default: lower id).
-   */
-  top(limit: number, tieBreak?: (a: number, b: number) => number): number[] {
-    return topOf(this.touched, this.size, this.scores, limit, tieBreak);
-  }
-}
-
-/**
- * The `limit` best of ids[0, count) by scores[id], best first; ties go to `tieBreak` (default: lower
- * id). A min-heap of the best so far (root: the worst of them) holds their ids and scores side by
- * side; the default order is written out inline, since this runs once per scored chunk.
- */
-export function topOf(ids: Int32Array, count: number, scores: Float64Array, limit: number, tieBreak?: (a: number, b: number) => number): number[] {
-  if (limit <= 0 || count === 0) return [];
-  const size = Math.min(limit, count);
-  const heapIds = new Int32Array(size);
-  const heapScores = new Float64Array(size);
-  let heapSize = 0;
-  if (tieBreak === undefined) {
-    for (let index = 0; index < count; index++) {
-      const id = ids[index]!;
-      const score = scores[id]!;
-      let at: number;
-      if (heapSize < size) {
-        // Sift up from the end.
-        at = heapSize++;
-        while (at > 0) {
-          const parent = (at - 1) >> 1;
-          const parentScore = heapScores[parent]!;
-          if (!(score < parentScore || (score === parentScore && id > heapIds[parent]!))) break;
-          heapIds[at] = heapIds[parent]!;
-          heapScores[at] = parentScore;
-          at = parent;
-        }
-      } else {
-        const worst = heapScores[0]!;
-        if (score < worst || (score === worst && id > heapIds[0]!)) continue;
-        // Replace the root and sift down.
-        at = 0;
-        for (;;) {
-          const left = 2 * at + 1;
-          if (left >= heapSize) break;
-          const right = left + 1;
-          let child = left;
-          if (right < heapSize && (heapScores[right]! < heapScores[left]! || (heapScores[right] === heapScores[left] && heapIds[right]! > heapIds[left]!))) child = right;
-          const childScore = heapScores[child]!;
-          if (!(childScore < score || (childScore === score && heapIds[child]! > id))) break;
-          heapIds[at] = heapIds[child]!;
-          heapScores[at] = childScore;
-          at = child;
-        }
-      }
-      heapIds[at] = id;
-      heapScores[at] = score;
-    }
-    return drain(heapIds, heapScores, heapSize, (aScore, aId, bScore, bId) => aScore < bScore || (aScore === bScore && aId > bId));
-  }
-  // Whether entry (aScore, aId) ranks below (bScore, bId).
-  const below = (aScore: number, aId: number, bScore: number, bId: number) => aScore < bScore || (aScore === bScore && tieBreak(aId, bId) > 0);
-  for (let index = 0; index < count; index++) {
-    const id = ids[index]!;
-    const score = scores[id]!;
-    if (heapSize < size) {
-      let at = heapSize++;
-      while (at > 0) {
-        const parent = (at - 1) >> 1;
-        if (!below(score, id, heapScores[parent]!, heapIds[parent]!)) break;
-        heapIds[at] = heapIds[parent]!;
-        heapScores[at] = heapScores[parent]!;
-        at = parent;
-      }
-      heapIds[at] = id;
-      heapScores[at] = score;
-    } else if (below(heapScores[0]!, heapIds[0]!, score, id)) {
-      siftDown(heapIds, heapScores, heapSize, id, score, below);
-    }
-  }
-  return drain(heapIds, heapScores, heapSize, below);
-}
-
-/** Puts (id, score) at the root of the heap and moves it down to its place. */
-function siftDown(heapIds: Int32Array, heapScores: Float64Array, heapSize: number, id: number, score: number, below: (aScore: number, aId: number, bScore: number, bId: number) => boolean): void {
-  let at = 0;
-  for (;;) {
-    const left = 2 * at + 1;
-    if (left >= heapSize) break;
-    const right = left + 1;
-    let child = left;
-    if (right < heapSize && below(heapScores[right]!, heapIds[right]!, heapScores[left]!, heapIds[left]!)) child = right;
-    if (!below(heapScores[child]!, heapIds[child]!, score, id)) break;
-    heapIds[at] = heapIds[child]!;
-    heapScores[at] = heapScores[child]!;
-    at = child;
-  }
-  heapIds[at] = id;
-  heapScores[at] = score;
-}
-
-/** The heap's ids best first: taking the root (the worst) again and again lists them from the end. */
-function drain(heapIds: Int32Array, heapScores: Float64Array, size: number, below: (aScore: number, aId: number, bScore: number, bId: number) => boolean): number[] {
-  const out = new Array<number>(size);
-  for (let remaining = size; remaining > 0; remaining--) {
-    out[remaining - 1] = heapIds[0]!;
-    if (remaining > 1) siftDown(heapIds, heapScores, remaining - 1, heapIds[remaining - 1]!, heapScores[remaining - 1]!, below);
-  }
-  return out;
 }
 
 export interface QueryTerm {
@@ -239,7 +79,14 @@ export class FieldIndex {
   #lengths = new Uint32Array(1024);
   #totalLength = 0;
 
-  constructor(private readonly live: Liveness) {}
+  /**
+   * `growth`: how much the main arrays grow when a merge outgrows them mid-build (the last merge of a
+   * refresh sizes them to fit instead).
+   */
+  constructor(
+    private readonly live: Liveness,
+    private readonly growth = 1.5,
+  ) {}
 
   /** Term-chunk pairs in the tail (added since the last merge). */
   get tailSize(): number {
@@ -277,14 +124,14 @@ export class FieldIndex {
     for (let index = 0; index < distinct; index++) {
       const term = ids[index]!;
       if (term >= this.#tailHead.length) {
-        this.#tailHead = grownInt32(this.#tailHead, term + 1, -1);
-        this.#entries = grownInt32(this.#entries, term + 1);
+        this.#tailHead = grown(this.#tailHead, term + 1, -1);
+        this.#entries = grown(this.#entries, term + 1);
       }
       const at = this.#tailSize++;
       if (at === this.#tailIds.length) {
-        this.#tailIds = grownInt32(this.#tailIds, at + 1);
-        this.#tailTerms = grownInt32(this.#tailTerms, at + 1);
-        this.#tailNext = grownInt32(this.#tailNext, at + 1);
+        this.#tailIds = grown(this.#tailIds, at + 1);
+        this.#tailTerms = grown(this.#tailTerms, at + 1);
+        this.#tailNext = grown(this.#tailNext, at + 1);
         const frequencies = new Uint16Array(this.#tailIds.length);
         frequencies.set(this.#tailFrequencies);
         this.#tailFrequencies = frequencies;
@@ -409,7 +256,7 @@ export class FieldIndex {
           else {
             stamps[id] = round;
             scores[id] = part;
-            if (size === touched.length) touched = grownInt32(touched, size + 1);
+            if (size === touched.length) touched = grown(touched, size + 1);
             touched[size++] = id;
           }
         }
@@ -426,7 +273,7 @@ export class FieldIndex {
         else {
           stamps[id] = round;
           scores[id] = part;
-          if (size === touched.length) touched = grownInt32(touched, size + 1);
+          if (size === touched.length) touched = grown(touched, size + 1);
           touched[size++] = id;
         }
       }
@@ -601,7 +448,7 @@ export class FieldIndex {
     const grows = total > ids.length;
     if (grows) {
       // Grown to fit at the end of a refresh, so trim() need not copy them again.
-      const capacity = last ? withSlack(total) : Math.max(total, Math.floor(ids.length * LIMITS.intel.search.postingsGrowth));
+      const capacity = last ? withSlack(total) : Math.max(total, Math.floor(ids.length * this.growth));
       const size = this.#mainSize;
       ids = new Int32Array(capacity);
       ids.set(this.#ids.subarray(0, size));
@@ -664,27 +511,4 @@ function findIn(ids: Int32Array, from: number, to: number, id: number): boolean 
 /** Key of a (term, chunk) pair in the overflow map (both stay far below 2^26). */
 function overflowKey(term: number, id: number): number {
   return term * 0x4000000 + id;
-}
-
-export interface RankedList {
-  ranked: readonly number[];
-  /** Scores of the ranked ids, position by position: equal scores share a rank, so ties never favour the older chunk. */
-  scores?: ArrayLike<number>;
-  weight?: number;
-}
-
-/** Reciprocal rank fusion: each ranked list adds weight / (k + rank), rank starting at 1 (ties: competition ranking). */
-export function reciprocalRankFusion(lists: readonly RankedList[], k: number): Map<number, number> {
-  const fused = new Map<number, number>();
-  for (const { ranked, scores, weight = 1 } of lists) {
-    let rank = 0;
-    let previous: number | undefined;
-    ranked.forEach((id, index) => {
-      const score = scores?.[index];
-      if (score === undefined || score !== previous) rank = index + 1;
-      previous = score;
-      fused.set(id, (fused.get(id) ?? 0) + weight / (k + rank));
-    });
-  }
-  return fused;
 }

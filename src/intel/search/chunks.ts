@@ -4,8 +4,10 @@
  * files without symbols) is cut into windows of a fixed number of lines. Chunks never overlap, and
  * every line of the file falls in exactly one.
  */
-import { LIMITS } from "../../core/limits.ts";
 import type { SymbolFact } from "../facts/types.ts";
+
+/** How files are cut: lines per window (a file, a long symbol, or the code between symbols), and the longest symbol kept as one chunk (a longer one is split into its members and windows). */
+export const CHUNK_LINES = { window: 40, maxSymbol: 80 } as const;
 
 export interface ChunkSpan {
   /** 1-based, inclusive. */
@@ -46,7 +48,7 @@ function lineSpan(symbol: SymbolFact): number {
 
 /** Splits [start, end] into windows; `owner` labels them. */
 function windows(start: number, end: number, owner: SymbolFact | undefined, out: ChunkSpan[]): void {
-  const size = LIMITS.intel.search.chunkWindowLines;
+  const size = CHUNK_LINES.window;
   for (let from = start; from <= end; from += size) {
     const span: ChunkSpan = { startLine: from, endLine: Math.min(end, from + size - 1), defines: [] };
     if (owner) span.owner = owner;
@@ -68,7 +70,7 @@ function cover(start: number, end: number, nodes: SymbolNode[], owner: SymbolFac
     const { symbol } = node;
     if (symbol.startLine < cursor) continue; // overlaps an earlier sibling: its lines are already covered
     if (symbol.startLine > cursor) windows(cursor, symbol.startLine - 1, owner, out);
-    if (lineSpan(symbol) <= LIMITS.intel.search.maxSymbolChunkLines) {
+    if (lineSpan(symbol) <= CHUNK_LINES.maxSymbol) {
       out.push({ startLine: symbol.startLine, endLine: symbol.endLine, owner: symbol, defines: [symbol, ...descendants(node, [])] });
     } else if (node.children.length === 0) {
       windows(symbol.startLine, symbol.endLine, symbol, out);

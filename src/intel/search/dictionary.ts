@@ -3,26 +3,9 @@
  * over one pool of UTF-16 code units, so a term can be looked up straight from a range of a file's
  * text (no string per token) and no stored term keeps a slice of a file's text alive.
  */
-import { LIMITS } from "../../core/limits.ts";
+import { grown, withSlack, worthTrimming } from "./arrays.ts";
 
 const EMPTY = 0;
-
-/** A size with an eighth more room (at least 16). */
-export function withSlack(size: number): number {
-  return size + (size >> 3) + 16;
-}
-
-/** Whether an array of `length` elements holding `size` has enough spare room to be worth a copy that fits (LIMITS.intel.search.trimSpareShare). */
-export function worthTrimming(length: number, size: number): boolean {
-  return length > size + Math.max(1024, Math.floor(size * LIMITS.intel.search.trimSpareShare));
-}
-
-function grownInt32(array: Int32Array<ArrayBuffer>, needed: number): Int32Array<ArrayBuffer> {
-  if (needed <= array.length) return array;
-  const grown = new Int32Array(Math.max(array.length * 2, needed));
-  grown.set(array);
-  return grown;
-}
 
 export class TermDictionary {
   #chars = new Uint16Array(4096);
@@ -42,7 +25,7 @@ export class TermDictionary {
   find(text: string, start: number, end: number, lower: boolean): number {
     const hash = hashRange(text, start, end, lower);
     const mask = this.#table.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = hash & mask;; slot = (slot + 1) & mask) {
       const entry = this.#table[slot]!;
       if (entry === EMPTY) return -1;
       const id = entry - 1;
@@ -55,7 +38,7 @@ export class TermDictionary {
     const hash = hashRange(text, start, end, lower);
     const mask = this.#table.length - 1;
     let slot = hash & mask;
-    for (; ; slot = (slot + 1) & mask) {
+    for (;; slot = (slot + 1) & mask) {
       const entry = this.#table[slot]!;
       if (entry === EMPTY) break;
       const id = entry - 1;
@@ -64,9 +47,9 @@ export class TermDictionary {
     const id = this.#count++;
     const length = end - start;
     if (id >= this.#start.length) {
-      this.#start = grownInt32(this.#start, id + 1);
-      this.#length = grownInt32(this.#length, id + 1);
-      this.#hash = grownInt32(this.#hash, id + 1);
+      this.#start = grown(this.#start, id + 1);
+      this.#length = grown(this.#length, id + 1);
+      this.#hash = grown(this.#hash, id + 1);
     }
     if (this.#charsUsed + length > this.#chars.length) {
       const grown = new Uint16Array(Math.max(this.#chars.length * 2, this.#charsUsed + length));

@@ -21,18 +21,6 @@ export class NullEmbedder implements Embedder {
   }
 }
 
-let defaultEmbedder: Embedder = new NullEmbedder();
-
-/** The embedder search uses when none is passed explicitly. */
-export function currentEmbedder(): Embedder {
-  return defaultEmbedder;
-}
-
-/** Plugs in a model for every search index created afterwards (existing indexes keep theirs). */
-export function setDefaultEmbedder(embedder: Embedder): void {
-  defaultEmbedder = embedder;
-}
-
 /** The vector scaled to length 1 (a zero vector stays zero), so a dot product is the cosine. */
 export function normalize(vector: Float32Array): Float32Array {
   let sum = 0;

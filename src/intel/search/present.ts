@@ -25,22 +25,8 @@ function offsetsUpTo(text: string, lastLine: number, from: { line: number; offse
   return { base: from.line, starts };
 }
 
-/** The query terms as a dictionary of their own (counting a line then counts its query terms only), kept for the next snippet of the same answer. */
-let lastWanted: { key: string; dictionary: TermDictionary } | undefined;
-const lineCounter = new TermCounter();
-
-function wantedTerms(terms: readonly string[]): TermDictionary {
-  const key = terms.join("\u0000");
-  if (lastWanted?.key !== key) {
-    const dictionary = new TermDictionary();
-    for (const term of terms) dictionary.intern(term);
-    lastWanted = { key, dictionary };
-  }
-  return lastWanted.dictionary;
-}
-
-/** Whether `offset` is where a line of `text` starts. */
-function startsLine(text: string, offset: number): boolean {
+/** Whether `offset` is where a line of `text` starts (CR, LF and CRLF each end a line). */
+export function startsLine(text: string, offset: number): boolean {
   if (offset === 0) return true;
   if (offset < 0 || offset > text.length) return false;
   const before = text.charCodeAt(offset - 1);
@@ -57,8 +43,10 @@ export function snippetOf(text: string, startLine: number, endLine: number, term
   const { base, starts } = offsetsUpTo(text, endLine, hint);
   const lineStart = (line: number) => starts[line - base] ?? text.length;
   const lastLine = Math.min(endLine, base - 1 + starts.length);
-  const wanted = wantedTerms(terms);
-  const counter = lineCounter;
+  // The query terms as a dictionary of their own: counting a line then counts its query terms only.
+  const wanted = new TermDictionary();
+  for (const term of terms) wanted.intern(term);
+  const counter = new TermCounter();
   let bestLine = startLine;
   let bestHits = 0;
   for (let line = startLine; line <= lastLine; line++) {

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config/load.ts";
 import type { ConfigSnapshot } from "../../../src/config/types.ts";
-import { LIMITS } from "../../../src/core/limits.ts";
+import { DEFAULT_CONFIG } from "../../../src/config/schema.ts";
 import { indexSettingsFrom } from "../../../src/intel/index/code-index.ts";
 import { userCacheDirectory } from "../../../src/config/cache-dir.ts";
 import { makeFixture, type ConfigFixture } from "../../config/fixture.ts";
@@ -21,8 +21,8 @@ describe("[index] and [languages] settings", () => {
   test("defaults, user values and language overrides reach the index settings", async () => {
     expect(indexSettingsFrom((await load()).config)).toEqual({
       persist: true,
-      maxFiles: LIMITS.intel.index.defaultMaxFiles,
-      maxFileBytes: LIMITS.intel.index.defaultMaxFileBytes,
+      maxFiles: DEFAULT_CONFIG.index.max_files,
+      maxFileBytes: DEFAULT_CONFIG.index.max_file_bytes,
       languageOverrides: {},
     });
     await fx.writeUser('[index]\npersist = false\nmax_files = 100000\n[languages]\noverrides = { "*.tmpl.js" = "javascript", "Jakefile" = "javascript" }\n');
@@ -49,7 +49,7 @@ describe("[index] and [languages] settings", () => {
   test("a project file may lower the limits and turn persistence off, never raise or turn it on", async () => {
     await fx.writeProject('[index]\nmax_files = 10\nmax_file_bytes = 8388608\npersist = false\n[languages]\noverrides = { "*.tpl" = "html" }\n');
     const snapshot = await load();
-    expect(snapshot.config.index).toEqual({ persist: false, max_files: 10, max_file_bytes: LIMITS.intel.index.defaultMaxFileBytes });
+    expect(snapshot.config.index).toEqual({ persist: false, max_files: 10, max_file_bytes: DEFAULT_CONFIG.index.max_file_bytes });
     expect(snapshot.config.languages.overrides).toEqual({ "*.tpl": "html" });
     expect(snapshot.warnings.some((warning) => warning.includes("index.max_file_bytes"))).toBe(true);
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { LIMITS } from "../../../src/core/limits.ts";
 import type { SymbolFact, SymbolKind } from "../../../src/intel/facts/types.ts";
-import { chunkFile } from "../../../src/intel/search/chunks.ts";
+import { CHUNK_LINES, chunkFile } from "../../../src/intel/search/chunks.ts";
 import type { Embedder } from "../../../src/intel/search/embedder.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
 import { SearchIndex } from "../../../src/intel/search/index.ts";
@@ -12,7 +12,6 @@ import { MemorySearchSource } from "../../support/search-source.ts";
 function symbol(name: string, kind: SymbolKind, startLine: number, endLine: number, extra: Partial<SymbolFact> = {}): SymbolFact {
   return { name, qualifiedName: name, kind, visibility: "public", exported: true, startLine, endLine, signature: `${kind} ${name}()`, ...extra };
 }
-
 
 describe("tokenizer", () => {
   test("identifiers split on camelCase, acronyms, snake_case and digits, keeping the whole name", () => {
@@ -25,8 +24,8 @@ describe("tokenizer", () => {
 
 describe("chunkFile", () => {
   test("every line falls in exactly one chunk; big symbols split into members, gaps into windows", () => {
-    const window = LIMITS.intel.search.chunkWindowLines;
-    const big = LIMITS.intel.search.maxSymbolChunkLines + 20;
+    const window = CHUNK_LINES.window;
+    const big = CHUNK_LINES.maxSymbol + 20;
     const symbols = [
       symbol("small", "function", 3, 10),
       symbol("Big", "class", 12, 12 + big - 1),
@@ -65,7 +64,7 @@ describe("search ranking", () => {
     ]);
     source.put(
       "main.ts",
-      'import { parseConfig } from "./config.js";\nconst a = parseConfig(readA());\nconst b = parseConfig(readB());\nconst c = parseConfig(readC());\nexport function start() { return parseConfig("{}"); }\n',
+      "import { parseConfig } from \"./config.js\";\nconst a = parseConfig(readA());\nconst b = parseConfig(readB());\nconst c = parseConfig(readC());\nexport function start() { return parseConfig(\"{}\"); }\n",
       [symbol("start", "function", 5, 5)],
     );
     const index = new SearchIndex(source, { embedder: new NullEmbedder() });
@@ -97,7 +96,7 @@ describe("search ranking", () => {
     const body = (name: string) => `export function formatDate(value: Date) {\n  return value.toISOString(); // ${name}\n}\n`;
     source.put("a/dates.ts", body("a"), [symbol("formatDate", "function", 1, 3)]);
     source.put("b/dates.ts", body("b"), [symbol("formatDate", "function", 1, 3)]);
-    source.put("b/view.ts", 'import { formatDate } from "./dates.js";\nexport const view = 1;\n', [symbol("view", "constant", 2, 2)]);
+    source.put("b/view.ts", "import { formatDate } from \"./dates.js\";\nexport const view = 1;\n", [symbol("view", "constant", 2, 2)]);
     const index = new SearchIndex(source, { embedder: new NullEmbedder() });
     await index.refresh();
     const plain = await index.search("formatDate", { topK: 2 });
@@ -229,7 +228,9 @@ describe("related chunks", () => {
   test("chunks sharing rare identifiers rank above chunks sharing common ones", async () => {
     const source = new MemorySearchSource();
     const common = "const value = input;\nreturn value;\n";
-    source.put("bucket.ts", `export function take(tokenBucket: Bucket) {\n  tokenBucket.level -= 1;\n  refillRate(tokenBucket);\n  ${common}}\n`, [symbol("take", "function", 1, 6)]);
+    source.put("bucket.ts", `export function take(tokenBucket: Bucket) {\n  tokenBucket.level -= 1;\n  refillRate(tokenBucket);\n  ${common}}\n`, [
+      symbol("take", "function", 1, 6),
+    ]);
     source.put("refill.ts", "export function refill(tokenBucket: Bucket) {\n  tokenBucket.level = refillRate(tokenBucket);\n}\n", [symbol("refill", "function", 1, 3)]);
     for (let index = 0; index < 6; index++) source.put(`noise${index}.ts`, `export function noise${index}() {\n  ${common}}\n`, [symbol(`noise${index}`, "function", 1, 4)]);
     const index = new SearchIndex(source, { embedder: new NullEmbedder() });

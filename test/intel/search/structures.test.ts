@@ -4,10 +4,10 @@
  * index kept up to date through many changes (with merges and renumbering forced often) against one
  * built fresh from the final files.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { LIMITS } from "../../../src/core/limits.ts";
+import { describe, expect, test } from "bun:test";
 import type { SymbolFact } from "../../../src/intel/facts/types.ts";
-import { FieldIndex, Liveness, ScoreBoard, topOf } from "../../../src/intel/search/bm25.ts";
+import { FieldIndex, Liveness } from "../../../src/intel/search/bm25.ts";
+import { ScoreBoard, topOf } from "../../../src/intel/search/ranking.ts";
 import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
 import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts";
@@ -115,7 +115,7 @@ describe("pruned related ranking", () => {
       for (let id = 1; id <= chunks; id++) {
         counter.reset();
         // Term t is common when t is large: a few rare terms, many common ones.
-        for (let term = 0; term < terms; term++) if (next() < (term + 1) / (terms * 1.5)) for (let times = Math.floor(next() * 3); times >= 0; times--) counter.count(term);
+        for (let term = 0; term < terms; term++) if (next() < (term + 1) / (terms * 1.5)) { for (let times = Math.floor(next() * 3); times >= 0; times--) counter.count(term); }
         live.set(id, true);
         field.add(id, counter);
         if (next() < 0.3) field.merge(undefined, id);
@@ -154,7 +154,8 @@ describe("pruned related ranking", () => {
 describe("postings merged in place", () => {
   test("a merge says when it replaced the main arrays; mid-build they get room to grow, at the end of a refresh they fit", () => {
     const live = new Liveness();
-    const field = new FieldIndex(live);
+    const growth = 2;
+    const field = new FieldIndex(live, growth);
     const counter = new TermCounter();
     let id = 0;
     const addChunks = (count: number) => {
@@ -168,10 +169,10 @@ describe("postings merged in place", () => {
     addChunks(100);
     expect(field.merge(undefined, id)).toBe(true);
     expect(field.mainCapacity).toBe(2000);
-    // Mid-build an outgrown array grows by postingsGrowth…
+    // Mid-build an outgrown array grows by the field's growth factor…
     addChunks(10);
     expect(field.merge(undefined, id)).toBe(true);
-    const roomy = Math.floor(2000 * LIMITS.intel.search.postingsGrowth);
+    const roomy = Math.floor(2000 * growth);
     expect(field.mainCapacity).toBe(roomy);
     // …so the next merges fit in place and replace nothing.
     addChunks(10);
@@ -198,7 +199,7 @@ describe("postings merged in place", () => {
         // New terms keep arriving (runs past the old main part), and some frequencies pass a byte.
         if (next() < 0.2) terms++;
         for (let term = 0; term < terms; term++) {
-          if (next() < 0.3) for (let times = next() < 0.05 ? 250 + Math.floor(next() * 600) : Math.floor(next() * 3); times >= 0; times--) counter.count(term);
+          if (next() < 0.3) { for (let times = next() < 0.05 ? 250 + Math.floor(next() * 600) : Math.floor(next() * 3); times >= 0; times--) counter.count(term); }
         }
         live.set(id, true);
         merged.add(id, counter);
@@ -240,7 +241,6 @@ describe("snippets", () => {
   });
 });
 
-
 function generatedFile(next: () => number): { text: string; symbols: SymbolFact[] } {
   const lineCount = 3 + Math.floor(next() * 60);
   const lines = Array.from({ length: lineCount }, () => line(next));
@@ -251,10 +251,30 @@ function generatedFile(next: () => number): { text: string; symbols: SymbolFact[
     if (next() < 0.6) {
       const name = identifier(next);
       const endLine = Math.min(lineCount, at + length - 1);
-      symbols.push({ name, qualifiedName: name, kind: next() < 0.5 ? "function" : "class", visibility: "public", exported: true, startLine: at, endLine, signature: `function ${name}(${identifier(next)})`, ...(next() < 0.4 ? { doc: line(next) } : {}) });
+      symbols.push({
+        name,
+        qualifiedName: name,
+        kind: next() < 0.5 ? "function" : "class",
+        visibility: "public",
+        exported: true,
+        startLine: at,
+        endLine,
+        signature: `function ${name}(${identifier(next)})`,
+        ...(next() < 0.4 ? { doc: line(next) } : {}),
+      });
       if (next() < 0.3 && endLine > at) {
         const member = identifier(next);
-        symbols.push({ name: member, qualifiedName: `${name}.${member}`, kind: "method", visibility: "public", exported: false, startLine: at + 1, endLine, signature: `${member}()`, parent: name });
+        symbols.push({
+          name: member,
+          qualifiedName: `${name}.${member}`,
+          kind: "method",
+          visibility: "public",
+          exported: false,
+          startLine: at + 1,
+          endLine,
+          signature: `${member}()`,
+          parent: name,
+        });
       }
     }
     at += length;
@@ -263,18 +283,20 @@ function generatedFile(next: () => number): { text: string; symbols: SymbolFact[
 }
 
 function describeHits(hits: readonly SearchHit[]) {
-  return hits.map((hit) => ({ path: hit.chunk.display, lines: [hit.chunk.startLine, hit.chunk.endLine], symbol: hit.chunk.symbol, score: hit.score, signals: hit.signals, focus: hit.focus }));
+  return hits.map((hit) => ({
+    path: hit.chunk.display,
+    lines: [hit.chunk.startLine, hit.chunk.endLine],
+    symbol: hit.chunk.symbol,
+    score: hit.score,
+    signals: hit.signals,
+    focus: hit.focus,
+  }));
 }
 
 describe("incremental index", () => {
-  const mergeTailPairs = LIMITS.intel.search.mergeTailPairs;
-  afterEach(() => {
-    (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = mergeTailPairs;
-  });
-
   test("answers like an index built fresh, through changes, deletions, merges and renumbering", async () => {
     // Merges (and renumbering, once chunks have left) run many times within one refresh.
-    (LIMITS.intel.search as { mergeTailPairs: number }).mergeTailPairs = 40;
+    const tuning = { mergeTailPairs: 40 };
     const next = random(3);
     const source = new MemorySearchSource();
     const names: string[] = [];
@@ -284,9 +306,24 @@ describe("incremental index", () => {
       const { text, symbols } = generatedFile(next);
       source.put(name, text, symbols);
     }
-    const kept = new SearchIndex(source, { embedder: new NullEmbedder() });
+    const kept = new SearchIndex(source, { embedder: new NullEmbedder(), tuning });
     await kept.refresh();
-    const queries = ["parse http response", "retry limit", "token bucket", "größe", "naïve", "JSON", "readFull", "v2", "x", "URL", "δelta π", "parseHttpResponse", "id", "buffer_full"];
+    const queries = [
+      "parse http response",
+      "retry limit",
+      "token bucket",
+      "größe",
+      "naïve",
+      "JSON",
+      "readFull",
+      "v2",
+      "x",
+      "URL",
+      "δelta π",
+      "parseHttpResponse",
+      "id",
+      "buffer_full",
+    ];
     for (let round = 0; round < 12; round++) {
       for (let change = Math.floor(next() * 5); change >= 0; change--) {
         const name = names[Math.floor(next() * names.length)]!;
@@ -297,7 +334,7 @@ describe("incremental index", () => {
         }
       }
       await kept.refresh();
-      const fresh = new SearchIndex(source, { embedder: new NullEmbedder() });
+      const fresh = new SearchIndex(source, { embedder: new NullEmbedder(), tuning });
       await fresh.refresh();
       expect(kept.chunkCount).toBe(fresh.chunkCount);
       for (const query of queries) {

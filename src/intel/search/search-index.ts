@@ -1,0 +1,714 @@
+/**
+ * The search index: every indexed file cut into chunks (src/intel/search/chunks.ts), each chunk a
+ * document with four BM25 fields — the names it defines, their signatures, their doc comments and
+ * its source — plus optional dense vectors.
+ *
+ * A query is ranked in each field separately, the rankings (and the dense one, with an embedder) are
+ * fused by reciprocal rank fusion, and structural boosts apply on top: a chunk that defines a symbol
+ * named by the query beats chunks that only use it, and chunks near a context file in the import
+ * graph rise. The index follows the code index incrementally: only files whose content hash changed
+ * are chunked again.
+ *
+ * Memory: chunks and the symbols they define are columns of typed arrays indexed by chunk id (no
+ * object per chunk), a chunk's source is kept only as its offset into the file's text (read again to
+ * show it), and terms are numbers (src/intel/search/dictionary.ts). Chunks that leave are marked
+ * dead; a merge now and then drops them and renumbers the live ones, keeping the columns dense.
+ *
+ * Over 600 lines on purpose: what is left here is one class whose parts (the fields, the columns,
+ * the dictionary, liveness and the pending embeddings) change together in refresh, merge and
+ * renumbering and are read together by search and related; splitting it would hand its private
+ * state around. What stands alone lives beside it: types.ts, columns.ts, bm25.ts (one field's
+ * postings), ranking.ts, dictionary.ts, chunks.ts, tokenize.ts, and service.ts (one per process).
+ */
+import { LIMITS } from "../../core/limits.ts";
+import { log } from "../../core/log.ts";
+import { Slicer } from "../../core/slicer.ts";
+import type { SymbolKind } from "../facts/types.ts";
+import { collectGarbage } from "../../syntax/index.ts";
+import { lineStarts } from "../../text/index.ts";
+import { eachLimited } from "../../helpers/concurrency.ts";
+import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
+import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
+import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
+import { chunkFile } from "./chunks.ts";
+import { startsLine } from "./present.ts";
+import { withSlack, worthTrimming } from "./arrays.ts";
+import { TermDictionary } from "./dictionary.ts";
+import { dot, type Embedder, normalize, NullEmbedder } from "./embedder.ts";
+import {
+  type Chunk,
+  type ChunkFile,
+  type DefinedSymbol,
+  FIELDS,
+  type RefreshReport,
+  type RelatedHit,
+  type SearchFile,
+  type SearchHit,
+  type SearchOptions,
+  type SearchSource,
+  type SearchTuning,
+  type Signal,
+  type Field,
+} from "./types.ts";
+import { countTerms, IdentifierCache, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
+
+const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18 };
+
+/** RRF's k: large enough that the first few ranks of one list do not drown the others. */
+const RRF_K = 60;
+/** How deep each field's ranking goes into the fusion (below that a rank adds less than a fifth of the top rank's share). */
+const FUSION_DEPTH = 250;
+/** The dense ranking stands for the meaning of the whole chunk, against four lexical views of it: it weighs as two. */
+const FIELD_WEIGHT: Record<Field | "embedding", number> = { name: 1.2, signature: 0.8, doc: 0.6, body: 1, embedding: 2 };
+/** Multipliers: a chunk defining the named symbol, and one whose defined name covers every query term. */
+const EXACT_DEFINITION_BOOST = 2.5;
+const COVERING_DEFINITION_BOOST = 1.8;
+/** Proximity multiplier is 1 + PROXIMITY_BOOST / (1 + hops). */
+const PROXIMITY_BOOST = 0.6;
+/** Terms of the anchor chunk find_related weighs (the rarest ones). */
+const RELATED_MAX_TERMS = 64;
+const RELATED_SHARED_LISTED = 8;
+
+interface FileEntry extends ChunkFile {
+  slot: number;
+  sha256: string;
+  /** Its chunks are the ids [first, first + count), in line order. */
+  first: number;
+  count: number;
+  /** Whether its source text is in the body field (not over the size limit). */
+  body: boolean;
+}
+
+
+export class SearchIndex {
+  readonly #source: SearchSource;
+  readonly #embedder: Embedder;
+  readonly #tuning: SearchTuning;
+  readonly #dictionary = new TermDictionary();
+  readonly #live = new Liveness();
+  readonly #fields: readonly FieldIndex[] = FIELDS.map(() => new FieldIndex(this.#live));
+  #counters: readonly TermCounter[] = FIELDS.map(() => new TermCounter());
+  #chunks = new ChunkColumns();
+  #defines = new DefineColumns();
+  readonly #kinds: SymbolKind[] = [];
+  readonly #kindCodes = new Map<SymbolKind, number>();
+  readonly #files = new Map<string, FileEntry>();
+  readonly #slots: Array<FileEntry | undefined> = [];
+  readonly #freeSlots: number[] = [];
+  #vectors: Array<Float32Array | undefined> = [];
+  #vectorCount = 0;
+  /** Chunks waiting for their vectors in the running refresh (ids follow merges). */
+  #pendingEmbeds: Array<{ id: number; text: string }> = [];
+  /** Identifiers split so far in the running refresh. */
+  #identifiers: IdentifierCache | undefined;
+  #nextId = 1;
+  #liveChunks = 0;
+  #deadChunks = 0;
+  /** Whether a merge ran in the current refresh (then the arrays are trimmed at its end). */
+  #merged = false;
+  readonly #board = new ScoreBoard();
+  #generation = -1;
+  #lastReport: RefreshReport = { rechunked: 0, removed: 0, files: 0, chunks: 0, unreadable: [], bodiesSkipped: 0 };
+  #bodiesSkipped = new Set<string>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
+    this.#source = source;
+    this.#embedder = options.embedder ?? new NullEmbedder();
+    this.#tuning = { ...DEFAULT_TUNING, ...options.tuning };
+  }
+
+  get embedder(): Embedder {
+    return this.#embedder;
+  }
+
+  get chunkCount(): number {
+    return this.#liveChunks;
+  }
+
+  /** What the index holds, for measurements: chunks, term-chunk pairs, distinct terms, and bytes of its arrays by part. */
+  stats(): { chunks: number; pairs: number; tailPairs: number; terms: number; bytes: Record<"terms" | "chunks" | "defines" | "postings" | "scratch", number> } {
+    let pairs = 0;
+    let tailPairs = 0;
+    let postings = 0;
+    for (const field of this.#fields) {
+      pairs += field.pairs;
+      tailPairs += field.tailSize;
+      postings += field.bytes;
+    }
+    let scratch = this.#board.scores.byteLength + this.#board.stamps.byteLength + this.#board.touched.byteLength;
+    for (const counter of this.#counters) scratch += counter.counts.byteLength + counter.ids.byteLength;
+    return {
+      chunks: this.#liveChunks,
+      pairs,
+      tailPairs,
+      terms: this.#dictionary.size,
+      bytes: { terms: this.#dictionary.bytes, chunks: this.#chunks.bytes + this.#live.flags.byteLength, defines: this.#defines.bytes, postings, scratch },
+    };
+  }
+
+  /** Chunks of one file, in line order. */
+  chunksOf(real: string): Chunk[] {
+    const entry = this.#files.get(real);
+    if (!entry) return [];
+    const chunks: Chunk[] = [];
+    for (let id = entry.first; id < entry.first + entry.count; id++) chunks.push(this.#view(id));
+    return chunks;
+  }
+
+  /** The chunk holding a line of a file. */
+  chunkAt(real: string, line: number): Chunk | undefined {
+    const entry = this.#files.get(real);
+    if (!entry || entry.count === 0) return undefined;
+    const { startLine, endLine } = this.#chunks;
+    // The last chunk starting at or before the line.
+    let low = entry.first;
+    let high = entry.first + entry.count - 1;
+    if (startLine[low]! > line) return undefined;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (startLine[middle]! <= line) low = middle;
+      else high = middle - 1;
+    }
+    return endLine[low]! >= line ? this.#view(low) : undefined;
+  }
+
+  /** The chunk holding a line of a file the index does not hold (one the walk skips): built to compare with, never stored. */
+  transientChunkAt(file: SearchFile, _text: string, line: number): Chunk | undefined {
+    const span = chunkFile(Math.max(file.lines, 1), file.facts.symbols).find((candidate) => candidate.startLine <= line && line <= candidate.endLine);
+    if (!span) return undefined;
+    return {
+      id: -1,
+      real: file.real,
+      display: file.display,
+      language: file.language,
+      sha256: file.sha256,
+      startLine: span.startLine,
+      endLine: span.endLine,
+      startOffset: -1,
+      ...(span.owner ? { symbol: span.owner.qualifiedName, kind: span.owner.kind } : {}),
+    };
+  }
+
+  #view(id: number): Chunk {
+    const entry = this.#slots[this.#chunks.file[id]!]!;
+    const chunk: Chunk = {
+      id,
+      real: entry.real,
+      display: entry.display,
+      language: entry.language,
+      sha256: entry.sha256,
+      startLine: this.#chunks.startLine[id]!,
+      endLine: this.#chunks.endLine[id]!,
+      startOffset: this.#chunks.startOffset[id]!,
+    };
+    const owner = this.#chunks.owner[id];
+    if (owner !== undefined) chunk.symbol = owner;
+    const kind = this.#chunks.ownerKind[id]!;
+    if (kind > 0) chunk.kind = this.#kinds[kind - 1]!;
+    return chunk;
+  }
+
+  #kindCode(kind: SymbolKind): number {
+    let code = this.#kindCodes.get(kind);
+    if (code === undefined) {
+      code = this.#kinds.length;
+      this.#kinds.push(kind);
+      this.#kindCodes.set(kind, code);
+    }
+    return code;
+  }
+
+  /** Brings the chunks up to the source's generation; refreshes run one at a time. */
+  refresh(options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<RefreshReport> {
+    const run = this.#queue.then(() => this.#refresh(options.signal, options.onProgress));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #refresh(signal: AbortSignal | undefined, onProgress: ((done: number, total: number) => void) | undefined): Promise<RefreshReport> {
+    const generation = this.#source.generation;
+    if (generation === this.#generation) return this.#lastReport;
+    const files = this.#source.files();
+    const present = new Set<string>();
+    const changed: SearchFile[] = [];
+    for (const file of files) {
+      present.add(file.real);
+      if (this.#files.get(file.real)?.sha256 !== file.sha256) changed.push(file);
+    }
+    let removed = 0;
+    for (const real of [...this.#files.keys()]) {
+      if (present.has(real)) continue;
+      this.#removeFile(real);
+      this.#bodiesSkipped.delete(real);
+      removed++;
+    }
+    const unreadable: string[] = [];
+    let done = 0;
+    let reported = 0;
+    this.#pendingEmbeds = [];
+    this.#identifiers = new IdentifierCache();
+    try {
+      // File texts are read synchronously: without turns the whole build would hold the event loop.
+      const slice = new Slicer();
+      await eachLimited(changed, this.#tuning.buildConcurrency, async (file) => {
+        try {
+          await this.#chunkOne(file, unreadable);
+        } finally {
+          done++;
+          // About a hundred reports at most, whatever the number of files.
+          if (onProgress && (done === changed.length || done - reported >= Math.max(1, changed.length / 100))) {
+            reported = done;
+            onProgress(done, changed.length);
+          }
+        }
+        await slice.turn();
+      }, signal);
+      await this.#embedPending(signal);
+    } finally {
+      this.#pendingEmbeds = [];
+      this.#identifiers = undefined;
+    }
+    this.#mergeWhenDue(true);
+    if (this.#merged) {
+      // A build that merged left the replaced arrays and read buffers behind, which V8 frees late:
+      // freed first, the trimmed copies reuse their memory instead of adding to the peak.
+      collectGarbage();
+      this.#trim();
+    }
+    this.#merged = false;
+    // The counters grew as large as the dictionary: a later refresh grows new ones as far as it needs.
+    if (changed.length > 0) this.#counters = FIELDS.map(() => new TermCounter());
+    // An unreadable file keeps the generation from counting as done, so the next refresh retries it.
+    this.#generation = unreadable.length === 0 ? generation : -1;
+    this.#lastReport = {
+      rechunked: changed.length - unreadable.length,
+      removed,
+      files: this.#files.size,
+      chunks: this.#liveChunks,
+      unreadable,
+      bodiesSkipped: this.#bodiesSkipped.size,
+    };
+    return this.#lastReport;
+  }
+
+  /** Chunks one new or changed file; a file that cannot be read is noted and left for the next refresh. */
+  async #chunkOne(file: SearchFile, unreadable: string[]): Promise<void> {
+    let text = "";
+    const withBody = file.size <= LIMITS.intel.search.maxChunkedFileBytes;
+    if (withBody) {
+      try {
+        text = await this.#source.text(file);
+      } catch (error) {
+        unreadable.push(file.display);
+        log.debug("search left out a file it could not read", { file: file.display, error: error instanceof Error ? error.message : String(error) });
+        return;
+      }
+    }
+    if (withBody) this.#bodiesSkipped.delete(file.real);
+    else this.#bodiesSkipped.add(file.real);
+    this.#removeFile(file.real);
+    this.#addFile(file, withBody ? text : undefined);
+    this.#mergeWhenDue(false);
+  }
+
+  async #embedPending(signal: AbortSignal | undefined): Promise<void> {
+    if (this.#embedder.dimensions <= 0) return;
+    const items = this.#pendingEmbeds;
+    const size = this.#tuning.embedBatchSize;
+    for (let from = 0; from < items.length; from += size) {
+      signal?.throwIfAborted();
+      const batch = items.slice(from, from + size);
+      const vectors = await this.#embedder.embed(batch.map((item) => item.text));
+      batch.forEach((item, position) => {
+        const vector = vectors[position];
+        // The chunk may have been replaced while the model ran.
+        if (vector && vector.length === this.#embedder.dimensions && this.#live.has(item.id)) {
+          if (this.#vectors[item.id] === undefined) this.#vectorCount++;
+          this.#vectors[item.id] = normalize(vector);
+        }
+      });
+    }
+  }
+
+  #addFile(file: SearchFile, text: string | undefined): void {
+    const spans = chunkFile(Math.max(file.lines, 1), file.facts.symbols);
+    const starts = text === undefined ? undefined : lineStarts(text);
+    const slot = this.#freeSlots.pop() ?? this.#slots.length;
+    const entry: FileEntry = {
+      slot,
+      real: file.real,
+      display: file.display,
+      language: file.language,
+      sha256: file.sha256,
+      first: this.#nextId,
+      count: 0,
+      body: text !== undefined,
+    };
+    this.#slots[slot] = entry;
+    this.#files.set(file.real, entry);
+    const [name, signature, doc, body] = this.#counters as [TermCounter, TermCounter, TermCounter, TermCounter];
+    const dictionary = this.#dictionary;
+    const cache = this.#identifiers;
+    const embed = this.#embedder.dimensions > 0 && text !== undefined;
+    for (const span of spans) {
+      for (const counter of this.#counters) counter.reset();
+      for (const symbol of span.defines) {
+        countTerms(symbol.name, 0, symbol.name.length, dictionary, name, true, cache);
+        if (symbol.qualifiedName !== symbol.name) countTerms(symbol.qualifiedName, 0, symbol.qualifiedName.length, dictionary, name, true, cache);
+        countTerms(symbol.signature, 0, symbol.signature.length, dictionary, signature, true, cache);
+        if (symbol.doc !== undefined) countTerms(symbol.doc, 0, symbol.doc.length, dictionary, doc, true, cache);
+      }
+      let from = -1;
+      let to = -1;
+      if (text !== undefined && starts !== undefined) {
+        from = starts[span.startLine - 1] ?? text.length;
+        to = starts[span.endLine] ?? text.length;
+        countTerms(text, from, to, dictionary, body, true, cache);
+      }
+      // A chunk with nothing to find (blank lines, a lone brace) is left out.
+      if (name.length === 0 && signature.length === 0 && doc.length === 0 && body.length === 0) continue;
+      const id = this.#nextId++;
+      this.#live.set(id, true);
+      this.#liveChunks++;
+      entry.count++;
+      this.#fields.forEach((field, index) => field.add(id, this.#counters[index]!));
+      const chunks = this.#chunks;
+      chunks.ensure(id);
+      chunks.file[id] = slot;
+      chunks.startLine[id] = span.startLine;
+      chunks.endLine[id] = span.endLine;
+      chunks.startOffset[id] = from;
+      chunks.owner[id] = span.owner?.qualifiedName;
+      chunks.ownerKind[id] = span.owner ? this.#kindCode(span.owner.kind) + 1 : 0;
+      chunks.defineFirst[id] = this.#defines.size;
+      chunks.defineCount[id] = span.defines.length;
+      for (const symbol of span.defines) {
+        const terms = identifierTerms(symbol.name).map((term) => dictionary.intern(term));
+        this.#defines.push(
+          symbol.qualifiedName,
+          this.#kindCode(symbol.kind),
+          symbol.startLine,
+          Math.min(symbol.endLine, span.endLine),
+          dictionary.intern(wholeTerm(symbol.name)),
+          terms,
+        );
+      }
+      if (embed) this.#pendingEmbeds.push({ id, text: text.slice(from, to) });
+    }
+  }
+
+  #removeFile(real: string): void {
+    const entry = this.#files.get(real);
+    if (!entry) return;
+    for (let id = entry.first; id < entry.first + entry.count; id++) {
+      this.#live.set(id, false);
+      for (const field of this.#fields) field.remove(id);
+      this.#chunks.owner[id] = undefined;
+      if (this.#vectors[id] !== undefined) {
+        this.#vectors[id] = undefined;
+        this.#vectorCount--;
+      }
+    }
+    this.#liveChunks -= entry.count;
+    this.#deadChunks += entry.count;
+    this.#files.delete(real);
+    this.#slots[entry.slot] = undefined;
+    this.#freeSlots.push(entry.slot);
+  }
+
+  /**
+   * Merges when the tails or the dead chunks have grown: at once when the tails pass
+   * tuning.mergeTailPairs (bounding memory while a large tree is indexed), and at the end
+   * of a refresh when they reach 1/32 of the main part (tails are slower to read) or dead chunks a
+   * quarter of the live ones. A few edited files stay in the tails.
+   */
+  #mergeWhenDue(endOfRefresh: boolean): void {
+    let tail = 0;
+    let all = 0;
+    for (const field of this.#fields) {
+      tail += field.tailSize;
+      all += field.pairs;
+    }
+    const due = tail >= this.#tuning.mergeTailPairs ||
+      (endOfRefresh && ((tail > 0 && tail * 32 >= all - tail) || (this.#deadChunks > 0 && this.#deadChunks * 4 >= this.#liveChunks)));
+    if (due) this.#merge(endOfRefresh);
+  }
+
+  /** Folds the fields' tails into their main parts; drops dead chunks and renumbers the live ones (in order) in every column and field. */
+  #merge(last: boolean): void {
+    this.#merged = true;
+    if (this.#deadChunks === 0) {
+      // Nothing left: the tails fold in and every id stays.
+      let replaced = false;
+      for (const field of this.#fields) if (field.merge(undefined, this.#liveChunks, last)) replaced = true;
+      // Arrays outgrown while a large tree is indexed are tens of MiB each, and V8 frees them late:
+      // collected now, the next ones do not pile up on top of them.
+      if (replaced && !last) collectGarbage();
+      return;
+    }
+    const oldNext = this.#nextId;
+    const live = this.#live.flags;
+    const renumber = new Int32Array(oldNext);
+    let next = 1;
+    for (let id = 1; id < oldNext; id++) if (live[id] === 1) renumber[id] = next++;
+    const count = next - 1;
+    for (const field of this.#fields) field.merge(renumber, count);
+    ({ chunks: this.#chunks, defines: this.#defines } = renumbered(this.#chunks, this.#defines, renumber, count));
+    for (const entry of this.#files.values()) if (entry.count > 0) entry.first = renumber[entry.first]!;
+    if (this.#vectorCount > 0) {
+      const vectors: Array<Float32Array | undefined> = [];
+      this.#vectors.forEach((vector, id) => {
+        if (vector !== undefined && renumber[id]! > 0) vectors[renumber[id]!] = vector;
+      });
+      this.#vectors = vectors;
+    } else this.#vectors = [];
+    this.#pendingEmbeds = this.#pendingEmbeds.filter((item) => renumber[item.id]! > 0).map((item) => ({ id: renumber[item.id]!, text: item.text }));
+    const flags = new Uint8Array(Math.max(1024, count + 1));
+    flags.fill(1, 1, count + 1);
+    this.#live.flags = flags;
+    this.#nextId = next;
+    this.#deadChunks = 0;
+  }
+
+  /** Gives back the room the arrays grew for data to come (after a merge, when much was added or dropped). */
+  #trim(): void {
+    const chunks = withSlack(this.#nextId);
+    this.#chunks.trim(chunks);
+    this.#defines.trim();
+    this.#dictionary.trim();
+    for (const field of this.#fields) field.trim(chunks, withSlack(this.#dictionary.size));
+    if (worthTrimming(this.#live.flags.length, chunks)) this.#live.flags = this.#live.flags.slice(0, chunks);
+  }
+
+  /** Equal scores are ordered by path, then line, so answers do not depend on the order files were read in. */
+  readonly #byPlace = (a: number, b: number): number => {
+    const left = this.#slots[this.#chunks.file[a]!]!.display;
+    const right = this.#slots[this.#chunks.file[b]!]!.display;
+    if (left !== right) return left < right ? -1 : 1;
+    return this.#chunks.startLine[a]! - this.#chunks.startLine[b]!;
+  };
+
+  /** Whether every indexed file's source text is searchable (none over the size limit). */
+  get bodiesSkipped(): number {
+    return this.#bodiesSkipped.size;
+  }
+
+  /** A chunk filter from a file filter, asking it once per file. */
+  #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk): ((id: number) => boolean) | undefined {
+    if (!accept && !exclude) return undefined;
+    const verdicts = new Int8Array(this.#slots.length);
+    const { file, startLine } = this.#chunks;
+    const excludeSlot = exclude === undefined ? -1 : (this.#files.get(exclude.real)?.slot ?? -1);
+    return (id: number) => {
+      const slot = file[id]!;
+      if (slot === excludeSlot && startLine[id] === exclude!.startLine) return false;
+      if (!accept) return true;
+      let verdict = verdicts[slot]!;
+      if (verdict === 0) {
+        verdict = accept(this.#slots[slot]!) ? 1 : -1;
+        verdicts[slot] = verdict;
+      }
+      return verdict === 1;
+    };
+  }
+
+  /**
+   * The best chunks for a query. `terms` lists the query terms used; `ignoredTerms` those beyond
+   * LIMITS.intel.search.maxQueryTerms.
+   */
+  async search(query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; terms: string[]; ignoredTerms: string[] }> {
+    const allTerms = queryTerms(query);
+    const terms = allTerms.slice(0, LIMITS.intel.search.maxQueryTerms);
+    const ignoredTerms = allTerms.slice(LIMITS.intel.search.maxQueryTerms);
+    // The model runs first: everything after it reads the index in one synchronous stretch.
+    let queryVector: Float32Array | undefined;
+    if (this.#embedder.dimensions > 0 && this.#vectorCount > 0 && query.trim() !== "") {
+      const [vector] = await this.#embedder.embed([query]);
+      if (vector && vector.length === this.#embedder.dimensions) queryVector = normalize(vector);
+    }
+    const total = this.#liveChunks;
+    const accept = this.#acceptor(options.accept);
+    const weighted: QueryTerm[] = [];
+    for (const term of terms) {
+      const id = this.#dictionary.lookup(term);
+      if (id !== undefined) weighted.push({ id });
+    }
+    const board = this.#board;
+    const lists: RankedList[] = [];
+    this.#fields.forEach((field, index) => {
+      board.begin(this.#nextId);
+      if (weighted.length > 0) field.score(weighted, total, board, accept);
+      const ranked = board.top(FUSION_DEPTH);
+      lists.push({ ranked, scores: ranked.map((id) => board.scores[id]!), weight: FIELD_WEIGHT[FIELDS[index]!] });
+    });
+    const similarity = (id: number): number => {
+      const vector = queryVector === undefined ? undefined : this.#vectors[id];
+      return vector === undefined ? 0 : dot(queryVector!, vector);
+    };
+    if (queryVector !== undefined && this.#vectorCount > 0) {
+      board.begin(this.#nextId);
+      const live = this.#live.flags;
+      this.#vectors.forEach((vector, id) => {
+        if (vector === undefined || live[id] !== 1 || (accept && !accept(id))) return;
+        const value = dot(queryVector, vector);
+        if (value > 0) board.add(id, value);
+      });
+      const ranked = board.top(FUSION_DEPTH);
+      lists.push({ ranked, scores: ranked.map((id) => board.scores[id]!), weight: FIELD_WEIGHT.embedding });
+    }
+    const fused = reciprocalRankFusion(lists, RRF_K);
+    const queryNames = new Set<number>();
+    for (const identifier of identifiersIn(query)) {
+      const id = this.#dictionary.lookup(wholeTerm(identifier));
+      if (id !== undefined) queryNames.add(id);
+    }
+    // Digits alone ("2") do not make a name cover the query; a word the index never saw is in no name.
+    const words = terms.filter((term) => !/^\p{N}+$/u.test(term)).map((term) => this.#dictionary.lookup(term) ?? -1);
+    const hopsBySlot = new Map<number, number | undefined>();
+    const proximityOf = (id: number): number => {
+      if (!options.proximity) return 1;
+      const slot = this.#chunks.file[id]!;
+      let hops = hopsBySlot.get(slot);
+      if (!hopsBySlot.has(slot)) {
+        hops = options.proximity.get(this.#slots[slot]!.real);
+        hopsBySlot.set(slot, hops);
+      }
+      return hops === undefined ? 1 : 1 + PROXIMITY_BOOST / (1 + hops);
+    };
+    const definitionOf = (id: number) => (this.#chunks.defineCount[id] === 0 ? NO_DEFINITION : this.#definitionBoost(id, words, queryNames));
+    board.begin(this.#nextId);
+    for (const [id, score] of fused) {
+      const definition = definitionOf(id).boost;
+      const proximity = proximityOf(id);
+      board.add(id, definition !== 1 || proximity !== 1 ? score * definition * proximity : score);
+    }
+    const hits = board.top(options.topK, this.#byPlace).map((id) => {
+      // What matched: the lists that scored the chunk (any query term in a field), then the boosts.
+      const signals: Signal[] = [];
+      this.#fields.forEach((field, index) => {
+        if (weighted.some(({ id: term }) => field.has(term, id))) signals.push(FIELDS[index]!);
+      });
+      if (similarity(id) > 0) signals.push("embedding");
+      const definition = definitionOf(id);
+      if (definition.boost > 1) signals.push("definition");
+      if (proximityOf(id) > 1) signals.push("proximity");
+      const hit: SearchHit = { chunk: this.#view(id), score: board.scores[id]!, signals };
+      if (definition.define >= 0) hit.focus = this.#defined(definition.define);
+      return hit;
+    });
+    return { hits, terms, ignoredTerms };
+  }
+
+  #defined(define: number): DefinedSymbol {
+    const defines = this.#defines;
+    return { qualifiedName: defines.qualifiedName[define]!, kind: this.#kinds[defines.kind[define]!]!, startLine: defines.startLine[define]!, endLine: defines.endLine[define]! };
+  }
+
+  /**
+   * How much a chunk's definitions answer the query, and which symbol does: a name the query spells
+   * out, else a name holding every query word (the shortest such name: the closest fit), else none.
+   */
+  #definitionBoost(id: number, words: readonly number[], queryNames: ReadonlySet<number>): { boost: number; define: number } {
+    const defines = this.#defines;
+    let covering = -1;
+    for (let define = this.#chunks.defineFirst[id]!, end = define + this.#chunks.defineCount[id]!; define < end; define++) {
+      if (queryNames.has(defines.name[define]!)) return { boost: EXACT_DEFINITION_BOOST, define };
+      if (words.length === 0) continue;
+      const first = defines.termFirst[define]!;
+      const last = first + defines.termCount[define]!;
+      let all = true;
+      for (const word of words) {
+        let found = false;
+        for (let at = first; at < last; at++) {
+          if (defines.termPool[at] === word) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          all = false;
+          break;
+        }
+      }
+      if (all && (covering < 0 || defines.termCount[define]! < defines.termCount[covering]!)) covering = define;
+    }
+    return covering >= 0 ? { boost: COVERING_DEFINITION_BOOST, define: covering } : NO_DEFINITION;
+  }
+
+  /**
+   * The anchor's distinct source terms the index knows, from `text` (its file's text): none for an
+   * indexed file whose source is not searched (over the size limit).
+   */
+  anchorTerms(anchor: Chunk, text: string): number[] {
+    if (anchor.id >= 0 && this.#files.get(anchor.real)?.body === false) return [];
+    let from: number;
+    let to: number;
+    if (anchor.startOffset >= 0 && this.#files.get(anchor.real)?.sha256 === anchor.sha256 && startsLine(text, anchor.startOffset)) {
+      from = anchor.startOffset;
+      to = lineStartAfter(text, from, anchor.endLine - anchor.startLine + 1);
+    } else {
+      const starts = lineStarts(text);
+      from = starts[anchor.startLine - 1] ?? text.length;
+      to = starts[anchor.endLine] ?? text.length;
+    }
+    const counter = new TermCounter();
+    countTerms(text, from, to, this.#dictionary, counter, false);
+    return Array.from(counter.ids.subarray(0, counter.distinct));
+  }
+
+  /**
+   * Chunks sharing the most identifiers with `anchor`: BM25 over source text with the anchor's
+   * rarest terms as the query, each counted once per chunk, so a shared rare identifier outweighs
+   * many shared common ones. The anchor chunk itself is left out. `text` is the anchor file's text
+   * (read through the source when not given).
+   */
+  async related(anchor: Chunk, options: { topK: number; accept?: (file: ChunkFile) => boolean; text?: string }): Promise<RelatedHit[]> {
+    let text = options.text;
+    if (text === undefined) {
+      const file = this.#source.files().find((candidate) => candidate.real === anchor.real);
+      if (!file) return [];
+      text = await this.#source.text(file);
+    }
+    return this.relatedTo(anchor, this.anchorTerms(anchor, text), options);
+  }
+
+  /** related() with the anchor's terms already taken (anchorTerms). */
+  relatedTo(anchor: Chunk, anchorTerms: readonly number[], options: { topK: number; accept?: (file: ChunkFile) => boolean }): RelatedHit[] {
+    const total = this.#liveChunks;
+    const body = this.#fields[FIELDS.indexOf("body")]!;
+    const weighed = anchorTerms
+      .filter((term) => this.#dictionary.termLength(term) >= 2)
+      .map((term) => ({ term, text: this.#dictionary.term(term), idf: body.idf(term, total) }))
+      .sort((a, b) => b.idf - a.idf || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+      .slice(0, RELATED_MAX_TERMS);
+    const board = this.#board;
+    const top = body.topBinary(
+      weighed.map(({ term }) => term),
+      total,
+      board,
+      options.topK,
+      this.#acceptor(options.accept, anchor),
+      this.#byPlace,
+    );
+    return top.map((id) => {
+      const shared = weighed.filter(({ term }) => body.has(term, id)).map(({ text }) => text);
+      return { chunk: this.#view(id), score: board.scores[id]!, shared: shared.slice(0, RELATED_SHARED_LISTED) };
+    });
+  }
+}
+
+const NO_DEFINITION: { boost: number; define: number } = { boost: 1, define: -1 };
+
+/** Offset of the line `lines` lines after the line starting at `from` (text.length past the end). */
+function lineStartAfter(text: string, from: number, lines: number): number {
+  let seen = 0;
+  for (let index = from; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) {
+      seen++;
+      if (seen === lines) return index + 1;
+    }
+  }
+  return text.length;
+}
