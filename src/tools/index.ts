@@ -1,4 +1,6 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
+import { IndexRegistry } from "../intel/index/index.ts";
+import { onCommitted } from "../patch/pipeline.ts";
 import type { AnyTool } from "./contract.ts";
 import type { ToolServices } from "./services.ts";
 import { CALL_TOOLS } from "./calls.ts";
@@ -31,7 +33,17 @@ export const TOOLS: AnyTool[] = [
 
 /** Builds the services one process's tools share; the composition root calls it once. */
 export function createToolServices(): ToolServices {
+  const indexes = new IndexRegistry();
+  // Until the write pipeline takes an observer from the tools layer: its commits reach this set's
+  // indexes (held weakly, so a set nobody uses any more is not kept alive by the subscription).
+  const held = new WeakRef(indexes);
+  const stop = onCommitted((event) => {
+    const registry = held.deref();
+    if (registry) registry.noteCommitted(event.realPaths);
+    else stop();
+  });
   return {
+    indexes,
     closeSession(sessionId) {
       closeWriteSession(sessionId);
     },

@@ -3,7 +3,11 @@
  * The composition root (`cli/mcp-command.ts`) builds one set per process and the server hands it to
  * every call through `ToolContext.services`; a test builds its own set instead of resetting globals.
  */
+import type { IndexRegistry } from "../intel/index/index.ts";
+
 export interface ToolServices {
+  /** The code indexes (one per set of roots); writes reach them through `indexes.noteCommitted`. */
+  readonly indexes: IndexRegistry;
   /** Frees what a session kept (preview receipts and the like) when it ends. */
   closeSession(sessionId: string): void;
 }

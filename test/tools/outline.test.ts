@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import { estimateTokens } from "../../src/helpers/tokens.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileCapabilitiesTool, fileReadTool } from "../../src/tools/files.ts";
@@ -87,7 +86,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  CodeIndex.closeAll();
+  context.services.indexes.closeAll();
   if (previousCacheDir === undefined) delete process.env.AST_MCP_CACHE_DIR;
   else process.env.AST_MCP_CACHE_DIR = previousCacheDir;
   await temp.cleanup();
