@@ -4,13 +4,17 @@ import { onCommitted } from "../patch/pipeline.ts";
 import type { AnyTool } from "./contract.ts";
 import type { ToolServices } from "./services.ts";
 import { CALL_TOOLS } from "./calls.ts";
+import { digestTool } from "./digest.ts";
 import { documentQueryTool } from "./document.ts";
 import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "./files.ts";
 import { GRAPH_TOOLS } from "./graph.ts";
-import { OUTLINE_TOOLS } from "./outline.ts";
+import { indexTool } from "./index-tool.ts";
+import { mapTool } from "./map.ts";
 import { runTool } from "./run.ts";
 import { findRelatedTool, searchTool } from "./search.ts";
+import { showTool } from "./show.ts";
 import { squeezeTool } from "./squeeze.ts";
+import { surfaceTool } from "./surface.ts";
 import { configStatusTool, policyCheckTool } from "./workspace.ts";
 import { closeWriteSession, WRITE_TOOLS } from "./write.ts";
 
@@ -21,7 +25,11 @@ export const TOOLS: AnyTool[] = [
   documentQueryTool,
   policyCheckTool,
   configStatusTool,
-  ...OUTLINE_TOOLS,
+  mapTool,
+  digestTool,
+  showTool,
+  surfaceTool,
+  indexTool,
   ...GRAPH_TOOLS,
   ...CALL_TOOLS,
   searchTool,

@@ -12,7 +12,7 @@ import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { documentQueryTool } from "../../src/tools/document.ts";
 import { fileHashTool, fileReadTool } from "../../src/tools/files.ts";
-import { mapTool } from "../../src/tools/outline.ts";
+import { mapTool } from "../../src/tools/map.ts";
 import { searchTool } from "../../src/tools/search.ts";
 import { makeContext, runTool } from "../support/context.ts";
 import { startLinkSwapper } from "../support/link-swapper.ts";

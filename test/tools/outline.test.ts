@@ -4,7 +4,11 @@ import path from "node:path";
 import { estimateTokens } from "../../src/helpers/tokens.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileCapabilitiesTool, fileReadTool } from "../../src/tools/files.ts";
-import { digestTool, indexTool, mapTool, showTool, surfaceTool } from "../../src/tools/outline.ts";
+import { digestTool } from "../../src/tools/digest.ts";
+import { indexTool } from "../../src/tools/index-tool.ts";
+import { mapTool } from "../../src/tools/map.ts";
+import { showTool } from "../../src/tools/show.ts";
+import { surfaceTool } from "../../src/tools/surface.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
 let temp: TempDir;
