@@ -6,7 +6,6 @@ import { CodeIndex } from "../intel/index/code-index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-
 import { progressOf } from "./outline.ts";
 
 const IndexOutput = z.object({

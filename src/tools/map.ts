@@ -6,7 +6,6 @@ import { estimateTokens } from "../helpers/tokens.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-
 import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, DETAILS, FailedPath, MaxTokens, OutlineSymbol, renderSymbol, roundUp, symbolOut, visibleSymbols, footer } from "./outline.ts";
 
 const MapFile = z.object({

@@ -258,4 +258,3 @@ export function compareDisplay(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export const CONTAINER_KINDS = new Set(["class", "interface", "struct", "trait", "enum", "union", "module", "namespace"]);

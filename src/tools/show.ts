@@ -10,7 +10,6 @@ import type { IndexedFile } from "../intel/index/types.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-
 import { budgetOf, Cut, lineRange, MaxTokens } from "./outline.ts";
 
 const ShownSymbol = z.object({

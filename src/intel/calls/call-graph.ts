@@ -315,14 +315,7 @@ export class CallGraph {
   }
 
   #targetsOf(file: GraphFile, specifier: string, line?: number): string[] {
-    return [
-      ...new Set(
-        this.imports
-          .dependenciesOf(file.real)
-          .filter((edge) => edge.specifier === specifier && (line === undefined || edge.line === line))
-          .map((edge) => edge.to),
-      ),
-    ];
+    return this.imports.targetsOf(file.real, specifier, line);
   }
 
   /** What a name bound by one of the file's imports refers to; undefined when no import binds it. */

@@ -340,6 +340,13 @@ export class ImportGraph {
     return this.#perFile.get(real)?.edges ?? [];
   }
 
+  /** The files a specifier of this file resolved to (one statement's, with its line), in edge order. */
+  targetsOf(real: string, specifier: string, line?: number): string[] {
+    const targets = new Set<string>();
+    for (const edge of this.dependenciesOf(real)) if (edge.specifier === specifier && (line === undefined || edge.line === line)) targets.add(edge.to);
+    return [...targets];
+  }
+
   dependentsOf(real: string): readonly ImportEdge[] {
     return this.#reverse.get(real) ?? [];
   }
