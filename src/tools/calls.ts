@@ -172,7 +172,7 @@ async function typedWalk(session: CallSession, context: ToolContext, symbol: Sym
   const resolved = await context.workspace.resolve(symbol.file, "read");
   let typed;
   try {
-    typed = await typedCallers(context.workspace, resolved, symbol.qualifiedName, { depth, limit, signal: context.signal });
+    typed = await typedCallers(context.workspace, resolved, symbol.qualifiedName, { depth, limit, projects: context.services.typescript, signal: context.signal });
   } catch (error) {
     // The compiler names the declaration differently: the syntactic answer still stands.
     if (error instanceof ToolError && error.code === "invalid_input") return undefined;

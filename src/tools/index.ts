@@ -1,5 +1,6 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
 import { IndexRegistry } from "../intel/index/index.ts";
+import { TypeScriptProjects } from "../intel/typescript/index.ts";
 import { onCommitted } from "../patch/pipeline.ts";
 import type { AnyTool } from "./contract.ts";
 import type { ToolServices } from "./services.ts";
@@ -52,6 +53,7 @@ export function createToolServices(): ToolServices {
   });
   return {
     indexes,
+    typescript: new TypeScriptProjects(),
     closeSession(sessionId) {
       closeWriteSession(sessionId);
     },

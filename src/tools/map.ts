@@ -81,7 +81,7 @@ export const mapTool = defineTool({
     for (const { file } of sorted) {
       const symbols = visibleSymbols(file.facts.symbols, args.private).map(({ symbol, depth }) => symbolOut(symbol, depth, detail, docs));
       if (args.typed === true && limitedBy === null) {
-        const typed = await typedSymbolsFor(context.workspace, file.real, symbols, { signal: context.signal });
+        const typed = await typedSymbolsFor(context.workspace, file.real, symbols, { projects: context.services.typescript, signal: context.signal });
         for (const [symbol, types] of typed.matches) symbol.returnType = types.returnType;
         if (typed.note !== undefined) typedNotes.push(typed.note);
       }

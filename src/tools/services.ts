@@ -4,10 +4,13 @@
  * every call through `ToolContext.services`; a test builds its own set instead of resetting globals.
  */
 import type { IndexRegistry } from "../intel/index/index.ts";
+import type { TypeScriptProjects } from "../intel/typescript/index.ts";
 
 export interface ToolServices {
   /** The code indexes (one per set of roots); writes reach them through `indexes.noteCommitted`. */
   readonly indexes: IndexRegistry;
+  /** The TypeScript projects (language services) typed answers use. */
+  readonly typescript: TypeScriptProjects;
   /** Frees what a session kept (preview receipts and the like) when it ends. */
   closeSession(sessionId: string): void;
 }

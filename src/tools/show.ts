@@ -182,7 +182,7 @@ export const showTool = defineTool({
     const shown = showSymbols(file, text, args.symbols, args.maxTokens);
     let typedNote: string | undefined;
     if (args.typed === true) {
-      const typed = await typedSymbolsFor(context.workspace, file.real, shown.results.flatMap((entry) => entry.symbols), { signal: context.signal });
+      const typed = await typedSymbolsFor(context.workspace, file.real, shown.results.flatMap((entry) => entry.symbols), { projects: context.services.typescript, signal: context.signal });
       for (const [symbol, types] of typed.matches) Object.assign(symbol, { returnType: types.returnType, typedSignature: types.signature });
       typedNote = typed.note;
     }

@@ -484,7 +484,7 @@ export const filePatchTool = defineTool({
       }
       const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline });
       texts.set(key, { before: decoded?.text, after: candidate.text });
-      if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
+      if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { projects: context.services.typescript, signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
     refuseOverlaps(plans);
