@@ -3,6 +3,7 @@
  * (language services) alive per process, least recently used first out.
  */
 import path from "node:path";
+import type * as TS from "typescript";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { detectLanguage } from "../../syntax/language-names.ts";
@@ -58,6 +59,8 @@ export class TypeScriptProjects {
   readonly #policyIds = new WeakMap<object, number>();
   #nextPolicyId = 1;
   readonly #maxServices: number;
+  /** Parsed files (lib.d.ts above all) shared by every project's language service. */
+  #registry: TS.DocumentRegistry | undefined;
 
   constructor(options: TypeScriptProjectsOptions = {}) {
     this.#maxServices = options.maxServices ?? LIMITS.intel.typescript.maxServices;
@@ -83,7 +86,8 @@ export class TypeScriptProjects {
       this.#projects.set(key, existing);
       return existing;
     }
-    const project = new TsProject(ts, workspace, configFile, configFile ? path.dirname(configFile) : resolved.root.real);
+    this.#registry ??= ts.createDocumentRegistry(ts.sys.useCaseSensitiveFileNames);
+    const project = new TsProject(ts, workspace, configFile, configFile ? path.dirname(configFile) : resolved.root.real, this.#registry);
     this.#projects.set(key, project);
     while (this.#projects.size > this.#maxServices) {
       const [oldestKey, oldest] = this.#projects.entries().next().value as [string, TsProject];
