@@ -151,7 +151,7 @@ export class CodeIndex {
         return index.#freshness.watcher;
       },
     });
-    this.#freshness = new Freshness(this.#tree, { watch: options.watch ?? "auto", fullCheckIntervalMs: this.#tuning.fullCheckIntervalMs });
+    this.#freshness = new Freshness(this.#tree, { watch: options.watch ?? "auto", fullCheckIntervalMs: this.#tuning.fullCheckIntervalMs, maxWatchedDirectories: this.#tuning.maxWatchedDirectories });
     this.#snapshot = new SnapshotKeeper(
       {
         get persist() {

@@ -17,6 +17,8 @@ export interface FreshnessOptions {
   watch: "auto" | "off";
   /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
   fullCheckIntervalMs: number;
+  /** Directories watched before the index relies on stat checks alone. */
+  maxWatchedDirectories: number;
 }
 
 export class Freshness {
@@ -99,6 +101,7 @@ export class Freshness {
       (reason) => {
         this.#watchReason = reason;
       },
+      this.options.maxWatchedDirectories,
     );
   }
 

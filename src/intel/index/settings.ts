@@ -36,10 +36,12 @@ export interface IndexTuning {
   readScratchBytes: number;
   /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
   fullCheckIntervalMs: number;
+  /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
+  maxWatchedDirectories: number;
   snapshot: SnapshotTiming;
 }
 
-export const DEFAULT_INDEX_TUNING: IndexTuning = { concurrency: 4, readScratchBytes: 2 * 1024 * 1024, fullCheckIntervalMs: 60_000, snapshot: DEFAULT_SNAPSHOT_TIMING };
+export const DEFAULT_INDEX_TUNING: IndexTuning = { concurrency: 4, readScratchBytes: 2 * 1024 * 1024, fullCheckIntervalMs: 60_000, maxWatchedDirectories: 8192, snapshot: DEFAULT_SNAPSHOT_TIMING };
 
 export interface CodeIndexOptions {
   /** Where snapshots go; default: the user cache directory (see cache-dir.ts). */

@@ -21,9 +21,11 @@ export interface SnapshotTiming {
   idleUtilization: number;
   /** …or at the latest this long after the first unsaved change, when the server is never idle. */
   maxDelayMs: number;
+  /** Writing runs in the background: work done before the event loop gets a turn. */
+  saveSliceMs: number;
 }
 
-export const DEFAULT_SNAPSHOT_TIMING: SnapshotTiming = { minIntervalMs: 30_000, idleMs: 2_000, idleUtilization: 0.25, maxDelayMs: 5 * 60_000 };
+export const DEFAULT_SNAPSHOT_TIMING: SnapshotTiming = { minIntervalMs: 30_000, idleMs: 2_000, idleUtilization: 0.25, maxDelayMs: 5 * 60_000, saveSliceMs: 4 };
 
 /** What the keeper reads of the index it saves. */
 export interface SnapshotHost {
@@ -195,7 +197,7 @@ export class SnapshotKeeper {
         if (dir === undefined) return false;
         this.#file = snapshotPath(dir, this.#meta().key);
       }
-      await saveSnapshot(this.#file, this.#meta(), this.host.files());
+      await saveSnapshot(this.#file, this.#meta(), this.host.files(), this.timing.saveSliceMs);
       await pruneSnapshots(path.dirname(this.#file), this.#file);
       this.#savedGeneration = generation;
       this.#lastSave = Date.now();

@@ -13,7 +13,7 @@ import path from "node:path";
 import type * as TS from "typescript";
 import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import { ApprovedFileSystem, eachLimited } from "./approved-fs.ts";
+import { ApprovedFileSystem, eachLimited, LIST_CONCURRENCY } from "./approved-fs.ts";
 import type { TypeScriptModule } from "./load.ts";
 
 /** What one project's answer rests on, for the caller to show. */
@@ -377,7 +377,7 @@ export class TsProject {
       this.#projectVersion++;
     }
     let filesChanged = false;
-    await eachLimited([...this.#versions], LIMITS.intel.typescript.listConcurrency, async ([fileName, known]) => {
+    await eachLimited([...this.#versions], LIST_CONCURRENCY, async ([fileName, known]) => {
       const version = await this.#statVersion(known.real);
       if (version !== known.version) {
         this.#versions.delete(fileName);
