@@ -139,35 +139,10 @@ export class CodeIndex {
       this.#extractorVersion = options.extractorVersion;
     }
     this.#readScratch = new ReadScratch(this.#tuning.readScratchBytes);
-    const index = this;
-    this.#tree = new IndexTree({
-      get workspace() {
-        return index.#workspace;
-      },
-      get detector() {
-        return index.#detector;
-      },
-      get watcher() {
-        return index.#freshness.watcher;
-      },
-    });
+    this.#tree = new IndexTree({ workspace: () => this.#workspace, detector: () => this.#detector, watcher: () => this.#freshness.watcher });
     this.#freshness = new Freshness(this.#tree, { watch: options.watch ?? "auto", fullCheckIntervalMs: this.#tuning.fullCheckIntervalMs, maxWatchedDirectories: this.#tuning.maxWatchedDirectories });
     this.#snapshot = new SnapshotKeeper(
-      {
-        get persist() {
-          return index.#settings.persist;
-        },
-        get closed() {
-          return index.#closed;
-        },
-        get generation() {
-          return index.#tree.generation;
-        },
-        get extractorVersion() {
-          return index.#extractorVersion;
-        },
-        files: () => this.files(),
-      },
+      { persist: () => this.#settings.persist, closed: () => this.#closed, generation: () => this.#tree.generation, extractorVersion: () => this.#extractorVersion, files: () => this.files() },
       this.rootReals,
       options.cacheDir,
       this.#tuning.snapshot,

@@ -7,4 +7,3 @@ export { CodeIndex, type IndexHooks } from "./code-index.ts";
 export { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, DEFAULT_INDEX_TUNING, type EnsureFreshOptions, indexSettingsFrom, type IndexTuning } from "./settings.ts";
 export { type IndexContext, IndexRegistry, type RegistryOptions } from "./registry.ts";
 export type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats, SkippedCounts } from "./types.ts";
-export { userCacheDirectory } from "../../config/cache-dir.ts";

@@ -29,11 +29,11 @@ export const DEFAULT_SNAPSHOT_TIMING: SnapshotTiming = { minIntervalMs: 30_000, 
 
 /** What the keeper reads of the index it saves. */
 export interface SnapshotHost {
-  readonly persist: boolean;
-  readonly closed: boolean;
-  readonly generation: number;
+  persist(): boolean;
+  closed(): boolean;
+  generation(): number;
   /** The declared version of the facts extractor (a snapshot of another version is not used). */
-  readonly extractorVersion: string | undefined;
+  extractorVersion(): string | undefined;
   files(): IndexedFile[];
 }
 
@@ -77,7 +77,7 @@ export class SnapshotKeeper {
 
   /** Reads the snapshot for the first build (when persisting is on). */
   async load(): Promise<void> {
-    if (!this.host.persist) return;
+    if (!this.host.persist()) return;
     const dir = await this.#directory();
     if (dir === undefined) return;
     const meta = this.#meta();
@@ -101,7 +101,7 @@ export class SnapshotKeeper {
 
   /** After the first build: the snapshot's facts are let go; when it gave every file and nothing went away, it is still current. */
   firstBuildDone(parsed: number, indexed: number): void {
-    if (this.#entries && parsed === 0 && this.#entries.size === indexed) this.#savedGeneration = this.host.generation;
+    if (this.#entries && parsed === 0 && this.#entries.size === indexed) this.#savedGeneration = this.host.generation();
     this.#entries = undefined;
   }
 
@@ -118,7 +118,7 @@ export class SnapshotKeeper {
   }
 
   stats(): IndexStats["snapshot"] {
-    const snapshot: IndexStats["snapshot"] = { enabled: this.host.persist && this.#problem === undefined, loaded: this.#loaded, reused: this.#reused };
+    const snapshot: IndexStats["snapshot"] = { enabled: this.host.persist() && this.#problem === undefined, loaded: this.#loaded, reused: this.#reused };
     if (this.#file !== undefined) snapshot.path = this.#file;
     if (this.#savedAt !== undefined) snapshot.savedAt = this.#savedAt;
     if (this.#problem !== undefined) snapshot.problem = this.#problem;
@@ -141,7 +141,7 @@ export class SnapshotKeeper {
   }
 
   #meta(): { key: string; roots: readonly string[]; extractor: string } {
-    return { key: snapshotKey(this.rootReals), roots: this.rootReals, extractor: extractorVersion(this.host.extractorVersion) };
+    return { key: snapshotKey(this.rootReals), roots: this.rootReals, extractor: extractorVersion(this.host.extractorVersion()) };
   }
 
   /**
@@ -151,8 +151,8 @@ export class SnapshotKeeper {
    * the first unsaved change, however busy the server is.
    */
   schedule(): void {
-    if (!this.host.persist || this.host.closed || (this.#file === undefined && this.#problem !== undefined)) return;
-    if (this.#savedGeneration === this.host.generation || this.#saving) return;
+    if (!this.host.persist() || this.host.closed() || (this.#file === undefined && this.#problem !== undefined)) return;
+    if (this.#savedGeneration === this.host.generation() || this.#saving) return;
     const now = Date.now();
     if (this.#timer) clearTimeout(this.#timer);
     else this.#pendingSince = now;
@@ -165,7 +165,7 @@ export class SnapshotKeeper {
         this.#timer = undefined;
         // A long call (a graph being built) refreshes nothing while it keeps the loop busy: wait on.
         const busy = since.utilization() > timing.idleUtilization;
-        if (busy && Date.now() < deadline && !this.host.closed) arm(Date.now());
+        if (busy && Date.now() < deadline && !this.host.closed()) arm(Date.now());
         else void this.save();
       }, wait);
       this.#timer.unref?.();
@@ -176,7 +176,7 @@ export class SnapshotKeeper {
   /** Writes the snapshot now (when persisting is on); resolves when it is on disk. */
   async save(): Promise<void> {
     while (this.#saving) await this.#saving;
-    if (!this.host.persist || this.host.closed) return;
+    if (!this.host.persist() || this.host.closed()) return;
     const saving = this.#saveNow();
     this.#saving = saving.then(() => undefined);
     let saved: boolean;
@@ -190,7 +190,7 @@ export class SnapshotKeeper {
   }
 
   async #saveNow(): Promise<boolean> {
-    const generation = this.host.generation;
+    const generation = this.host.generation();
     try {
       if (this.#file === undefined) {
         const dir = await this.#directory();

@@ -62,10 +62,10 @@ export interface DirState {
 
 /** What the tree asks of the index that holds it. */
 export interface TreeHost {
-  readonly workspace: Workspace;
-  readonly detector: LanguageDetector;
-  /** The watcher new directories join (none when watching is off or broken). */
-  readonly watcher: DirectoryWatcher | undefined;
+  workspace(): Workspace;
+  detector(): LanguageDetector;
+  /** The watcher new directories join (none when watching is off). */
+  watcher(): DirectoryWatcher | undefined;
 }
 
 /** How a cut by directory depth is reported: the limit, and what a caller can still do. */
@@ -170,7 +170,7 @@ export class IndexTree {
   /** Walks every root from scratch (first build, or after the policy or settings changed); new and known files become pending. */
   async fullScan(pending: Set<FileState>): Promise<void> {
     const seenRoots = new Set<string>();
-    for (const [rootIndex, root] of this.host.workspace.roots.entries()) {
+    for (const [rootIndex, root] of this.host.workspace().roots.entries()) {
       if (seenRoots.has(root.real)) continue;
       seenRoots.add(root.real);
       let dir = this.dirs.get(root.real);
@@ -202,7 +202,7 @@ export class IndexTree {
   async #rootIgnoreChain(rootReal: string): Promise<IgnoreFile[]> {
     const excludePath = path.join(rootReal, ".git", "info", "exclude");
     try {
-      const resolved = await this.host.workspace.resolve(excludePath, "read");
+      const resolved = await this.host.workspace().resolve(excludePath, "read");
       if (!resolved.exists || resolved.kind !== "file") return [];
       const text = readIgnoreText(resolvedTarget(resolved));
       return text === undefined ? [] : [parseIgnoreFile(text, "")];
@@ -241,12 +241,12 @@ export class IndexTree {
       this.removeDirectory(dir.real);
       return [];
     }
-    const watcher = this.host.watcher?.broken ? undefined : this.host.watcher;
+    const watcher = this.host.watcher()?.broken ? undefined : this.host.watcher();
     // Watch before listing: an entry created after the listing then produces an event.
     watcher?.add(dir.real);
     let listing;
     try {
-      listing = this.host.workspace.listDirectory(dir.real);
+      listing = this.host.workspace().listDirectory(dir.real);
     } catch (error) {
       if (isToolError(error) || errnoOf(error) !== undefined) {
         // Gone, denied now, or unreadable: the directory leaves the index.
@@ -264,7 +264,7 @@ export class IndexTree {
     const oldIgnoreSignature = dir.ignoreSignature;
     dir.ignoreSignature = ignoreEntry ? ignoreSignatureSync(dir.real) : "";
     if (ignoreEntry) {
-      const text = readIgnoreText(realTarget(ignoreEntry.real, ignoreEntry.display, this.host.workspace.roots));
+      const text = readIgnoreText(realTarget(ignoreEntry.real, ignoreEntry.display, this.host.workspace().roots));
       if (text !== undefined) own = parseIgnoreFile(text, dir.relative);
     }
     dir.chain = own ? [...inherited, own] : inherited;
@@ -349,7 +349,7 @@ export class IndexTree {
   }
 
   #newFile(entry: DirectoryEntry, dir: DirState, relative: string): FileState {
-    const contentDependent = contentDependentByName(this.host.detector, relative);
+    const contentDependent = contentDependentByName(this.host.detector(), relative);
     return {
       real: entry.real,
       display: entry.display,
@@ -379,7 +379,7 @@ export class IndexTree {
     const dir = this.dirs.get(real);
     if (!dir) return;
     this.dirs.delete(real);
-    this.host.watcher?.remove(real);
+    this.host.watcher()?.remove(real);
     for (const file of dir.files) {
       const state = this.files.get(file);
       if (state && state.dir === real) this.removeFile(state);

@@ -42,7 +42,8 @@ describe("the walked tree", () => {
     await f.write("sub/b.ts", "export const b = 1;\n");
     await f.write("sub/c.gen.ts", "export const c = 1;\n");
     await f.write("sub/deep/d.ts", "export const d = 1;\n");
-    const tree = new IndexTree({ workspace: f.workspace, detector: new LanguageDetector({}), watcher: undefined });
+    const detector = new LanguageDetector({});
+    const tree = new IndexTree({ workspace: () => f.workspace, detector: () => detector, watcher: () => undefined });
     const pending = new Set<FileState>();
     await tree.fullScan(pending);
     expect([...pending].map((state) => state.relative).sort()).toEqual([".gitignore", "a.ts", "sub/b.ts", "sub/deep/d.ts"]);
