@@ -4,13 +4,12 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { estimateTokens } from "../helpers/tokens.ts";
-import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { packageFiles, publicSurface, type SurfaceEntry } from "../intel/graph/surface.ts";
-import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, clip, coverageOut, CoverageOut, Cut, lineRange, MaxTokens, progressOf, roundUp, footer } from "./outline.ts";
+import { openImportGraph } from "./graph.ts";
+import { budgetOf, clip, coverageOut, CoverageOut, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
 
 const SurfaceMember = z.object({ name: z.string(), kind: z.string(), signature: z.string(), startLine: z.number().int(), endLine: z.number().int() });
 
@@ -64,9 +63,7 @@ export const surfaceTool = defineTool({
   handler: async (args, context) => {
     const resolved = await context.workspace.resolve(args.path, "read");
     if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
-    const index = CodeIndex.forContext(context);
-    const coverage = await index.ensureFresh(progressOf(context));
-    const graph = await ImportGraph.for(index, context.workspace, { signal: context.signal, readHead: (file) => index.text(file as IndexedFile).catch(() => undefined) });
+    const { index, coverage, graph } = await openImportGraph(context);
     let files: IndexedFile[];
     if (resolved.kind === "directory") {
       files = packageFiles(index, resolved.real);
