@@ -1,10 +1,12 @@
 /** The parts the code index is made of, each on its own: classification, the walked tree, the registry, snapshot timing. */
 import { afterEach, describe, expect, test } from "bun:test";
+import { lstatSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { classifySource } from "../../../src/intel/index/classify.ts";
 import { IndexRegistry } from "../../../src/intel/index/index.ts";
 import { DEFAULT_SNAPSHOT_TIMING } from "../../../src/intel/index/snapshot-keeper.ts";
-import { type FileState, IndexTree } from "../../../src/intel/index/tree.ts";
+import { Freshness } from "../../../src/intel/index/freshness.ts";
+import { type FileState, IndexTree, signatureOf } from "../../../src/intel/index/tree.ts";
 import { LanguageDetector } from "../../../src/syntax/detect.ts";
 import { indexedPaths, makeIndexFixture, type IndexFixture } from "./fixture.ts";
 
@@ -54,6 +56,33 @@ describe("the walked tree", () => {
     await tree.rescanDirectories([f.path("sub")], again, false);
     expect([...again].map((state) => state.relative)).toEqual(["sub/e.ts"]);
     expect(f.extracted).toEqual([]);
+  });
+});
+
+describe("freshness", () => {
+  test("without a watcher, a sweep of stats finds a changed file, a new one, and a path written through ast-mcp", async () => {
+    const f = (fixture = await makeIndexFixture());
+    await f.write("a.ts", "export const a = 1;\n");
+    await f.write("b.ts", "export const b = 1;\n");
+    const detector = new LanguageDetector({});
+    const tree = new IndexTree({ workspace: () => f.workspace, detector: () => detector, watcher: () => undefined });
+    const freshness = new Freshness(tree, { watch: "off", fullCheckIntervalMs: 60_000, maxWatchedDirectories: 10 });
+    freshness.startFullWalk();
+    const first = new Set<FileState>();
+    await tree.fullScan(first);
+    freshness.fullWalkDone();
+    // As the index does after processing: each file's signature is what it read.
+    for (const state of first) state.signature = signatureOf(lstatSync(state.real));
+    const unchanged = new Set<FileState>();
+    await freshness.collect(unchanged);
+    expect(unchanged.size).toBe(0);
+    await f.write("a.ts", "export const a = 22;\n");
+    await f.write("c.ts", "export const c = 1;\n");
+    freshness.noteWritten(f.path("b.ts"));
+    const changed = new Set<FileState>();
+    await freshness.collect(changed);
+    expect(freshness.last).toBe("stat");
+    expect([...changed].map((state) => state.relative).sort()).toEqual(["a.ts", "b.ts", "c.ts"]);
   });
 });
 
