@@ -10,7 +10,7 @@ import { CallGraph } from "../intel/calls/call-graph.ts";
 import { packContext } from "../intel/calls/context.ts";
 import { impactOf, implementationsOf, type LeveledEdge, traceCalls, walkCalls } from "../intel/calls/queries.ts";
 import type { CallEdge, Confidence, SymbolRef } from "../intel/calls/types.ts";
-import type { IndexedFile } from "../intel/index/types.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";

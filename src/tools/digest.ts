@@ -6,7 +6,7 @@ import { capText } from "../helpers/text-cap.ts";
 import { estimateTokens } from "../helpers/tokens.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
-import type { IndexedFile } from "../intel/index/types.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, FailedPath, MaxTokens, footer } from "./outline.ts";

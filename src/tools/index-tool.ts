@@ -2,8 +2,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
-import { CodeIndex } from "../intel/index/code-index.ts";
-import type { IndexedFile } from "../intel/index/types.ts";
+import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { progressOf } from "./outline.ts";

@@ -5,7 +5,7 @@ import { LIMITS } from "../core/limits.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { estimateTokens } from "../helpers/tokens.ts";
 import { packageFiles, publicSurface, type SurfaceEntry } from "../intel/graph/surface.ts";
-import type { IndexedFile } from "../intel/index/types.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { openImportGraph } from "./graph.ts";

@@ -8,7 +8,7 @@
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import type { SymbolFact } from "../facts/types.ts";
-import type { IndexedFile } from "../index/types.ts";
+import type { IndexedFile } from "../index/index.ts";
 import type { ImportGraph } from "./import-graph.ts";
 
 export interface SurfaceMember {
