@@ -21,6 +21,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { DEFAULT_CONFIG } from "../src/config/schema.ts";
 import { LIMITS } from "../src/core/limits.ts";
+import { DEFAULT_INDEX_TUNING } from "../src/intel/index/index.ts";
 import { languageFromPath, parseTreeAsync } from "../src/syntax/index.ts";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";
 import {
@@ -211,7 +212,7 @@ async function parseCeiling(root: string, files: ReadonlyArray<{ path: string; s
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   await Promise.all(
-    Array.from({ length: LIMITS.intel.index.concurrency }, async () => {
+    Array.from({ length: DEFAULT_INDEX_TUNING.concurrency }, async () => {
       while (next < inputs.length) {
         const input = inputs[next++]!;
         await parseTreeAsync(input.language, input.text);

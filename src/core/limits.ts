@@ -151,39 +151,14 @@ export const LIMITS = {
        * the square of the depth; real trees stay far below this.
        */
       maxDirectoryDepth: 128,
-      /**
-       * Files parsing at once while indexing (on the libuv thread pool, 4 threads by default),
-       * while the main thread reads files and extracts facts from finished trees.
-       */
-      concurrency: 4,
-      /** The buffer files are read into while indexed or searched grows up to this; a larger file gets a buffer of its own. */
-      readScratchBytes: 2 * MiB,
       /** Synchronous index work (directory listings, file reads) done before the event loop gets a turn. */
       syncSliceMs: 20,
-      /** Stats a freshness sweep makes synchronously before giving the event loop a turn. */
-      sweepSlice: 2048,
-      /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
-      maxWatchedDirectories: 8192,
-      /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
-      fullCheckIntervalMs: 60_000,
       /** Largest .gitignore file read; a larger one is ignored (with a warning). */
       maxIgnoreFileBytes: 1 * MiB,
-      /** A persisted snapshot is rewritten at most this often while files keep changing. */
-      snapshotMinIntervalMs: 30_000,
-      /** The snapshot is written once the index has had no refresh, and the event loop little work, for this long… */
-      snapshotIdleMs: 2_000,
-      /** …"little work" being at most this share of the time busy… */
-      snapshotIdleUtilization: 0.25,
-      /** …or at the latest this long after the first unsaved change, when the server is never idle. */
-      snapshotMaxDelayMs: 5 * 60_000,
-      /** Writing the snapshot runs in the background: work done before the event loop gets a turn (calls answered meanwhile wait at most this). */
-      snapshotSliceMs: 4,
       /** Largest persisted snapshot read back. */
       maxSnapshotBytes: 512 * MiB,
       /** Snapshots (one per set of roots) kept in the cache directory; the least recently saved beyond this are deleted. */
       maxSnapshots: 16,
-      /** Indexes (one per set of roots) kept alive; the least recently used beyond this is closed. */
-      maxIndexes: 8,
     },
 
     /** Module resolution and the import graph (src/intel/graph/, src/tools/graph.ts). */
@@ -257,8 +232,6 @@ export const LIMITS = {
       autoOutlineBytes: 32 * KiB,
       /** Characters of a rendered signature before it is cut. */
       maxSignatureChars: 240,
-      /** Re-export hops surface follows before it stops (cycles stop earlier). */
-      maxReexportDepth: 16,
     },
 
     typescript: {
@@ -272,8 +245,6 @@ export const LIMITS = {
       maxApprovalRounds: 24,
       /** Rounds of reading a tsconfig's file list (each directory level its include globs reach takes one). */
       maxConfigRounds: 64,
-      /** Directories listed (or stat'ed) at once. */
-      listConcurrency: 16,
       /** Files larger than this are invisible to the compiler (generated bundles). */
       maxFileBytes: 4 * MiB,
       /** Characters of one rendered type or signature before it is cut. */

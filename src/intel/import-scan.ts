@@ -6,9 +6,9 @@
  * An index cut by its file limit is refused rather than passed off as a complete answer.
  */
 import { ToolError } from "../core/errors.ts";
-import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
+import type { ResolvedPath } from "../policy/workspace.ts";
 import { ImportGraph } from "./graph/import-graph.ts";
-import { CodeIndex } from "./index/code-index.ts";
+import { CodeIndex, type IndexContext } from "./index/index.ts";
 
 export interface ImportScanOptions {
   signal?: AbortSignal;
@@ -28,10 +28,11 @@ function tooManyFiles(detail: string, limit?: number): ToolError {
  * a whole package (a Go import, a Java/Kotlin wildcard) counts only when the target is the
  * package's last file. Throws too_many_items when the index could not hold every file.
  */
-export async function findImporters(target: ResolvedPath, workspace: Workspace, options: ImportScanOptions = {}): Promise<string[]> {
+export async function findImporters(target: ResolvedPath, context: IndexContext, options: ImportScanOptions = {}): Promise<string[]> {
   if (target.kind !== "file") return [];
   const { signal } = options;
-  const index = CodeIndex.for(workspace);
+  const { workspace } = context;
+  const index = CodeIndex.forContext(context);
   const coverage = await index.ensureFresh(signal ? { signal } : {});
   if (coverage.skipped.overLimit > 0) throw tooManyFiles(`${coverage.skipped.overLimit} files are over the index's file limit (${coverage.limits.join("; ")})`);
   if (options.maxFiles !== undefined && coverage.files > options.maxFiles) throw tooManyFiles(`${coverage.files} files are indexed, more than ${options.maxFiles}`, options.maxFiles);

@@ -10,7 +10,7 @@ import { CallGraph } from "../intel/calls/call-graph.ts";
 import { packContext } from "../intel/calls/context.ts";
 import { impactOf, implementationsOf, type LeveledEdge, traceCalls, walkCalls } from "../intel/calls/queries.ts";
 import type { CallEdge, Confidence, SymbolRef } from "../intel/calls/types.ts";
-import type { IndexedFile } from "../intel/index/types.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
@@ -172,7 +172,7 @@ async function typedWalk(session: CallSession, context: ToolContext, symbol: Sym
   const resolved = await context.workspace.resolve(symbol.file, "read");
   let typed;
   try {
-    typed = await typedCallers(context.workspace, resolved, symbol.qualifiedName, { depth, limit, signal: context.signal });
+    typed = await typedCallers(context.workspace, resolved, symbol.qualifiedName, { depth, limit, projects: context.services.typescript, signal: context.signal });
   } catch (error) {
     // The compiler names the declaration differently: the syntactic answer still stands.
     if (error instanceof ToolError && error.code === "invalid_input") return undefined;

@@ -12,7 +12,8 @@ import { capText } from "../helpers/text-cap.ts";
 import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { CodeIndex } from "../intel/index/code-index.ts";
-import { OutlineSymbol, renderShowResult, renderSymbol, ShowResult, showSymbols, symbolOut, visibleSymbols } from "./outline.ts";
+import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
+import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
 import {
   hashFileStream,
   ItemErrorSchema,

@@ -3,11 +3,17 @@
  * The composition root (`cli/mcp-command.ts`) builds one set per process and the server hands it to
  * every call through `ToolContext.services`; a test builds its own set instead of resetting globals.
  */
+import type { IndexRegistry } from "../intel/index/index.ts";
 import type { SearchService } from "../intel/search/index.ts";
+import type { TypeScriptProjects } from "../intel/typescript/index.ts";
 
 export interface ToolServices {
   /** Search indexes (one per code index) and the snippet texts search and find_related show. */
   readonly search: SearchService;
+  /** The code indexes (one per set of roots); writes reach them through `indexes.noteCommitted`. */
+  readonly indexes: IndexRegistry;
+  /** The TypeScript projects (language services) typed answers use. */
+  readonly typescript: TypeScriptProjects;
   /** Frees what a session kept (preview receipts and the like) when it ends. */
   closeSession(sessionId: string): void;
 }

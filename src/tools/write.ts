@@ -484,7 +484,7 @@ export const filePatchTool = defineTool({
       }
       const candidate = await prepareText({ resolved, decoded, style }, edited, entry.allowSyntaxErrors, { formatters, pipeline });
       texts.set(key, { before: decoded?.text, after: candidate.text });
-      if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { signal: context.signal });
+      if (entry.diagnostics === true) facts.typeErrors = await typeErrorReport(context.workspace, resolved, decoded?.text, candidate.text, { projects: context.services.typescript, signal: context.signal });
       return candidatePlan(key, resolved, source, candidate, facts);
     }, concurrency);
     refuseOverlaps(plans);
@@ -611,7 +611,7 @@ export const fileDeleteTool = defineTool({
         await forEntry(key, async () => {
           const { resolved, source } = await openExisting(key, entry.expectedSha256, "delete", "a delete", context, pipeline);
           if (!entry.force) {
-            const importers = await findImporters(resolved, context.workspace, { signal: context.signal });
+            const importers = await findImporters(resolved, context, { signal: context.signal });
             // Files deleted in the same batch do not keep this one alive.
             const others = importers.filter((importer) => importer !== resolved.display && !Object.hasOwn(files, importer));
             if (others.length > 0) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { findImporters } from "../../src/intel/import-scan.ts";
 import type { Workspace } from "../../src/policy/workspace.ts";
+import type { ToolContext } from "../../src/tools/contract.ts";
 import { makeContext, makeTempDir, type TempDir } from "../support/context.ts";
 
 const REPO: Record<string, string> = {
@@ -59,19 +60,22 @@ const REPO: Record<string, string> = {
 
 let temp: TempDir;
 let workspace: Workspace;
+let context: ToolContext;
 
 beforeAll(async () => {
   temp = await makeTempDir("ast-mcp-imports-");
   for (const [relative, content] of Object.entries(REPO)) await temp.write(relative, content);
-  workspace = (await makeContext([temp.dir], { rules: [{ path: "private/**", read: "deny" }] })).workspace;
+  context = await makeContext([temp.dir], { rules: [{ path: "private/**", read: "deny" }] });
+  workspace = context.workspace;
 });
 
 afterAll(async () => {
+  context.services.indexes.closeAll();
   await temp.cleanup();
 });
 
 async function importersOf(relative: string, options: Parameters<typeof findImporters>[2] = {}): Promise<string[]> {
-  return findImporters(await workspace.resolve(relative, "delete"), workspace, options);
+  return findImporters(await workspace.resolve(relative, "delete"), context, options);
 }
 
 describe("JS and TS importers", () => {
@@ -153,6 +157,6 @@ describe("the walk", () => {
   });
 
   test("a folder is not a file with importers", async () => {
-    expect(await findImporters(await workspace.resolve("src/lib", "read"), workspace)).toEqual([]);
+    expect(await findImporters(await workspace.resolve("src/lib", "read"), context)).toEqual([]);
   });
 });

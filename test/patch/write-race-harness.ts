@@ -16,7 +16,6 @@ import { sha256Hex } from "../../src/helpers/hash.ts";
 import { commitBatch, type CommitMeta, type CommitOp } from "../../src/patch/commit.ts";
 import { undoOps } from "../../src/patch/journal.ts";
 import { stateDirectory } from "../../src/config/state-dir.ts";
-import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
 import { startLinkSwapper } from "../support/link-swapper.ts";
 import { makeContext, runTool } from "../support/context.ts";
@@ -243,7 +242,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
     }
   } finally {
     outcome.swaps = await swapper.stop();
-    if (options.layer === "tools") CodeIndex.closeAll();
+    context?.services.indexes.closeAll();
   }
 
   outcome.outsideChanges = differences(outsideBefore, await describeTree(outside));

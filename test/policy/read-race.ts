@@ -9,11 +9,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
-import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { documentQueryTool } from "../../src/tools/document.ts";
 import { fileHashTool, fileReadTool } from "../../src/tools/files.ts";
-import { mapTool } from "../../src/tools/outline.ts";
+import { mapTool } from "../../src/tools/map.ts";
 import { searchTool } from "../../src/tools/search.ts";
 import { makeContext, runTool } from "../support/context.ts";
 import { startLinkSwapper } from "../support/link-swapper.ts";
@@ -105,7 +104,7 @@ export async function runReadRace(options: { durationMs: number; maxOperations?:
     }
   } finally {
     report.swaps = await swapper.stop();
-    CodeIndex.closeAll();
+    context.services.indexes.closeAll();
     if (previousCache === undefined) delete process.env.AST_MCP_CACHE_DIR;
     else process.env.AST_MCP_CACHE_DIR = previousCache;
     rmSync(tree.base, { recursive: true, force: true, maxRetries: 5 });

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import { calleesTool, callersTool, contextTool, impactTool, implementsTool, traceTool } from "../../src/tools/calls.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { TOOLS } from "../../src/tools/index.ts";
@@ -70,7 +69,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  CodeIndex.closeAll();
+  context.services.indexes.closeAll();
   await temp.cleanup();
   await rm(cacheDir, { recursive: true, force: true });
   if (previousCacheDir === undefined) delete process.env.AST_MCP_CACHE_DIR;

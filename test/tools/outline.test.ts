@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import { estimateTokens } from "../../src/helpers/tokens.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileCapabilitiesTool, fileReadTool } from "../../src/tools/files.ts";
-import { digestTool, indexTool, mapTool, showTool, surfaceTool } from "../../src/tools/outline.ts";
+import { digestTool } from "../../src/tools/digest.ts";
+import { indexTool } from "../../src/tools/index-tool.ts";
+import { mapTool } from "../../src/tools/map.ts";
+import { showTool } from "../../src/tools/show.ts";
+import { surfaceTool } from "../../src/tools/surface.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
 let temp: TempDir;
@@ -87,7 +90,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  CodeIndex.closeAll();
+  context.services.indexes.closeAll();
   if (previousCacheDir === undefined) delete process.env.AST_MCP_CACHE_DIR;
   else process.env.AST_MCP_CACHE_DIR = previousCacheDir;
   await temp.cleanup();

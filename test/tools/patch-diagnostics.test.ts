@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
-import { disposeAllProjects } from "../../src/intel/typescript/index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { filePatchTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
@@ -26,7 +25,7 @@ beforeAll(async () => {
   context = await makeContext([temp.dir], { snapshot: {} });
 });
 afterAll(async () => {
-  disposeAllProjects();
+  context.services.typescript.disposeAll();
   await temp.cleanup();
 });
 

@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
-import { CodeIndex } from "../../src/intel/index/code-index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileDeleteTool, fileRenameTool, fileUndoTool } from "../../src/tools/write.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
@@ -23,7 +22,7 @@ beforeAll(async () => {
   process.env.AST_MCP_CACHE_DIR = cacheDir;
 });
 afterAll(async () => {
-  CodeIndex.closeAll();
+  context?.services.indexes.closeAll();
   await temp?.cleanup();
   for (const [name, value] of [["AST_MCP_STATE_DIR", previous.state], ["AST_MCP_CACHE_DIR", previous.cache]] as const) {
     if (value === undefined) delete process.env[name];
@@ -33,7 +32,7 @@ afterAll(async () => {
   await rm(cacheDir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  CodeIndex.closeAll();
+  context?.services.indexes.closeAll();
   await temp?.cleanup();
   temp = await makeTempDir("ast-mcp-rename-");
   context = await makeContext([temp.dir]);

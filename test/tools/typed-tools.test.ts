@@ -1,9 +1,9 @@
 /** typed: true on the read tools: the TypeScript compiler's answers through the tools' own schemas. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { disposeAllProjects } from "../../src/intel/typescript/index.ts";
 import { callersTool } from "../../src/tools/calls.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
-import { mapTool, showTool } from "../../src/tools/outline.ts";
+import { mapTool } from "../../src/tools/map.ts";
+import { showTool } from "../../src/tools/show.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
 const SLOW = 120_000;
@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  disposeAllProjects();
+  context.services.typescript.disposeAll();
   await temp.cleanup();
 });
 

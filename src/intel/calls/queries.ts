@@ -6,7 +6,8 @@
  */
 import { LIMITS } from "../../core/limits.ts";
 import { walkGraph } from "../graph/import-graph.ts";
-import { type CallGraph, sortEdges, worst } from "./call-graph.ts";
+import type { CallGraph } from "./call-graph.ts";
+import { sortEdges, worst } from "./names.ts";
 import { isTestFile, sourceStem, testedStem } from "./tests.ts";
 import { type CallEdge, type Confidence, CONFIDENCE_ORDER, type SymbolRef, symbolKey } from "./types.ts";
 

@@ -14,7 +14,7 @@ import type { LanguageResolver, ResolveContext } from "./context.ts";
 import { FileTable } from "./file-table.ts";
 import { GoResolver } from "./go.ts";
 import { IncludeResolver } from "./include.ts";
-import { type HeadReader, JvmResolver } from "./jvm.ts";
+import { type HeadReader, type JvmPackageCache, JvmResolver } from "./jvm.ts";
 import { PythonResolver } from "./python.ts";
 import { RustResolver } from "./rust.ts";
 import { ScriptResolver } from "./script.ts";
@@ -97,7 +97,7 @@ class Resolvers {
   readonly script: ScriptResolver;
   readonly #byFamily: Record<Family, LanguageResolver>;
 
-  constructor(context: ResolveContext, readHead: HeadReader | undefined) {
+  constructor(context: ResolveContext, readHead: HeadReader | undefined, jvmPackages: JvmPackageCache) {
     this.context = context;
     this.script = new ScriptResolver(context);
     this.#byFamily = {
@@ -105,7 +105,7 @@ class Resolvers {
       python: new PythonResolver(context),
       go: new GoResolver(context),
       rust: new RustResolver(context),
-      jvm: new JvmResolver(context, readHead),
+      jvm: new JvmResolver(context, readHead, jvmPackages),
       include: new IncludeResolver(context),
     };
   }
@@ -121,6 +121,8 @@ export class ImportGraph {
   readonly #index: GraphIndex;
   readonly #configs: ConfigFiles;
   #readHead: HeadReader | undefined;
+  /** Java/Kotlin packages by file and content, kept across refreshes for as long as this graph (its index) lives. */
+  readonly #jvmPackages: JvmPackageCache = new Map();
   #generation = -1;
   #table = new FileTable([]);
   #perFile = new Map<string, FileImports>();
@@ -182,7 +184,7 @@ export class ImportGraph {
     // Missing steering files stay missing unless one appeared in the index (or the roots changed).
     if (configsStale || steeringChanged) this.#configs.invalidate();
 
-    const resolvers = new Resolvers({ table, configs: this.#configs }, this.#readHead);
+    const resolvers = new Resolvers({ table, configs: this.#configs }, this.#readHead, this.#jvmPackages);
     // Some files shape how a whole language resolves: any JVM file (package declarations), a
     // package __init__ (package roots), a Rust crate root or mod.rs (module trees).
     const shaping = [...changed.map((file) => file.real), ...added, ...removed];
@@ -272,7 +274,7 @@ export class ImportGraph {
     const kept = this.#perFile.get(file.real);
     if (kept && kept.sha256 === file.sha256) return kept;
     if (file.facts.imports.length === 0) return { sha256: file.sha256, edges: [], unresolved: [], externals: new Map() };
-    const resolvers = new Resolvers({ table: this.#table, configs: this.#configs }, this.#readHead);
+    const resolvers = new Resolvers({ table: this.#table, configs: this.#configs }, this.#readHead, this.#jvmPackages);
     const family = familyOf(file.language);
     if (family) await resolvers.for(family).prepare?.([file]);
     return this.#resolveFile(file, resolvers);
@@ -285,7 +287,7 @@ export class ImportGraph {
   async edgesToUnindexed(extra: GraphFile): Promise<ImportEdge[]> {
     if (this.#table.has(extra.real)) return [...this.dependentsOf(extra.real)];
     const table = new FileTable([...this.#table.byReal.values(), extra]);
-    const resolvers = new Resolvers({ table, configs: this.#configs }, this.#readHead);
+    const resolvers = new Resolvers({ table, configs: this.#configs }, this.#readHead, this.#jvmPackages);
     const edges: ImportEdge[] = [];
     for (const [real, imports] of this.#perFile) {
       const file = this.#table.get(real);
@@ -338,6 +340,13 @@ export class ImportGraph {
 
   dependenciesOf(real: string): readonly ImportEdge[] {
     return this.#perFile.get(real)?.edges ?? [];
+  }
+
+  /** The files a specifier of this file resolved to (one statement's, with its line), in edge order. */
+  targetsOf(real: string, specifier: string, line?: number): string[] {
+    const targets = new Set<string>();
+    for (const edge of this.dependenciesOf(real)) if (edge.specifier === specifier && (line === undefined || edge.line === line)) targets.add(edge.to);
+    return [...targets];
   }
 
   dependentsOf(real: string): readonly ImportEdge[] {

@@ -16,7 +16,11 @@ const JVM_EXTENSIONS = new Set([".java", ".kt", ".kts"]);
 /** Reads the head of a source file (CodeIndex.text); the package declaration is near the top. */
 export type HeadReader = (file: GraphFile) => Promise<string | undefined>;
 
-const packageCache = new Map<string, string>();
+/** Declared packages by file and content hash (`real\0sha256`); the import graph that owns the resolvers keeps it. */
+export type JvmPackageCache = Map<string, string>;
+
+/** Entries beyond which the cache starts over (a tree's worth of files, not a process's history). */
+const MAX_CACHED_PACKAGES = 100_000;
 
 /** The package a Java/Kotlin source declares ("" for the default package). */
 export function declaredPackage(text: string): string {
@@ -31,16 +35,18 @@ function stem(real: string): string {
 export class JvmResolver implements LanguageResolver {
   readonly #context: ResolveContext;
   readonly #readHead: HeadReader | undefined;
+  readonly #packageCache: JvmPackageCache;
   #packages: Promise<Map<string, GraphFile[]>> | undefined;
 
-  constructor(context: ResolveContext, readHead: HeadReader | undefined) {
+  constructor(context: ResolveContext, readHead: HeadReader | undefined, packageCache: JvmPackageCache) {
     this.#context = context;
     this.#readHead = readHead;
+    this.#packageCache = packageCache;
   }
 
   async #packageOf(file: GraphFile): Promise<string | undefined> {
     const key = `${file.real}\0${file.sha256}`;
-    const cached = packageCache.get(key);
+    const cached = this.#packageCache.get(key);
     if (cached !== undefined) return cached;
     const fromFacts = file.facts.symbols.find((symbol) => (symbol.kind === "namespace" || symbol.kind === "module") && /^package\s/.test(symbol.signature));
     let declared: string | undefined = fromFacts ? declaredPackage(fromFacts.signature) : undefined;
@@ -49,8 +55,8 @@ export class JvmResolver implements LanguageResolver {
       if (text !== undefined) declared = declaredPackage(text);
     }
     if (declared === undefined) return undefined;
-    if (packageCache.size > 100_000) packageCache.clear();
-    packageCache.set(key, declared);
+    if (this.#packageCache.size > MAX_CACHED_PACKAGES) this.#packageCache.clear();
+    this.#packageCache.set(key, declared);
     return declared;
   }
 

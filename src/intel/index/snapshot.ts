@@ -146,6 +146,8 @@ export async function saveSnapshot(
   file: string,
   meta: { key: string; roots: readonly string[]; extractor: string },
   files: Iterable<IndexedFile>,
+  /** Work done before the event loop gets a turn (calls answered meanwhile wait at most this). */
+  sliceMs = 4,
 ): Promise<void> {
   const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, extractor: meta.extractor, key: meta.key, roots: [...meta.roots].sort(), savedAt: new Date().toISOString() };
   async function* lines(): AsyncGenerator<string> {
@@ -165,7 +167,7 @@ export async function saveSnapshot(
       if (chunk.length < CHUNK_CHARS) continue;
       yield chunk;
       chunk = "";
-      if (performance.now() - since > LIMITS.intel.index.snapshotSliceMs) {
+      if (performance.now() - since > sliceMs) {
         await nextTurn();
         since = performance.now();
       }

@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync, watch, writeFileSync, unlinkSync, type FSWatcher } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 
 /** How long barrier() waits for its own event before declaring the watcher unreliable. */
@@ -39,7 +38,12 @@ export class DirectoryWatcher {
   #waiting: { name: string; resolve: (arrived: boolean) => void } | undefined;
   #broken = false;
 
-  constructor(onEvent: (event: WatchEvent) => void, onBroken: (reason: string) => void) {
+  /** `maxDirectories`: watched (one fs.watch each) before the index relies on stat checks alone. */
+  constructor(
+    onEvent: (event: WatchEvent) => void,
+    onBroken: (reason: string) => void,
+    private readonly maxDirectories = 8192,
+  ) {
     this.#onEvent = onEvent;
     this.#onBroken = onBroken;
   }
@@ -60,8 +64,8 @@ export class DirectoryWatcher {
   add(directory: string): boolean {
     if (this.#broken) return false;
     if (this.#watchers.has(directory)) return true;
-    if (this.#watchers.size >= LIMITS.intel.index.maxWatchedDirectories) {
-      this.#break(`more than ${LIMITS.intel.index.maxWatchedDirectories} directories`);
+    if (this.#watchers.size >= this.maxDirectories) {
+      this.#break(`more than ${this.maxDirectories} directories`);
       return false;
     }
     try {

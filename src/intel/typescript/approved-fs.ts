@@ -35,6 +35,9 @@ function isInside(parent: string, child: string): boolean {
   return child.length > parent.length && child.startsWith(parent) && child[parent.length] === path.sep;
 }
 
+/** Directories listed (or files stat'ed) at once. */
+export const LIST_CONCURRENCY = 16;
+
 /** Runs work over items with at most `limit` in flight. */
 export async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -164,7 +167,7 @@ export class ApprovedFileSystem {
     const room = LIMITS.intel.typescript.maxDirectories - this.#listings.size;
     if (wanted.length > room) this.exhausted = true;
     const batch = wanted.slice(0, Math.max(0, room));
-    await eachLimited(batch, LIMITS.intel.typescript.listConcurrency, async (directory) => {
+    await eachLimited(batch, LIST_CONCURRENCY, async (directory) => {
       this.#listings.set(directory, await this.#list(directory));
     });
     return batch.length;
@@ -197,7 +200,7 @@ export class ApprovedFileSystem {
     this.#workspace = workspace;
     const listed = [...this.#listings].filter(([, listing]) => listing.state === "listed");
     const moved: string[] = [];
-    await eachLimited(listed, LIMITS.intel.typescript.listConcurrency, async ([key, listing]) => {
+    await eachLimited(listed, LIST_CONCURRENCY, async ([key, listing]) => {
       let mtimeMs = -1;
       try {
         mtimeMs = (await stat(listing.real)).mtimeMs;
@@ -207,7 +210,7 @@ export class ApprovedFileSystem {
       if (mtimeMs !== listing.mtimeMs) moved.push(key);
     });
     let changed = false;
-    await eachLimited(moved, LIMITS.intel.typescript.listConcurrency, async (key) => {
+    await eachLimited(moved, LIST_CONCURRENCY, async (key) => {
       const before = this.#listings.get(key);
       const after = await this.#list(key);
       this.#listings.set(key, after);
@@ -218,7 +221,7 @@ export class ApprovedFileSystem {
     const retry = [...this.#listings]
       .filter(([key, listing]) => listing.state === "missing" && (moved.some((parent) => isInside(parent, key)) || !this.#hasListedAncestor(key)))
       .map(([key]) => key);
-    await eachLimited(retry, LIMITS.intel.typescript.listConcurrency, async (key) => {
+    await eachLimited(retry, LIST_CONCURRENCY, async (key) => {
       const after = await this.#list(key);
       this.#listings.set(key, after);
       if (after.state !== "missing") changed = true;

@@ -15,6 +15,6 @@ export {
   type TypedSymbol,
 } from "./typed.ts";
 export type { ProjectInfo } from "./project.ts";
-export { disposeAllProjects, liveProjectCount, supportsTypedAnswers } from "./services.ts";
+export { supportsTypedAnswers, TypeScriptProjects, type TypeScriptProjectsOptions } from "./services.ts";
 export { typedCallers, type TypedCall, type TypedCallers } from "./callers.ts";
 export { matchTyped, typedSymbolsFor } from "./merge.ts";

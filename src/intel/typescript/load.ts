@@ -21,15 +21,3 @@ export function loadTypeScript(): Promise<TypeScriptModule> {
   });
   return loading;
 }
-
-/** Shared parsed files (lib.d.ts above all) across every project's language service. */
-const registries = new WeakMap<TypeScriptModule, TS.DocumentRegistry>();
-
-export function documentRegistry(ts: TypeScriptModule): TS.DocumentRegistry {
-  let registry = registries.get(ts);
-  if (!registry) {
-    registry = ts.createDocumentRegistry(ts.sys.useCaseSensitiveFileNames);
-    registries.set(ts, registry);
-  }
-  return registry;
-}

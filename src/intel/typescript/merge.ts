@@ -49,7 +49,7 @@ export async function typedSymbolsFor<T extends Located>(
   workspace: Workspace,
   real: string,
   symbols: readonly T[],
-  options: TypedOptions = {},
+  options: TypedOptions,
 ): Promise<{ matches: Map<T, TypedSymbol>; note?: string }> {
   if (!supportsTypedAnswers(real) || symbols.length === 0) return { matches: new Map() };
   try {

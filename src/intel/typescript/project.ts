@@ -13,8 +13,8 @@ import path from "node:path";
 import type * as TS from "typescript";
 import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import { ApprovedFileSystem, eachLimited } from "./approved-fs.ts";
-import { documentRegistry, type TypeScriptModule } from "./load.ts";
+import { ApprovedFileSystem, eachLimited, LIST_CONCURRENCY } from "./approved-fs.ts";
+import type { TypeScriptModule } from "./load.ts";
 
 /** What one project's answer rests on, for the caller to show. */
 export interface ProjectInfo {
@@ -132,7 +132,8 @@ export class TsProject {
   #disposed = false;
   #signal: AbortSignal | undefined;
 
-  constructor(ts: TypeScriptModule, workspace: Workspace, configFile: string | undefined, directory: string) {
+  /** `registry`: parsed files (lib.d.ts above all) shared by the language services of one TypeScriptProjects. */
+  constructor(ts: TypeScriptModule, workspace: Workspace, configFile: string | undefined, directory: string, registry: TS.DocumentRegistry) {
     this.ts = ts;
     this.#workspace = workspace;
     this.configFile = configFile;
@@ -141,7 +142,7 @@ export class TsProject {
     this.#caseSensitive = ts.sys.useCaseSensitiveFileNames;
     this.#libDirectory = path.dirname(ts.getDefaultLibFilePath({}));
     this.#options = hardenOptions(configFile ? {} : inferredOptions(ts));
-    this.#service = ts.createLanguageService(this.#host(), documentRegistry(ts), ts.LanguageServiceMode.Semantic);
+    this.#service = ts.createLanguageService(this.#host(), registry, ts.LanguageServiceMode.Semantic);
   }
 
   /** Runs one request with the project fresh against the disk; requests on one project never overlap. */
@@ -376,7 +377,7 @@ export class TsProject {
       this.#projectVersion++;
     }
     let filesChanged = false;
-    await eachLimited([...this.#versions], LIMITS.intel.typescript.listConcurrency, async ([fileName, known]) => {
+    await eachLimited([...this.#versions], LIST_CONCURRENCY, async ([fileName, known]) => {
       const version = await this.#statVersion(known.real);
       if (version !== known.version) {
         this.#versions.delete(fileName);

@@ -1,8 +1,9 @@
 /**
- * Finds the project a file belongs to and keeps a bounded number of projects (language services)
- * alive, least recently used first out.
+ * Finds the project a file belongs to; TypeScriptProjects keeps a bounded number of projects
+ * (language services) alive per process, least recently used first out.
  */
 import path from "node:path";
+import type * as TS from "typescript";
 import { isToolError, ToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { languageOf } from "../../syntax/index.ts";
@@ -27,18 +28,6 @@ export function requireTypedLanguage(resolved: ResolvedPath): void {
   }
 }
 
-const policyIds = new WeakMap<object, number>();
-let nextPolicyId = 1;
-
-function policyKey(workspace: Workspace): string {
-  let id = policyIds.get(workspace.policyIdentity);
-  if (id === undefined) {
-    id = nextPolicyId++;
-    policyIds.set(workspace.policyIdentity, id);
-  }
-  return `${id}|${workspace.roots.map((root) => root.real).join("\0")}`;
-}
-
 /** The nearest tsconfig.json (or jsconfig.json) from the file up to its root, asked through the policy. */
 export async function findProjectConfig(workspace: Workspace, resolved: ResolvedPath): Promise<string | undefined> {
   const stop = resolved.root.real;
@@ -56,36 +45,66 @@ export async function findProjectConfig(workspace: Workspace, resolved: Resolved
   }
 }
 
-const projects = new Map<string, TsProject>();
-
-/** The long-lived project for a file: created on first use, refreshed by every call. */
-export async function projectFor(workspace: Workspace, resolved: ResolvedPath): Promise<TsProject> {
-  const ts = await loadTypeScript();
-  const configFile = await findProjectConfig(workspace, resolved);
-  const key = `${policyKey(workspace)}|${configFile ?? `inferred:${resolved.root.real}`}`;
-  const existing = projects.get(key);
-  if (existing) {
-    projects.delete(key);
-    projects.set(key, existing);
-    return existing;
-  }
-  const project = new TsProject(ts, workspace, configFile, configFile ? path.dirname(configFile) : resolved.root.real);
-  projects.set(key, project);
-  while (projects.size > LIMITS.intel.typescript.maxServices) {
-    const [oldestKey, oldest] = projects.entries().next().value as [string, TsProject];
-    projects.delete(oldestKey);
-    oldest.dispose();
-  }
-  return project;
+export interface TypeScriptProjectsOptions {
+  /** Projects (language services) kept alive; the least recently used beyond this is disposed. */
+  maxServices?: number;
 }
 
-/** How many projects are alive (for tests and status). */
-export function liveProjectCount(): number {
-  return projects.size;
-}
+/**
+ * The long-lived TypeScript projects of one process (ToolServices.typescript): one per policy and
+ * config file, created on first use, refreshed by every call, least recently used disposed first.
+ */
+export class TypeScriptProjects {
+  readonly #projects = new Map<string, TsProject>();
+  readonly #policyIds = new WeakMap<object, number>();
+  #nextPolicyId = 1;
+  readonly #maxServices: number;
+  /** Parsed files (lib.d.ts above all) shared by every project's language service. */
+  #registry: TS.DocumentRegistry | undefined;
 
-/** Disposes every project (tests, shutdown). */
-export function disposeAllProjects(): void {
-  for (const project of projects.values()) project.dispose();
-  projects.clear();
+  constructor(options: TypeScriptProjectsOptions = {}) {
+    this.#maxServices = options.maxServices ?? LIMITS.intel.typescript.maxServices;
+  }
+
+  #policyKey(workspace: Workspace): string {
+    let id = this.#policyIds.get(workspace.policyIdentity);
+    if (id === undefined) {
+      id = this.#nextPolicyId++;
+      this.#policyIds.set(workspace.policyIdentity, id);
+    }
+    return `${id}|${workspace.roots.map((root) => root.real).join("\0")}`;
+  }
+
+  /** The project for a file. */
+  async projectFor(workspace: Workspace, resolved: ResolvedPath): Promise<TsProject> {
+    const ts = await loadTypeScript();
+    const configFile = await findProjectConfig(workspace, resolved);
+    const key = `${this.#policyKey(workspace)}|${configFile ?? `inferred:${resolved.root.real}`}`;
+    const existing = this.#projects.get(key);
+    if (existing) {
+      this.#projects.delete(key);
+      this.#projects.set(key, existing);
+      return existing;
+    }
+    this.#registry ??= ts.createDocumentRegistry(ts.sys.useCaseSensitiveFileNames);
+    const project = new TsProject(ts, workspace, configFile, configFile ? path.dirname(configFile) : resolved.root.real, this.#registry);
+    this.#projects.set(key, project);
+    while (this.#projects.size > this.#maxServices) {
+      const [oldestKey, oldest] = this.#projects.entries().next().value as [string, TsProject];
+      this.#projects.delete(oldestKey);
+      oldest.dispose();
+    }
+    return project;
+  }
+
+  /** How many projects are alive (for tests and status). */
+  get liveCount(): number {
+    return this.#projects.size;
+  }
+
+  /** Disposes every project (shutdown, the end of a test). */
+  disposeAll(): void {
+    for (const project of this.#projects.values()) project.dispose();
+    this.#projects.clear();
+  }
 }

@@ -10,7 +10,7 @@ import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { collectDeclarations, type DeclarationKind, type DeclarationSite, enclosingCallableName, nodeAt } from "./declarations.ts";
 import type { TypeScriptModule } from "./load.ts";
 import { type ProjectInfo, ProjectDisposedError, type ProjectSession } from "./project.ts";
-import { projectFor, requireTypedLanguage, supportsTypedAnswers } from "./services.ts";
+import { requireTypedLanguage, supportsTypedAnswers, type TypeScriptProjects } from "./services.ts";
 
 export interface TypedSymbol {
   /** `Class.method`, `ns.fn`, `api.get`, `default`. */
@@ -100,16 +100,18 @@ function requireExistingFile(resolved: ResolvedPath): void {
 
 /** Cancels long compiler work (a wide findReferences, a big check) when the caller gives up. */
 export interface TypedOptions {
+  /** The process's projects (ToolServices.typescript). */
+  projects: TypeScriptProjects;
   signal?: AbortSignal;
 }
 
 async function withSession<T>(workspace: Workspace, resolved: ResolvedPath, options: TypedOptions, work: (session: ProjectSession) => Promise<T>): Promise<T> {
   requireTypedLanguage(resolved);
   try {
-    return await (await projectFor(workspace, resolved)).use(workspace, work, options.signal);
+    return await (await options.projects.projectFor(workspace, resolved)).use(workspace, work, options.signal);
   } catch (error) {
     if (!(error instanceof ProjectDisposedError)) throw error;
-    return (await projectFor(workspace, resolved)).use(workspace, work, options.signal);
+    return (await options.projects.projectFor(workspace, resolved)).use(workspace, work, options.signal);
   }
 }
 
@@ -171,7 +173,7 @@ export function typedRows(ts: TypeScriptModule, checker: TS.TypeChecker, sourceF
 }
 
 /** Inferred return types and signatures of the file's functions, methods and callable values. */
-export async function typedOutline(workspace: Workspace, resolved: ResolvedPath, options: TypedOptions = {}): Promise<TypedOutline> {
+export async function typedOutline(workspace: Workspace, resolved: ResolvedPath, options: TypedOptions): Promise<TypedOutline> {
   requireExistingFile(resolved);
   return withSession(workspace, resolved, options, async (session) => {
     const { program, sourceFile } = await sourceFileOf(session, resolved);
@@ -253,7 +255,7 @@ function lineText(sourceFile: TS.SourceFile, line: number): string {
 }
 
 /** Every reference the compiler resolves to the symbol at a position (or named in the file). */
-export async function typedReferences(workspace: Workspace, resolved: ResolvedPath, target: ReferenceTarget, options: TypedOptions = {}): Promise<TypedReferences> {
+export async function typedReferences(workspace: Workspace, resolved: ResolvedPath, target: ReferenceTarget, options: TypedOptions): Promise<TypedReferences> {
   requireExistingFile(resolved);
   return withSession(workspace, resolved, options, async (session) => {
     const ts = session.ts;
@@ -364,7 +366,7 @@ export async function diagnosticDelta(
   resolved: ResolvedPath,
   beforeText: string | undefined,
   afterText: string,
-  options: TypedOptions = {},
+  options: TypedOptions,
 ): Promise<DiagnosticDelta> {
   return withSession(workspace, resolved, options, async (session) => {
     const fileName = resolved.real;
@@ -425,7 +427,7 @@ export async function typeErrorReport(
   resolved: ResolvedPath,
   beforeText: string | undefined,
   afterText: string,
-  options: TypedOptions = {},
+  options: TypedOptions,
 ): Promise<TypeErrorReport> {
   const unchecked = (note: string): TypeErrorReport => ({ checked: false, introduced: [], errorsBefore: 0, errorsAfter: 0, complete: false, note });
   if (!supportsTypedAnswers(resolved.real)) return unchecked("type errors are checked for TypeScript and JavaScript files only");

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { graphFs } from "../../../src/intel/graph/config-files.ts";
 import { ImportGraph } from "../../../src/intel/graph/import-graph.ts";
-import { imp, makeRepo, type Repo, sym } from "./fixture.ts";
+import { FakeIndex, imp, makeRepo, type Repo, sym } from "./fixture.ts";
 
 function targets(graph: ImportGraph, repo: Repo, from: string): Record<string, string[]> {
   const result: Record<string, string[]> = {};
@@ -432,6 +432,34 @@ describe("Java and Kotlin", () => {
       });
       expect(unresolvedOf(graph, repo, "app/src/Main.java")).toEqual({ "com.acme.model.Missing": "not_found" });
       expect(graph.externalsOf(repo.real("app/src/Main.java")).map((entry) => `${entry.package}:${entry.builtin}`)).toEqual(["java.util:true", "org.junit:false"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("a file's package is read once per content while its graph lives, and a graph of another index reads its own", async () => {
+    const java = { content: "package com.acme.model;\npublic class User {}\n", symbols: [sym("User", { kind: "class" })] };
+    const main = { content: "package com.acme.app;\n", imports: [imp("com.acme.model.User")] };
+    const repo = await makeRepo({ "src/User.java": java, "src/Main.java": main });
+    try {
+      const heads: string[] = [];
+      const readHead = async (file: { real: string }) => {
+        heads.push(path.basename(file.real));
+        return readFile(file.real, "utf8");
+      };
+      await ImportGraph.for(repo.index, repo.workspace, { readHead });
+      const first = heads.length;
+      expect(first).toBeGreaterThan(0);
+      // A change elsewhere refreshes the graph; unchanged Java files are not read again.
+      await repo.add("notes.ts", { imports: [imp("./nothing")] });
+      const refreshed = await ImportGraph.for(repo.index, repo.workspace, { readHead });
+      expect(heads.length).toBe(first);
+      expect(targets(refreshed, repo, "src/Main.java")).toEqual({ "com.acme.model.User": ["src/User.java"] });
+      const other = new FakeIndex(repo.root);
+      other.put("src/User.java", java, java.content);
+      other.put("src/Main.java", main, main.content);
+      await ImportGraph.for(other, repo.workspace, { readHead });
+      expect(heads.length).toBe(2 * first);
     } finally {
       await repo.cleanup();
     }

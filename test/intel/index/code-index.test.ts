@@ -5,7 +5,9 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { DEFAULT_RULES } from "../../../src/config/schema.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { CodeIndex, lineCount, readBytesNoFollowSync } from "../../../src/intel/index/code-index.ts";
+import { lineCount } from "../../../src/intel/index/classify.ts";
+import { DEFAULT_INDEX_SETTINGS } from "../../../src/intel/index/index.ts";
+import { readBoundedSync, realTarget } from "../../../src/policy/open.ts";
 import { splitLines } from "../../../src/text/index.ts";
 import { Workspace } from "../../../src/policy/workspace.ts";
 import { indexedPaths, makeIndexFixture, type IndexFixture } from "./fixture.ts";
@@ -147,11 +149,13 @@ describe("walk: ignore files, built-in skips and limits", () => {
 
   test("the synchronous reader reads regular files only: never through a link, never a FIFO, nothing over the limit", async () => {
     const f = await setUp();
+    // As the index reads a listing entry: by real path, through the policy's one reader.
+    const readBytesNoFollowSync = (real: string, maxBytes: number, statsOnly = false) => readBoundedSync(realTarget(real, real), maxBytes, { statsOnly });
     const file = await f.write("a.ts", "export const a = 1;\n");
     const read = readBytesNoFollowSync(file, 1024);
     expect(typeof read === "object" && "bytes" in read ? read.bytes.toString() : read).toBe("export const a = 1;\n");
     expect(readBytesNoFollowSync(file, 4)).toMatchObject({ skipped: "tooLarge" });
-    expect(readBytesNoFollowSync(file, 1024, true)).toMatchObject({ skipped: "minified" });
+    expect(readBytesNoFollowSync(file, 1024, true)).toMatchObject({ skipped: "statsOnly" });
     await symlink(file, f.path("link.ts"));
     expect(readBytesNoFollowSync(f.path("link.ts"), 1024)).toBe("gone");
     expect(readBytesNoFollowSync(f.path("missing.ts"), 1024)).toBe("gone");
@@ -291,17 +295,18 @@ describe("freshness: every answer reflects the disk", () => {
   test("notifyWritten makes the next refresh re-read the paths, and commits through the write pipeline call it", async () => {
     const f = await setUp();
     const file = await f.write("a.ts", "export function a() {}\n");
-    const index = f.index();
-    await index.ensureFresh();
-    const notified: string[][] = [];
-    const original = index.notifyWritten.bind(index);
-    index.notifyWritten = (paths: string[]) => {
-      notified.push(paths);
-      original(paths);
-    };
     const { fileWriteTool } = await import("../../../src/tools/write.ts");
     const { runTool, makeContext } = await import("../../support/context.ts");
     const context = await makeContext([f.root]);
+    // The index of the context's services: the one its write tools tell.
+    const index = context.services.indexes.for(f.workspace, { cacheDir: f.cacheDir, watch: "off", settings: { ...DEFAULT_INDEX_SETTINGS, persist: false } });
+    await index.ensureFresh();
+    const notified: string[][] = [];
+    const original = index.notifyWritten.bind(index);
+    index.notifyWritten = (paths: readonly string[]) => {
+      notified.push([...paths]);
+      original(paths);
+    };
     const sha = (await import("node:crypto")).createHash("sha256").update(await readFile(file)).digest("hex");
     const previous = process.env.AST_MCP_STATE_DIR;
     process.env.AST_MCP_STATE_DIR = path.join(f.cacheDir, "state");
@@ -314,6 +319,7 @@ describe("freshness: every answer reflects the disk", () => {
     expect(notified.flat()).toContain(file);
     await index.ensureFresh();
     expect(index.get(file)?.facts.symbols[0]?.name).toBe("written");
+    context.services.indexes.closeAll();
   });
 });
 
@@ -477,10 +483,10 @@ describe("registry", () => {
       workspace: { roots: [f.root] },
       paths: [...DEFAULT_RULES, { path: "b.ts", read: "deny", source: "user:/test/ast-mcp.toml" }],
     });
-    expect(CodeIndex.for(stricter, { policyGeneration: 1 })).toBe(index);
+    expect(f.registry.for(stricter, { policyGeneration: 1 })).toBe(index);
     await index.ensureFresh();
     expect(indexedPaths(index)).toEqual(["a.ts", "b.ts"]);
-    CodeIndex.for(stricter, { policyGeneration: 2 });
+    f.registry.for(stricter, { policyGeneration: 2 });
     const coverage = await index.ensureFresh();
     expect(indexedPaths(index)).toEqual(["a.ts"]);
     expect(coverage.skipped.denied).toBe(1);

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../../../src/core/limits.ts";
-import { indexTool, mapTool } from "../../../src/tools/outline.ts";
+import { indexTool } from "../../../src/tools/index-tool.ts";
+import { mapTool } from "../../../src/tools/map.ts";
 import { fileReadTool } from "../../../src/tools/files.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../../support/context.ts";
 

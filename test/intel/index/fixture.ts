@@ -4,14 +4,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEFAULT_RULES, type PathRule } from "../../../src/config/schema.ts";
 import { extractFacts } from "../../../src/intel/facts/extract.ts";
-import { CodeIndex, DEFAULT_INDEX_SETTINGS, type CodeIndexOptions } from "../../../src/intel/index/code-index.ts";
-import type { FactsExtractor, IndexSettings } from "../../../src/intel/index/types.ts";
+import { type CodeIndex, type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, type FactsExtractor, IndexRegistry, type IndexSettings } from "../../../src/intel/index/index.ts";
 import { Workspace } from "../../../src/policy/workspace.ts";
 
 export interface IndexFixture {
   root: string;
   cacheDir: string;
   workspace: Workspace;
+  /** The fixture's own registry: its indexes live and close with the fixture. */
+  registry: IndexRegistry;
   /** Texts the extractor was called with, in order (a parse each). */
   extracted: string[];
   extract: FactsExtractor;
@@ -33,11 +34,12 @@ export async function makeIndexFixture(options: { rules?: Omit<PathRule, "source
     extracted.push(text);
     return extractFacts(language, text, tree);
   };
-  const indexes: CodeIndex[] = [];
+  const registry = new IndexRegistry();
   const fixture: IndexFixture = {
     root,
     cacheDir,
     workspace,
+    registry,
     extracted,
     extract,
     async write(relative, content) {
@@ -50,7 +52,7 @@ export async function makeIndexFixture(options: { rules?: Omit<PathRule, "source
     path: (relative) => path.join(root, relative),
     index(overrides = {}) {
       const { settings, ...rest } = overrides;
-      const index = CodeIndex.for(workspace, {
+      return registry.for(workspace, {
         cacheDir,
         watch: "off",
         extract,
@@ -58,11 +60,9 @@ export async function makeIndexFixture(options: { rules?: Omit<PathRule, "source
         ...rest,
         settings: { ...DEFAULT_INDEX_SETTINGS, persist: false, ...settings },
       });
-      indexes.push(index);
-      return index;
     },
     async cleanup() {
-      for (const index of indexes) index.close();
+      registry.closeAll();
       await rm(root, { recursive: true, force: true });
       await rm(cacheDir, { recursive: true, force: true });
     },

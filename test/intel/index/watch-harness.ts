@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEFAULT_RULES } from "../../../src/config/schema.ts";
-import { CodeIndex, DEFAULT_INDEX_SETTINGS } from "../../../src/intel/index/code-index.ts";
+import { DEFAULT_INDEX_SETTINGS, IndexRegistry } from "../../../src/intel/index/index.ts";
 import { Workspace } from "../../../src/policy/workspace.ts";
 
 const root = await mkdtemp(path.join(tmpdir(), "ast-mcp-watch-"));
@@ -15,7 +15,7 @@ try {
   await mkdir(path.join(root, "src"));
   for (let i = 0; i < 20; i++) await writeFile(path.join(root, "src", `m${i}.ts`), `export function m${i}() {}\n`);
   const workspace = await Workspace.create({ workspace: { roots: [root] }, paths: DEFAULT_RULES });
-  const index = CodeIndex.for(workspace, { settings: { ...DEFAULT_INDEX_SETTINGS, persist: false } });
+  const index = new IndexRegistry().for(workspace, { settings: { ...DEFAULT_INDEX_SETTINGS, persist: false } });
   await index.ensureFresh();
   const watch = index.stats().watch;
 

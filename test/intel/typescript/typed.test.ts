@@ -6,16 +6,17 @@ import path from "node:path";
 import type * as TS from "typescript";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { collectDeclarations } from "../../../src/intel/typescript/declarations.ts";
-import { diagnosticDelta, disposeAllProjects, liveProjectCount, typedOutline, typedReferences } from "../../../src/intel/typescript/index.ts";
+import { diagnosticDelta, typedOutline, typedReferences, TypeScriptProjects } from "../../../src/intel/typescript/index.ts";
 import { loadTypeScript } from "../../../src/intel/typescript/load.ts";
 import { ProjectDisposedError } from "../../../src/intel/typescript/project.ts";
-import { projectFor } from "../../../src/intel/typescript/services.ts";
 import { typedRows } from "../../../src/intel/typescript/typed.ts";
 import type { Workspace } from "../../../src/policy/workspace.ts";
 import { makeContext, makeTempDir, type TempDir } from "../../support/context.ts";
 import { toolFailure as failure } from "../../support/context.ts";
 
 const SLOW = 120_000;
+/** The projects these tests share; each describe disposes them when it ends. */
+const projects = new TypeScriptProjects();
 
 
 /** Every path below dir with its size and mtime: proves nothing was written. */
@@ -65,14 +66,14 @@ describe("typed answers on a tsconfig project", () => {
   });
 
   afterAll(async () => {
-    disposeAllProjects();
+    projects.disposeAll();
     await temp.cleanup();
   });
 
   test(
     "inferred return types and signatures for functions, arrows, wrapped values, class and object members",
     async () => {
-      const outline = await typedOutline(workspace, await workspace.resolve("src/util.ts", "read"));
+      const outline = await typedOutline(workspace, await workspace.resolve("src/util.ts", "read"), { projects });
       const byName = new Map(outline.symbols.map((symbol) => [symbol.qualifiedName, symbol]));
       expect(outline.project.config).toBe("tsconfig.json");
       expect(outline.complete).toBe(true);
@@ -117,7 +118,7 @@ describe("typed answers on a tsconfig project", () => {
     "compiler-resolved references: across files, through re-exports, never the same-name decoy",
     async () => {
       const util = await workspace.resolve("src/util.ts", "read");
-      const result = await typedReferences(workspace, util, { symbolName: "add" });
+      const result = await typedReferences(workspace, util, { symbolName: "add" }, { projects });
       expect(result.complete).toBe(true);
       expect(result.symbol).toContain("function add(a: number, b: number): number");
       const places = result.references.map((ref) => `${ref.path}:${ref.line}:${ref.column}${ref.isDefinition ? " def" : ""}${ref.isCall ? " call" : ""}${ref.enclosing ? ` in ${ref.enclosing}` : ""}`);
@@ -133,9 +134,9 @@ describe("typed answers on a tsconfig project", () => {
       expect(result.references[1]?.text).toBe("const box = new Box(add(1, 2));");
 
       // The same symbol by position (a use in another file), and by qualified member name.
-      const byPosition = await typedReferences(workspace, await workspace.resolve("src/app.ts", "read"), { line: 3, column: 23 });
+      const byPosition = await typedReferences(workspace, await workspace.resolve("src/app.ts", "read"), { line: 3, column: 23 }, { projects });
       expect(byPosition.references.map((ref) => `${ref.path}:${ref.line}`)).toEqual(result.references.map((ref) => `${ref.path}:${ref.line}`));
-      const member = await typedReferences(workspace, util, { symbolName: "Box.get" });
+      const member = await typedReferences(workspace, util, { symbolName: "Box.get" }, { projects });
       expect(member.references.filter((ref) => !ref.isDefinition).map((ref) => `${ref.path}:${ref.line} ${ref.enclosing}`)).toEqual(["src/app.ts:4 main"]);
     },
     SLOW,
@@ -145,20 +146,20 @@ describe("typed answers on a tsconfig project", () => {
     "bad targets are structured errors",
     async () => {
       const util = await workspace.resolve("src/util.ts", "read");
-      expect((await failure(typedReferences(workspace, util, { symbolName: "nope" }))).code).toBe("invalid_input");
-      expect((await failure(typedReferences(workspace, util, { line: 999, column: 1 }))).code).toBe("invalid_range");
-      expect((await failure(typedReferences(workspace, util, { line: 1, column: 500 }))).code).toBe("invalid_range");
+      expect((await failure(typedReferences(workspace, util, { symbolName: "nope" }, { projects }))).code).toBe("invalid_input");
+      expect((await failure(typedReferences(workspace, util, { line: 999, column: 1 }, { projects }))).code).toBe("invalid_range");
+      expect((await failure(typedReferences(workspace, util, { line: 1, column: 500 }, { projects }))).code).toBe("invalid_range");
       await temp.write("notes.md", "# hi\n");
-      expect((await failure(typedOutline(workspace, await workspace.resolve("notes.md", "read")))).code).toBe("invalid_input");
-      expect((await failure(typedOutline(workspace, await workspace.resolve("src/missing.ts", "read")))).code).toBe("file_not_found");
+      expect((await failure(typedOutline(workspace, await workspace.resolve("notes.md", "read"), { projects }))).code).toBe("invalid_input");
+      expect((await failure(typedOutline(workspace, await workspace.resolve("src/missing.ts", "read"), { projects }))).code).toBe("file_not_found");
       // JavaScript in a project whose tsconfig leaves allowJs off is not read by the compiler.
       await temp.write("src/legacy.js", "export function old() { return 1; }\n");
-      const legacy = await failure(typedOutline(workspace, await workspace.resolve("src/legacy.js", "read")));
+      const legacy = await failure(typedOutline(workspace, await workspace.resolve("src/legacy.js", "read"), { projects }));
       expect([legacy.code, legacy.message.includes("allowJs")]).toEqual(["invalid_input", true]);
       // A cancelled call stops with the caller's abort reason.
       const controller = new AbortController();
       controller.abort(new Error("caller gave up"));
-      await expect(typedOutline(workspace, util, { signal: controller.signal })).rejects.toThrow("caller gave up");
+      await expect(typedOutline(workspace, util, { projects, signal: controller.signal })).rejects.toThrow("caller gave up");
     },
     SLOW,
   );
@@ -170,14 +171,14 @@ describe("typed answers on a tsconfig project", () => {
       const before = "export function add(a: string) { return a; }\nexport const decoyUse = add('x');\nconst broken: number = 'already';\n";
       // A new line on top moves the existing error down a line: it is still not "introduced".
       const after = `const fresh: string = 42;\n${before}`;
-      const delta = await diagnosticDelta(workspace, resolved, before, after);
+      const delta = await diagnosticDelta(workspace, resolved, before, after, { projects });
       expect(delta.introduced).toEqual([{ path: "src/decoy.ts", line: 1, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }]);
       expect(delta.errorsBefore).toBe(1);
       expect(delta.errorsAfter).toBe(2);
 
       // Changing a signature breaks the importers: their new errors are reported with their paths.
       const util = await workspace.resolve("src/util.ts", "read");
-      const breaking = await diagnosticDelta(workspace, util, UTIL, UTIL.replace("export function add(a: number, b: number)", "export function add(a: number)"));
+      const breaking = await diagnosticDelta(workspace, util, UTIL, UTIL.replace("export function add(a: number, b: number)", "export function add(a: number)"), { projects });
       expect(breaking.importersChecked).toBe(3);
       expect(breaking.introduced.map((d) => `${d.path}:${d.line} ${d.code}`).sort()).toEqual([
         "src/app.ts:3 2554",
@@ -186,12 +187,12 @@ describe("typed answers on a tsconfig project", () => {
         "src/via-index.ts:2 2554",
       ]);
       // Nothing of the candidate stays behind: the next answer sees the disk again.
-      const outline = await typedOutline(workspace, util);
+      const outline = await typedOutline(workspace, util, { projects });
       expect(outline.symbols.find((symbol) => symbol.qualifiedName === "add")?.signature).toBe("add(a: number, b: number): number");
 
       // A new file: every error of the candidate is new.
       const created = await workspace.resolve("src/new-file.ts", "write");
-      const fresh = await diagnosticDelta(workspace, created, undefined, 'import { add } from "./util";\nexport const bad: string = add(1, 2);\n');
+      const fresh = await diagnosticDelta(workspace, created, undefined, 'import { add } from "./util";\nexport const bad: string = add(1, 2);\n', { projects });
       expect(fresh.introduced.map((d) => [d.line, d.code])).toEqual([[2, 2322]]);
     },
     SLOW,
@@ -201,15 +202,15 @@ describe("typed answers on a tsconfig project", () => {
     "a file changed outside ast-mcp is seen by the next answer",
     async () => {
       const util = await workspace.resolve("src/util.ts", "read");
-      const first = await typedOutline(workspace, util);
+      const first = await typedOutline(workspace, util, { projects });
       expect(first.symbols.find((symbol) => symbol.qualifiedName === "greet")?.returnType).toBe("string");
       await writeFile(path.join(temp.dir, "src/util.ts"), UTIL.replace("(name: string) => `hi ${name}`", "(name: string) => name.length"));
-      const second = await typedOutline(workspace, util);
+      const second = await typedOutline(workspace, util, { projects });
       expect(second.symbols.find((symbol) => symbol.qualifiedName === "greet")?.returnType).toBe("number");
 
       // A new importer appears in the references.
       await temp.write("src/late.ts", 'import { add } from "./util";\nexport const late = add(0, 0);\n');
-      const refs = await typedReferences(workspace, util, { symbolName: "add" });
+      const refs = await typedReferences(workspace, util, { symbolName: "add" }, { projects });
       expect(refs.references.some((ref) => ref.path === "src/late.ts" && ref.isCall)).toBe(true);
       await writeFile(path.join(temp.dir, "src/util.ts"), UTIL);
     },
@@ -226,7 +227,7 @@ describe("the repository cannot make the compiler write or read outside", () => 
     outside = await mkdtemp(path.join(tmpdir(), "ast-mcp-typed-outside-"));
   });
   afterAll(async () => {
-    disposeAllProjects();
+    projects.disposeAll();
     await temp.cleanup();
     await rm(outside, { recursive: true, force: true });
   });
@@ -247,9 +248,9 @@ describe("the repository cannot make the compiler write or read outside", () => 
       const { workspace } = await makeContext([root]);
       const before = await treeState(root);
       const resolved = await workspace.resolve("src/a.ts", "read");
-      expect((await typedOutline(workspace, resolved)).symbols[0]?.returnType).toBe("number");
-      await typedReferences(workspace, resolved, { symbolName: "a" });
-      const delta = await diagnosticDelta(workspace, resolved, "export const a = (n: number) => n * 2;\n", "export const a = (n: string) => n;\n");
+      expect((await typedOutline(workspace, resolved, { projects })).symbols[0]?.returnType).toBe("number");
+      await typedReferences(workspace, resolved, { symbolName: "a" }, { projects });
+      const delta = await diagnosticDelta(workspace, resolved, "export const a = (n: number) => n * 2;\n", "export const a = (n: string) => n;\n", { projects });
       expect(delta.introduced.map((d) => d.path)).toEqual(["src/b.ts"]);
       expect(await treeState(root)).toEqual(before);
     },
@@ -273,7 +274,7 @@ describe("the repository cannot make the compiler write or read outside", () => 
         await temp.write(`${name}/src/f.ts`, "export const ok = 1;\n");
         const { workspace } = await makeContext([root]);
         const resolved = await workspace.resolve("src/f.ts", "read");
-        const delta = await diagnosticDelta(workspace, resolved, "export const ok = 1;\n", "export function f(x) { return x; }\n");
+        const delta = await diagnosticDelta(workspace, resolved, "export const ok = 1;\n", "export function f(x) { return x; }\n", { projects });
         expect(delta.introduced.map((d) => d.code)).not.toContain(7006);
         expect(delta.project.notes.join("\n")).toContain("base");
       }
@@ -292,9 +293,9 @@ describe("the repository cannot make the compiler write or read outside", () => 
       await temp.write("denied/src/use.ts", 'import { value } from "../secret/value";\nexport const read = () => value;\n');
       const open = (await makeContext([root])).workspace;
       const use = await open.resolve("src/use.ts", "read");
-      expect((await typedOutline(open, use)).symbols[0]?.returnType).toBe("number");
+      expect((await typedOutline(open, use, { projects })).symbols[0]?.returnType).toBe("number");
       const closed = (await makeContext([root], { rules: [{ path: "secret/**", read: "deny" }] })).workspace;
-      expect((await typedOutline(closed, await closed.resolve("src/use.ts", "read"))).symbols[0]?.returnType).toBe("any");
+      expect((await typedOutline(closed, await closed.resolve("src/use.ts", "read"), { projects })).symbols[0]?.returnType).toBe("any");
     },
     SLOW,
   );
@@ -306,7 +307,7 @@ describe("projects without a tsconfig and the service bound", () => {
     temp = await makeTempDir("ast-mcp-typed-js-");
   });
   afterAll(async () => {
-    disposeAllProjects();
+    projects.disposeAll();
     await temp.cleanup();
   });
 
@@ -317,13 +318,13 @@ describe("projects without a tsconfig and the service bound", () => {
       await temp.write("main.mjs", 'import { shout } from "./lib.js";\nshout("x");\n');
       const { workspace } = await makeContext([temp.dir]);
       const lib = await workspace.resolve("lib.js", "read");
-      const outline = await typedOutline(workspace, lib);
+      const outline = await typedOutline(workspace, lib, { projects });
       expect(outline.project.config).toBeNull();
       expect(outline.symbols.map((symbol) => [symbol.qualifiedName, symbol.returnType])).toEqual([
         ["twice", "any[]"],
         ["shout", "string"],
       ]);
-      const refs = await typedReferences(workspace, lib, { symbolName: "shout" });
+      const refs = await typedReferences(workspace, lib, { symbolName: "shout" }, { projects });
       expect(refs.references.filter((ref) => ref.isCall).map((ref) => `${ref.path}:${ref.line}`)).toEqual(["main.mjs:2"]);
     },
     SLOW,
@@ -337,15 +338,15 @@ describe("projects without a tsconfig and the service bound", () => {
         await temp.write(`p${index}/a.ts`, `export const v${index} = () => ${index};\n`);
       }
       const { workspace } = await makeContext([temp.dir]);
-      const first = await projectFor(workspace, await workspace.resolve("p0/a.ts", "read"));
+      const first = await projects.projectFor(workspace, await workspace.resolve("p0/a.ts", "read"));
       for (let index = 0; index <= LIMITS.intel.typescript.maxServices; index++) {
-        const outline = await typedOutline(workspace, await workspace.resolve(`p${index}/a.ts`, "read"));
+        const outline = await typedOutline(workspace, await workspace.resolve(`p${index}/a.ts`, "read"), { projects });
         expect(outline.project.config).toBe(`p${index}/tsconfig.json`);
-        expect(liveProjectCount()).toBeLessThanOrEqual(LIMITS.intel.typescript.maxServices);
+        expect(projects.liveCount).toBeLessThanOrEqual(LIMITS.intel.typescript.maxServices);
       }
       // The evicted service is disposed (a late caller is told to look it up again) and comes back on demand.
       await expect(first.use(workspace, async () => 1)).rejects.toBeInstanceOf(ProjectDisposedError);
-      const again = await typedOutline(workspace, await workspace.resolve("p0/a.ts", "read"));
+      const again = await typedOutline(workspace, await workspace.resolve("p0/a.ts", "read"), { projects });
       expect(again.symbols[0]?.returnType).toBe("number");
     },
     SLOW,

@@ -1,0 +1,66 @@
+/**
+ * What an index is asked to be: the settings a configuration gives it ([index], [languages]),
+ * the options its maker passes, and the engine tuning no client sees (defaults here; a test may
+ * vary them).
+ */
+import { DEFAULT_CONFIG } from "../../config/schema.ts";
+import type { ConfigSnapshot } from "../../config/types.ts";
+import { LIMITS } from "../../core/limits.ts";
+import { DEFAULT_SNAPSHOT_TIMING, type SnapshotTiming } from "./snapshot-keeper.ts";
+import type { FactsExtractor, IndexSettings } from "./types.ts";
+
+export const DEFAULT_INDEX_SETTINGS: IndexSettings = {
+  persist: true,
+  maxFiles: DEFAULT_CONFIG.index.max_files,
+  maxFileBytes: DEFAULT_CONFIG.index.max_file_bytes,
+  languageOverrides: {},
+};
+
+/** The index settings a configuration asks for. */
+export function indexSettingsFrom(config: ConfigSnapshot["config"]): IndexSettings {
+  return {
+    persist: config.index.persist,
+    maxFiles: config.index.max_files,
+    maxFileBytes: config.index.max_file_bytes,
+    languageOverrides: { ...config.languages.overrides },
+  };
+}
+
+/** Engine tuning no client sees; a test may vary it. */
+export interface IndexTuning {
+  /**
+   * Files parsing at once while indexing (on the libuv thread pool, 4 threads by default), while
+   * the main thread reads files and extracts facts from finished trees.
+   */
+  concurrency: number;
+  /** The buffer files are read into while indexed grows up to this; a larger file gets a buffer of its own. */
+  readScratchBytes: number;
+  /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
+  fullCheckIntervalMs: number;
+  /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
+  maxWatchedDirectories: number;
+  snapshot: SnapshotTiming;
+}
+
+export const DEFAULT_INDEX_TUNING: IndexTuning = { concurrency: 4, readScratchBytes: 2 * 1024 * 1024, fullCheckIntervalMs: 60_000, maxWatchedDirectories: 8192, snapshot: DEFAULT_SNAPSHOT_TIMING };
+
+export interface CodeIndexOptions {
+  /** Where snapshots go; default: the user cache directory (see cache-dir.ts). */
+  cacheDir?: string;
+  settings?: IndexSettings;
+  /** The configuration generation the workspace was built from; a new one re-walks every directory (rules may differ). */
+  policyGeneration?: number;
+  /** "auto" (default): watch where events are ordered (Node on Linux); "off": always check with stats. */
+  watch?: "auto" | "off";
+  /** Replaces the facts extractor (tests); default: extractFacts from src/intel/facts/extract.ts. */
+  extract?: FactsExtractor;
+  /** Declared version of an injected extractor (snapshot validity). */
+  extractorVersion?: string;
+  tuning?: Partial<IndexTuning>;
+}
+
+export interface EnsureFreshOptions {
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+

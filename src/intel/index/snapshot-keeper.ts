@@ -1,0 +1,212 @@
+/**
+ * When the index's snapshot is read and written (the format is snapshot.ts): read once before the
+ * first build, its facts reused for files whose size, mtime, SHA-256 and language still match; saved
+ * once the process is idle, at most so often, and at the latest so long after the first unsaved
+ * change. Timing is an option (tests and a progressive writer can vary it).
+ */
+import path from "node:path";
+import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
+import { log } from "../../core/log.ts";
+import { cacheDirInsideRoots, ensureSnapshotDirectory, userCacheDirectory } from "../../config/cache-dir.ts";
+import type { FileFacts } from "../facts/types.ts";
+import { extractorVersion, loadSnapshot, pruneSnapshots, saveSnapshot, snapshotKey, snapshotPath, type SnapshotEntry } from "./snapshot.ts";
+import type { IndexedFile, IndexStats } from "./types.ts";
+
+export interface SnapshotTiming {
+  /** A persisted snapshot is rewritten at most this often while files keep changing. */
+  minIntervalMs: number;
+  /** The snapshot is written once the index has had no refresh, and the event loop little work, for this long… */
+  idleMs: number;
+  /** …"little work" being at most this share of the time busy… */
+  idleUtilization: number;
+  /** …or at the latest this long after the first unsaved change, when the server is never idle. */
+  maxDelayMs: number;
+  /** Writing runs in the background: work done before the event loop gets a turn. */
+  saveSliceMs: number;
+}
+
+export const DEFAULT_SNAPSHOT_TIMING: SnapshotTiming = { minIntervalMs: 30_000, idleMs: 2_000, idleUtilization: 0.25, maxDelayMs: 5 * 60_000, saveSliceMs: 4 };
+
+/** What the keeper reads of the index it saves. */
+export interface SnapshotHost {
+  persist(): boolean;
+  closed(): boolean;
+  generation(): number;
+  /** The declared version of the facts extractor (a snapshot of another version is not used). */
+  extractorVersion(): string | undefined;
+  files(): IndexedFile[];
+}
+
+type Utilization = (from?: EventLoopUtilization) => EventLoopUtilization;
+
+/** The share of time the event loop has been busy since now (0 where the runtime cannot tell). */
+function loopBusySince(): { utilization(): number } {
+  const measure = (perfHooks.performance as { eventLoopUtilization?: Utilization }).eventLoopUtilization;
+  if (typeof measure !== "function") return { utilization: () => 0 };
+  const mark = measure.call(perfHooks.performance);
+  return { utilization: () => measure.call(perfHooks.performance, mark).utilization };
+}
+
+export class SnapshotKeeper {
+  #entries: Map<string, SnapshotEntry> | undefined;
+  #file: string | undefined;
+  #problem: string | undefined;
+  #loaded = false;
+  #reused = 0;
+  #savedAt: string | undefined;
+  #savedGeneration = -1;
+  #timer: NodeJS.Timeout | undefined;
+  #lastSave = 0;
+  /** When the oldest change the snapshot does not hold yet was made. */
+  #pendingSince = 0;
+  /** The save in progress: it yields to the event loop, and refreshes meanwhile must not start another. */
+  #saving: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: SnapshotHost,
+    private readonly rootReals: readonly string[],
+    /** Where snapshots go; default: the user cache directory. */
+    private readonly cacheDir: string | undefined,
+    private readonly timing: SnapshotTiming = DEFAULT_SNAPSHOT_TIMING,
+  ) {}
+
+  /** Files whose facts came from the snapshot in this build. */
+  get reused(): number {
+    return this.#reused;
+  }
+
+  /** Reads the snapshot for the first build (when persisting is on). */
+  async load(): Promise<void> {
+    if (!this.host.persist()) return;
+    const dir = await this.#directory();
+    if (dir === undefined) return;
+    const meta = this.#meta();
+    this.#file = snapshotPath(dir, meta.key);
+    const loaded = await loadSnapshot(this.#file, meta);
+    if ("problem" in loaded) {
+      log.debug("index snapshot not used", { file: this.#file, reason: loaded.problem });
+      return;
+    }
+    this.#entries = loaded.entries;
+    this.#loaded = true;
+  }
+
+  /** The snapshot's facts of a file, when the file is still what the snapshot saw. */
+  reuse(real: string, file: { sha256: string; size: number; mtimeMs: number; language: string }): FileFacts | undefined {
+    const entry = this.#entries?.get(real);
+    if (!entry || entry.sha256 !== file.sha256 || entry.size !== file.size || entry.mtimeMs !== file.mtimeMs || entry.language !== file.language) return undefined;
+    this.#reused += 1;
+    return entry.facts;
+  }
+
+  /** After the first build: the snapshot's facts are let go; when it gave every file and nothing went away, it is still current. */
+  firstBuildDone(parsed: number, indexed: number): void {
+    if (this.#entries && parsed === 0 && this.#entries.size === indexed) this.#savedGeneration = this.host.generation();
+    this.#entries = undefined;
+  }
+
+  /** A rebuild parses everything again without the snapshot. */
+  forget(): void {
+    this.#entries = undefined;
+    this.#reused = 0;
+    this.#loaded = false;
+  }
+
+  close(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  stats(): IndexStats["snapshot"] {
+    const snapshot: IndexStats["snapshot"] = { enabled: this.host.persist() && this.#problem === undefined, loaded: this.#loaded, reused: this.#reused };
+    if (this.#file !== undefined) snapshot.path = this.#file;
+    if (this.#savedAt !== undefined) snapshot.savedAt = this.#savedAt;
+    if (this.#problem !== undefined) snapshot.problem = this.#problem;
+    return snapshot;
+  }
+
+  async #directory(): Promise<string | undefined> {
+    const cacheDir = this.cacheDir ?? userCacheDirectory();
+    const inside = await cacheDirInsideRoots(cacheDir, this.rootReals);
+    if (inside !== undefined) {
+      this.#problem = inside;
+      return undefined;
+    }
+    const ensured = await ensureSnapshotDirectory(cacheDir);
+    if ("problem" in ensured) {
+      this.#problem = ensured.problem;
+      return undefined;
+    }
+    return ensured.dir;
+  }
+
+  #meta(): { key: string; roots: readonly string[]; extractor: string } {
+    return { key: snapshotKey(this.rootReals), roots: this.rootReals, extractor: extractorVersion(this.host.extractorVersion()) };
+  }
+
+  /**
+   * Saves the snapshot once the process is idle (writing it takes seconds of main-thread work on a
+   * large tree, and calls answered meanwhile would wait on its slices): no refresh and a mostly
+   * idle event loop for idleMs. At most once per minIntervalMs, and at the latest maxDelayMs after
+   * the first unsaved change, however busy the server is.
+   */
+  schedule(): void {
+    if (!this.host.persist() || this.host.closed() || (this.#file === undefined && this.#problem !== undefined)) return;
+    if (this.#savedGeneration === this.host.generation() || this.#saving) return;
+    const now = Date.now();
+    if (this.#timer) clearTimeout(this.#timer);
+    else this.#pendingSince = now;
+    const timing = this.timing;
+    const deadline = Math.max(this.#pendingSince + timing.maxDelayMs, this.#lastSave + timing.minIntervalMs);
+    const arm = (from: number): void => {
+      const wait = Math.max(0, Math.min(Math.max(timing.idleMs, this.#lastSave + timing.minIntervalMs - from), deadline - from));
+      const since = loopBusySince();
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        // A long call (a graph being built) refreshes nothing while it keeps the loop busy: wait on.
+        const busy = since.utilization() > timing.idleUtilization;
+        if (busy && Date.now() < deadline && !this.host.closed()) arm(Date.now());
+        else void this.save();
+      }, wait);
+      this.#timer.unref?.();
+    };
+    arm(now);
+  }
+
+  /** Writes the snapshot now (when persisting is on); resolves when it is on disk. */
+  async save(): Promise<void> {
+    while (this.#saving) await this.#saving;
+    if (!this.host.persist() || this.host.closed()) return;
+    const saving = this.#saveNow();
+    this.#saving = saving.then(() => undefined);
+    let saved: boolean;
+    try {
+      saved = await saving;
+    } finally {
+      this.#saving = undefined;
+    }
+    // Changes made while it was written go into the next one (a failed save waits for the next refresh).
+    if (saved) this.schedule();
+  }
+
+  async #saveNow(): Promise<boolean> {
+    const generation = this.host.generation();
+    try {
+      if (this.#file === undefined) {
+        const dir = await this.#directory();
+        if (dir === undefined) return false;
+        this.#file = snapshotPath(dir, this.#meta().key);
+      }
+      await saveSnapshot(this.#file, this.#meta(), this.host.files(), this.timing.saveSliceMs);
+      await pruneSnapshots(path.dirname(this.#file), this.#file);
+      this.#savedGeneration = generation;
+      this.#lastSave = Date.now();
+      this.#savedAt = new Date(this.#lastSave).toISOString();
+      return true;
+    } catch (error) {
+      this.#problem = `saving failed: ${(error as Error).message}`;
+      log.warn("saving the index snapshot failed", { error: (error as Error).message });
+      return false;
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/** surface: the public API of a file or package after re-exports, read from the code index and the import graph. */
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { capText } from "../helpers/text-cap.ts";
+import { estimateTokens } from "../helpers/tokens.ts";
+import { packageFiles, publicSurface, type SurfaceEntry } from "../intel/graph/surface.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
+import { PathInput, plural } from "./common.ts";
+import { defineTool, READ_ONLY } from "./contract.ts";
+import { openImportGraph } from "./graph.ts";
+import { budgetOf, clip, coverageOut, CoverageOut, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
+
+const SurfaceMember = z.object({ name: z.string(), kind: z.string(), signature: z.string(), startLine: z.number().int(), endLine: z.number().int() });
+
+const SurfaceEntrySchema = z.object({
+  name: z.string().describe("The name importers use."),
+  kind: z.string(),
+  signature: z.string(),
+  path: z.string().describe("The file that declares it."),
+  startLine: z.number().int(),
+  endLine: z.number().int(),
+  qualifiedName: z.string().describe("Its qualified name in the declaring file (for show)."),
+  via: z.array(z.string()).optional().describe("Files it is re-exported through, outermost first, when it is not declared in the file asked about."),
+  doc: z.string().optional(),
+  members: z.array(SurfaceMember).optional().describe("Public members of an exported type."),
+});
+
+const SurfaceProblemSchema = z.object({
+  name: z.string(),
+  from: z.string().optional().describe("The module specifier it was re-exported from."),
+  file: z.string().describe("The file with the re-export."),
+  reason: z.string().describe("Why it could not be followed (unresolved module, external package, name not found, cycle, depth limit)."),
+});
+
+/** Signatures as the outline tools show them (cut to maxSignatureChars). */
+function clipped(entry: SurfaceEntry): SurfaceEntry {
+  const max = LIMITS.intel.outline.maxSignatureChars;
+  const out: SurfaceEntry = { ...entry, signature: clip(entry.signature, max) };
+  if (entry.members) out.members = entry.members.map((member) => ({ ...member, signature: clip(member.signature, max) }));
+  return out;
+}
+
+export const surfaceTool = defineTool({
+  name: "surface",
+  title: "Public API",
+  description:
+    "The public API of a module or package after re-exports: exported declarations with signatures and line ranges, and names re-exported from other modules followed to where they are declared (TS/JS `export … from`, Python `__all__` and package imports, Rust `pub use`, Go capitalised names, Java/Kotlin public types). A directory means its index/__init__/mod/lib file, or every file in it (Go and Java packages).",
+  input: z.strictObject({
+    path: PathInput.describe("A file or a package directory, absolute or relative to the first root."),
+    maxTokens: MaxTokens(LIMITS.intel.outline.defaultMaxTokens),
+  }),
+  output: z.object({
+    path: z.string(),
+    files: z.array(z.string()).describe("The files whose surface this is."),
+    entries: z.array(SurfaceEntrySchema).describe("Public names, in file order (re-exported names after declared ones)."),
+    entriesTotal: z.number().int(),
+    problems: z.array(SurfaceProblemSchema).describe("Re-exports that could not be followed."),
+    cut: Cut,
+    coverage: CoverageOut,
+  }),
+  annotations: READ_ONLY,
+  handler: async (args, context) => {
+    const resolved = await context.workspace.resolve(args.path, "read");
+    if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
+    const { index, coverage, graph } = await openImportGraph(context);
+    let files: IndexedFile[];
+    if (resolved.kind === "directory") {
+      files = packageFiles(index, resolved.real);
+      if (files.length === 0) {
+        throw new ToolError("file_not_found", `${resolved.display} holds no indexed source files.`, { hint: "Pass a source file, or a directory the index covers (see index with stats)." });
+      }
+    } else if (resolved.kind === "file") {
+      files = [index.get(resolved.real) ?? (await index.fileFor(resolved))];
+    } else {
+      throw new ToolError("not_a_file", `${resolved.display} is not a file or directory.`);
+    }
+    const surface = await publicSurface(files, graph, index);
+    const all = surface.entries.map(clipped);
+    const budget = budgetOf(args.maxTokens);
+    let tokens = 0;
+    let chars = 0;
+    const entries: SurfaceEntry[] = [];
+    for (const entry of all) {
+      const text = renderSurfaceEntry(entry);
+      const cost = estimateTokens(text) + 1;
+      if (tokens + cost > budget.maxTokens || chars + text.length > budget.maxChars) break;
+      tokens += cost;
+      chars += text.length + 1;
+      entries.push(entry);
+    }
+    const truncated = entries.length < all.length;
+    return {
+      path: resolved.display,
+      files: files.map((file) => file.display),
+      entries,
+      entriesTotal: all.length,
+      problems: surface.problems,
+      cut: {
+        truncated,
+        limitedBy: truncated ? ("maxTokens" as const) : null,
+        next: truncated ? `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` : null,
+        tokens,
+      },
+      coverage: coverageOut(coverage, truncated ? [`maxTokens = ${args.maxTokens}`] : []),
+    };
+  },
+  render: (result) => {
+    const out = [`${result.path}: ${plural(result.entriesTotal, "public name")}${result.files.length > 1 ? ` across ${plural(result.files.length, "file")}` : ""}`];
+    for (const entry of result.entries) out.push(renderSurfaceEntry(entry));
+    if (result.entries.length < result.entriesTotal) out.push(`… ${result.entriesTotal - result.entries.length} more not shown`);
+    for (const problem of result.problems) out.push(`! ${problem.name}${problem.from ? ` from ${JSON.stringify(problem.from)}` : ""} (${problem.file}): ${problem.reason}`);
+    out.push(...footer(result.cut, result.coverage));
+    return capText(out.join("\n"), LIMITS.output.maxTextChars);
+  },
+});
+
+function renderSurfaceEntry(entry: z.infer<typeof SurfaceEntrySchema>): string {
+  const renamed = entry.qualifiedName !== entry.name && entry.kind !== "namespace" ? ` (as ${entry.name})` : "";
+  const where = entry.via && entry.via.length > 0 ? ` ← ${entry.path}` : "";
+  const lines = [`  ${lineRange(entry)} ${entry.signature || `${entry.kind} ${entry.name}`}${renamed}${where}${entry.doc ? `  — ${entry.doc}` : ""}`];
+  for (const member of entry.members ?? []) lines.push(`    ${lineRange(member)} ${member.signature || `${member.kind} ${member.name}`}`);
+  return lines.join("\n");
+}
