@@ -167,7 +167,4 @@ export const PENDING: readonly { key: string; owner: string }[] = [
   { key: "napi: src/hosts/doctor.ts loads @ast-grep/napi", owner: "D: doctor probes the installed package; ask the loader, or allow it by name with its reason" },
   { key: "computed: src/hosts/doctor.ts requires a computed specifier", owner: "D: the grammar and dprint plugin probes require names from a list" },
   // One lineStarts, in text/.
-  { key: "lineStarts: src/tools/squeeze.ts computes line starts in lineStarts", owner: "A/C" },
-  { key: "lineStarts: src/intel/search/present.ts computes line starts in offsetsUpTo", owner: "A/D (stops early: an option of the one lineStarts)" },
-  { key: "lineStarts: src/intel/graph/rewrite-imports.ts computes line starts in replaceSpecifier", owner: "A/C: LF only" },
 ];

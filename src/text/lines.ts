@@ -68,15 +68,16 @@ export function usesTabIndentation(text: string): boolean {
  * "\r\n" and a lone "\r" each end one line (as splitLines and file_read count them). After a final
  * terminator the list ends with text.length (an empty last line that callers may drop). The one
  * line table of the product: outline facts, search chunks and squeeze windows all number lines by it.
+ * Given `from` (an offset where a line starts), the list begins there; `maxStarts` stops it early.
  */
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  if (!text.includes("\r")) {
+export function lineStarts(text: string, from = 0, maxStarts = Number.POSITIVE_INFINITY): number[] {
+  const starts = [from];
+  if (!text.includes("\r", from)) {
     // Most files: line feeds only, found by a plain search, several times faster than a scan by character.
-    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+    for (let at = text.indexOf("\n", from); at !== -1 && starts.length < maxStarts; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
     return starts;
   }
-  for (let index = 0; index < text.length; index++) {
+  for (let index = from; index < text.length && starts.length < maxStarts; index++) {
     const code = text.charCodeAt(index);
     if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
   }

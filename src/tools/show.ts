@@ -3,6 +3,7 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { splitLines } from "../text/index.ts";
 import { capText } from "../helpers/text-cap.ts";
+import { editDistance } from "../helpers/edit-distance.ts";
 import { cutToTokens, estimateTokens } from "../helpers/tokens.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
@@ -59,22 +60,12 @@ function suggestionsFor(symbols: readonly SymbolFact[], query: string): string[]
   const scored: Array<[number, string]> = [];
   for (const symbol of symbols) {
     const name = symbol.name.toLowerCase();
-    const score = name.includes(last) || last.includes(name) ? 0 : editDistance(name, last) <= 2 ? 1 : -1;
+    const score = name.includes(last) || last.includes(name) ? 0 : editDistance(name, last, 2) <= 2 ? 1 : -1;
     if (score >= 0) scored.push([score, symbol.qualifiedName]);
   }
   return [...new Set(scored.sort((a, b) => a[0] - b[0]).map(([, name]) => name))].slice(0, 10);
 }
 
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /** Finds and cuts symbol sources to a budget; shared by show and file_read mode "ast". */
 export function showSymbols(file: IndexedFile, text: string, queries: readonly string[], maxTokens: number): { results: ShowResultOut[]; tokens: number; truncated: boolean } {

@@ -9,16 +9,12 @@ import { LIMITS } from "../core/limits.ts";
 import { SQUEEZE_LEGEND, squeeze, type SqueezeResult } from "../intel/squeeze.ts";
 import { loadTextFile, PathInput, plural, resolveReadableFile } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
+import { lineStarts } from "../text/index.ts";
 
-/** Offsets where each line starts, plus the text length as the end of the last line. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
-  }
-  // A final terminator ends the last line rather than starting an empty one.
-  if (starts[starts.length - 1] === text.length && text.length > 0) starts.pop();
+/** Offsets where each line starts; a final terminator ends the last line rather than starting an empty one. */
+function squeezeLineStarts(text: string): number[] {
+  const starts = lineStarts(text);
+  if (text.length > 0 && starts[starts.length - 1] === text.length) starts.pop();
   return starts;
 }
 
@@ -89,7 +85,7 @@ export const squeezeTool = defineTool({
     const resolved = await resolveReadableFile(context, path);
     const loaded = await loadTextFile(resolved, LIMITS.intel.squeeze.maxInputBytes, "Squeeze a smaller file, or read line ranges with file_read.");
     context.signal.throwIfAborted();
-    const starts = lineStarts(loaded.text);
+    const starts = squeezeLineStarts(loaded.text);
     const totalLines = loaded.text.length === 0 ? 0 : starts.length;
     if (endLine !== undefined && endLine < startLine) throw new ToolError("invalid_range", `endLine ${endLine} is before startLine ${startLine}.`);
     if (startLine > Math.max(totalLines, 1)) throw new ToolError("invalid_range", `startLine ${startLine} is past the end of ${resolved.display} (${plural(totalLines, "line")}).`);

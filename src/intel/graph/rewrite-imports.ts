@@ -8,6 +8,7 @@
  * `a.b.x`) are reported instead of guessed.
  */
 import path from "node:path";
+import { lineStarts } from "../../text/index.ts";
 
 export type SpecifierRewrite =
   | { ok: true; specifier: string }
@@ -124,11 +125,10 @@ function escapeRegExp(text: string): string {
  * the module after `from` / `import … as` for Python. Undefined when it is not on that line.
  */
 export function replaceSpecifier(text: string, line: number, family: "script" | "python", oldSpecifier: string, newSpecifier: string): string | undefined {
-  const lineStarts: number[] = [0];
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) === 10) lineStarts.push(index + 1);
-  const start = lineStarts[line - 1];
+  const starts = lineStarts(text, 0, line + 1);
+  const start = starts[line - 1];
   if (start === undefined) return undefined;
-  const end = lineStarts[line] ?? text.length;
+  const end = starts[line] ?? text.length;
   const current = text.slice(start, end);
   let replaced: string | undefined;
   if (family === "script") {

@@ -26,13 +26,13 @@ import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
+import { eachLimited } from "../../helpers/concurrency.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { ReadScratch, readBoundedSync, realTarget } from "../../policy/open.ts";
 import { decodeText } from "../../text/index.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
 import type { FileFacts } from "../facts/types.ts";
-import { parseTreeAsync, type LanguageId, TreeBudget } from "../../syntax/index.ts";
-import { isMinifiedName, isParseable, LanguageDetector } from "../../syntax/index.ts";
+import { isMinifiedName, isParseable, LanguageDetector, type LanguageId, parseTreeAsync, TreeBudget } from "../../syntax/index.ts";
 import { classifySource, lineCount, readSourceFile } from "./classify.ts";
 import { Freshness } from "./freshness.ts";
 import type { IndexContext, LoadedExtractor } from "./registry.ts";
@@ -52,18 +52,6 @@ export interface IndexHooks {
   closed(index: CodeIndex): void;
 }
 
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      signal?.throwIfAborted();
-      const item = items[next++]!;
-      await work(item);
-    }
-  });
-  await Promise.all(runners);
-}
 
 async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;

@@ -12,6 +12,7 @@
  *   build does not leave a discarded copy of the main part behind at every merge (the allocator
  *   kept that memory).
  */
+import { lastIndexWhere } from "../../core/bisect.ts";
 import { grown, withSlack, worthTrimming } from "./arrays.ts";
 import { type ScoreBoard, topOf } from "./ranking.ts";
 import type { TermCounter } from "./tokenize.ts";
@@ -496,16 +497,8 @@ export class FieldIndex {
 
 /** Whether the sorted ids[from, to) hold `id`. */
 function findIn(ids: Int32Array, from: number, to: number, id: number): boolean {
-  let low = from;
-  let high = to - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const value = ids[middle]!;
-    if (value === id) return true;
-    if (value < id) low = middle + 1;
-    else high = middle - 1;
-  }
-  return false;
+  const at = lastIndexWhere(to - from, (index) => ids[from + index]! <= id);
+  return at >= 0 && ids[from + at] === id;
 }
 
 /** Key of a (term, chunk) pair in the overflow map (both stay far below 2^26). */

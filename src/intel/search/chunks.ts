@@ -5,6 +5,7 @@
  * every line of the file falls in exactly one.
  */
 import type { SymbolFact } from "../facts/types.ts";
+import { lastIndexWhere } from "../../core/bisect.ts";
 
 /** How files are cut: lines per window (a file, a long symbol, or the code between symbols), and the longest symbol kept as one chunk (a longer one is split into its members and windows). */
 export const CHUNK_LINES = { window: 40, maxSymbol: 80 } as const;
@@ -93,14 +94,7 @@ export function chunkFile(lineCount: number, symbols: readonly SymbolFact[]): Ch
   for (const span of out) for (const symbol of span.defines) claimed.add(symbol);
   for (const symbol of top.flatMap((node) => [node.symbol, ...descendants(node, [])])) {
     if (claimed.has(symbol)) continue;
-    let low = 0;
-    let high = out.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (out[middle]!.startLine <= symbol.startLine) low = middle;
-      else high = middle - 1;
-    }
-    out[low]?.defines.push(symbol);
+    out[Math.max(0, lastIndexWhere(out.length, (index) => out[index]!.startLine <= symbol.startLine))]?.defines.push(symbol);
   }
   return out;
 }

@@ -3,6 +3,7 @@
  * other files are to a context file in the import graph.
  */
 import { LIMITS } from "../../core/limits.ts";
+import { lineStarts } from "../../text/index.ts";
 import { TermDictionary } from "./dictionary.ts";
 import { countTerms, TermCounter } from "./tokenize.ts";
 
@@ -17,12 +18,7 @@ export interface Snippet {
  * (as far as the text goes), found without scanning past them: line n starts at starts[n - base].
  */
 function offsetsUpTo(text: string, lastLine: number, from: { line: number; offset: number } = { line: 1, offset: 0 }): { base: number; starts: number[] } {
-  const starts = [from.offset];
-  for (let index = from.offset; index < text.length && from.line - 1 + starts.length <= lastLine; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) starts.push(index + 1);
-  }
-  return { base: from.line, starts };
+  return { base: from.line, starts: lineStarts(text, from.offset, lastLine - from.line + 2) };
 }
 
 /** Whether `offset` is where a line of `text` starts (CR, LF and CRLF each end a line). */

@@ -26,6 +26,7 @@ import { Slicer } from "../../core/slicer.ts";
 import type { SymbolKind } from "../facts/types.ts";
 import { collectGarbage } from "../../syntax/index.ts";
 import { lineStarts } from "../../text/index.ts";
+import { lastIndexWhere } from "../../core/bisect.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
 import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
 import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
@@ -162,15 +163,10 @@ export class SearchIndex {
     if (!entry || entry.count === 0) return undefined;
     const { startLine, endLine } = this.#chunks;
     // The last chunk starting at or before the line.
-    let low = entry.first;
-    let high = entry.first + entry.count - 1;
-    if (startLine[low]! > line) return undefined;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (startLine[middle]! <= line) low = middle;
-      else high = middle - 1;
-    }
-    return endLine[low]! >= line ? this.#view(low) : undefined;
+    const at = lastIndexWhere(entry.count, (index) => startLine[entry.first + index]! <= line);
+    if (at < 0) return undefined;
+    const id = entry.first + at;
+    return endLine[id]! >= line ? this.#view(id) : undefined;
   }
 
   /** The chunk holding a line of a file the index does not hold (one the walk skips): built to compare with, never stored. */

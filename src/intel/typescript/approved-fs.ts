@@ -11,6 +11,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { isToolError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
+import { eachLimited } from "../../helpers/concurrency.ts";
 import { readBoundedSync, realTarget } from "../../policy/open.ts";
 import type { PathKind, Workspace } from "../../policy/workspace.ts";
 
@@ -38,17 +39,6 @@ function isInside(parent: string, child: string): boolean {
 /** Directories listed (or files stat'ed) at once. */
 export const LIST_CONCURRENCY = 16;
 
-/** Runs work over items with at most `limit` in flight. */
-export async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(workers);
-}
 
 function sameEntries(a: Map<string, ApprovedEntry>, b: Map<string, ApprovedEntry>): boolean {
   if (a.size !== b.size) return false;

@@ -13,7 +13,8 @@ import path from "node:path";
 import type * as TS from "typescript";
 import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import { ApprovedFileSystem, eachLimited, LIST_CONCURRENCY } from "./approved-fs.ts";
+import { eachLimited } from "../../helpers/concurrency.ts";
+import { ApprovedFileSystem, LIST_CONCURRENCY } from "./approved-fs.ts";
 import type { TypeScriptModule } from "./load.ts";
 
 /** What one project's answer rests on, for the caller to show. */
