@@ -20,7 +20,6 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { DEFAULT_CONFIG } from "../src/config/schema.ts";
-import { LIMITS } from "../src/core/limits.ts";
 import { DEFAULT_INDEX_TUNING } from "../src/intel/index/index.ts";
 import { languageFromPath, parseTreeAsync } from "../src/syntax/index.ts";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";

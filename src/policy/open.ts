@@ -6,7 +6,7 @@
  * path_changed, never the other file's bytes. Non-blocking, so a FIFO swapped in cannot stall the
  * open. Read tools, the code index, run's scan and the write pipeline all read through it.
  */
-import { closeSync, constants, fstatSync, read, readSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, read, readSync, type Stats } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { type ErrorCode, isToolError, ToolError } from "../core/errors.ts";

@@ -3,7 +3,6 @@
  * Outlines, the import graph, the call graph and search are all built from these records; every
  * line number is 1-based and every name is as written in the source.
  */
-import type { LanguageId } from "../../syntax/index.ts";
 
 export type SymbolKind =
   | "class"

@@ -9,7 +9,6 @@ import { ToolError } from "../../core/errors.ts";
 import { readBounded, resolvedTarget } from "../../policy/open.ts";
 import type { ResolvedPath } from "../../policy/workspace.ts";
 import { decodeText, hasFinalNewline, lineBreakCounts, looksBinary } from "../../text/index.ts";
-import { LIMITS } from "../../core/limits.ts";
 import { firstLineOf, isParseable, type LanguageDetector, type LanguageId, looksMinified } from "../../syntax/index.ts";
 
 export type SourceVerdict =

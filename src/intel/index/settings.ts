@@ -5,7 +5,6 @@
  */
 import { DEFAULT_CONFIG } from "../../config/schema.ts";
 import type { ConfigSnapshot } from "../../config/types.ts";
-import { LIMITS } from "../../core/limits.ts";
 import { DEFAULT_SNAPSHOT_TIMING, type SnapshotTiming } from "./snapshot-keeper.ts";
 import type { FactsExtractor, IndexSettings } from "./types.ts";
 
