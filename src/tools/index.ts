@@ -10,7 +10,16 @@ import { runTool } from "./run.ts";
 import { findRelatedTool, searchTool } from "./search.ts";
 import { squeezeTool } from "./squeeze.ts";
 import { configStatusTool, policyCheckTool } from "./workspace.ts";
-import { closeWriteSession, WRITE_TOOLS } from "./write.ts";
+import { fileChattrTool } from "./file-chattr.ts";
+import { fileDeleteTool } from "./file-delete.ts";
+import { filePatchTool } from "./file-patch.ts";
+import { fileRenameTool } from "./file-rename.ts";
+import { fileUndoTool } from "./file-undo.ts";
+import { fileWriteTool } from "./file-write.ts";
+import { createWriteServices } from "../patch/index.ts";
+
+/** The mutation tools, each an adapter over the write façade (src/patch/index.ts). */
+export const WRITE_TOOLS: AnyTool[] = [fileWriteTool, filePatchTool, fileRenameTool, fileDeleteTool, fileChattrTool, fileUndoTool];
 
 export const TOOLS: AnyTool[] = [
   fileReadTool,
@@ -29,11 +38,18 @@ export const TOOLS: AnyTool[] = [
   ...WRITE_TOOLS,
 ];
 
+export interface ToolServicesOptions {
+  /** How long a just-changed formatter config is read again on every write (default LIMITS.patch.configSettleMs). */
+  formatterSettleMs?: number;
+}
+
 /** Builds the services one process's tools share; the composition root calls it once. */
-export function createToolServices(): ToolServices {
+export function createToolServices(options: ToolServicesOptions = {}): ToolServices {
+  const writes = createWriteServices(options.formatterSettleMs === undefined ? {} : { formatterSettleMs: options.formatterSettleMs });
   return {
+    writes,
     closeSession(sessionId) {
-      closeWriteSession(sessionId);
+      writes.closeSession(sessionId);
     },
   };
 }

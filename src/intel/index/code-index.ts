@@ -9,7 +9,7 @@
  * - ensureFresh() makes the index reflect the disk at call time: directories whose mtime changed
  *   are listed again, files whose size/mtime/ctime/inode changed are read and hashed, and only a
  *   changed hash is parsed again. With a watcher (see watcher.ts) only the reported paths are
- *   checked. Writes through ast-mcp announce themselves (onCommitted in src/patch/pipeline.ts).
+ *   checked. Writes through ast-mcp announce themselves (the write observer in src/tools/mutation.ts).
  * - Directories are listed and files read with synchronous calls, in time slices (a thread-pool
  *   round trip per call, queued behind parses, cost more than the calls); parsing runs on the libuv
  *   thread pool (parseTreeAsync) with a few files in flight while the main thread extracts facts
@@ -29,7 +29,6 @@ import { log } from "../../core/log.ts";
 import { decodeText, looksBinary } from "../../text/encoding.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
-import { onCommitted } from "../../patch/pipeline.ts";
 import type { DirectoryEntry, ResolvedPath, Root, Workspace } from "../../policy/workspace.ts";
 import { type ReadTarget, ReadScratch, readBounded, readBoundedSync, realTarget, resolvedTarget } from "../../policy/open.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
@@ -224,11 +223,6 @@ async function loadDefaultExtractor(): Promise<{ extract: FactsExtractor; versio
 
 const registry = new Map<string, CodeIndex>();
 
-// Writes through ast-mcp update every index that may hold the written paths.
-onCommitted((event) => {
-  for (const index of registry.values()) index.notifyWritten(event.realPaths);
-});
-
 export class CodeIndex {
   readonly key: string;
   readonly rootReals: readonly string[];
@@ -335,6 +329,11 @@ export class CodeIndex {
   /** The index a tool call should use: its workspace, with the settings and generation of its configuration. */
   static forContext(context: { workspace: Workspace; config: ConfigSnapshot }, options: Omit<CodeIndexOptions, "settings" | "policyGeneration"> = {}): CodeIndex {
     return CodeIndex.for(context.workspace, { ...options, settings: indexSettingsFrom(context.config.config), policyGeneration: context.config.generation });
+  }
+
+  /** Tells every open index that these paths were written (the tools layer's write observer calls it). */
+  static notifyWrittenEverywhere(realPaths: string[]): void {
+    for (const index of registry.values()) index.notifyWritten(realPaths);
   }
 
   /** Closes every index (tests, shutdown). */

@@ -299,7 +299,7 @@ describe("freshness: every answer reflects the disk", () => {
       notified.push(paths);
       original(paths);
     };
-    const { fileWriteTool } = await import("../../../src/tools/write.ts");
+    const { fileWriteTool } = await import("../../../src/tools/file-write.ts");
     const { runTool, makeContext } = await import("../../support/context.ts");
     const context = await makeContext([f.root]);
     const sha = (await import("node:crypto")).createHash("sha256").update(await readFile(file)).digest("hex");
