@@ -2,7 +2,11 @@
  * Similarity of a search text to windows of whole lines, for the fuzzy stage and the nearest-text
  * report of the Aider engine: bounded edit distances, pruned by character histograms.
  */
-import { LIMITS } from "../core/limits.ts";
+
+/** A fuzzy window whose similarity is within this of the best one makes the match ambiguous. */
+export const FUZZY_AMBIGUITY_MARGIN = 0.02;
+/** Character comparisons one block's similarity scan may spend (fuzzy match and nearest-text report). */
+const FUZZY_MAX_WORK = 20_000_000;
 
 interface WindowScore {
   first: number;
@@ -28,11 +32,11 @@ export interface SimilarityScan {
  * as its lower bounds or partial distance rule it out, so only near candidates cost full comparisons.
  */
 export function scanSimilarity(fileLines: string[], searchLines: string[]): SimilarityScan {
-  const margin = LIMITS.patch.fuzzyAmbiguityMargin;
+  const margin = FUZZY_AMBIGUITY_MARGIN;
   const count = Math.min(searchLines.length, fileLines.length);
   const scan: SimilarityScan = { best: undefined, rivals: [], exhausted: false, stoppedAtBound: undefined };
   if (count === 0) return scan;
-  const work = { spent: 0, limit: LIMITS.patch.fuzzyMaxWork };
+  const work = { spent: 0, limit: FUZZY_MAX_WORK };
   const fileHistograms = histograms(fileLines);
   const searchHistograms = histograms(searchLines);
   const bounds = windowUpperBounds(fileLines, fileHistograms, searchLines, searchHistograms, count, work);

@@ -19,7 +19,7 @@ import { LIMITS } from "../core/limits.ts";
 import { lastIndexWhere } from "../helpers/bisect.ts";
 import { splitLines } from "../text/lines.ts";
 import { adaptLineEndings, type Eol } from "../text/codec.ts";
-import { round, type SimilarityScan, scanSimilarity } from "./aider-similarity.ts";
+import { FUZZY_AMBIGUITY_MARGIN, round, type SimilarityScan, scanSimilarity } from "./aider-similarity.ts";
 
 export interface AiderBlock {
   search: string;
@@ -51,6 +51,8 @@ const LINE_BREAK = /\r\n|\r|\n/g;
 const TAB_COLUMNS = 4;
 /** Characters of unchanged text kept on each side of a change in the nearest-text diff. */
 const DIFF_CONTEXT_CHARS = 24;
+/** Edit distance the nearest-text character diff may explore before it gives up. */
+const NEAREST_DIFF_MAX_EDITS = 256;
 
 export { parseAiderText } from "./aider-parse.ts";
 
@@ -403,7 +405,7 @@ function noMatch(index: number, searchLines: string[], fileLines: string[], scan
   const later = index > 0 ? " Line numbers count the text after the earlier blocks applied." : "";
   // The fuzzy verdict is only incomplete when an unscored window could still have reached the threshold.
   const fuzzyIncomplete =
-    options.fuzzy && scan.exhausted && (scan.stoppedAtBound ?? 1) >= options.fuzzyThreshold - LIMITS.patch.fuzzyAmbiguityMargin;
+    options.fuzzy && scan.exhausted && (scan.stoppedAtBound ?? 1) >= options.fuzzyThreshold - FUZZY_AMBIGUITY_MARGIN;
   const best = scan.best;
   if (!best) {
     const why = fileLines.length === 0 ? "the file is empty" : "no similar text was found within the work limit";
@@ -448,7 +450,7 @@ function noMatch(index: number, searchLines: string[], fileLines: string[], scan
 
 /** A character diff from the search to the file text as `-[removed]+[added]` runs with elided context. */
 export function compactDiff(fromSearch: string, inFile: string): string | undefined {
-  const changes = diffChars(fromSearch, inFile, { maxEditLength: LIMITS.patch.nearestDiffMaxEdits });
+  const changes = diffChars(fromSearch, inFile, { maxEditLength: NEAREST_DIFF_MAX_EDITS });
   if (!changes) return undefined;
   let out = "";
   changes.forEach((change, position) => {

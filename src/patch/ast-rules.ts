@@ -27,7 +27,7 @@ import {
   type TopLevelStatement,
 } from "../syntax/languages.ts";
 import { oneLine, patternLiterals, patternProblemOf } from "../syntax/structural.ts";
-import { knownStatements } from "./syntax-guard.ts";
+import { knownStatements, LOCAL_CHECK_MAX_SHARE } from "./syntax-guard.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -374,7 +374,7 @@ export function statementsThatCanMatch(language: LanguageId, text: string, state
     parts.push({ root: run.root, offset: start, line: startLine });
     first = last + 1;
   }
-  if (parts.length === 0 || keptChars > text.length * LIMITS.patch.localCheckMaxShare) return undefined;
+  if (parts.length === 0 || keptChars > text.length * LOCAL_CHECK_MAX_SHARE) return undefined;
   return parts;
 }
 

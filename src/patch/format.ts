@@ -22,6 +22,11 @@ import { sha256OfText } from "../helpers/hash.ts";
 import type { TopLevelStatements } from "../syntax/languages.ts";
 import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
+/** Formatter sets (one per distinct repository config) kept loaded. */
+const CACHED_FORMATTER_SETS = 8;
+/** Remembered "original is formatter-clean" verdicts, per (path, sha256). */
+const CLEAN_CACHE_ENTRIES = 10_000;
+
 export interface FormatResult {
   text: string;
   formatted: boolean;
@@ -258,7 +263,7 @@ export class Formatters {
     set = Formatters.build(options, configText);
     set.catch(() => formatterSets.delete(key));
     formatterSets.set(key, set);
-    while (formatterSets.size > LIMITS.format.cachedFormatterSets) formatterSets.delete(formatterSets.keys().next().value!);
+    while (formatterSets.size > CACHED_FORMATTER_SETS) formatterSets.delete(formatterSets.keys().next().value!);
     return set;
   }
 
@@ -382,7 +387,7 @@ export class Formatters {
 
   private remember(key: string, clean: boolean): void {
     this.cleanVerdicts.set(key, clean);
-    while (this.cleanVerdicts.size > LIMITS.format.cleanCacheEntries) this.cleanVerdicts.delete(this.cleanVerdicts.keys().next().value!);
+    while (this.cleanVerdicts.size > CLEAN_CACHE_ENTRIES) this.cleanVerdicts.delete(this.cleanVerdicts.keys().next().value!);
   }
 
   private async formatExternal(formatter: ExternalFormatter, filePath: string, original: string | undefined, candidate: string): Promise<FormatResult> {

@@ -10,6 +10,12 @@ import { readFileBytes } from "../policy/open.ts";
 import { Formatters } from "./format.ts";
 import type { PipelineContext } from "./pipeline.ts";
 
+/**
+ * A repository formatter config changed less than this long ago is read again on every write
+ * instead of being trusted by its stat signature (timestamps are too coarse for quick edits).
+ */
+const CONFIG_SETTLE_MS = 2_000;
+
 const DPRINT_CONFIG_NAMES = ["dprint.json", ".dprint.json", "dprint.jsonc", ".dprint.jsonc"];
 
 export interface FormatterCacheOptions {
@@ -46,7 +52,7 @@ export class FormatterCache {
   readonly #settleMs: number;
 
   constructor(options: FormatterCacheOptions = {}) {
-    this.#settleMs = options.settleMs ?? LIMITS.patch.configSettleMs;
+    this.#settleMs = options.settleMs ?? CONFIG_SETTLE_MS;
   }
 
   async for(context: PipelineContext): Promise<Formatters> {

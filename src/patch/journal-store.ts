@@ -21,6 +21,9 @@ import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, 
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
 
+/** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
+export const JOURNAL_LIST_INTERVAL_MS = 5_000;
+
 export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
 export type OpKind = "write" | "delete" | "rename" | "chmod";
 
@@ -367,7 +370,7 @@ export async function pruneJournal(stateDir: string, limits: JournalLimits, now:
   // processes added meanwhile count at the next listing; one they removed is simply gone).
   const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
   const listedAt = lastListing.get(stateDir);
-  const listedLately = listedAt !== undefined && now >= listedAt && now - listedAt < LIMITS.journal.listIntervalMs;
+  const listedLately = listedAt !== undefined && now >= listedAt && now - listedAt < JOURNAL_LIST_INTERVAL_MS;
   let kept: PruneFacts[];
   if (listedLately) {
     // Oldest first, as a listing gives them (batches added at a later listing may be older).

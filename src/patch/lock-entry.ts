@@ -23,11 +23,18 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
-import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { errnoOf, isMissing } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCK_DIRS_SUBDIR, stateDirectory } from "../config/state-dir.ts";
+
+/** Engine tuning of lock entries. */
+export const LOCK_TUNING = {
+  /** A lock whose holder's liveness cannot be checked (another host) and not refreshed for this long is stale and recovered. */
+  staleMs: 30_000,
+  /** A lock entry without a readable owner record (its writer died between creating it and writing the record) is stale after this long. */
+  unreadableGraceMs: 2_000,
+} as const;
 
 /** Entries of the commit machinery beside the files it writes all start with this; see LOCK_ENTRY_PATTERN. */
 const ENTRY_PREFIX = ".ast-mcp-";
@@ -165,7 +172,7 @@ function refreshHeld(): void {
 export function track(held: HeldEntry): void {
   heldEntries.set(held.entry, held);
   if (refreshTimer === undefined) {
-    refreshTimer = setInterval(refreshHeld, LIMITS.locks.staleMs / 2);
+    refreshTimer = setInterval(refreshHeld, LOCK_TUNING.staleMs / 2);
     refreshTimer.unref();
   }
 }
@@ -340,7 +347,7 @@ export function isStale(entry: string, reading: EntryReading): boolean {
   const age = Date.now() - reading.mtimeMs;
   const owner = reading.owner;
   // No record: a writer is between creating the entry and writing its record (microseconds), or died there.
-  if (owner === undefined) return age > LIMITS.locks.unreadableGraceMs;
+  if (owner === undefined) return age > LOCK_TUNING.unreadableGraceMs;
   const self = currentProcess();
   if (owner.token === PROCESS_TOKEN && owner.pid === self.pid && owner.host === self.host) {
     // Ours by its record, yet not a lock this process holds: left by a release that failed.
@@ -348,7 +355,7 @@ export function isStale(entry: string, reading: EntryReading): boolean {
   }
   const liveness = livenessOf(owner);
   if (liveness === "dead") return true;
-  return liveness === "unknown" && age > LIMITS.locks.staleMs;
+  return liveness === "unknown" && age > LOCK_TUNING.staleMs;
 }
 
 /**

@@ -1,12 +1,11 @@
 /** Recovery of the lock entries writers that are gone left beside their targets. */
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
-import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { isMissing } from "./durable-fs.ts";
 import { isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
-import { isStale, LOCK_ENTRY_PATTERN, readEntry, removeStale, sleep, unlinkIfPresent } from "./lock-entry.ts";
+import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale, sleep, unlinkIfPresent } from "./lock-entry.ts";
 
 /**
  * Removes the lock entries (and entries moved aside) a dead process left in `dir`. An entry without a
@@ -108,7 +107,7 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
   }
   if (young.length > 0) {
     // Rare: a writer killed between creating an entry and writing its record, moments ago.
-    await sleep(LIMITS.locks.unreadableGraceMs + 100);
+    await sleep(LOCK_TUNING.unreadableGraceMs + 100);
     for (const entry of young) {
       const reading = readEntry(entry);
       if (reading === undefined || !isStale(entry, reading)) continue;

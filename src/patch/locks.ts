@@ -47,7 +47,7 @@ import {
 } from "./lock-entry.ts";
 
 export { cleanLockLeftovers } from "./lock-leftovers.ts";
-export { LOCK_ENTRY_PATTERN, lockEntryPath, type HeldLocks, type LockOptions, type LockTarget } from "./lock-entry.ts";
+export { LOCK_ENTRY_PATTERN, LOCK_TUNING, lockEntryPath, type HeldLocks, type LockOptions, type LockTarget } from "./lock-entry.ts";
 
 
 /** Creates the directories a lock entry needs (outermost first), listing each first so that a crash leaves none behind unlisted. */

@@ -32,15 +32,18 @@ interface BatchFileSummary {
 export interface WriteServices {
   receipts: ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>;
   formatters: FormatterCache;
+  /** Entries of one batch planned at once (reads, policy checks and parses overlap with formatting). */
+  planConcurrency: number;
   /** Frees what a closed session held (its preview receipts). */
   closeSession(sessionId: string): void;
 }
 
-export function createWriteServices(options: { formatterSettleMs?: number } = {}): WriteServices {
+export function createWriteServices(options: { formatterSettleMs?: number; planConcurrency?: number } = {}): WriteServices {
   const receipts = new ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>();
   return {
     receipts,
     formatters: new FormatterCache(options.formatterSettleMs === undefined ? {} : { settleMs: options.formatterSettleMs }),
+    planConcurrency: options.planConcurrency ?? 8,
     closeSession: (sessionId) => receipts.dropSession(sessionId),
   };
 }
@@ -77,7 +80,7 @@ export async function writeBatch(entries: readonly WriteEntry[], context: WriteC
   const overlaps = !options.sequential && entries.every((entry) => entry.kind === "content" || ((entry.kind === "aider" || entry.kind === "rules") && entry.diagnose === undefined));
   const nameFailure = options.nameFailure ?? nameByKey;
   const plan = (entry: WriteEntry) => planEntry(entry, run);
-  const planned = await planEntries(entries, plan, nameFailure, context.signal, overlaps ? LIMITS.patch.planConcurrency : 1);
+  const planned = await planEntries(entries, plan, nameFailure, context.signal, overlaps ? context.services.planConcurrency : 1);
   if (options.follow) {
     refuseOverlaps(planned.map((item) => item.plan)); // before the follow-up's own work; commitPlans checks the whole batch again
     const moves = planned.flatMap(({ plan: { op } }) => (op.kind === "rename" ? [{ from: op.from, to: op.to }] : []));

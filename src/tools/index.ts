@@ -39,7 +39,7 @@ export const TOOLS: AnyTool[] = [
 ];
 
 export interface ToolServicesOptions {
-  /** How long a just-changed formatter config is read again on every write (default LIMITS.patch.configSettleMs). */
+  /** How long a just-changed formatter config is read again on every write (default: FormatterCache's). */
   formatterSettleMs?: number;
 }
 

@@ -3,8 +3,7 @@ import { cp, link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
-import { isBatchId, newBatchId, pruneJournal } from "../../src/patch/journal-store.ts";
-import { LIMITS } from "../../src/core/limits.ts";
+import { isBatchId, JOURNAL_LIST_INTERVAL_MS, newBatchId, pruneJournal } from "../../src/patch/journal-store.ts";
 import { listBatches, showBatch, undoOps } from "../../src/patch/journal.ts";
 import { type CommitFixture, journalEntries, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
 
@@ -87,7 +86,7 @@ describe("pruning", () => {
     expect(await pruneJournal(fx.stateDir, limits, now)).toEqual([]);
     expect((await listBatches({}, journal())).length).toBe(3);
     // Listed again, the oldest of the three goes.
-    expect(await pruneJournal(fx.stateDir, limits, now + LIMITS.journal.listIntervalMs)).toEqual([mine.batchId]);
+    expect(await pruneJournal(fx.stateDir, limits, now + JOURNAL_LIST_INTERVAL_MS)).toEqual([mine.batchId]);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(foreign);
   });
 
@@ -107,7 +106,7 @@ describe("pruning", () => {
     await bumpTo(3);
     // Three batches known here: the oldest goes; the foreign ones are not counted yet.
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([...foreign, ...mine.slice(1)].sort());
-    expect(await pruneJournal(fx.stateDir, limits, Date.now() + LIMITS.journal.listIntervalMs)).toEqual(foreign);
+    expect(await pruneJournal(fx.stateDir, limits, Date.now() + JOURNAL_LIST_INTERVAL_MS)).toEqual(foreign);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(mine.slice(1));
   });
 
