@@ -14,10 +14,9 @@ import { detectLanguage } from "../syntax/language-names.ts";
 import { readRegularFile } from "../policy/open.ts";
 import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
-import { unifiedDiff } from "../helpers/unified-diff.ts";
 import type { FormatResult, Formatters } from "./format.ts";
 import type { FileFacts } from "./report.ts";
-import { type SyntaxInspection, type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
+import { type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "../text/codec.ts";
 
 export interface PipelineContext {
@@ -114,9 +113,6 @@ interface CandidateOptions {
 /**
  * Turns edited text into the bytes that would be written: syntax guard first (dprint throws on broken
  * code), then formatting under the stable-formatting rule, then encoding like the original.
- * The candidate's parse runs on the thread pool while dprint formats it on this thread; the syntax
- * verdict still comes first (a refused candidate reports syntax_regression, not format_failed).
- * Every promise started here is awaited before this returns or throws.
  */
 export async function buildTextCandidate(options: CandidateOptions): Promise<TextCandidate> {
   const { resolved, original } = options;
@@ -125,39 +121,20 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
-  const formatter = options.formatters.formatterFor(resolved.real);
-  const format = (statements: SyntaxInspection["statements"]) => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
-  const syntaxJob = inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
-  // dprint runs in process and may as well run alongside the parse; an external formatter is never started for a refused candidate.
-  const early = !byStatement && formatter === "dprint" ? settle(format(undefined)) : undefined;
-  const inspection = await syntaxJob;
-  // Joined before any refusal below, so it never outlives this call.
-  const earlyOutcome = early === undefined ? undefined : await early;
+  const inspection = await inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
   const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
   // Statement boundaries of a tree with errors need not be the formatter's.
   const statements = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
-  let formatted: FormatResult;
-  if (options.allowSyntaxErrors && syntax.newErrors.length > 0) {
-    formatted = { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" };
-  } else {
-    const outcome = earlyOutcome ?? (await settle(format(statements)));
-    if (!outcome.ok) throw outcome.error;
-    formatted = outcome.value;
-  }
+  const formatted: FormatResult =
+    options.allowSyntaxErrors && syntax.newErrors.length > 0
+      ? { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" }
+      : await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   const bytes = encodeLike(formatted.text, options.encodeAs);
   if (bytes.length > LIMITS.patch.maxCandidateBytes) {
     throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
   }
   return { bytes, sha256: sha256(bytes), text: formatted.text, report: { language, syntax, format: formatted } };
-}
-
-/** A promise's outcome as a value, to join it later without a rejection left unhandled meanwhile. */
-function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  return promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
 }
 
 /** Decodes a source for editing (refusing binary files and invalid encodings). */
@@ -194,11 +171,6 @@ export function refuseOverlaps(plans: Plan[]): void {
       owners.set(touched, plan.key);
     }
   }
-}
-
-/** A preview's diff, bounded. */
-export function previewDiff(plan: Plan, beforeText: string | undefined, afterText: string | undefined) {
-  return unifiedDiff(plan.displayAfter, beforeText, afterText, LIMITS.patch.maxPreviewDiffBytes);
 }
 
 /**

@@ -214,7 +214,7 @@ function candidateFacts(report: CandidateReport): Pick<FileFacts, "formatted" | 
 }
 
 /** The plan that writes `after` over (or as) one file. */
-export function writePlan(key: string, resolved: ResolvedPath, source: SourceFile | null, after: Buffer, report: FileFacts): Plan {
+function writePlan(key: string, resolved: ResolvedPath, source: SourceFile | null, after: Buffer, report: FileFacts): Plan {
   return {
     key,
     resolved,
