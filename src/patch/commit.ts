@@ -28,6 +28,7 @@ import {
   markCommitted,
   newBatchId,
   publishBatch,
+  refillSpareBatchDirectories,
   pruneJournal,
   rememberFinished,
   removeBatch,
@@ -594,5 +595,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   } catch (error) {
     log.warn("could not prune the write journal", { error });
   }
+  // Ready for the next commit; never awaited.
+  void refillSpareBatchDirectories(stateDir);
   return { batchId: record.id, files: resultFiles(record), undoable };
 }

@@ -378,8 +378,8 @@ export async function writeFileDurable(file: string, text: string): Promise<void
 
 /**
  * Writes `data` over `file` (created, mode 0600, when missing) in place: positioned writes, then a
- * truncation to the new length. An existing file keeps its inode and data blocks; and unlike
- * opening with O_TRUNC, which on ext4 (auto_da_alloc) makes the close
+ * truncation to the new length. A placeholder or a spare made ahead of time keeps its inode and
+ * data blocks; and unlike opening with O_TRUNC, which on ext4 (auto_da_alloc) makes the close
  * start writing the file out on the calling thread, the data waits for the caller's fsync.
  */
 export function overwriteInPlaceSync(file: string, data: Buffer): void {
@@ -395,7 +395,7 @@ export function overwriteInPlaceSync(file: string, data: Buffer): void {
 
 /**
  * Writes `text` to `file` in a directory private to this writer, not yet durable (see
- * flushByPath). An existing file is filled in place.
+ * flushByPath). An empty placeholder made ahead of time is filled in place, which allocates no inode.
  */
 export function writeFileUnsynced(file: string, text: string): void {
   try {

@@ -8,11 +8,13 @@
  * before that; both are still read). A batch that never reaches committed is rolled back (by its
  * writer, or by recovery once the writer is gone); records written later (by a rollback or
  * recovery) replace batch.json atomically with a fsynced file. Committed batches keep their
- * before-images for undo until pruned by count, bytes and age.
+ * before-images for undo until pruned by count, bytes and age. Batch directories are made ahead of
+ * time as spares, and pruned ones become spares again, so committing creates and frees as few
+ * inodes as possible.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
@@ -23,6 +25,8 @@ import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
 
 /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
 export const JOURNAL_LIST_INTERVAL_MS = 5_000;
+/** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
+export const SPARE_DIRECTORIES = 4;
 
 export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
 export type OpKind = "write" | "delete" | "rename" | "chmod";
@@ -143,7 +147,7 @@ function transitName(id: string, purpose: "new" | "gone"): string {
   return `.${id}.${process.pid}-${randomBytes(4).toString("hex")}.${purpose}`;
 }
 const TRANSIT = /^\.(\d{8}T\d{9}Z-[0-9a-f]{10})\.(\d+)-[0-9a-f]+\.(new|gone)$/;
-/** Empty directories older versions made ahead of time to stage batches in; recovery removes a dead process's. */
+/** Empty directories a process made ahead of time to stage batches in (see refillSpareBatchDirectories). */
 const SPARE = /^\.spare\.(\d+)-[0-9a-f]+$/;
 
 /** A batch directory being assembled under a transit name (see publishBatch). */
@@ -152,11 +156,98 @@ export interface BatchStaging {
   dir: string;
 }
 
-/** Starts a batch directory (record format 2) under a transit name. */
+/** Per state directory, this process's spare batch directories, and whether a refill is running. */
+const spareBatchDirectories = new Map<string, { dirs: string[]; refilling: Promise<void> | undefined }>();
+
+function sparePool(stateDir: string): { dirs: string[]; refilling: Promise<void> | undefined } {
+  let pool = spareBatchDirectories.get(stateDir);
+  if (pool === undefined) {
+    pool = { dirs: [], refilling: undefined };
+    spareBatchDirectories.set(stateDir, pool);
+  }
+  return pool;
+}
+
+/** Starts a batch directory (record format 2) under a transit name, or in a spare directory made earlier. */
 export function stageBatch(stateDir: string, id: string): BatchStaging {
+  const pool = sparePool(stateDir);
+  for (let spare = pool.dirs.pop(); spare !== undefined; spare = pool.dirs.pop()) {
+    try {
+      if (lstatSync(spare).isDirectory()) return { id, dir: spare };
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
   const dir = path.join(stateDir, JOURNAL_SUBDIR, transitName(id, "new"));
   mkdirSync(dir, { mode: 0o700 });
   return { id, dir };
+}
+
+/**
+ * Makes spare batch directories in the background, up to SPARE_DIRECTORIES. On
+ * ext4 making a directory, giving it its first entry and creating a file each allocate an inode
+ * (about 20 µs on this project's test machine in a quiet block group, 0.5-1 ms when it freed
+ * thousands of inodes recently); a spare holds an empty placeholder of the record file, so a
+ * commit that stages in one allocates nothing there. Pruned batches become spares first
+ * (retireBatch), so a journal at its limits makes none. Failures are only logged: a commit
+ * without a spare makes its own directory. Resolves when this refill is done (tests wait for it;
+ * commits never do).
+ */
+export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
+  const pool = sparePool(stateDir);
+  if (pool.refilling === undefined && pool.dirs.length < SPARE_DIRECTORIES) {
+    pool.refilling = makeSpares(stateDir, pool.dirs).finally(() => {
+      pool.refilling = undefined;
+    });
+  }
+  return pool.refilling ?? Promise.resolve();
+}
+
+function spareName(stateDir: string): string {
+  return path.join(stateDir, JOURNAL_SUBDIR, `.spare.${process.pid}-${randomBytes(4).toString("hex")}`);
+}
+
+async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
+  try {
+    while (dirs.length < SPARE_DIRECTORIES) {
+      const dir = spareName(stateDir);
+      await mkdir(dir, { mode: 0o700 });
+      // An empty placeholder of the record: publishing fills it in, allocating nothing.
+      await (await open(path.join(dir, RECORD_FILE), "wx", 0o600)).close();
+      dirs.push(dir);
+    }
+  } catch (error) {
+    log.debug("could not make spare journal directories", { error: (error as Error).message });
+  }
+}
+
+/**
+ * Removes a pruned batch from the journal, turning its directory into a spare while the pool has
+ * room: renamed out of the journal's names in one step (never half-deleted, like removeBatch), its
+ * before-images removed, and its record file given the placeholder's name again. Only the
+ * before-images' inodes are freed, as an overwrite frees the old inode of its target.
+ */
+async function retireBatch(stateDir: string, id: string): Promise<void> {
+  const pool = sparePool(stateDir);
+  if (pool.dirs.length >= SPARE_DIRECTORIES) return removeBatch(stateDir, id);
+  const spare = spareName(stateDir);
+  try {
+    renameSync(batchDirectory(stateDir, id), spare);
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  try {
+    const names = readdirSync(spare);
+    const record = names.includes(COMMITTED_RECORD_FILE) ? COMMITTED_RECORD_FILE : RECORD_FILE;
+    if (!names.includes(record)) throw new Error("the batch has no record file");
+    for (const name of names) if (name !== record) rmSync(path.join(spare, name), { recursive: true, force: true });
+    if (record !== RECORD_FILE) renameSync(path.join(spare, record), path.join(spare, RECORD_FILE));
+    pool.dirs.push(spare);
+  } catch (error) {
+    log.debug("could not keep a pruned batch directory as a spare", { batch: id, error: (error as Error).message });
+    await removeTree(spare);
+  }
 }
 
 /** Where op image `image` goes while its batch is staged. */
@@ -387,7 +478,7 @@ export async function pruneJournal(stateDir: string, limits: JournalLimits, now:
     if (!expired && kept.length <= limits.maxBatches && totalBytes <= limits.maxBytes) break;
     kept.shift();
     totalBytes -= oldest.imageBytes;
-    await removeBatch(stateDir, oldest.id);
+    await retireBatch(stateDir, oldest.id);
     finishedFacts.get(stateDir)?.delete(oldest.id);
     removed.push(oldest.id);
   }

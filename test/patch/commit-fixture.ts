@@ -70,9 +70,9 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
 }
 
 /** Staged or scratch files of the commit machinery anywhere under `dir`. */
-/** The journal directory's entries. */
+/** The journal directory's entries other than this process's spare batch directories (made in the background after commits). */
 export async function journalEntries(stateDir: string): Promise<string[]> {
-  return (await readdir(path.join(stateDir, "journal"))).sort();
+  return (await readdir(path.join(stateDir, "journal"))).filter((name) => !name.startsWith(`.spare.${process.pid}-`)).sort();
 }
 
 export async function leftoverTemps(dir: string): Promise<string[]> {

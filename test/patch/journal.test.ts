@@ -3,7 +3,7 @@ import { cp, link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
-import { isBatchId, JOURNAL_LIST_INTERVAL_MS, newBatchId, pruneJournal } from "../../src/patch/journal-store.ts";
+import { isBatchId, JOURNAL_LIST_INTERVAL_MS, newBatchId, pruneJournal, refillSpareBatchDirectories, SPARE_DIRECTORIES } from "../../src/patch/journal-store.ts";
 import { listBatches, showBatch, undoOps } from "../../src/patch/journal.ts";
 import { type CommitFixture, journalEntries, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
 
@@ -202,16 +202,83 @@ describe("undo", () => {
   });
 });
 
-describe("batch directories", () => {
-  test("the journal holds only its batches: each staged and published whole, pruned ones removed", async () => {
+describe("spare batch directories", () => {
+  const journalDir = () => path.join(fx.stateDir, "journal");
+  const spares = async () => (await readdir(journalDir())).filter((name) => name.startsWith(".spare."));
+
+  test("after each commit, spares are made in the background; every next batch is staged in one of them", async () => {
+    await fx.put("a.txt", "0");
+    await bump("a.txt", "1");
+    // More commits than spares: the pool must be refilled, not used up once.
+    for (let round = 2; round <= 2 * SPARE_DIRECTORIES + 1; round++) {
+      await refillSpareBatchDirectories(fx.stateDir);
+      const made = await spares();
+      expect(made.length).toBe(SPARE_DIRECTORIES);
+      const inodes = new Set(await Promise.all(made.map(async (name) => (await stat(path.join(journalDir(), name))).ino)));
+      const placeholders = new Set<number>();
+      for (const name of made) placeholders.add((await stat(path.join(journalDir(), name, "batch.json"))).ino);
+      const batch = await bump("a.txt", String(round));
+      // The batch's directory is a former spare (same inode), and holds only the batch.
+      const dir = path.join(journalDir(), batch.batchId);
+      expect(inodes.has((await stat(dir)).ino)).toBe(true);
+      expect((await readdir(dir)).sort()).toEqual(["0.img", "committed.json"]);
+      // The record is the spare's placeholder, filled in and renamed when the batch committed.
+      expect(placeholders.has((await stat(path.join(dir, "committed.json"))).ino)).toBe(true);
+    }
+    const last = (await listBatches({}, journal())).at(-1);
+    await commit((await undoOps(last?.batchId as string, journal())).ops);
+    expect(await fx.text("a.txt")).toBe(String(2 * SPARE_DIRECTORIES));
+  });
+
+  test("a pruned batch's directory becomes a spare: images gone, record files ready, and the next batch is staged in it", async () => {
     const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
     await fx.put("a.txt", "0");
-    const ids: string[] = [];
-    for (let n = 1; n <= 4; n++) ids.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId);
-    expect(await journalEntries(fx.stateDir)).toEqual(ids.slice(2).sort());
-    for (const id of ids.slice(2)) expect((await readdir(path.join(fx.stateDir, "journal", id))).sort()).toEqual(["0.img", "committed.json"]);
-    await commit((await undoOps(ids[3] as string, journal())).ops, fx.meta, limits);
+    const bumpTo = async (n: number) => (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId;
+    const first = await bumpTo(1);
+    await bumpTo(2);
+    await refillSpareBatchDirectories(fx.stateDir);
+    const firstDir = (await stat(path.join(journalDir(), first))).ino;
+    const third = await bumpTo(3);
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).not.toContain(first);
+    // The first batch's directory is now a spare, holding only its record files (the image, a.txt's old inode, is gone).
+    const retired = [];
+    for (const name of await spares()) if ((await stat(path.join(journalDir(), name))).ino === firstDir) retired.push(name);
+    expect(retired.length).toBe(1);
+    const spareDir = path.join(journalDir(), retired[0] as string);
+    expect(await readdir(spareDir)).toEqual(["batch.json"]);
+    const placeholder = (await stat(path.join(spareDir, "batch.json"))).ino;
+    // The next batch is staged in it (the directory and the record file's inode), and reads back whole.
+    const fourth = await bumpTo(4);
+    const dir = path.join(journalDir(), fourth);
+    expect((await stat(dir)).ino).toBe(firstDir);
+    expect((await stat(path.join(dir, "committed.json"))).ino).toBe(placeholder);
+    expect(await showBatch(fourth, journal())).toMatchObject({ state: "committed", files: [fx.at("a.txt")] });
+    expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([third, fourth]);
+    await commit((await undoOps(fourth, journal())).ops, fx.meta, limits);
     expect(await fx.text("a.txt")).toBe("3");
+  });
+
+  test("no more spares are kept than the limit: beyond it, pruned batches are removed", async () => {
+    await fx.put("a.txt", "0");
+    const rounds = 2 * SPARE_DIRECTORIES;
+    for (let round = 1; round <= rounds; round++) await bump("a.txt", String(round));
+    await refillSpareBatchDirectories(fx.stateDir);
+    // One commit prunes all but itself at once.
+    await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, { maxBatches: 1, maxBytes: 1 << 30, maxAgeDays: 30 });
+    await refillSpareBatchDirectories(fx.stateDir);
+    expect((await spares()).length).toBe(SPARE_DIRECTORIES);
+    expect((await listBatches({}, journal())).length).toBe(1);
+    expect(await journalEntries(fx.stateDir)).toHaveLength(1);
+  });
+
+  test("a spare removed behind the process's back is skipped", async () => {
+    await fx.put("a.txt", "one");
+    await bump("a.txt", "two");
+    await refillSpareBatchDirectories(fx.stateDir);
+    for (const name of await spares()) await rm(path.join(journalDir(), name), { recursive: true });
+    const batch = await bump("a.txt", "three");
+    expect(await fx.text("a.txt")).toBe("three");
+    expect((await readdir(path.join(journalDir(), batch.batchId))).sort()).toEqual(["0.img", "committed.json"]);
   });
 });
 
