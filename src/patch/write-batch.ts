@@ -96,15 +96,17 @@ export async function writeBatch(entries: readonly WriteEntry[], context: WriteC
   const outcomes = planned.map((item) => outcomeOf(item, item.plan.before?.sha256 ?? null));
   if (options.diff) attachDiffs(planned, outcomes, options.diff);
   options.confirm?.(outcomes);
-  const written = planned.filter((item, index) => !(options.skipUnchanged && outcomes[index]?.facts.change === "unchanged"));
+  // Indices of the entries that reach the disk (or the receipt).
+  const written = [...planned.keys()].filter((index) => !(options.skipUnchanged && outcomes[index]?.facts.change === "unchanged"));
 
   if (options.preview) {
     const report: BatchReport = { batchId: null, committed: false, files: outcomes };
     if (options.preview.receipt === "per-file") {
       for (const [index, item] of planned.entries()) (outcomes[index] as FileOutcome).receipt = ticket(issueReceipt(item, context));
     } else if (written.length > 0) {
-      const files = written.map((item) => {
-        const outcome = outcomes[planned.indexOf(item)] as FileOutcome;
+      const files = written.map((index) => {
+        const item = planned[index] as Planned;
+        const outcome = outcomes[index] as FileOutcome;
         return {
           canonicalPath: item.plan.resolved.real,
           sourceSha256: item.plan.before?.sha256 as string,
@@ -118,8 +120,8 @@ export async function writeBatch(entries: readonly WriteEntry[], context: WriteC
     return report;
   }
   if (written.length === 0) return { batchId: null, committed: false, files: outcomes };
-  const result = await commitPlans(written.map((item) => item.plan), context, options.tool, options.maxOps === undefined ? {} : { maxOps: options.maxOps });
-  for (const [index, item] of written.entries()) (outcomes[planned.indexOf(item)] as FileOutcome).sha256 = result.files[index]?.after ?? null;
+  const result = await commitPlans(written.map((index) => (planned[index] as Planned).plan), context, options.tool, options.maxOps === undefined ? {} : { maxOps: options.maxOps });
+  for (const [at, index] of written.entries()) (outcomes[index] as FileOutcome).sha256 = result.files[at]?.after ?? null;
   return { batchId: result.batchId, committed: true, files: outcomes };
 }
 

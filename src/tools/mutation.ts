@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { CodeIndex } from "../intel/index/code-index.ts";
+import { CodeIndex } from "../intel/index/index.ts";
 import type { BatchReport, WriteContext } from "../patch/index.ts";
 import { plural } from "./common.ts";
 import type { ToolAnnotations, ToolContext } from "./contract.ts";

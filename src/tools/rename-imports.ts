@@ -9,7 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { familyOf, ImportGraph } from "../intel/graph/import-graph.ts";
 import { replaceSpecifier, rewritePythonSpecifier, rewriteScriptSpecifier } from "../intel/graph/rewrite-imports.ts";
 import type { ImportEdge } from "../intel/graph/types.ts";
-import { CodeIndex } from "../intel/index/code-index.ts";
+import { CodeIndex } from "../intel/index/index.ts";
 import type { WriteEntry } from "../patch/index.ts";
 import type { ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph.ts";
