@@ -97,47 +97,18 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     if (destination.exists) {
       throw new ToolError("destination_exists", `${destination.display} already exists; renames never overwrite.`, { details: { destination: destination.display } });
     }
-    return {
-      plan: {
-        key: entry.key,
-        resolved,
-        touches: [resolved.real, destination.real],
-        op: { kind: "rename", from: resolved.real, to: destination.real, expectedBefore: source.sha256, mkdirParents: true },
-        displayAfter: destination.display,
-        before: source,
-        report: { change: "renamed", renamedFrom: resolved.display },
-      },
-    };
+    const op = { kind: "rename", from: resolved.real, to: destination.real, expectedBefore: source.sha256, mkdirParents: true } as const;
+    return existingPlan(entry, resolved, source, op, { change: "renamed", renamedFrom: resolved.display }, destination);
   },
   delete: async (entry, run) => {
     const { resolved, source } = await openExisting(entry, "delete", "a delete", run);
     await entry.refuse?.(resolved);
-    return {
-      plan: {
-        key: entry.key,
-        resolved,
-        touches: [resolved.real],
-        op: { kind: "delete", path: resolved.real, expectedBefore: source.sha256, removeEmptyParentsUpTo: resolved.root.real },
-        displayAfter: resolved.display,
-        before: source,
-        report: { change: "deleted" },
-      },
-    };
+    return existingPlan(entry, resolved, source, { kind: "delete", path: resolved.real, expectedBefore: source.sha256, removeEmptyParentsUpTo: resolved.root.real }, { change: "deleted" });
   },
   chmod: async (entry, run) => {
     const { resolved, source } = await openExisting(entry, "write", "a mode change", run);
     const mode = parseChmod(entry.chmod, source.mode);
-    return {
-      plan: {
-        key: entry.key,
-        resolved,
-        touches: [resolved.real],
-        op: { kind: "chmod", path: resolved.real, expectedBefore: source.sha256, mode },
-        displayAfter: resolved.display,
-        before: source,
-        report: { change: "mode", mode: mode.toString(8).padStart(3, "0") },
-      },
-    };
+    return existingPlan(entry, resolved, source, { kind: "chmod", path: resolved.real, expectedBefore: source.sha256, mode }, { change: "mode", mode: mode.toString(8).padStart(3, "0") });
   },
   transform: async (entry, run) => {
     run.context.signal.throwIfAborted();
@@ -213,8 +184,14 @@ function candidateFacts(report: CandidateReport): Pick<FileFacts, "formatted" | 
   };
 }
 
+/** The plan of a rename, delete or mode change of an existing file (a rename touches its destination too). */
+function existingPlan(entry: EntryBase, resolved: ResolvedPath, source: SourceFile, op: Plan["op"], report: FileFacts, destination?: ResolvedPath): Planned {
+  const touches = destination ? [resolved.real, destination.real] : [resolved.real];
+  return { plan: { key: entry.key, resolved, touches, op, displayAfter: (destination ?? resolved).display, before: source, report } };
+}
+
 /** The plan that writes `after` over (or as) one file. */
-function writePlan(key: string, resolved: ResolvedPath, source: SourceFile | null, after: Buffer, report: FileFacts): Plan {
+export function writePlan(key: string, resolved: ResolvedPath, source: SourceFile | null, after: Buffer, report: FileFacts): Plan {
   return {
     key,
     resolved,

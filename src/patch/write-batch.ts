@@ -14,7 +14,7 @@ import { listBatches, undoOps } from "./journal.ts";
 import { commitPlans, loadSource, type PipelineContext, type Plan, refuseIfCancelled, refuseOverlaps } from "./pipeline.ts";
 import { ReceiptBook } from "./receipts.ts";
 import type { BatchReport, Change, DiffFacts, FileFacts, FileOutcome, ReceiptTicket } from "./report.ts";
-import { type Planned, planEntry, type WriteEntry } from "./strategies.ts";
+import { type Planned, planEntry, type WriteEntry, writePlan } from "./strategies.ts";
 
 /** What a multi-file preview was of, returned when its receipt is committed. */
 export interface BatchSummary {
@@ -142,16 +142,7 @@ export async function commitBatchReceipt(
       if (resolved.real !== file.canonicalPath) throw new ToolError("receipt_invalid", "the path no longer leads to the previewed file.");
       const source = await loadSource(resolved, file.sourceSha256, context);
       if (!source) throw new ToolError("stale_hash", `${resolved.display} no longer exists.`, { details: { path: resolved.display, currentSha256: null } });
-      const plan: Plan = {
-        key: resolved.display,
-        resolved,
-        touches: [resolved.real],
-        op: { kind: "write", path: resolved.real, expectedBefore: source.sha256, after: file.candidate },
-        displayAfter: resolved.display,
-        before: source,
-        afterBytes: file.candidate,
-        report: file.summary.facts,
-      };
+      const plan = writePlan(resolved.display, resolved, source, file.candidate, file.summary.facts);
       planned.push({ plan, candidateSha256: file.candidateSha256 });
       diffs.push({ truncated: false, added: file.summary.added, removed: file.summary.removed });
     });
