@@ -15,12 +15,16 @@ import type { PipelineContext } from "./pipeline.ts";
  * instead of being trusted by its stat signature (timestamps are too coarse for quick edits).
  */
 const CONFIG_SETTLE_MS = 2_000;
+/** Formatter sets (one per distinct repository config and settings) kept loaded. */
+const CACHED_FORMATTER_SETS = 8;
 
 const DPRINT_CONFIG_NAMES = ["dprint.json", ".dprint.json", "dprint.jsonc", ".dprint.jsonc"];
 
 export interface FormatterCacheOptions {
   /** An entry changed less than this long ago is read again on every look (timestamps are coarse). */
   settleMs?: number;
+  /** Formatter sets kept loaded, the most recently used. */
+  maxSets?: number;
 }
 
 /**
@@ -41,7 +45,9 @@ function entrySignature(file: string, settleMs: number): string | null {
 }
 
 export class FormatterCache {
-  #loaded: { key: string; formatters: Promise<Formatters> } | undefined;
+  /** Loaded formatter sets by configuration, least recently used first. */
+  readonly #sets = new Map<string, Promise<Formatters>>();
+  readonly #maxSets: number;
   /**
    * What the last look for the repository's dprint config found, with an lstat signature of every
    * name it looked at: while none of them changed and the policy is the same (its rules, and the
@@ -53,24 +59,27 @@ export class FormatterCache {
 
   constructor(options: FormatterCacheOptions = {}) {
     this.#settleMs = options.settleMs ?? CONFIG_SETTLE_MS;
+    this.#maxSets = options.maxSets ?? CACHED_FORMATTER_SETS;
   }
 
   async for(context: PipelineContext): Promise<Formatters> {
     const firstRoot = context.workspace.roots[0];
     const dprintText = firstRoot ? await this.#readDprintConfig(context, firstRoot.real) : undefined;
     const key = JSON.stringify([firstRoot?.real, dprintText, context.config.format, context.config.formatters]);
-    if (this.#loaded?.key !== key) {
-      this.#loaded = {
-        key,
-        formatters: Formatters.load({
-          firstRootReal: firstRoot?.real,
-          readDprintConfig: async () => dprintText,
-          external: context.config.formatters,
-          enabled: context.config.format.enabled,
-        }),
-      };
+    let set = this.#sets.get(key);
+    if (set === undefined) {
+      set = Formatters.load({
+        firstRootReal: firstRoot?.real,
+        readDprintConfig: async () => dprintText,
+        external: context.config.formatters,
+        enabled: context.config.format.enabled,
+      });
+      set.catch(() => this.#sets.delete(key));
     }
-    return this.#loaded.formatters;
+    this.#sets.delete(key);
+    this.#sets.set(key, set);
+    while (this.#sets.size > this.#maxSets) this.#sets.delete(this.#sets.keys().next().value as string);
+    return set;
   }
 
   async #readDprintConfig(context: PipelineContext, rootReal: string): Promise<string | undefined> {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { type CommittedEvent, createWriteServices, type WriteContext, writeBatch, type WriteServices } from "../../src/patch/index.ts";
+import { FormatterCache } from "../../src/patch/formatter-cache.ts";
 import { makeContext, makeTempDir, type TempDir, toolFailure } from "../support/context.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
 
@@ -87,6 +88,26 @@ describe("writeBatch", () => {
 });
 
 describe("write services", () => {
+  test("the formatter cache keeps the sets of the configurations used last, up to its bound", async () => {
+    const other = await makeTempDir();
+    try {
+      const here = await writeContextFor();
+      const tool = await makeContext([other.dir]);
+      const there: WriteContext = { ...here, workspace: tool.workspace };
+      const cache = new FormatterCache();
+      const first = await cache.for(here);
+      expect(await cache.for(here)).toBe(first);
+      await cache.for(there);
+      expect(await cache.for(here)).toBe(first);
+      const single = new FormatterCache({ maxSets: 1 });
+      const kept = await single.for(here);
+      await single.for(there);
+      expect(await single.for(here)).not.toBe(kept);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   test("a preview's receipt lives in the services that issued it, and closing the session frees it", async () => {
     await temp.write("a.txt", "a\n");
     const services = createWriteServices();
