@@ -144,27 +144,5 @@ export const BUILD_ARTIFACTS: Readonly<Record<string, string>> = {
  * delete an entry when its break is gone.
  */
 export const PENDING: readonly { key: string; owner: string }[] = [
-  // Arrows that run back up.
-  // Tools and the command line reach patch only through its façade.
-  { key: "facade: src/tools/index.ts -> src/patch/pipeline.ts", owner: "B: the write observer replaces the registry's bridge subscription" },
-  { key: "facade: src/cli/journal-command.ts -> src/patch/commit.ts", owner: "B: write façade" },
-  { key: "facade: src/cli/journal-command.ts -> src/patch/journal.ts", owner: "B: write façade" },
-  { key: "facade: src/cli/journal-command.ts -> src/patch/recover.ts", owner: "B: write façade" },
-  { key: "facade: src/cli/mcp-command.ts -> src/patch/recover.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/rename-imports.ts -> src/patch/format.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/rename-imports.ts -> src/patch/pipeline.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/run.ts -> src/patch/ast-rules.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/run.ts -> src/patch/pipeline.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/run.ts -> src/patch/receipts.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/aider.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/ast-rules.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/commit.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/format.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/journal.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/pipeline.ts", owner: "B: write façade" },
-  { key: "facade: src/tools/write.ts -> src/patch/receipts.ts", owner: "B: write façade" },
-  // One napi loader.
-  { key: "napi: src/hosts/doctor.ts loads @ast-grep/napi", owner: "D: doctor probes the installed package; ask the loader, or allow it by name with its reason" },
   { key: "computed: src/hosts/doctor.ts requires a computed specifier", owner: "D: the grammar and dprint plugin probes require names from a list" },
-  // One lineStarts, in text/.
 ];

@@ -8,7 +8,7 @@ import type { ConfigSnapshot } from "../config/types.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log, setLogLevel } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import { recoverJournal } from "../patch/recover.ts";
+import { recoverJournal } from "../patch/index.ts";
 import { Workspace } from "../policy/workspace.ts";
 import { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";

@@ -98,32 +98,13 @@ export const LIMITS = {
     /** Syntax errors listed in one syntax_regression, and characters of source shown per error. */
     maxListedSyntaxErrors: 50,
     maxErrorTextChars: 120,
-    /** A fuzzy window whose similarity is within this of the best one makes the match ambiguous. */
-    fuzzyAmbiguityMargin: 0.02,
-    /** Character comparisons one block's similarity scan may spend (fuzzy match and nearest-text report). */
-    fuzzyMaxWork: 20_000_000,
     /** Characters of the nearest text and of its character diff shown when a search does not match. */
     nearestTextChars: 4000,
     nearestDiffChars: 2000,
-    /** Edit distance the nearest-text character diff may explore before it gives up. */
-    nearestDiffMaxEdits: 256,
     /** Unchanged lines shown around each change in a unified diff. */
     diffContextLines: 3,
     /** Line comparisons one unified diff may spend on minimal (Myers) diffing before it settles for coarser hunks. */
     diffMaxWork: 20_000_000,
-    /** Syntax error lists remembered by text hash: a committed candidate is the next edit's original. */
-    syntaxCacheEntries: 2_048,
-    /** The syntax guard parses only an edit's statements and their neighbours while they are at most this share of the file (see localStatements). */
-    localCheckMaxShare: 0.5,
-    /** Top-level statement lists remembered by text hash, so the next edit of a file parses only its statements (see localStatements). */
-    statementCacheEntries: 32,
-    /** Entries of one batched write planned at once (reads, policy checks and parses overlap with formatting). */
-    planConcurrency: 8,
-    /**
-     * A repository formatter config changed less than this long ago is read again on every write
-     * instead of being trusted by its stat signature (timestamps are too coarse for quick edits).
-     */
-    configSettleMs: 2_000,
   },
 
   intel: {
@@ -308,28 +289,14 @@ export const LIMITS = {
   locks: {
     /** How long a writer waits for another writer's lock before lock_timeout. */
     acquireTimeoutMs: 10_000,
-    /** A lock whose holder's liveness cannot be checked (another host) and not refreshed for this long is stale and recovered. */
-    staleMs: 30_000,
-    /** A lock entry without a readable owner record (its writer died between creating it and writing the record) is stale after this long. */
-    unreadableGraceMs: 2_000,
   },
 
-  journal: {
-    /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
-    listIntervalMs: 5_000,
-    /** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
-    spareDirectories: 4,
-  },
 
   format: {
     /** Bytes an external formatter may print before it is stopped. */
     externalMaxOutputBytes: 32 * MiB,
     /** Characters of an external formatter's stderr (or a plugin's error) quoted in format_failed. */
     maxErrorChars: 2000,
-    /** Remembered "original is formatter-clean" verdicts, per (path, sha256). */
-    cleanCacheEntries: 10_000,
-    /** Formatter sets (one per distinct repository config) kept loaded. */
-    cachedFormatterSets: 8,
   },
 
   config: {

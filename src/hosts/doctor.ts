@@ -11,6 +11,7 @@ import { VERSION } from "../core/version.ts";
 import { readJsonSlot } from "../helpers/json-edit.ts";
 import { healthUrlFor } from "../helpers/loopback-url.ts";
 import { parse as parseToml } from "smol-toml";
+import { napi, packageRegistration } from "../syntax/index.ts";
 import { stateDir, type HostEnvironment } from "./environment.ts";
 import { findOnPath, resolveExecutable } from "./executable.ts";
 import { readRecord, recordPath } from "./record.ts";
@@ -74,8 +75,7 @@ function parserChecks(packageRoot: string, checks: Check[]): void {
   const pkg = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
   const dependencies = Object.keys(pkg.dependencies ?? {});
   try {
-    const napi = require("@ast-grep/napi") as typeof import("@ast-grep/napi");
-    napi.parse(napi.Lang.TypeScript, "const ok = 1;");
+    napi().parse(napi().Lang.TypeScript, "const ok = 1;");
     checks.push(check("parsers", "ok", "@ast-grep/napi loads and parses TypeScript"));
   } catch (error) {
     checks.push(check("parsers", "fail", `@ast-grep/napi does not load: ${(error as Error).message}`, "reinstall ast-mcp on this platform (npm install -g ast-mcp)"));
@@ -84,9 +84,8 @@ function parserChecks(packageRoot: string, checks: Check[]): void {
   const languages = dependencies.filter((name) => name.startsWith("@ast-grep/lang-"));
   for (const name of languages) {
     try {
-      // The getter looks for the prebuilt parser library and throws when there is none.
-      const library = (require(name) as { libraryPath?: unknown }).libraryPath;
-      if (typeof library !== "string") throw new Error("no parser library");
+      // Throws when the package's prebuilt parser library is missing.
+      packageRegistration(name.slice("@ast-grep/lang-".length));
     } catch (error) {
       missing.push(`${name} (${(error as Error).message.split("\n")[0]})`);
     }

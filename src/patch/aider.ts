@@ -18,6 +18,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { lastIndexWhere } from "../core/bisect.ts";
 import { adaptLineEndings, type Eol, splitLines } from "../text/index.ts";
+import { FUZZY_AMBIGUITY_MARGIN, round, type SimilarityScan, scanSimilarity } from "./aider-similarity.ts";
 
 export interface AiderBlock {
   search: string;
@@ -44,102 +45,15 @@ export interface AiderOptions {
   fuzzyThreshold: number;
 }
 
-// Aider itself accepts 5 to 9 marker characters.
-const SEARCH_MARKER = /^<{5,9} SEARCH>?\s*$/;
-const DIVIDER_MARKER = /^={5,9}\s*$/;
-const REPLACE_MARKER = /^>{5,9} REPLACE\s*$/;
-const FENCE_LINE = /^\s*(```|~~~)/;
 const LINE_BREAK = /\r\n|\r|\n/g;
 /** Columns a tab advances to (the next multiple of this) when indentation widths are compared. */
 const TAB_COLUMNS = 4;
 /** Characters of unchanged text kept on each side of a change in the nearest-text diff. */
 const DIFF_CONTEXT_CHARS = 24;
+/** Edit distance the nearest-text character diff may explore before it gives up. */
+const NEAREST_DIFF_MAX_EDITS = 256;
 
-// ---------------------------------------------------------------------------------------------
-// Parsing raw Aider text
-
-type ParseState =
-  | { kind: "outside" }
-  | { kind: "search"; openedAt: number; filename: string | undefined; lines: string[] }
-  | { kind: "replace"; openedAt: number; filename: string | undefined; search: string[]; lines: string[] };
-
-/**
- * Parses `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks. Around blocks only blank lines,
- * ``` fences and one filename line per block are tolerated. Sections become whole lines, each ending
- * in "\n" (an empty section is ""). A line of only "=" characters cannot be block content.
- */
-export function parseAiderText(raw: string): AiderBlock[] {
-  const lines = raw.split(LINE_BREAK);
-  if (lines[lines.length - 1] === "") lines.pop();
-  const blocks: AiderBlock[] = [];
-  let state: ParseState = { kind: "outside" };
-  let pendingText: { line: number; text: string } | undefined;
-
-  const fail = (line: number, message: string): never => {
-    throw new ToolError("invalid_input", `Aider text, line ${line}: ${message}`, { details: { line } });
-  };
-
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!;
-    const lineNumber = index + 1;
-    const isSearch = SEARCH_MARKER.test(line);
-    const isDivider = DIVIDER_MARKER.test(line);
-    const isReplace = REPLACE_MARKER.test(line);
-    switch (state.kind) {
-      case "outside":
-        if (isSearch) {
-          state = { kind: "search", openedAt: lineNumber, filename: pendingText?.text, lines: [] };
-          pendingText = undefined;
-        } else if (isDivider) {
-          fail(lineNumber, `"=======" without an open "<<<<<<< SEARCH".`);
-        } else if (isReplace) {
-          fail(lineNumber, `">>>>>>> REPLACE" without an open "<<<<<<< SEARCH".`);
-        } else if (line.trim() !== "" && !FENCE_LINE.test(line)) {
-          if (pendingText) {
-            fail(pendingText.line, `unexpected text outside a SEARCH/REPLACE block (only a filename line and \`\`\` fences may surround a block).`);
-          }
-          pendingText = { line: lineNumber, text: line.trim() };
-        }
-        break;
-      case "search":
-        if (isDivider) {
-          state = { kind: "replace", openedAt: state.openedAt, filename: state.filename, search: state.lines, lines: [] };
-        } else if (isSearch) {
-          fail(lineNumber, `"<<<<<<< SEARCH" inside the block opened at line ${state.openedAt}, which has no "=======" yet.`);
-        } else if (isReplace) {
-          fail(lineNumber, `">>>>>>> REPLACE" before the "=======" of the block opened at line ${state.openedAt}.`);
-        } else {
-          state.lines.push(line);
-        }
-        break;
-      case "replace":
-        if (isReplace) {
-          const block: AiderBlock = { search: joinSection(state.search), replace: joinSection(state.lines) };
-          if (state.filename !== undefined) block.filename = state.filename;
-          blocks.push(block);
-          state = { kind: "outside" };
-        } else if (isSearch) {
-          fail(lineNumber, `"<<<<<<< SEARCH" before the ">>>>>>> REPLACE" closing the block opened at line ${state.openedAt}.`);
-        } else if (isDivider) {
-          fail(lineNumber, `a second "=======" in the block opened at line ${state.openedAt}; a line of only "=" cannot be block content (send the block as JSON instead).`);
-        } else {
-          state.lines.push(line);
-        }
-        break;
-    }
-  }
-  if (state.kind === "search") fail(state.openedAt, `the block opened here has no "=======" and no ">>>>>>> REPLACE".`);
-  if (state.kind === "replace") fail(state.openedAt, `the block opened here is not closed by ">>>>>>> REPLACE".`);
-  if (pendingText) fail(pendingText.line, `unexpected text after the last SEARCH/REPLACE block.`);
-  if (blocks.length === 0) {
-    throw new ToolError("invalid_input", `Aider text contains no "<<<<<<< SEARCH" / "=======" / ">>>>>>> REPLACE" block.`);
-  }
-  return blocks;
-}
-
-function joinSection(lines: string[]): string {
-  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
-}
+export { parseAiderText } from "./aider-parse.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Applying blocks
@@ -467,229 +381,6 @@ function fileIndentUnit(lines: string[]): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Similarity (fuzzy stage and nearest-text report)
-
-interface WindowScore {
-  first: number;
-  count: number;
-  similarity: number;
-}
-
-interface SimilarityScan {
-  best: WindowScore | undefined;
-  /** Other windows within the ambiguity margin of the best. */
-  rivals: WindowScore[];
-  /** The work budget ran out before every window that could matter was scored. */
-  exhausted: boolean;
-  /** When exhausted: the highest similarity an unscored window could still have. */
-  stoppedAtBound: number | undefined;
-}
-
-/**
- * Scores windows of whole lines (as many as the search has) by 1 − Σ edit distance / Σ longer length
- * over aligned line pairs, best first: every window gets a cheap upper bound from sliding character
- * histograms, windows are scored in descending bound order, and the scan ends once no remaining
- * window can come within the ambiguity margin of the best. Each scored window is abandoned as soon
- * as its lower bounds or partial distance rule it out, so only near candidates cost full comparisons.
- */
-function scanSimilarity(fileLines: string[], searchLines: string[]): SimilarityScan {
-  const margin = LIMITS.patch.fuzzyAmbiguityMargin;
-  const count = Math.min(searchLines.length, fileLines.length);
-  const scan: SimilarityScan = { best: undefined, rivals: [], exhausted: false, stoppedAtBound: undefined };
-  if (count === 0) return scan;
-  const work = { spent: 0, limit: LIMITS.patch.fuzzyMaxWork };
-  const fileHistograms = histograms(fileLines);
-  const searchHistograms = histograms(searchLines);
-  const bounds = windowUpperBounds(fileLines, fileHistograms, searchLines, searchHistograms, count, work);
-  const order = Array.from(bounds.keys()).sort((left, right) => bounds[right]! - bounds[left]! || left - right);
-  const near: WindowScore[] = [];
-  for (const first of order) {
-    const upper = bounds[first]!;
-    if (scan.best && upper < scan.best.similarity - margin - 1e-9) break;
-    if (work.spent > work.limit) {
-      scan.exhausted = true;
-      scan.stoppedAtBound = upper;
-      break;
-    }
-    work.spent += searchLines.length;
-    let denominator = 0;
-    let lengthBound = 0;
-    for (let offset = 0; offset < searchLines.length; offset++) {
-      const a = fileLines[first + offset]?.length ?? 0;
-      const b = searchLines[offset]!.length;
-      denominator += Math.max(a, b);
-      lengthBound += Math.abs(a - b);
-    }
-    const floor = scan.best ? Math.max(0, scan.best.similarity - margin) : 0;
-    const budget = Math.floor((1 - floor) * denominator + 1e-9);
-    if (lengthBound > budget) continue;
-    const pairBounds: number[] = [];
-    let histogramBound = 0;
-    for (let offset = 0; offset < searchLines.length && histogramBound <= budget; offset++) {
-      const bound = first + offset < fileLines.length ? histogramDistance(fileHistograms, first + offset, searchHistograms, offset) : searchLines[offset]!.length;
-      pairBounds.push(bound);
-      histogramBound += bound;
-    }
-    work.spent += pairBounds.length * 8;
-    if (histogramBound > budget) continue;
-    // Invariant: distance so far + lower bounds of the pairs still to come <= budget.
-    let distance = 0;
-    let over = false;
-    for (let offset = 0; offset < searchLines.length; offset++) {
-      const later = histogramBound - pairBounds[offset]!;
-      const cap = budget - distance - later;
-      const pairDistance = deepeningLevenshtein(fileLines[first + offset] ?? "", searchLines[offset]!, pairBounds[offset]!, cap, work);
-      if (pairDistance > cap) {
-        over = true;
-        break;
-      }
-      distance += pairDistance;
-      histogramBound = later;
-    }
-    if (over) continue;
-    const window = { first, count, similarity: denominator === 0 ? 1 : 1 - distance / denominator };
-    if (!scan.best || window.similarity > scan.best.similarity || (window.similarity === scan.best.similarity && first < scan.best.first)) scan.best = window;
-    near.push(window);
-  }
-  const best = scan.best;
-  if (best) scan.rivals = near.filter((window) => window !== best && window.similarity >= best.similarity - margin - 1e-9);
-  return scan;
-}
-
-/**
- * An upper bound of every window's similarity: the character histogram of the whole window against
- * the search's bounds the summed edit distance from below, and Σ lengths bounds the denominator from
- * above. Both slide along the file, so all windows cost O(file lines × buckets).
- */
-function windowUpperBounds(
-  fileLines: string[],
-  fileHistograms: Uint16Array,
-  searchLines: string[],
-  searchHistograms: Uint16Array,
-  count: number,
-  work: { spent: number },
-): Float64Array {
-  const difference = new Int32Array(HISTOGRAM_BUCKETS);
-  let searchChars = 0;
-  searchLines.forEach((line, index) => {
-    searchChars += line.length;
-    for (let bucket = 0; bucket < HISTOGRAM_BUCKETS; bucket++) difference[bucket]! -= searchHistograms[index * HISTOGRAM_BUCKETS + bucket]!;
-  });
-  const shift = (lineIndex: number, sign: 1 | -1) => {
-    const base = lineIndex * HISTOGRAM_BUCKETS;
-    for (let bucket = 0; bucket < HISTOGRAM_BUCKETS; bucket++) difference[bucket]! += sign * fileHistograms[base + bucket]!;
-  };
-  let windowChars = 0;
-  for (let index = 0; index < count; index++) {
-    shift(index, 1);
-    windowChars += fileLines[index]!.length;
-  }
-  const windowCount = fileLines.length - count + 1;
-  const bounds = new Float64Array(windowCount);
-  for (let first = 0; first < windowCount; first++) {
-    if (first > 0) {
-      shift(first - 1, -1);
-      shift(first + count - 1, 1);
-      windowChars += fileLines[first + count - 1]!.length - fileLines[first - 1]!.length;
-    }
-    let surplus = 0;
-    let deficit = 0;
-    for (let bucket = 0; bucket < HISTOGRAM_BUCKETS; bucket++) {
-      const value = difference[bucket]!;
-      if (value > 0) surplus += value;
-      else deficit -= value;
-    }
-    const total = windowChars + searchChars;
-    bounds[first] = total === 0 ? 1 : 1 - Math.max(surplus, deficit) / total;
-  }
-  work.spent += windowCount * 4;
-  return bounds;
-}
-
-const HISTOGRAM_BUCKETS = 64;
-
-/** Per-line character counts folded into 64 buckets (folding keeps the bound below a lower bound). */
-function histograms(lines: string[]): Uint16Array {
-  const table = new Uint16Array(lines.length * HISTOGRAM_BUCKETS);
-  lines.forEach((line, index) => {
-    const base = index * HISTOGRAM_BUCKETS;
-    for (let position = 0; position < line.length; position++) {
-      const slot = base + (line.charCodeAt(position) & (HISTOGRAM_BUCKETS - 1));
-      if (table[slot]! < 0xffff) table[slot]!++;
-    }
-  });
-  return table;
-}
-
-/** A lower bound of the edit distance: one edit changes each side's surplus characters by at most one. */
-function histogramDistance(left: Uint16Array, leftIndex: number, right: Uint16Array, rightIndex: number): number {
-  let surplus = 0;
-  let deficit = 0;
-  const leftBase = leftIndex * HISTOGRAM_BUCKETS;
-  const rightBase = rightIndex * HISTOGRAM_BUCKETS;
-  for (let bucket = 0; bucket < HISTOGRAM_BUCKETS; bucket++) {
-    const difference = left[leftBase + bucket]! - right[rightBase + bucket]!;
-    if (difference > 0) surplus += difference;
-    else deficit -= difference;
-  }
-  return Math.max(surplus, deficit);
-}
-
-/**
- * Edit distance with a band that doubles from the known lower bound up to `cap`, so a near pair costs
- * O(length × distance) rather than O(length × cap). Returns a value above `cap` when it exceeds it.
- */
-function deepeningLevenshtein(a: string, b: string, lowerBound: number, cap: number, work: { spent: number }): number {
-  if (a === b) return 0;
-  if (lowerBound > cap) return cap + 1;
-  let band = Math.max(1, lowerBound);
-  for (;;) {
-    const limit = Math.min(band, cap);
-    const distance = boundedLevenshtein(a, b, limit, work);
-    if (distance <= limit || limit >= cap) return distance;
-    band *= 2;
-  }
-}
-
-/** Levenshtein distance of a and b, or any value above `cap` once it is certain to exceed it. */
-function boundedLevenshtein(a: string, b: string, cap: number, work: { spent: number }): number {
-  if (a === b) return 0;
-  if (cap < 0) return 1;
-  if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  const over = cap + 1;
-  const width = b.length;
-  let previous = new Int32Array(width + 1);
-  let current = new Int32Array(width + 1);
-  for (let column = 0; column <= width; column++) previous[column] = column <= cap ? column : over;
-  for (let row = 1; row <= a.length; row++) {
-    const low = Math.max(1, row - cap);
-    const high = Math.min(width, row + cap);
-    current[0] = row <= cap ? row : over;
-    if (low > 1) current[low - 1] = over;
-    let rowMinimum = low === 1 ? current[0]! : over;
-    const charA = a.charCodeAt(row - 1);
-    for (let column = low; column <= high; column++) {
-      const substitute = previous[column - 1]! + (charA === b.charCodeAt(column - 1) ? 0 : 1);
-      const value = Math.min(substitute, previous[column]! + 1, current[column - 1]! + 1, over);
-      current[column] = value;
-      if (value < rowMinimum) rowMinimum = value;
-    }
-    if (high < width) current[high + 1] = over;
-    work.spent += high - low + 1;
-    if (rowMinimum > cap) return over;
-    [previous, current] = [current, previous];
-  }
-  return previous[width]!;
-}
-
-/** Three decimals, rounded down so a near-identical window never shows as 1. */
-function round(value: number): number {
-  return Math.floor(value * 1000) / 1000;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Errors
 
 function blockLabel(index: number): string {
@@ -713,7 +404,7 @@ function noMatch(index: number, searchLines: string[], fileLines: string[], scan
   const later = index > 0 ? " Line numbers count the text after the earlier blocks applied." : "";
   // The fuzzy verdict is only incomplete when an unscored window could still have reached the threshold.
   const fuzzyIncomplete =
-    options.fuzzy && scan.exhausted && (scan.stoppedAtBound ?? 1) >= options.fuzzyThreshold - LIMITS.patch.fuzzyAmbiguityMargin;
+    options.fuzzy && scan.exhausted && (scan.stoppedAtBound ?? 1) >= options.fuzzyThreshold - FUZZY_AMBIGUITY_MARGIN;
   const best = scan.best;
   if (!best) {
     const why = fileLines.length === 0 ? "the file is empty" : "no similar text was found within the work limit";
@@ -758,7 +449,7 @@ function noMatch(index: number, searchLines: string[], fileLines: string[], scan
 
 /** A character diff from the search to the file text as `-[removed]+[added]` runs with elided context. */
 export function compactDiff(fromSearch: string, inFile: string): string | undefined {
-  const changes = diffChars(fromSearch, inFile, { maxEditLength: LIMITS.patch.nearestDiffMaxEdits });
+  const changes = diffChars(fromSearch, inFile, { maxEditLength: NEAREST_DIFF_MAX_EDITS });
   if (!changes) return undefined;
   let out = "";
   changes.forEach((change, position) => {

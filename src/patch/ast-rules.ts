@@ -16,7 +16,7 @@ import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { type LanguageId, languageIdFromName, oneLine, parseStatementRun, parseTree, parseTreeAsync, patternLiterals, patternProblemOf, sameStatement, statementRunsParseApart, supportsSyntaxTree, type TopLevelStatement } from "../syntax/index.ts";
-import { knownStatements } from "./syntax-guard.ts";
+import { knownStatements, LOCAL_CHECK_MAX_SHARE } from "./syntax-guard.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -363,7 +363,7 @@ export function statementsThatCanMatch(language: LanguageId, text: string, state
     parts.push({ root: run.root, offset: start, line: startLine });
     first = last + 1;
   }
-  if (parts.length === 0 || keptChars > text.length * LIMITS.patch.localCheckMaxShare) return undefined;
+  if (parts.length === 0 || keptChars > text.length * LOCAL_CHECK_MAX_SHARE) return undefined;
   return parts;
 }
 

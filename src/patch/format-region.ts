@@ -10,7 +10,7 @@
  * Pure: the statements come from the syntax guard's parse of the candidate.
  */
 import { lastIndexWhere } from "../core/bisect.ts";
-import { shiftStatement, type TopLevelStatement, type TopLevelStatements } from "../syntax/index.ts";
+import type { TopLevelStatement, TopLevelStatements } from "../syntax/index.ts";
 
 export interface StatementRegion {
   /** UTF-16 offsets of the region in the candidate, end exclusive. */

@@ -22,6 +22,9 @@ import { sha256OfText } from "../helpers/hash.ts";
 import type { TopLevelStatements } from "../syntax/index.ts";
 import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
+/** Remembered "original is formatter-clean" verdicts, per (path, sha256). */
+const CLEAN_CACHE_ENTRIES = 10_000;
+
 export interface FormatResult {
   text: string;
   formatted: boolean;
@@ -58,12 +61,11 @@ const CLI_SECTION_KEYS = new Set(["associations", "locked"]);
 const NEW_LINE_KINDS = new Set(["auto", "lf", "crlf", "system"]);
 
 // ---------------------------------------------------------------------------------------------
-// Process-wide caches: compiled plugins, the formatter library, formatter sets per configuration
+// Process-wide caches: compiled plugins and the formatter library (formatter sets: FormatterCache)
 
 type DprintModule = typeof import("@dprint/formatter");
 let dprintModule: Promise<DprintModule> | undefined;
 const compiledPlugins = new Map<PluginName, Promise<WebAssembly.Module>>();
-const formatterSets = new Map<string, Promise<Formatters>>();
 
 function loadDprint(): Promise<DprintModule> {
   dprintModule ??= import("@dprint/formatter").catch((error: unknown) => {
@@ -237,29 +239,11 @@ export class Formatters {
   }
 
   /**
-   * Loads (once per distinct configuration, then cached) the formatters for a workspace. Plugins are
+   * Loads the formatters for a workspace (FormatterCache keeps them per configuration). Plugins are
    * compiled once per process; nothing is loaded when formatting is disabled.
    */
   static async load(options: FormattersOptions): Promise<Formatters> {
-    const configText = options.enabled ? await options.readDprintConfig() : undefined;
-    const key = JSON.stringify([
-      options.enabled,
-      options.firstRootReal ?? null,
-      configText === undefined ? null : sha256OfText(configText),
-      options.external,
-    ]);
-    let set = formatterSets.get(key);
-    if (set) {
-      // Refresh its position: the map keeps the most recently used sets.
-      formatterSets.delete(key);
-      formatterSets.set(key, set);
-      return set;
-    }
-    set = Formatters.build(options, configText);
-    set.catch(() => formatterSets.delete(key));
-    formatterSets.set(key, set);
-    while (formatterSets.size > LIMITS.format.cachedFormatterSets) formatterSets.delete(formatterSets.keys().next().value!);
-    return set;
+    return Formatters.build(options, options.enabled ? await options.readDprintConfig() : undefined);
   }
 
   private static async build(options: FormattersOptions, configText: string | undefined): Promise<Formatters> {
@@ -382,7 +366,7 @@ export class Formatters {
 
   private remember(key: string, clean: boolean): void {
     this.cleanVerdicts.set(key, clean);
-    while (this.cleanVerdicts.size > LIMITS.format.cleanCacheEntries) this.cleanVerdicts.delete(this.cleanVerdicts.keys().next().value!);
+    while (this.cleanVerdicts.size > CLEAN_CACHE_ENTRIES) this.cleanVerdicts.delete(this.cleanVerdicts.keys().next().value!);
   }
 
   private async formatExternal(formatter: ExternalFormatter, filePath: string, original: string | undefined, candidate: string): Promise<FormatResult> {

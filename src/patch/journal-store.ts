@@ -24,6 +24,11 @@ import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
 import { DEFAULT_CONFIG } from "../config/schema.ts";
 
+/** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
+export const JOURNAL_LIST_INTERVAL_MS = 5_000;
+/** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
+export const SPARE_DIRECTORIES = 4;
+
 export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
 export type OpKind = "write" | "delete" | "rename" | "chmod";
 
@@ -180,7 +185,7 @@ export function stageBatch(stateDir: string, id: string): BatchStaging {
 }
 
 /**
- * Makes spare batch directories in the background, up to LIMITS.journal.spareDirectories. On
+ * Makes spare batch directories in the background, up to SPARE_DIRECTORIES. On
  * ext4 making a directory, giving it its first entry and creating a file each allocate an inode
  * (about 20 µs on this project's test machine in a quiet block group, 0.5-1 ms when it freed
  * thousands of inodes recently); a spare holds an empty placeholder of the record file, so a
@@ -191,7 +196,7 @@ export function stageBatch(stateDir: string, id: string): BatchStaging {
  */
 export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
   const pool = sparePool(stateDir);
-  if (pool.refilling === undefined && pool.dirs.length < LIMITS.journal.spareDirectories) {
+  if (pool.refilling === undefined && pool.dirs.length < SPARE_DIRECTORIES) {
     pool.refilling = makeSpares(stateDir, pool.dirs).finally(() => {
       pool.refilling = undefined;
     });
@@ -205,7 +210,7 @@ function spareName(stateDir: string): string {
 
 async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
   try {
-    while (dirs.length < LIMITS.journal.spareDirectories) {
+    while (dirs.length < SPARE_DIRECTORIES) {
       const dir = spareName(stateDir);
       await mkdir(dir, { mode: 0o700 });
       // An empty placeholder of the record: publishing fills it in, allocating nothing.
@@ -225,7 +230,7 @@ async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
  */
 async function retireBatch(stateDir: string, id: string): Promise<void> {
   const pool = sparePool(stateDir);
-  if (pool.dirs.length >= LIMITS.journal.spareDirectories) return removeBatch(stateDir, id);
+  if (pool.dirs.length >= SPARE_DIRECTORIES) return removeBatch(stateDir, id);
   const spare = spareName(stateDir);
   try {
     renameSync(batchDirectory(stateDir, id), spare);
@@ -457,7 +462,7 @@ export async function pruneJournal(stateDir: string, limits: JournalLimits, now:
   // processes added meanwhile count at the next listing; one they removed is simply gone).
   const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
   const listedAt = lastListing.get(stateDir);
-  const listedLately = listedAt !== undefined && now >= listedAt && now - listedAt < LIMITS.journal.listIntervalMs;
+  const listedLately = listedAt !== undefined && now >= listedAt && now - listedAt < JOURNAL_LIST_INTERVAL_MS;
   let kept: PruneFacts[];
   if (listedLately) {
     // Oldest first, as a listing gives them (batches added at a later listing may be older).

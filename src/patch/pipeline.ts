@@ -4,7 +4,6 @@
  * → (no side effects so far) → lock in sorted canonical order → recheck hashes → atomic commit → journal → unlock.
  * Tools plan their entries with these steps; `commitPlans` is the only way a plan reaches the disk.
  */
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { EffectiveConfig } from "../config/schema.ts";
 import { ToolError } from "../core/errors.ts";
@@ -12,12 +11,12 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256Hex as sha256 } from "../helpers/hash.ts";
 import { firstLineOf, languageOf } from "../syntax/index.ts";
-import { readFileBytes, readRegularFile } from "../policy/open.ts";
+import { readRegularFile } from "../policy/open.ts";
 import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
-import { unifiedDiff } from "../helpers/unified-diff.ts";
-import { type FormatResult, Formatters } from "./format.ts";
-import { type SyntaxInspection, type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
+import type { FormatResult, Formatters } from "./format.ts";
+import type { FileFacts } from "./report.ts";
+import { type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
 
 export interface PipelineContext {
@@ -26,6 +25,8 @@ export interface PipelineContext {
   configGeneration: number;
   sessionId: string;
   signal: AbortSignal;
+  /** Told after every successful commit what it touched, for caches that mirror the disk (the code index). */
+  onCommitted?: (event: CommittedEvent) => void;
 }
 
 export interface SourceFile {
@@ -112,9 +113,6 @@ interface CandidateOptions {
 /**
  * Turns edited text into the bytes that would be written: syntax guard first (dprint throws on broken
  * code), then formatting under the stable-formatting rule, then encoding like the original.
- * The candidate's parse runs on the thread pool while dprint formats it on this thread; the syntax
- * verdict still comes first (a refused candidate reports syntax_regression, not format_failed).
- * Every promise started here is awaited before this returns or throws.
  */
 export async function buildTextCandidate(options: CandidateOptions): Promise<TextCandidate> {
   const { resolved, original } = options;
@@ -123,26 +121,15 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
-  const formatter = options.formatters.formatterFor(resolved.real);
-  const format = (statements: SyntaxInspection["statements"]) => options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
-  const syntaxJob = inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
-  // dprint runs in process and may as well run alongside the parse; an external formatter is never started for a refused candidate.
-  const early = !byStatement && formatter === "dprint" ? settle(format(undefined)) : undefined;
-  const inspection = await syntaxJob;
-  // Joined before any refusal below, so it never outlives this call.
-  const earlyOutcome = early === undefined ? undefined : await early;
+  const inspection = await inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
   const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
   // Statement boundaries of a tree with errors need not be the formatter's.
   const statements = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
-  let formatted: FormatResult;
-  if (options.allowSyntaxErrors && syntax.newErrors.length > 0) {
-    formatted = { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" };
-  } else {
-    const outcome = earlyOutcome ?? (await settle(format(statements)));
-    if (!outcome.ok) throw outcome.error;
-    formatted = outcome.value;
-  }
+  const formatted: FormatResult =
+    options.allowSyntaxErrors && syntax.newErrors.length > 0
+      ? { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" }
+      : await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   const bytes = encodeLike(formatted.text, options.encodeAs);
   if (bytes.length > LIMITS.patch.maxCandidateBytes) {
     throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
@@ -150,95 +137,9 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   return { bytes, sha256: sha256(bytes), text: formatted.text, report: { language, syntax, format: formatted } };
 }
 
-/** A promise's outcome as a value, to join it later without a rejection left unhandled meanwhile. */
-function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  return promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-}
-
 /** Decodes a source for editing (refusing binary files and invalid encodings). */
 export function decodeSource(source: SourceFile, resolved: ResolvedPath): DecodedFile {
   return decodeForEdit(source.bytes, resolved.display);
-}
-
-/** The formatter set for a workspace, reloaded when the repository's dprint config or the settings change. */
-let formattersCache: { key: string; formatters: Promise<Formatters> } | undefined;
-
-const DPRINT_CONFIG_NAMES = ["dprint.json", ".dprint.json", "dprint.jsonc", ".dprint.jsonc"];
-
-/**
- * What the last look for the repository's dprint config found, with an lstat signature of every
- * name it looked at: while none of them changed and the policy is the same (its rules, and the
- * roots a client's roots narrow per session), the policy-checked read is not repeated. A symbolic
- * link at one of the names, or one changed moments ago, is never trusted this way.
- */
-let dprintConfigSeen: { rules: object; roots: string; signatures: Array<string | null>; text: string | undefined } | undefined;
-
-/**
- * Type, inode, size and change time of a name (not following a link); null when nothing is there.
- * "unsettled" for an entry changed moments ago: timestamps are too coarse to tell two quick edits
- * of the same size apart, so such an entry is read again every time until it settles.
- */
-function entrySignature(file: string): string | null {
-  try {
-    const stats = lstatSync(file, { bigint: true });
-    if (stats.isSymbolicLink()) return "link";
-    if (Date.now() - Number(stats.ctimeNs / 1_000_000n) < LIMITS.patch.configSettleMs) return "unsettled";
-    return `${stats.mode}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    return "unreadable";
-  }
-}
-
-async function readDprintConfig(context: PipelineContext, rootReal: string): Promise<string | undefined> {
-  const names = DPRINT_CONFIG_NAMES.map((name) => path.join(rootReal, name));
-  const rules = context.workspace.policyIdentity;
-  const roots = context.workspace.roots.map((root) => root.real).join("\0");
-  const seen = dprintConfigSeen;
-  if (seen !== undefined && seen.rules === rules && seen.roots === roots) {
-    const now = names.slice(0, seen.signatures.length).map(entrySignature);
-    if (now.every((signature, index) => signature === seen.signatures[index] && signature !== "link" && signature !== "unsettled")) return seen.text;
-  }
-  const signatures: Array<string | null> = [];
-  let text: string | undefined;
-  for (const name of names) {
-    signatures.push(entrySignature(name));
-    try {
-      const resolved = await context.workspace.resolve(name, "read");
-      if (!resolved.exists || resolved.kind !== "file") continue;
-      text = (await readFileBytes(resolved, LIMITS.config.maxFileBytes)).toString("utf8");
-      break;
-    } catch (error) {
-      // Denied by policy, vanished, or too large: the repository's formatter config is not read.
-      if (error instanceof ToolError) continue;
-      throw error;
-    }
-  }
-  // A name that changed while it was read is looked at again next time.
-  const unchanged = signatures.every((signature, index) => signature === entrySignature(names[index] as string));
-  dprintConfigSeen = unchanged ? { rules, roots, signatures, text } : undefined;
-  return text;
-}
-
-export async function formattersFor(context: PipelineContext): Promise<Formatters> {
-  const firstRoot = context.workspace.roots[0];
-  const dprintText = firstRoot ? await readDprintConfig(context, firstRoot.real) : undefined;
-  const key = JSON.stringify([firstRoot?.real, dprintText, context.config.format, context.config.formatters]);
-  if (formattersCache?.key !== key) {
-    formattersCache = {
-      key,
-      formatters: Formatters.load({
-        firstRootReal: firstRoot?.real,
-        readDprintConfig: async () => dprintText,
-        external: context.config.formatters,
-        enabled: context.config.format.enabled,
-      }),
-    };
-  }
-  return formattersCache.formatters;
 }
 
 /** One planned change to one file, fully computed before anything is locked or written. */
@@ -254,8 +155,8 @@ export interface Plan {
   before: SourceFile | null;
   /** New raw bytes, for writes. */
   afterBytes?: Buffer;
-  /** Tool-specific facts reported back for this entry. */
-  report: Record<string, unknown>;
+  /** The facts reported back for this entry. */
+  report: FileFacts;
 }
 
 /** Two keys naming the same canonical file are an error: the batch would race itself. */
@@ -270,11 +171,6 @@ export function refuseOverlaps(plans: Plan[]): void {
       owners.set(touched, plan.key);
     }
   }
-}
-
-/** A preview's diff, bounded. */
-export function previewDiff(plan: Plan, beforeText: string | undefined, afterText: string | undefined) {
-  return unifiedDiff(plan.displayAfter, beforeText, afterText, LIMITS.patch.maxPreviewDiffBytes);
 }
 
 /**
@@ -300,7 +196,7 @@ export async function commitPlans(plans: Plan[], context: PipelineContext, tool:
       ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
     },
   );
-  announceCommitted({ realPaths: plans.flatMap((plan) => plan.touches), tool });
+  announceCommitted(context, { realPaths: plans.flatMap((plan) => plan.touches), tool });
   return result;
 }
 
@@ -319,22 +215,12 @@ export interface CommittedEvent {
   tool: string;
 }
 
-const committedListeners = new Set<(event: CommittedEvent) => void>();
-
-/** Calls `listener` after every successful commit; returns a function that unsubscribes it. */
-export function onCommitted(listener: (event: CommittedEvent) => void): () => void {
-  committedListeners.add(listener);
-  return () => committedListeners.delete(listener);
-}
-
-function announceCommitted(event: CommittedEvent): void {
-  for (const listener of committedListeners) {
-    try {
-      listener(event);
-    } catch (error) {
-      // A cache that fails to update must not turn a committed write into a reported failure.
-      log.warn("a commit listener failed", { error: error instanceof Error ? error.message : String(error) });
-    }
+function announceCommitted(context: PipelineContext, event: CommittedEvent): void {
+  try {
+    context.onCommitted?.(event);
+  } catch (error) {
+    // A cache that fails to update must not turn a committed write into a reported failure.
+    log.warn("a commit observer failed", { error: error instanceof Error ? error.message : String(error) });
   }
 }
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 
-export interface Receipt {
+export interface Receipt<Summary = unknown> {
   id: string;
   sessionId: string;
   /** Canonical path of the file the candidate replaces or creates. */
@@ -19,27 +19,27 @@ export interface Receipt {
   candidate: Buffer;
   createdAt: number;
   /** What the preview reported (matchers, formatting, syntax), returned again on commit. */
-  summary: Record<string, unknown>;
+  summary: Summary;
 }
 
 /** One file of a multi-file receipt (a structural `run` over many files). */
-export interface BatchReceiptFile {
+export interface BatchReceiptFile<Summary = unknown> {
   canonicalPath: string;
   /** SHA-256 of the source when previewed (batch receipts only rewrite existing files). */
   sourceSha256: string;
   candidateSha256: string;
   candidate: Buffer;
-  summary: Record<string, unknown>;
+  summary: Summary;
 }
 
 /** A receipt that binds several files: committing it writes all of them as one batch, or none. */
-export interface BatchReceipt {
+export interface BatchReceipt<FileSummary = unknown, Summary = unknown> {
   id: string;
   sessionId: string;
   configGeneration: number;
-  files: BatchReceiptFile[];
+  files: Array<BatchReceiptFile<FileSummary>>;
   createdAt: number;
-  summary: Record<string, unknown>;
+  summary: Summary;
 }
 
 export type ReceiptIssue = "unknown" | "used" | "expired" | "foreign_session" | "stale_config" | "wrong_path" | "batch_receipt" | "single_receipt";
@@ -55,9 +55,9 @@ const REASONS: Record<ReceiptIssue, string> = {
   single_receipt: "it binds one file; commit it with file_patch",
 };
 
-type Stored = Receipt | BatchReceipt;
+type Stored = Receipt<unknown> | BatchReceipt<unknown, unknown>;
 
-function isBatch(receipt: Stored): receipt is BatchReceipt {
+function isBatch(receipt: Stored): receipt is BatchReceipt<unknown, unknown> {
   return "files" in receipt;
 }
 
@@ -67,17 +67,18 @@ function bytesOf(receipt: Stored): number {
 
 /**
  * All live receipts of the process, keyed by id, each bound to its session. Bounded per session in
- * count and bytes (oldest evicted first); a session's receipts go when the session closes.
+ * count and bytes (oldest evicted first); a session's receipts go when the session closes. The type
+ * parameters are what a preview stores with a file, with a batch's file, and with a batch.
  */
-export class ReceiptBook {
+export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, BatchSummary = unknown> {
   private readonly receipts = new Map<string, Stored>();
   private readonly used = new Map<string, string>(); // id → session, so a reuse is named as such
   private readonly bytesBySession = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  issue(sessionId: string, receipt: Omit<Receipt, "id" | "sessionId" | "createdAt">): Receipt {
-    const full: Receipt = { ...receipt, id: `rcpt_${randomBytes(16).toString("base64url")}`, sessionId, createdAt: this.now() };
+  issue(sessionId: string, receipt: Omit<Receipt<FileSummary>, "id" | "sessionId" | "createdAt">): Receipt<FileSummary> {
+    const full: Receipt<FileSummary> = { ...receipt, id: `rcpt_${randomBytes(16).toString("base64url")}`, sessionId, createdAt: this.now() };
     this.store(full);
     return full;
   }
@@ -86,8 +87,8 @@ export class ReceiptBook {
    * Issues one receipt for a multi-file change. A batch larger than a session's receipt budget is
    * refused rather than stored and evicted at once.
    */
-  issueBatch(sessionId: string, receipt: Omit<BatchReceipt, "id" | "sessionId" | "createdAt">): BatchReceipt {
-    const full: BatchReceipt = { ...receipt, id: `rcpt_${randomBytes(16).toString("base64url")}`, sessionId, createdAt: this.now() };
+  issueBatch(sessionId: string, receipt: Omit<BatchReceipt<BatchFileSummary, BatchSummary>, "id" | "sessionId" | "createdAt">): BatchReceipt<BatchFileSummary, BatchSummary> {
+    const full: BatchReceipt<BatchFileSummary, BatchSummary> = { ...receipt, id: `rcpt_${randomBytes(16).toString("base64url")}`, sessionId, createdAt: this.now() };
     const bytes = bytesOf(full);
     if (bytes > LIMITS.patch.maxReceiptBytesPerSession) {
       throw new ToolError("too_many_items", `the previewed files hold ${bytes} bytes of new content; a preview receipt keeps at most ${LIMITS.patch.maxReceiptBytesPerSession}.`, {
@@ -102,13 +103,13 @@ export class ReceiptBook {
    * Takes a receipt for commit: it must exist, be unused, unexpired, from this session, for this file,
    * and from the current configuration generation. Taking it uses it up, even if a later recheck fails.
    */
-  take(sessionId: string, id: string, expected: { canonicalPath: string; configGeneration: number }): Receipt {
-    return this.takeChecked(sessionId, id, this.check(sessionId, id, expected)) as Receipt;
+  take(sessionId: string, id: string, expected: { canonicalPath: string; configGeneration: number }): Receipt<FileSummary> {
+    return this.takeChecked(sessionId, id, this.check(sessionId, id, expected)) as Receipt<FileSummary>;
   }
 
   /** Takes a multi-file receipt for commit, under the same rules as take() (each file's path is the receipt's own). */
-  takeBatch(sessionId: string, id: string, expected: { configGeneration: number }): BatchReceipt {
-    return this.takeChecked(sessionId, id, this.check(sessionId, id, { ...expected, batch: true })) as BatchReceipt;
+  takeBatch(sessionId: string, id: string, expected: { configGeneration: number }): BatchReceipt<BatchFileSummary, BatchSummary> {
+    return this.takeChecked(sessionId, id, this.check(sessionId, id, { ...expected, batch: true })) as BatchReceipt<BatchFileSummary, BatchSummary>;
   }
 
   private takeChecked(sessionId: string, id: string, issue: ReceiptIssue | undefined): Stored {
@@ -174,6 +175,3 @@ export class ReceiptBook {
     if (this.used.size > LIMITS.patch.maxReceiptsPerSession * 64) this.used.clear();
   }
 }
-
-/** The process's receipt book: sessions of both transports share it, each seeing only its own receipts. */
-export const receiptBook = new ReceiptBook();

@@ -13,6 +13,13 @@ import { DOCUMENT_LANGUAGES, type DocumentLanguage, type LanguageId, parseSource
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
 
+/** Syntax error lists remembered by text hash: a committed candidate is the next edit's original. */
+const SYNTAX_CACHE_ENTRIES = 2_048;
+/** Top-level statement lists remembered by text hash, so the next edit of a file parses only its statements (see localStatements). */
+const STATEMENT_CACHE_ENTRIES = 32;
+/** The guard parses only an edit's statements and their neighbours while they are at most this share of the file (see localStatements). */
+export const LOCAL_CHECK_MAX_SHARE = 0.5;
+
 export interface SyntaxIssue {
   /** 1-based line and column (UTF-16 code units); 0 when the parser gives no position. */
   line: number;
@@ -108,7 +115,7 @@ function textKey(language: LanguageId, text: string): string {
 
 function remember(key: string, entry: ErrorList): ErrorList {
   recentErrors.set(key, entry);
-  while (recentErrors.size > LIMITS.patch.syntaxCacheEntries) recentErrors.delete(recentErrors.keys().next().value as string);
+  while (recentErrors.size > SYNTAX_CACHE_ENTRIES) recentErrors.delete(recentErrors.keys().next().value as string);
   return entry;
 }
 
@@ -122,7 +129,7 @@ const recentStatements = new Map<string, readonly TopLevelStatement[]>();
 function rememberStatements(key: string, all: readonly TopLevelStatement[]): void {
   recentStatements.delete(key);
   recentStatements.set(key, all);
-  while (recentStatements.size > LIMITS.patch.statementCacheEntries) recentStatements.delete(recentStatements.keys().next().value as string);
+  while (recentStatements.size > STATEMENT_CACHE_ENTRIES) recentStatements.delete(recentStatements.keys().next().value as string);
 }
 
 /** The top-level statements of `text` when a recent check parsed it for them; nothing is parsed here. */
@@ -206,7 +213,7 @@ export function localStatements(language: LanguageId, before: string, after: str
   const next = after.charCodeAt(end);
   if (end < after.length && next !== 10 && next !== 13) return undefined;
   // A window of most of the file saves nothing over parsing all of it.
-  if (end - start > after.length * LIMITS.patch.localCheckMaxShare) return undefined;
+  if (end - start > after.length * LOCAL_CHECK_MAX_SHARE) return undefined;
   const run = parseStatementRun(language, after, start, end, left?.startLine ?? 0);
   if (!run || run.statements.length === 0) return undefined;
   const found = run.statements;

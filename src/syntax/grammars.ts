@@ -225,7 +225,7 @@ function loadPackage(name: string): LanguagePackage {
   return { ...exported, extensions: [...exported.extensions], libraryPath };
 }
 
-/** For tests: the registration of a package as this module computes it (name as in @ast-grep/lang-<name>). */
+/** The registration of a package as this module computes it (name as in @ast-grep/lang-<name>); throws when its parser library is missing (tests, `ast-mcp doctor`). */
 export function packageRegistration(name: string): LanguagePackage {
   return loadPackage(name);
 }

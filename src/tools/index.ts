@@ -1,7 +1,6 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
 import { IndexRegistry } from "../intel/index/index.ts";
 import { TypeScriptProjects } from "../intel/typescript/index.ts";
-import { onCommitted } from "../patch/pipeline.ts";
 import type { AnyTool } from "./contract.ts";
 import type { ToolServices } from "./services.ts";
 import { SearchService } from "../intel/search/index.ts";
@@ -18,7 +17,16 @@ import { showTool } from "./show.ts";
 import { squeezeTool } from "./squeeze.ts";
 import { surfaceTool } from "./surface.ts";
 import { configStatusTool, policyCheckTool } from "./workspace.ts";
-import { closeWriteSession, WRITE_TOOLS } from "./write.ts";
+import { fileChattrTool } from "./file-chattr.ts";
+import { fileDeleteTool } from "./file-delete.ts";
+import { filePatchTool } from "./file-patch.ts";
+import { fileRenameTool } from "./file-rename.ts";
+import { fileUndoTool } from "./file-undo.ts";
+import { fileWriteTool } from "./file-write.ts";
+import { createWriteServices } from "../patch/index.ts";
+
+/** The mutation tools, each an adapter over the write façade (src/patch/index.ts). */
+export const WRITE_TOOLS: AnyTool[] = [fileWriteTool, filePatchTool, fileRenameTool, fileDeleteTool, fileChattrTool, fileUndoTool];
 
 export const TOOLS: AnyTool[] = [
   fileReadTool,
@@ -41,23 +49,21 @@ export const TOOLS: AnyTool[] = [
   ...WRITE_TOOLS,
 ];
 
+export interface ToolServicesOptions {
+  /** How long a just-changed formatter config is read again on every write (default: FormatterCache's). */
+  formatterSettleMs?: number;
+}
+
 /** Builds the services one process's tools share; the composition root calls it once. */
-export function createToolServices(): ToolServices {
-  const indexes = new IndexRegistry();
-  // Until the write pipeline takes an observer from the tools layer: its commits reach this set's
-  // indexes (held weakly, so a set nobody uses any more is not kept alive by the subscription).
-  const held = new WeakRef(indexes);
-  const stop = onCommitted((event) => {
-    const registry = held.deref();
-    if (registry) registry.noteCommitted(event.realPaths);
-    else stop();
-  });
+export function createToolServices(options: ToolServicesOptions = {}): ToolServices {
+  const writes = createWriteServices(options.formatterSettleMs === undefined ? {} : { formatterSettleMs: options.formatterSettleMs });
   return {
+    writes,
     search: new SearchService(),
-    indexes,
+    indexes: new IndexRegistry(),
     typescript: new TypeScriptProjects(),
     closeSession(sessionId) {
-      closeWriteSession(sessionId);
+      writes.closeSession(sessionId);
     },
   };
 }

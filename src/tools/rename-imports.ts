@@ -1,6 +1,6 @@
 /**
  * file_rename's updateImports: for every JS/TS or Python file the batch moves, the importers found
- * in the import graph get a write plan with the specifier rewritten to the new location (original
+ * in the import graph get a write entry that rewrites the specifier to the new location (original
  * style kept), so the moves and the rewrites commit as one journaled batch. Importers that cannot
  * be rewritten faithfully are named, not guessed at.
  */
@@ -9,9 +9,8 @@ import { LIMITS } from "../core/limits.ts";
 import { familyOf, ImportGraph } from "../intel/graph/import-graph.ts";
 import { replaceSpecifier, rewritePythonSpecifier, rewriteScriptSpecifier } from "../intel/graph/rewrite-imports.ts";
 import type { ImportEdge } from "../intel/graph/types.ts";
-import { CodeIndex } from "../intel/index/code-index.ts";
-import type { Formatters } from "../patch/format.ts";
-import { buildTextCandidate, decodeSource, loadSource, type PipelineContext, type Plan } from "../patch/pipeline.ts";
+import { CodeIndex } from "../intel/index/index.ts";
+import type { WriteEntry } from "../patch/index.ts";
 import type { ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph.ts";
 
@@ -23,12 +22,12 @@ export interface Move {
 }
 
 export interface ImportUpdates {
-  plans: Plan[];
+  entries: WriteEntry[];
   /** Per moved file (real path): importers left unchanged, and why. */
   notes: Map<string, string[]>;
 }
 
-export async function planImportUpdates(moves: readonly Move[], context: ToolContext, pipeline: PipelineContext, formatters: Formatters): Promise<ImportUpdates> {
+export async function planImportUpdates(moves: readonly Move[], context: ToolContext): Promise<ImportUpdates> {
   const notes = new Map<string, string[]>();
   const note = (move: string, text: string) => {
     const list = notes.get(move) ?? [];
@@ -36,7 +35,7 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
     notes.set(move, list);
   };
   const relevant = moves.filter((move) => MOVABLE.test(move.from));
-  if (relevant.length === 0) return { plans: [], notes };
+  if (relevant.length === 0) return { entries: [], notes };
   const index = CodeIndex.forContext(context);
   const coverage = await index.ensureFresh({ signal: context.signal });
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
@@ -89,54 +88,36 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
     }
   }
 
-  const plans: Plan[] = [];
+  const entries: WriteEntry[] = [];
   for (const [importerReal, edges] of [...byImporter].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    context.signal.throwIfAborted();
     const indexed = graph.file(importerReal)!;
     const family = familyOf(indexed.language) as "script" | "python";
-    const resolved = await context.workspace.resolve(importerReal, "write");
+    const transform = (original: string, display: string) => {
+      let text = original;
+      const done = new Set<string>();
+      for (const edge of edges.sort((a, b) => a.line - b.line)) {
+        const key = `${edge.line}\0${edge.specifier}`;
+        if (done.has(key)) continue;
+        done.add(key);
+        const newTarget = destination.get(edge.to)!;
+        const rewrite =
+          family === "script" ? rewriteScriptSpecifier(importerReal, edge.specifier, edge.to, newTarget) : rewritePythonSpecifier(importerReal, edge.specifier, edge.to, newTarget);
+        if (!rewrite.ok) {
+          note(edge.to, `${display}:${edge.line} not updated: ${rewrite.reason}`);
+          continue;
+        }
+        if (rewrite.specifier === edge.specifier) continue;
+        const replaced = replaceSpecifier(text, edge.line, family, edge.specifier, rewrite.specifier);
+        if (replaced === undefined) {
+          note(edge.to, `${display}:${edge.line} not updated: ${JSON.stringify(edge.specifier)} is not written on that line in a form that can be rewritten`);
+          continue;
+        }
+        text = replaced;
+      }
+      return text;
+    };
     // The index's hash is what the rewrite was planned against; a file changed since is stale.
-    const source = await loadSource(resolved, indexed.sha256, pipeline);
-    if (!source) continue;
-    const decoded = decodeSource(source, resolved);
-    let text = decoded.text;
-    const done = new Set<string>();
-    for (const edge of edges.sort((a, b) => a.line - b.line)) {
-      const key = `${edge.line}\0${edge.specifier}`;
-      if (done.has(key)) continue;
-      done.add(key);
-      const newTarget = destination.get(edge.to)!;
-      const rewrite =
-        family === "script" ? rewriteScriptSpecifier(importerReal, edge.specifier, edge.to, newTarget) : rewritePythonSpecifier(importerReal, edge.specifier, edge.to, newTarget);
-      if (!rewrite.ok) {
-        note(edge.to, `${resolved.display}:${edge.line} not updated: ${rewrite.reason}`);
-        continue;
-      }
-      if (rewrite.specifier === edge.specifier) continue;
-      const replaced = replaceSpecifier(text, edge.line, family, edge.specifier, rewrite.specifier);
-      if (replaced === undefined) {
-        note(edge.to, `${resolved.display}:${edge.line} not updated: ${JSON.stringify(edge.specifier)} is not written on that line in a form that can be rewritten`);
-        continue;
-      }
-      text = replaced;
-    }
-    if (text === decoded.text) continue;
-    const candidate = await buildTextCandidate({ resolved, original: decoded, candidateText: text, encodeAs: decoded, allowSyntaxErrors: false, formatters, config: pipeline.config });
-    plans.push({
-      key: resolved.display,
-      resolved,
-      touches: [resolved.real],
-      op: { kind: "write", path: resolved.real, expectedBefore: source.sha256, after: candidate.bytes, mkdirParents: false },
-      displayAfter: resolved.display,
-      before: source,
-      afterBytes: candidate.bytes,
-      report: {
-        change: candidate.sha256 === source.sha256 ? "unchanged" : "modified",
-        formatted: candidate.report.format.formatted,
-        formatNote: candidate.report.format.reason,
-        syntax: { checked: candidate.report.syntax.checked, errorsBefore: candidate.report.syntax.beforeErrors, errorsAfter: candidate.report.syntax.afterErrors },
-      },
-    });
+    entries.push({ kind: "transform", key: indexed.display, path: importerReal, expectedSha256: indexed.sha256, transform });
   }
-  return { plans, notes };
+  return { entries, notes };
 }

@@ -14,14 +14,12 @@ import { LIMITS } from "../core/limits.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
 import { type CompiledQuery, compileQuery, type LanguageId, languageIdFromName, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
-import { loadFile, type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
-import { type AstRule, applyAstRules } from "../patch/ast-rules.ts";
-import { unifiedDiff } from "../helpers/unified-diff.ts";
-import { buildTextCandidate, commitPlans, formattersFor, loadSource, type PipelineContext, type Plan, refuseIfCancelled } from "../patch/pipeline.ts";
-import { receiptBook } from "../patch/receipts.ts";
+import { type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
+import { type AstRule, commitBatchReceipt, type FileOutcome, type WriteEntry, writeBatch } from "../patch/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, type ToolContext } from "./contract.ts";
+import { writeContext } from "./mutation.ts";
 import { phasedProgress } from "./progress.ts";
 
 // ───────────────────────────── input and output ─────────────────────────────
@@ -102,25 +100,15 @@ type RunOutput = z.infer<typeof RunOutput>;
 
 // ───────────────────────────── helpers ─────────────────────────────
 
-function pipelineContext(context: ToolContext): PipelineContext {
-  return { workspace: context.workspace, config: context.config.config, configGeneration: context.config.generation, sessionId: context.sessionId, signal: context.signal };
-}
-
 /** A file's failure, prefixed with its path so the caller knows which file refused the run. */
-async function forFile<T>(display: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isToolError(error) && !error.message.includes(display)) {
-      throw new ToolError(error.code, `${display}: ${error.message}`, {
-        hint: error.hint,
-        retryable: error.retryable,
-        ...(error.suggestedNextCall ? { suggestedNextCall: error.suggestedNextCall } : {}),
-        details: { ...error.details, path: display },
-      });
-    }
-    throw error;
-  }
+function nameByPath(display: string, error: ToolError): ToolError {
+  if (error.message.includes(display)) return error;
+  return new ToolError(error.code, `${display}: ${error.message}`, {
+    hint: error.hint,
+    retryable: error.retryable,
+    ...(error.suggestedNextCall ? { suggestedNextCall: error.suggestedNextCall } : {}),
+    details: { ...error.details, path: display },
+  });
 }
 
 function isInside(real: string, directory: string): boolean {
@@ -214,132 +202,58 @@ function filesSummary(scan: ScanResult): RunOutput["files"] {
   return { considered: scan.considered, ruledOut: scan.ruledOut, parsed: scan.parsed, matched: scan.matched.length, unreadable: scan.unreadable.length, tooLarge: scan.tooLarge.length };
 }
 
-// ───────────────────────────── rewrite planning ─────────────────────────────
+// ───────────────────────────── rewrites ─────────────────────────────
 
-interface PlannedChange {
-  plan: Plan;
-  change: z.input<typeof Change>;
-  before: string;
-  after: string;
+/** Matches a file's rewrite found (what is written is what counts). */
+function rewriteCount(outcome: FileOutcome): number {
+  return outcome.facts.rules?.[0]?.matched ?? 0;
 }
 
-/** A file's rewrite, from the file as it is now; `unchanged` when the rewrite gives the same bytes. */
-async function planRewrite(scanned: ScannedFile, args: RunInput, explicit: LanguageId | undefined, context: ToolContext, pipeline: PipelineContext, formatters: Awaited<ReturnType<typeof formattersFor>>): Promise<PlannedChange | { unchanged: number }> {
-  return forFile(scanned.file.display, async () => {
-    const resolved = await context.workspace.resolve(scanned.file.real, "write");
-    const loaded = await loadFile(scanned.file);
-    if (!loaded) throw new ToolError("stale_hash", `${scanned.file.display} changed or disappeared while the run read it.`, { retryable: true, hint: "Run again." });
+function changeOf(outcome: FileOutcome): z.input<typeof Change> {
+  const rule = outcome.facts.rules?.[0];
+  const diff = outcome.diff;
+  return {
+    path: outcome.path,
+    matches: rule?.matched ?? 0,
+    applied: rule?.applied ?? 0,
+    sha256: outcome.previousSha256 ?? "",
+    candidateSha256: outcome.candidateSha256 ?? "",
+    added: diff?.added ?? 0,
+    removed: diff?.removed ?? 0,
+    ...(diff?.text === undefined ? {} : { diff: diff.text }),
+    ...(diff === undefined ? {} : { diffTruncated: diff.truncated }),
+    ...(outcome.facts.formatNote === undefined ? {} : { formatNote: outcome.facts.formatNote }),
+  };
+}
+
+/** Each matched file's rewrite entry: every match of the pattern, on the file as it is now. */
+function rewriteEntries(scan: ScanResult, args: RunInput, explicit: LanguageId | undefined): WriteEntry[] {
+  return scan.matched.map((scanned) => {
     const rule: AstRule = { pattern: args.pattern!, fix: args.rewrite!, expectedMatches: "all" };
     if (explicit !== undefined) rule.lang = explicit;
     if (args.selector !== undefined) rule.selector = args.selector;
     if (args.constraints !== undefined) rule.constraints = args.constraints;
-    const rewritten = applyAstRules(loaded.decoded.text, scanned.file.language, [rule]);
-    const report = rewritten.rules[0]!;
-    const candidate = await buildTextCandidate({
-      resolved,
-      original: loaded.decoded,
-      candidateText: rewritten.text,
-      encodeAs: loaded.decoded,
-      allowSyntaxErrors: false,
-      formatters,
-      config: pipeline.config,
-    });
-    if (candidate.sha256 === loaded.sha256) return { unchanged: report.matchCount };
-    const plan: Plan = {
-      key: resolved.display,
-      resolved,
-      touches: [resolved.real],
-      op: { kind: "write", path: resolved.real, expectedBefore: loaded.sha256, after: candidate.bytes },
-      displayAfter: resolved.display,
-      before: { bytes: loaded.bytes, sha256: loaded.sha256, mode: loaded.mode },
-      afterBytes: candidate.bytes,
-      report: { matches: report.matchCount, applied: report.applied },
-    };
-    return {
-      plan,
-      before: loaded.decoded.text,
-      after: candidate.text,
-      change: {
-        path: resolved.display,
-        matches: report.matchCount,
-        applied: report.applied,
-        sha256: loaded.sha256,
-        candidateSha256: candidate.sha256,
-        added: 0,
-        removed: 0,
-        formatNote: candidate.report.format.reason,
-      },
-    };
+    return { kind: "rules", key: scanned.file.display, path: scanned.file.real, rules: [rule], expectedSha256: "current", language: scanned.file.language };
   });
 }
-
-/** Fills each change's diff within the per-file and per-run budgets. */
-function attachDiffs(planned: PlannedChange[]): void {
-  let remaining = LIMITS.intel.run.maxDiffBytesTotal;
-  for (const item of planned) {
-    const budget = Math.min(LIMITS.intel.run.maxDiffBytesPerFile, remaining);
-    const diff = unifiedDiff(item.change.path, item.before, item.after, Math.max(budget, 1));
-    item.change.added = diff.added;
-    item.change.removed = diff.removed;
-    if (budget < 200) {
-      item.change.diffTruncated = true;
-      continue;
-    }
-    item.change.diff = diff.diff;
-    item.change.diffTruncated = diff.truncated;
-    remaining -= Buffer.byteLength(diff.diff);
-  }
-}
-
-// ───────────────────────────── the tool ─────────────────────────────
 
 async function commitReceipt(args: RunInput, context: ToolContext): Promise<z.input<typeof RunOutput>> {
   const extra = Object.entries(args).filter(([key, value]) => key !== "previewReceipt" && value !== undefined);
   if (extra.length > 0) throw new ToolError("invalid_input", `${extra[0]![0]}: a previewReceipt call takes no other fields.`);
-  const pipeline = pipelineContext(context);
-  const receipt = receiptBook.takeBatch(context.sessionId, args.previewReceipt!, { configGeneration: context.config.generation });
-  const plans: Plan[] = [];
-  const changes: Array<z.input<typeof Change>> = [];
-  for (const file of receipt.files) {
-    refuseIfCancelled(context.signal);
-    const resolved = await context.workspace.resolve(file.canonicalPath, "write");
-    await forFile(resolved.display, async () => {
-      if (resolved.real !== file.canonicalPath) throw new ToolError("receipt_invalid", "the path no longer leads to the previewed file.");
-      const source = await loadSource(resolved, file.sourceSha256, pipeline);
-      if (!source) throw new ToolError("stale_hash", `${resolved.display} no longer exists.`, { details: { path: resolved.display, currentSha256: null } });
-      plans.push({
-        key: resolved.display,
-        resolved,
-        touches: [resolved.real],
-        op: { kind: "write", path: resolved.real, expectedBefore: source.sha256, after: file.candidate },
-        displayAfter: resolved.display,
-        before: source,
-        afterBytes: file.candidate,
-        report: file.summary,
-      });
-      const summary = file.summary as { matches?: number; applied?: number; added?: number; removed?: number };
-      changes.push({
-        path: resolved.display,
-        matches: summary.matches ?? 0,
-        applied: summary.applied ?? 0,
-        sha256: source.sha256,
-        candidateSha256: file.candidateSha256,
-        added: summary.added ?? 0,
-        removed: summary.removed ?? 0,
-      });
-    });
-  }
-  const result = await commitPlans(plans, pipeline, "run", { maxOps: LIMITS.intel.run.maxWriteFiles });
-  const summary = receipt.summary as { languages?: string[]; matchCount?: number };
+  const report = await commitBatchReceipt(args.previewReceipt!, writeContext(context), { tool: "run", maxOps: LIMITS.intel.run.maxWriteFiles, nameFailure: nameByPath });
+  const changes = report.files.map((file) => {
+    const { diff: _diff, diffTruncated: _truncated, formatNote: _note, ...change } = changeOf(file);
+    return change;
+  });
   return {
     mode: "commit",
-    languages: summary.languages ?? [],
+    languages: report.summary.languages,
     literals: [],
-    files: { considered: plans.length, ruledOut: 0, parsed: 0, matched: plans.length, unreadable: 0, tooLarge: 0 },
-    matchCount: summary.matchCount ?? changes.reduce((sum, change) => sum + change.matches, 0),
+    files: { considered: changes.length, ruledOut: 0, parsed: 0, matched: changes.length, unreadable: 0, tooLarge: 0 },
+    matchCount: report.summary.matchCount,
     matches: [],
     changes,
-    batchId: result.batchId,
+    ...(report.batchId === null ? {} : { batchId: report.batchId }),
     complete: true,
     limits: [],
     notes: [],
@@ -415,61 +329,33 @@ export const runTool = defineTool({
     }
     // Refuse before the costly planning when the scan already disagrees.
     if (args.expectedMatches !== undefined && total !== args.expectedMatches) throw countMismatch(args.expectedMatches, total, scan.matched);
-    const pipeline = pipelineContext(context);
-    const formatters = await formattersFor(pipeline);
-    const planned: PlannedChange[] = [];
-    const unchanged: string[] = [];
-    // What is written is what counts: each file's matches as its rewrite found them.
-    const perFile: Array<{ file: ScannedFile; count: number }> = [];
-    for (const scanned of scan.matched) {
-      refuseIfCancelled(context.signal);
-      const item = await planRewrite(scanned, args, explicit, context, pipeline, formatters);
-      if ("unchanged" in item) {
-        unchanged.push(scanned.file.display);
-        perFile.push({ file: scanned, count: item.unchanged });
-      } else {
-        planned.push(item);
-        perFile.push({ file: scanned, count: item.change.matches });
-      }
-    }
-    const rewriteTotal = perFile.reduce((sum, entry) => sum + entry.count, 0);
-    if (args.expectedMatches !== undefined && rewriteTotal !== args.expectedMatches) {
-      throw countMismatch(args.expectedMatches, rewriteTotal, perFile.map((entry) => ({ ...entry.file, count: entry.count })));
-    }
-    base.matchCount = rewriteTotal;
-    attachDiffs(planned);
-    const changes = planned.map((item) => item.change);
-
-    if (args.write === true) {
-      if (planned.length === 0) return { mode: "write" as const, ...base, changes, unchanged, complete: complete(), limits };
-      const result = await commitPlans(
-        planned.map((item) => item.plan),
-        pipeline,
-        "run",
-        { maxOps: LIMITS.intel.run.maxWriteFiles },
-      );
-      return { mode: "write" as const, ...base, changes, unchanged, batchId: result.batchId, complete: complete(), limits };
-    }
-
-    if (planned.length === 0) return { mode: "preview" as const, ...base, changes, unchanged, complete: complete(), limits };
-    const receipt = receiptBook.issueBatch(context.sessionId, {
-      configGeneration: context.config.generation,
-      files: planned.map((item) => ({
-        canonicalPath: item.plan.resolved.real,
-        sourceSha256: item.change.sha256,
-        candidateSha256: item.change.candidateSha256,
-        candidate: item.plan.afterBytes!,
-        summary: { matches: item.change.matches, applied: item.change.applied, added: item.change.added, removed: item.change.removed },
-      })),
-      summary: { languages: base.languages, matchCount: total },
+    let rewriteTotal = 0;
+    const report = await writeBatch(rewriteEntries(scan, args, explicit), writeContext(context), {
+      tool: "run",
+      sequential: true,
+      skipUnchanged: true,
+      maxOps: LIMITS.intel.run.maxWriteFiles,
+      nameFailure: nameByPath,
+      diff: { perFile: LIMITS.intel.run.maxDiffBytesPerFile, total: LIMITS.intel.run.maxDiffBytesTotal },
+      confirm: (outcomes) => {
+        rewriteTotal = outcomes.reduce((sum, outcome) => sum + rewriteCount(outcome), 0);
+        if (args.expectedMatches !== undefined && rewriteTotal !== args.expectedMatches) {
+          throw countMismatch(args.expectedMatches, rewriteTotal, outcomes.map((outcome, index) => ({ ...(scan.matched[index] as ScannedFile), count: rewriteCount(outcome) })));
+        }
+      },
+      ...(args.write === true ? {} : { preview: { receipt: "one" as const, summary: { languages: base.languages, matchCount: total } } }),
     });
+    base.matchCount = rewriteTotal;
+    const changes = report.files.filter((file) => file.facts.change !== "unchanged").map(changeOf);
+    const unchanged = report.files.filter((file) => file.facts.change === "unchanged").map((file) => file.path);
+    const written = report.batchId === null ? {} : { batchId: report.batchId };
+    if (args.write === true) return { mode: "write" as const, ...base, changes, unchanged, ...written, complete: complete(), limits };
     return {
       mode: "preview" as const,
       ...base,
       changes,
       unchanged,
-      previewReceipt: receipt.id,
-      expiresAt: new Date(receipt.createdAt + LIMITS.patch.receiptTtlMs).toISOString(),
+      ...(report.receipt ? { previewReceipt: report.receipt.id, expiresAt: report.receipt.expiresAt } : {}),
       complete: complete(),
       limits,
     };

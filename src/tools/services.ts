@@ -6,8 +6,11 @@
 import type { IndexRegistry } from "../intel/index/index.ts";
 import type { SearchService } from "../intel/search/index.ts";
 import type { TypeScriptProjects } from "../intel/typescript/index.ts";
+import type { WriteServices } from "../patch/index.ts";
 
 export interface ToolServices {
+  /** The write path's receipts and formatter cache. */
+  readonly writes: WriteServices;
   /** Search indexes (one per code index) and the snippet texts search and find_related show. */
   readonly search: SearchService;
   /** The code indexes (one per set of roots); writes reach them through `indexes.noteCommitted`. */

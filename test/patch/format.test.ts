@@ -179,11 +179,6 @@ describe("dprint without a repository config", () => {
       reason: "formatting disabled",
     });
   });
-
-  test("the same configuration loads the same formatter set", async () => {
-    expect(await load({ config: REPO_CONFIG })).toBe(await load({ config: REPO_CONFIG }));
-    expect(await load({ config: REPO_CONFIG })).not.toBe(await load());
-  });
 });
 
 describe("dprint config parsing", () => {

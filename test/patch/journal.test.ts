@@ -3,8 +3,7 @@ import { cp, link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
-import { isBatchId, newBatchId, pruneJournal, refillSpareBatchDirectories } from "../../src/patch/journal-store.ts";
-import { LIMITS } from "../../src/core/limits.ts";
+import { isBatchId, JOURNAL_LIST_INTERVAL_MS, newBatchId, pruneJournal, refillSpareBatchDirectories, SPARE_DIRECTORIES } from "../../src/patch/journal-store.ts";
 import { listBatches, showBatch, undoOps } from "../../src/patch/journal.ts";
 import { type CommitFixture, journalEntries, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
 
@@ -87,7 +86,7 @@ describe("pruning", () => {
     expect(await pruneJournal(fx.stateDir, limits, now)).toEqual([]);
     expect((await listBatches({}, journal())).length).toBe(3);
     // Listed again, the oldest of the three goes.
-    expect(await pruneJournal(fx.stateDir, limits, now + LIMITS.journal.listIntervalMs)).toEqual([mine.batchId]);
+    expect(await pruneJournal(fx.stateDir, limits, now + JOURNAL_LIST_INTERVAL_MS)).toEqual([mine.batchId]);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(foreign);
   });
 
@@ -107,7 +106,7 @@ describe("pruning", () => {
     await bumpTo(3);
     // Three batches known here: the oldest goes; the foreign ones are not counted yet.
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([...foreign, ...mine.slice(1)].sort());
-    expect(await pruneJournal(fx.stateDir, limits, Date.now() + LIMITS.journal.listIntervalMs)).toEqual(foreign);
+    expect(await pruneJournal(fx.stateDir, limits, Date.now() + JOURNAL_LIST_INTERVAL_MS)).toEqual(foreign);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(mine.slice(1));
   });
 
@@ -211,10 +210,10 @@ describe("spare batch directories", () => {
     await fx.put("a.txt", "0");
     await bump("a.txt", "1");
     // More commits than spares: the pool must be refilled, not used up once.
-    for (let round = 2; round <= 2 * LIMITS.journal.spareDirectories + 1; round++) {
+    for (let round = 2; round <= 2 * SPARE_DIRECTORIES + 1; round++) {
       await refillSpareBatchDirectories(fx.stateDir);
       const made = await spares();
-      expect(made.length).toBe(LIMITS.journal.spareDirectories);
+      expect(made.length).toBe(SPARE_DIRECTORIES);
       const inodes = new Set(await Promise.all(made.map(async (name) => (await stat(path.join(journalDir(), name))).ino)));
       const placeholders = new Set<number>();
       for (const name of made) placeholders.add((await stat(path.join(journalDir(), name, "batch.json"))).ino);
@@ -228,7 +227,7 @@ describe("spare batch directories", () => {
     }
     const last = (await listBatches({}, journal())).at(-1);
     await commit((await undoOps(last?.batchId as string, journal())).ops);
-    expect(await fx.text("a.txt")).toBe(String(2 * LIMITS.journal.spareDirectories));
+    expect(await fx.text("a.txt")).toBe(String(2 * SPARE_DIRECTORIES));
   });
 
   test("a pruned batch's directory becomes a spare: images gone, record files ready, and the next batch is staged in it", async () => {
@@ -261,13 +260,13 @@ describe("spare batch directories", () => {
 
   test("no more spares are kept than the limit: beyond it, pruned batches are removed", async () => {
     await fx.put("a.txt", "0");
-    const rounds = 2 * LIMITS.journal.spareDirectories;
+    const rounds = 2 * SPARE_DIRECTORIES;
     for (let round = 1; round <= rounds; round++) await bump("a.txt", String(round));
     await refillSpareBatchDirectories(fx.stateDir);
     // One commit prunes all but itself at once.
     await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, { maxBatches: 1, maxBytes: 1 << 30, maxAgeDays: 30 });
     await refillSpareBatchDirectories(fx.stateDir);
-    expect((await spares()).length).toBe(LIMITS.journal.spareDirectories);
+    expect((await spares()).length).toBe(SPARE_DIRECTORIES);
     expect((await listBatches({}, journal())).length).toBe(1);
     expect(await journalEntries(fx.stateDir)).toHaveLength(1);
   });

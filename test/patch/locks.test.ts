@@ -4,10 +4,9 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, readdir, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
-import { LIMITS } from "../../src/core/limits.ts";
 import { commitBatch } from "../../src/patch/commit.ts";
 import { undoOps } from "../../src/patch/journal.ts";
-import { LOCK_ENTRY_PATTERN, lockEntryPath, withPathLocks } from "../../src/patch/locks.ts";
+import { LOCK_ENTRY_PATTERN, LOCK_TUNING, lockEntryPath, withPathLocks } from "../../src/patch/locks.ts";
 import { currentProcess } from "../../src/patch/process-identity.ts";
 import { type CommitFixture, deadIdentity, exited, makeCommitFixture, sha, snapshot, spawnChild, waitForLine } from "./commit-fixture.ts";
 
@@ -202,7 +201,7 @@ describe("lock entries beside the target", () => {
   test("an entry without a readable record is waited on while young, recovered once older than the grace", async () => {
     const entry = await plantLock("a.txt", "");
     expect((await failure(withPathLocks([fx.at("a.txt")], async () => "stolen", { stateDir: fx.stateDir, timeoutMs: 200 }))).code).toBe("lock_timeout");
-    const old = new Date(Date.now() - LIMITS.locks.unreadableGraceMs - 1_000);
+    const old = new Date(Date.now() - LOCK_TUNING.unreadableGraceMs - 1_000);
     await utimes(entry, old, old);
     expect(await withPathLocks([fx.at("a.txt")], async () => "taken", { stateDir: fx.stateDir, timeoutMs: 1_000 })).toBe("taken");
     expect(await readdir(fx.root)).toEqual([]);
@@ -211,7 +210,7 @@ describe("lock entries beside the target", () => {
   test("an entry of a writer on another host is stale only when its mtime is older than the stale time", async () => {
     const entry = await plantLock("a.txt", { pid: 4242, startTime: null, host: `not-${currentProcess().host}`, token: "remote", path: fx.at("a.txt") });
     expect((await failure(withPathLocks([fx.at("a.txt")], async () => "stolen", { stateDir: fx.stateDir, timeoutMs: 200 }))).code).toBe("lock_timeout");
-    const old = new Date(Date.now() - LIMITS.locks.staleMs - 1_000);
+    const old = new Date(Date.now() - LOCK_TUNING.staleMs - 1_000);
     await utimes(entry, old, old);
     expect(await withPathLocks([fx.at("a.txt")], async () => "taken", { stateDir: fx.stateDir, timeoutMs: 1_000 })).toBe("taken");
   });

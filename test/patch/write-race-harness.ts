@@ -16,7 +16,12 @@ import { sha256Hex } from "../../src/helpers/hash.ts";
 import { commitBatch, type CommitMeta, type CommitOp } from "../../src/patch/commit.ts";
 import { undoOps } from "../../src/patch/journal.ts";
 import { stateDirectory } from "../../src/config/state-dir.ts";
-import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
+import { fileChattrTool } from "../../src/tools/file-chattr.ts";
+import { fileDeleteTool } from "../../src/tools/file-delete.ts";
+import { filePatchTool } from "../../src/tools/file-patch.ts";
+import { fileRenameTool } from "../../src/tools/file-rename.ts";
+import { fileUndoTool } from "../../src/tools/file-undo.ts";
+import { fileWriteTool } from "../../src/tools/file-write.ts";
 import { startLinkSwapper } from "../support/link-swapper.ts";
 import { makeContext, runTool } from "../support/context.ts";
 

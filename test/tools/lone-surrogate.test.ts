@@ -4,7 +4,7 @@ import { readdir } from "node:fs/promises";
 import { findLoneSurrogate } from "../../src/helpers/path-text.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileHashTool, fileReadTool } from "../../src/tools/files.ts";
-import { WRITE_TOOLS } from "../../src/tools/write.ts";
+import { WRITE_TOOLS } from "../../src/tools/index.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 
 let temp: TempDir;

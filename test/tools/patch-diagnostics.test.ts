@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
-import { filePatchTool } from "../../src/tools/write.ts";
+import { filePatchTool } from "../../src/tools/file-patch.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
 

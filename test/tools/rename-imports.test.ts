@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
-import { fileDeleteTool, fileRenameTool, fileUndoTool } from "../../src/tools/write.ts";
+import { fileDeleteTool } from "../../src/tools/file-delete.ts";
+import { fileRenameTool } from "../../src/tools/file-rename.ts";
+import { fileUndoTool } from "../../src/tools/file-undo.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 import { toolFailure as failure } from "../support/context.ts";
 

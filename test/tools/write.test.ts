@@ -2,11 +2,16 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { chmod, link, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { LIMITS } from "../../src/core/limits.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { fileCapabilitiesTool } from "../../src/tools/files.ts";
-import { fileChattrTool, fileDeleteTool, filePatchTool, fileRenameTool, fileUndoTool, fileWriteTool } from "../../src/tools/write.ts";
+import { fileChattrTool } from "../../src/tools/file-chattr.ts";
+import { fileDeleteTool } from "../../src/tools/file-delete.ts";
+import { filePatchTool } from "../../src/tools/file-patch.ts";
+import { fileRenameTool } from "../../src/tools/file-rename.ts";
+import { fileUndoTool } from "../../src/tools/file-undo.ts";
+import { fileWriteTool } from "../../src/tools/file-write.ts";
+import { createToolServices } from "../../src/tools/index.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 import { toolFailure as failure } from "../support/context.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
@@ -262,15 +267,14 @@ describe("file_patch", () => {
     }
   });
 
-  /** Runs `body` with a repository formatter config trusted by its stat signature at once (no settle time). */
+  /** Runs `body` with services that trust a repository formatter config by its stat signature at once (no settle time). */
   async function withoutSettleTime(body: () => Promise<void>): Promise<void> {
-    const limits = LIMITS.patch as { configSettleMs: number };
-    const saved = limits.configSettleMs;
-    limits.configSettleMs = 0;
+    const saved = context;
+    context = await makeContext([temp.dir], { services: createToolServices({ formatterSettleMs: 0 }) });
     try {
       await body();
     } finally {
-      limits.configSettleMs = saved;
+      context = saved;
     }
   }
 
@@ -294,7 +298,7 @@ describe("file_patch", () => {
     const patch = async (using: typeof context, from: string, to: string) =>
       runTool(filePatchTool, { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } }, using);
     expect((await patch(context, "return 1;", "return 2;")).files["clean.ts"].formatted).toBe(true);
-    const denied = await makeContext([temp.dir], { rules: [{ path: "dprint.json", read: "deny" }] });
+    const denied = await makeContext([temp.dir], { rules: [{ path: "dprint.json", read: "deny" }], services: context.services });
     // Without the repository's config, dprint's defaults (indentWidth 2) apply: the original is not clean under them.
     const second = await patch(denied, "return 2;", "return   3;");
     expect(second.files["clean.ts"].formatted).toBe(false);

@@ -295,7 +295,7 @@ describe("freshness: every answer reflects the disk", () => {
   test("notifyWritten makes the next refresh re-read the paths, and commits through the write pipeline call it", async () => {
     const f = await setUp();
     const file = await f.write("a.ts", "export function a() {}\n");
-    const { fileWriteTool } = await import("../../../src/tools/write.ts");
+    const { fileWriteTool } = await import("../../../src/tools/file-write.ts");
     const { runTool, makeContext } = await import("../../support/context.ts");
     const context = await makeContext([f.root]);
     // The index of the context's services: the one its write tools tell.

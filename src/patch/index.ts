@@ -1,0 +1,13 @@
+/**
+ * The write path's façade: everything outside `src/patch/` that writes, previews, undoes, recovers
+ * or inspects the journal goes through these exports.
+ */
+export { commitBatchReceipt, createWriteServices, undoBatch, writeBatch } from "./write-batch.ts";
+export type { BatchOptions, BatchSummary, WriteContext, WriteServices } from "./write-batch.ts";
+export type { Diagnose, WriteEntry } from "./strategies.ts";
+export type { BatchReport, Change, FileFacts, FileOutcome, TypeErrors } from "./report.ts";
+export type { AstRule } from "./ast-rules.ts";
+export type { CommittedEvent } from "./pipeline.ts";
+export { commitBatch } from "./commit.ts";
+export { journalLimitsFromConfig, listBatches, showBatch, undoOps, type BatchDetail, type BatchSummary as JournalBatchSummary } from "./journal.ts";
+export { recoverJournal, type RecoveryReport } from "./recover.ts";

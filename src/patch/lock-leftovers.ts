@@ -1,0 +1,120 @@
+/** Recovery of the lock entries writers that are gone left beside their targets. */
+import { readFileSync, readdirSync, rmdirSync } from "node:fs";
+import path from "node:path";
+import { log } from "../core/log.ts";
+import { isMissing } from "./durable-fs.ts";
+import { isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
+import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
+import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale, sleep, unlinkIfPresent } from "./lock-entry.ts";
+
+/**
+ * Removes the lock entries (and entries moved aside) a dead process left in `dir`. An entry without a
+ * readable record that is still young (its writer may be between creating it and writing the record)
+ * is added to `young`, to be judged again once the grace is over.
+ */
+function removeLeftEntries(dir: string, dead: ProcessIdentity, young: string[]): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const match = LOCK_ENTRY_PATTERN.exec(name);
+    if (match === null) continue;
+    const full = path.join(dir, name);
+    try {
+      if (match[1] !== undefined) {
+        // Moved aside by a release or recovery of the dead process, which never deleted it.
+        if (Number(match[1].slice(1).split("-")[0]) !== dead.pid) continue;
+        unlinkIfPresent(full);
+        removed += 1;
+        continue;
+      }
+      const reading = readEntry(full);
+      if (reading === undefined) continue;
+      if (!isStale(full, reading)) {
+        if (reading.owner === undefined) young.push(full);
+        continue;
+      }
+      removeStale(full, reading);
+      removed += 1;
+    } catch (error) {
+      log.warn("could not remove a lock entry left by a writer that is gone", { entry: full, error });
+    }
+  }
+  return removed;
+}
+
+/**
+ * Removes the lock entries of writers that are gone, in the directories they listed in this state
+ * directory, and their lists. Returns how many entries were removed.
+ */
+export async function cleanLockLeftovers(stateDir: string): Promise<number> {
+  const sub = path.join(stateDir, LOCK_DIRS_SUBDIR);
+  let names: string[];
+  try {
+    names = readdirSync(sub);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let removed = 0;
+  const young: string[] = [];
+  for (const name of names) {
+    const file = path.join(sub, name);
+    if (name.endsWith(".owner")) {
+      // The owner record of a process that is gone (its list, read below, names where it was linked).
+      const reading = readEntry(file);
+      if (reading?.owner !== undefined && livenessOf(reading.owner) === "dead") unlinkIfPresent(file);
+      continue;
+    }
+    let lines: string[];
+    try {
+      lines = readFileSync(file, "utf8").split("\n").filter((line) => line !== "");
+    } catch {
+      continue;
+    }
+    let writer: unknown;
+    try {
+      writer = JSON.parse(lines[0] ?? "");
+    } catch {
+      writer = undefined;
+    }
+    if (!isValidIdentity(writer) || livenessOf(writer) !== "dead") continue;
+    const created: string[] = [];
+    for (const line of lines.slice(1)) {
+      let listed: unknown;
+      try {
+        listed = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof listed === "string" && path.isAbsolute(listed)) removed += removeLeftEntries(listed, writer, young);
+      const made = (listed as { created?: unknown } | null)?.created;
+      if (typeof made === "string" && path.isAbsolute(made)) created.push(made);
+    }
+    // Directories it made for lock entries and left empty (its batch never got as far as its journal), deepest first.
+    for (const dir of created.sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty (the batch committed, or someone else uses it) or gone.
+      }
+    }
+    unlinkIfPresent(file);
+  }
+  if (young.length > 0) {
+    // Rare: a writer killed between creating an entry and writing its record, moments ago.
+    await sleep(LOCK_TUNING.unreadableGraceMs + 100);
+    for (const entry of young) {
+      const reading = readEntry(entry);
+      if (reading === undefined || !isStale(entry, reading)) continue;
+      removeStale(entry, reading);
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
