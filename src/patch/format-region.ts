@@ -82,9 +82,3 @@ export function changedStatementRegion(original: string, candidate: string, stat
   }
   return { start: at(first).start, end: at(last).end, firstLine: at(first).startLine + 1, lastLine: at(last).endLine + 1 };
 }
-
-function lineCount(text: string, start: number, end: number): number {
-  let lines = 0;
-  for (let index = text.indexOf("\n", start); index !== -1 && index < end; index = text.indexOf("\n", index + 1)) lines++;
-  return lines;
-}

@@ -17,7 +17,6 @@ import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } fro
 import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
-import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeFileUnsynced } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";

@@ -26,7 +26,7 @@ import { ToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
 import { errnoOf, isMissing } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
-import { LOCK_DIRS_SUBDIR, stateDirectory } from "../config/state-dir.ts";
+import { LOCK_DIRS_SUBDIR, } from "../config/state-dir.ts";
 
 /** Engine tuning of lock entries. */
 export const LOCK_TUNING = {

@@ -22,7 +22,7 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { errnoOf, isMissing } from "./durable-fs.ts";
-import { LOCK_DIRS_SUBDIR, stateDirectory } from "../config/state-dir.ts";
+import { stateDirectory } from "../config/state-dir.ts";
 import {
   createEntry,
   type EntryReading,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseTree, type TopLevelStatement, topLevelStatements, type TopLevelStatements } from "../../src/syntax/index.ts";
+import { parseTree, topLevelStatements, type TopLevelStatements } from "../../src/syntax/index.ts";
 import { Formatters } from "../../src/patch/format.ts";
 import { changedSpan, changedStatementRegion } from "../../src/patch/format-region.ts";
 import { random } from "../support/random.ts";
@@ -85,10 +85,6 @@ describe("changedStatementRegion", () => {
     expect(changedStatementRegion(ORIGINAL, ORIGINAL, statementsOf(ORIGINAL))).toBeUndefined();
   });
 });
-
-function listOf(statements: TopLevelStatements): TopLevelStatement[] {
-  return Array.from({ length: statements.length }, (_, index) => statements.at(index));
-}
 
 /**
  * The promise behind statement formatting: for a formatter-clean original, formatting the

@@ -16,7 +16,7 @@ let temp: TempDir;
 let context: ToolContext;
 let index: CodeIndex | undefined;
 let cacheDir: string;
-const state = usePrivateStateDir();
+usePrivateStateDir();
 
 beforeAll(async () => {
   cacheDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-cache-"));
