@@ -107,7 +107,9 @@ export interface FetchedCorpus {
 }
 
 function errorText(error: unknown): string {
-  if (error && typeof error === "object" && "stderr" in error && typeof error.stderr === "string" && error.stderr.trim() !== "") return error.stderr.trim().split("\n").slice(-3).join(" / ");
+  if (error && typeof error === "object" && "stderr" in error && typeof error.stderr === "string" && error.stderr.trim() !== "") {
+    return error.stderr.trim().split("\n").slice(-3).join(" / ");
+  }
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -122,7 +124,11 @@ async function dropSkippedDirs(dir: string): Promise<void> {
 }
 
 async function fetchNpm(source: NpmSource, workDir: string, into: string): Promise<string> {
-  const { stdout } = await run("npm", ["pack", source.spec, "--pack-destination", workDir, "--json", "--silent"], { cwd: workDir, timeout: FETCH_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run("npm", ["pack", source.spec, "--pack-destination", workDir, "--json", "--silent"], {
+    cwd: workDir,
+    timeout: FETCH_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const packed = JSON.parse(stdout) as Array<{ filename: string; id: string }>;
   const tarball = packed[0]?.filename;
   if (!tarball) throw new Error(`npm pack ${source.spec} produced no tarball`);

@@ -49,7 +49,13 @@ interface HookCase {
 function casesFor(repo: string): HookCase[] {
   return [
     { label: "Read (not an edit: allowed)", toolName: "Read", toolInput: { file_path: join(repo, "src/app.ts") }, expect: "allow", targeted: true },
-    { label: "Edit of a repository file (denied)", toolName: "Edit", toolInput: { file_path: join(repo, "src/app.ts"), old_string: "a", new_string: "b" }, expect: "deny", targeted: true },
+    {
+      label: "Edit of a repository file (denied)",
+      toolName: "Edit",
+      toolInput: { file_path: join(repo, "src/app.ts"), old_string: "a", new_string: "b" },
+      expect: "deny",
+      targeted: true,
+    },
     { label: "Bash `sed -i` on a repository file (denied)", toolName: "Bash", toolInput: { command: "sed -i 's/a/b/' src/app.ts" }, expect: "deny", targeted: true },
     { label: "Bash `npm test | tail -5` (allowed)", toolName: "Bash", toolInput: { command: "npm test 2>&1 | tail -5" }, expect: "allow", targeted: true },
   ];
@@ -92,7 +98,13 @@ export async function runHookBench(options: HookOptions): Promise<PhaseReport> {
     await mkdir(join(repo, "src"), { recursive: true });
     await writeFile(join(repo, "src/app.ts"), "export const a = 1;\n");
     // A fresh HOME and XDG dirs: no user configuration, as on a new machine.
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache"), XDG_STATE_HOME: join(home, ".state") };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".state"),
+    };
     delete env.AST_MCP_LOG_LEVEL;
     const rows: ResultRow[] = [];
     let wrongDecisions = 0;
@@ -120,7 +132,12 @@ export async function runHookBench(options: HookOptions): Promise<PhaseReport> {
         const summary = summarize(samples);
         const counted = targeted && hookCase.targeted;
         details[`${hookCase.label}${label}`] = { ...summary, cpuP50: median(cpu) };
-        rows.push({ metric: `hook${label}: ${hookCase.label} p50 (n=${options.runs})`, value: ms(summary.p50), target: counted ? `< ${TARGET_MS} ms` : "—", verdict: counted ? verdict(summary.p50 < TARGET_MS) : "info" });
+        rows.push({
+          metric: `hook${label}: ${hookCase.label} p50 (n=${options.runs})`,
+          value: ms(summary.p50),
+          target: counted ? `< ${TARGET_MS} ms` : "—",
+          verdict: counted ? verdict(summary.p50 < TARGET_MS) : "info",
+        });
         rows.push({ metric: `hook${label}: ${hookCase.label} p95`, value: ms(summary.p95), target: "—", verdict: "info" });
         rows.push({ metric: `hook${label}: ${hookCase.label} CPU p50`, value: ms(median(cpu)), target: "—", verdict: "info" });
       }
@@ -150,7 +167,9 @@ export async function runHookBench(options: HookOptions): Promise<PhaseReport> {
     }
     rows.push({ metric: "hook decisions different from expected", value: String(wrongDecisions), target: "0", verdict: verdict(wrongDecisions === 0) });
     const notes = [`each run is \`sh -c '${installed}'\` (the command install writes for Claude Code) with a Claude Code PreToolUse event on stdin, as the host does`];
-    if (env.NODE_EXTRA_CA_CERTS !== undefined) notes.push("NODE_EXTRA_CA_CERTS is set in this environment: bare Node reads that bundle at every start (see the node -e 0 rows); the installed command clears it");
+    if (env.NODE_EXTRA_CA_CERTS !== undefined) {
+      notes.push("NODE_EXTRA_CA_CERTS is set in this environment: bare Node reads that bundle at every start (see the node -e 0 rows); the installed command clears it");
+    }
     return { phase: "hook", rows, peers: [], notes, details };
   } finally {
     await rm(home, { recursive: true, force: true });

@@ -84,7 +84,6 @@ export interface IntelOptions {
   peerRounds: number;
 }
 
-
 export function intelOptionsFrom(values: Record<string, unknown>): IntelOptions {
   const list = String(values["intel-corpora"] ?? "").trim();
   const corpora = list === "none" || list === "" ? [] : list.split(",").map((item) => item.trim());
@@ -232,12 +231,11 @@ function evenlySpaced<T>(items: readonly T[], count: number): T[] {
 
 /** The first top-level definitions of a file, found by a plain regex so the bench does not trust the tool it measures. */
 function definedNames(text: string, corpus: CorpusId): string[] {
-  const pattern =
-    corpus === "ts"
-      ? /^export (?:declare )?(?:abstract )?(?:async )?(?:function\*?|const|class|interface) ([A-Za-z_$][\w$]*)/gm
-      : corpus === "python"
-        ? /^(?:async )?(?:def|class) ([A-Za-z_]\w*)/gm
-        : /^func (?:\([^)]*\) )?([A-Za-z_]\w*)/gm;
+  const pattern = corpus === "ts" ?
+    /^export (?:declare )?(?:abstract )?(?:async )?(?:function\*?|const|class|interface) ([A-Za-z_$][\w$]*)/gm :
+    corpus === "python" ?
+    /^(?:async )?(?:def|class) ([A-Za-z_]\w*)/gm :
+    /^func (?:\([^)]*\) )?([A-Za-z_]\w*)/gm;
   const names: string[] = [];
   for (const match of text.matchAll(pattern)) if (match[1] && !names.includes(match[1])) names.push(match[1]);
   return names;
@@ -438,12 +436,22 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     const coldMBps = throughputBytes / (1024 * 1024) / (coldMs / 1000);
     rows.push(
       { metric: label(`cold index, ${indexedFiles ?? "?"} files, ${mb(throughputBytes)}`), value: `${(coldMs / 1000).toFixed(2)} s`, target: "—", verdict: "info" },
-      { metric: label("cold index throughput"), value: `${coldMBps.toFixed(1)} MB/s`, target: `≥ ${TARGETS.coldIndexMBps} MB/s`, verdict: verdict(coldMBps >= TARGETS.coldIndexMBps) },
+      {
+        metric: label("cold index throughput"),
+        value: `${coldMBps.toFixed(1)} MB/s`,
+        target: `≥ ${TARGETS.coldIndexMBps} MB/s`,
+        verdict: verdict(coldMBps >= TARGETS.coldIndexMBps),
+      },
     );
     if (coldCpu !== undefined && coldCpu > 0) {
       // CPU time does not grow when other processes share the cores, so it compares runs on a busy machine.
       rows.push(
-        { metric: label("cold index CPU time, server: all threads / main thread"), value: `${coldCpu.toFixed(1)} s / ${coldMainCpu?.toFixed(1) ?? "?"} s`, target: "—", verdict: "info" },
+        {
+          metric: label("cold index CPU time, server: all threads / main thread"),
+          value: `${coldCpu.toFixed(1)} s / ${coldMainCpu?.toFixed(1) ?? "?"} s`,
+          target: "—",
+          verdict: "info",
+        },
         { metric: label("cold index MB per CPU-second (all threads)"), value: `${(throughputBytes / (1024 * 1024) / coldCpu).toFixed(2)} MB`, target: "—", verdict: "info" },
       );
     }
@@ -459,7 +467,16 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     });
     details.parseCeiling = { ...ceiling, mbPerSecond: ceilingMB / (ceiling.wallMs / 1000), mbPerCpuSecond: ceilingMB / ceiling.cpuSeconds };
     remember("cold index");
-    details.coldIndex = { ms: coldMs, cpuSeconds: coldCpu ?? null, mainThreadCpuSeconds: coldMainCpu ?? null, serverMs: numberAt(cold.structured, "ms") ?? null, files: indexedFiles ?? null, bytes: indexedBytes ?? null, mbPerSecond: coldMBps, answer: cold.structured ?? cold.text.slice(0, 2000) };
+    details.coldIndex = {
+      ms: coldMs,
+      cpuSeconds: coldCpu ?? null,
+      mainThreadCpuSeconds: coldMainCpu ?? null,
+      serverMs: numberAt(cold.structured, "ms") ?? null,
+      files: indexedFiles ?? null,
+      bytes: indexedBytes ?? null,
+      mbPerSecond: coldMBps,
+      answer: cold.structured ?? cold.text.slice(0, 2000),
+    };
 
     // -------- warm latency
     const latencyFiles = evenlySpaced(
@@ -506,8 +523,18 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     );
     for (const [tool, run] of Object.entries(warm)) {
       rows.push(
-        { metric: label(`${tool} first call after the index (builds what it derives)`), value: run.firstCallMs === undefined ? "failed" : ms(run.firstCallMs), target: "—", verdict: "info" },
-        { metric: label(`${tool} warm p50 (n=${run.summary.count})`), value: ms(run.summary.p50), target: `< ${TARGETS.warmP50Ms} ms`, verdict: verdict(run.summary.count > 0 ? run.summary.p50 < TARGETS.warmP50Ms : false) },
+        {
+          metric: label(`${tool} first call after the index (builds what it derives)`),
+          value: run.firstCallMs === undefined ? "failed" : ms(run.firstCallMs),
+          target: "—",
+          verdict: "info",
+        },
+        {
+          metric: label(`${tool} warm p50 (n=${run.summary.count})`),
+          value: ms(run.summary.p50),
+          target: `< ${TARGETS.warmP50Ms} ms`,
+          verdict: verdict(run.summary.count > 0 ? run.summary.p50 < TARGETS.warmP50Ms : false),
+        },
         { metric: label(`${tool} warm p95`), value: ms(run.summary.p95), target: "—", verdict: "info" },
       );
     }
@@ -550,7 +577,12 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     const medianShare = median(ratios);
     rows.push(
       { metric: label(`map tokens / file tokens, median of ${ratios.length} files (o200k)`), value: `${(100 * medianShare).toFixed(1)}%`, target: "—", verdict: "info" },
-      { metric: label("map tokens / file tokens, all sampled files together"), value: `${((100 * mapTokens) / Math.max(1, fileTokens)).toFixed(1)}%`, target: "—", verdict: "info" },
+      {
+        metric: label("map tokens / file tokens, all sampled files together"),
+        value: `${((100 * mapTokens) / Math.max(1, fileTokens)).toFixed(1)}%`,
+        target: "—",
+        verdict: "info",
+      },
     );
     remember("map tokens");
     details.tokens = { tokenizer: "gpt-tokenizer o200k_base", files: ratios.length, medianShare, aggregateShare: mapTokens / Math.max(1, fileTokens), mapTokens, fileTokens };
@@ -565,8 +597,8 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
       const firstMs = performance.now() - firstStart;
       const cliFirst = await timeCommand(tools.astGrep, cliArgs, true);
       const cliMatches = (JSON.parse(cliFirst.stdout || "[]") as unknown[]).length;
-      const ourMatches =
-        numberAt(first.structured, "totalMatches") ?? numberAt(first.structured, "matchCount") ?? numberAt(first.structured, "total") ?? numberAt(first.structured, "summary", "matches");
+      const ourMatches = numberAt(first.structured, "totalMatches") ?? numberAt(first.structured, "matchCount") ?? numberAt(first.structured, "total") ??
+        numberAt(first.structured, "summary", "matches");
       const astGrep = tools.astGrep;
       const { ours, theirs } = await alternate(
         options.peerRounds,
@@ -588,10 +620,14 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
       });
       if (ourMatches !== undefined && ourMatches !== cliMatches) {
         const differing = await perFileDifferences(session.client, root, runArgs, cliFirst.stdout);
-        notes.push(`${spec.id}: run found ${ourMatches} matches, the ast-grep CLI ${cliMatches}${differing.length > 0 ? `; per file (ours/CLI): ${differing.slice(0, 8).join(", ")}` : ""}`);
+        notes.push(
+          `${spec.id}: run found ${ourMatches} matches, the ast-grep CLI ${cliMatches}${differing.length > 0 ? `; per file (ours/CLI): ${differing.slice(0, 8).join(", ")}` : ""}`,
+        );
       }
       peers.push({
-        title: `${spec.id}: run vs ast-grep CLI (\`ast-grep run -p ${JSON.stringify(spec.runPattern)} -l ${spec.astGrepLang} --json=compact\`, whole tree, ${ours.length} alternating rounds; the CLI time includes its process start)`,
+        title: `${spec.id}: run vs ast-grep CLI (\`ast-grep run -p ${
+          JSON.stringify(spec.runPattern)
+        } -l ${spec.astGrepLang} --json=compact\`, whole tree, ${ours.length} alternating rounds; the CLI time includes its process start)`,
         headers: ["measure", "ast-mcp run", "ast-grep CLI", "ratio"],
         rows: [
           ["p50", ms(ourP50), ms(theirP50), ratioText(ourP50, theirP50)],
@@ -600,7 +636,15 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
         ],
       });
       remember("run");
-      details.runVsAstGrep = { pattern: spec.runPattern, lang: spec.astGrepLang, ours: summarize(ours), astGrep: summarize(theirs), ourMatches: ourMatches ?? null, cliMatches, firstAnswer: first.structured ? Object.keys(first.structured) : null };
+      details.runVsAstGrep = {
+        pattern: spec.runPattern,
+        lang: spec.astGrepLang,
+        ours: summarize(ours),
+        astGrep: summarize(theirs),
+        ourMatches: ourMatches ?? null,
+        cliMatches,
+        firstAnswer: first.structured ? Object.keys(first.structured) : null,
+      };
     }
 
     // -------- search beside ripgrep
@@ -667,7 +711,12 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     remember("refresh");
     const refresh = summarize(refreshSamples);
     rows.push(
-      { metric: label(`refresh after ${REFRESH_FILES} changed files, p50 of ${refresh.count}`), value: ms(refresh.p50), target: `< ${TARGETS.refresh10FilesMs} ms`, verdict: verdict(refresh.p50 < TARGETS.refresh10FilesMs) },
+      {
+        metric: label(`refresh after ${REFRESH_FILES} changed files, p50 of ${refresh.count}`),
+        value: ms(refresh.p50),
+        target: `< ${TARGETS.refresh10FilesMs} ms`,
+        verdict: verdict(refresh.p50 < TARGETS.refresh10FilesMs),
+      },
       { metric: label("index call with nothing changed, p50"), value: ms(median(unchangedSamples)), target: "—", verdict: "info" },
     );
     details.refresh = { changedFiles: REFRESH_FILES, samplesMs: refreshSamples, unchangedMs: unchangedSamples };

@@ -132,7 +132,7 @@ export function megabytes(bytes: number | undefined): number | undefined {
 
 /** A small TypeScript file: the kind of file an agent hashes and reads all day. */
 function sampleSource(): string {
-  const lines = ["// A small module the benchmark hashes and reads.", 'import { createHash } from "node:crypto";', ""];
+  const lines = ["// A small module the benchmark hashes and reads.", "import { createHash } from \"node:crypto\";", ""];
   for (let i = 1; i <= 12; i++) {
     lines.push(`export function step${i}(input: string): string {`, `  return createHash("sha256").update(input + "${i}").digest("hex");`, "}", "");
   }

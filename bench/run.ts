@@ -89,7 +89,6 @@ const selectedPhases = new Set<Phase>(
   }),
 );
 
-
 const options = {
   calls: positiveInt("calls", flags.calls),
   warmup: positiveInt("warmup", flags.warmup),
@@ -281,7 +280,9 @@ async function runCorePhase(): Promise<PhaseReport> {
       { metric: "http latency under load p99", value: ms(throughput.latency.p99), target: "—", verdict: "info" },
       {
         metric: "http load: server / client CPU busy",
-        value: `${throughput.serverCpuSeconds === null ? "n/a" : `${Math.round((100 * throughput.serverCpuSeconds) / throughput.seconds)}%`} / ${Math.round((100 * throughput.clientCpuSeconds) / throughput.seconds)}%`,
+        value: `${throughput.serverCpuSeconds === null ? "n/a" : `${Math.round((100 * throughput.serverCpuSeconds) / throughput.seconds)}%`} / ${
+          Math.round((100 * throughput.clientCpuSeconds) / throughput.seconds)
+        }%`,
         target: "—",
         verdict: "info",
       },

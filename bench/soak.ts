@@ -144,7 +144,12 @@ async function main(): Promise<number> {
 
     const rows: ResultRow[] = [
       { metric: "duration", value: `${durationMinutes.toFixed(2)} min`, target: "—", verdict: "info" },
-      { metric: `cycles (open, file_hash, DELETE) by ${options.sessions} workers`, value: `${cycles} (${(cycles / (durationMinutes * 60)).toFixed(0)}/s)`, target: "—", verdict: "info" },
+      {
+        metric: `cycles (open, file_hash, DELETE) by ${options.sessions} workers`,
+        value: `${cycles} (${(cycles / (durationMinutes * 60)).toFixed(0)}/s)`,
+        target: "—",
+        verdict: "info",
+      },
       { metric: "cycle p50 / p99", value: `${cycle.p50.toFixed(1)} / ${cycle.p99.toFixed(1)} ms`, target: "—", verdict: "info" },
       { metric: "errors", value: String(errors), target: "0", verdict: verdict(errors === 0) },
       { metric: "RSS first", value: mb(samples[0]?.rssBytes), target: "—", verdict: "info" },

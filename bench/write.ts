@@ -68,7 +68,6 @@ export interface WriteOptions {
   warmup: number;
 }
 
-
 export function writeOptionsFrom(values: Record<string, unknown>): WriteOptions {
   return {
     iterations: positiveInt("write-iterations", values["write-iterations"]),
@@ -80,7 +79,9 @@ export function writeOptionsFrom(values: Record<string, unknown>): WriteOptions 
 // ---------------------------------------------------------------- fixture text
 
 /** dprint's TypeScript plugin with the repository's own settings; plugin URLs are mapped to the installed plugin. */
-const DPRINT_CONFIG = `${JSON.stringify({ lineWidth: 100, indentWidth: 2, typescript: { quoteStyle: "alwaysDouble" }, plugins: ["https://plugins.dprint.dev/typescript-0.96.1.wasm"] }, null, 2)}\n`;
+const DPRINT_CONFIG = `${
+  JSON.stringify({ lineWidth: 100, indentWidth: 2, typescript: { quoteStyle: "alwaysDouble" }, plugins: ["https://plugins.dprint.dev/typescript-0.96.1.wasm"] }, null, 2)
+}\n`;
 
 /** The one line of function `index` that edits change; `generation` counts the edits it has had. */
 function labelLine(index: number, generation: number): string {
@@ -254,7 +255,15 @@ async function timePeerEdits(client: Client, chain: EditChain, count: number, sa
 }
 
 /** One batch stream over 50 files: file_patch (one Aider block each) or file_write (whole new content). */
-async function timeBatches(client: Client, tool: "file_patch" | "file_write", root: string, keys: string[], shas: string[], generations: number[], count: number): Promise<TimedRun> {
+async function timeBatches(
+  client: Client,
+  tool: "file_patch" | "file_write",
+  root: string,
+  keys: string[],
+  shas: string[],
+  generations: number[],
+  count: number,
+): Promise<TimedRun> {
   const samples: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -263,14 +272,13 @@ async function timeBatches(client: Client, tool: "file_patch" | "file_write", ro
     const files: Record<string, unknown> = {};
     keys.forEach((key, index) => {
       const generation = generations[index] ?? 0;
-      files[key] =
-        tool === "file_patch"
-          ? {
-              expectedSha256: shas[index],
-              patchStrategy: "aider_block",
-              aiderBlocks: [{ search: `export const generation${index} = ${generation};\n`, replace: `export const generation${index} = ${generation + 1};\n` }],
-            }
-          : { expectedSha256: shas[index], content: batchFileText(index, generation + 1) };
+      files[key] = tool === "file_patch" ?
+        {
+          expectedSha256: shas[index],
+          patchStrategy: "aider_block",
+          aiderBlocks: [{ search: `export const generation${index} = ${generation};\n`, replace: `export const generation${index} = ${generation + 1};\n` }],
+        } :
+        { expectedSha256: shas[index], content: batchFileText(index, generation + 1) };
     });
     const start = performance.now();
     try {
@@ -357,7 +365,13 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
     const { root } = fixture;
     await writeFile(join(root, "dprint.json"), DPRINT_CONFIG);
     const initial = targetFileText([]);
-    const targets = { aider: "src/patch-aider.ts", ast: "src/patch-ast.ts", peer: "src/patch-peer.ts", wholeFile: "src/patch-whole-file.ts", fullJournal: "src/patch-full-journal.ts" } as const;
+    const targets = {
+      aider: "src/patch-aider.ts",
+      ast: "src/patch-ast.ts",
+      peer: "src/patch-peer.ts",
+      wholeFile: "src/patch-whole-file.ts",
+      fullJournal: "src/patch-full-journal.ts",
+    } as const;
     for (const key of [targets.aider, targets.ast, targets.peer, targets.fullJournal]) await writeFile(join(root, key), initial);
     await writeFile(join(root, targets.wholeFile), wholeFileTargetText([]));
     await mkdir(join(root, "src", "batch"), { recursive: true });
@@ -436,12 +450,19 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
 
     // A journal at its limits, as a server used for a while has: every commit prunes the oldest batch.
     progress(`single edits with the journal at its limits (max_batches ${FULL_JOURNAL_BATCHES}), ${options.iterations}`);
-    const fullJournal = await connectStdioServer(CLI, ["mcp", root], { ...fixture.env, AST_MCP_STATE_DIR: fullJournalStateDir, AST_MCP_JOURNAL_MAX_BATCHES: String(FULL_JOURNAL_BATCHES) });
+    const fullJournal = await connectStdioServer(CLI, ["mcp", root], {
+      ...fixture.env,
+      AST_MCP_STATE_DIR: fullJournalStateDir,
+      AST_MCP_JOURNAL_MAX_BATCHES: String(FULL_JOURNAL_BATCHES),
+    });
     sessions.push(fullJournal);
     const fullJournalChain = new EditChain(join(root, targets.fullJournal), sha256(initial));
     await timeOurEdits(fullJournal.client, targets.fullJournal, "aider", fullJournalChain, FULL_JOURNAL_BATCHES + options.warmup, []);
     const fullJournalSamples: number[] = [];
-    const fullJournalRun = merged([await timeOurEdits(fullJournal.client, targets.fullJournal, "aider", fullJournalChain, options.iterations, fullJournalSamples)], fullJournalSamples);
+    const fullJournalRun = merged(
+      [await timeOurEdits(fullJournal.client, targets.fullJournal, "aider", fullJournalChain, options.iterations, fullJournalSamples)],
+      fullJournalSamples,
+    );
     fullJournalChain.verify("file_patch (aider, journal at its limits)");
 
     progress(`${BATCH_FILES}-file batches: file_patch and file_write, ${options.batches} each`);
@@ -460,22 +481,62 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
 
     const rows: ResultRow[] = [
       { metric: "first file_patch (loads dprint, opens journal)", value: ms(coldMs), target: "—", verdict: "info" },
-      { metric: `file_patch aider, 500-line file p50 (n=${aiderRun.summary.count})`, value: ms(aiderRun.summary.p50), target: `< ${TARGETS.singlePatchP50Ms} ms`, verdict: verdict(aiderRun.summary.p50 < TARGETS.singlePatchP50Ms) },
+      {
+        metric: `file_patch aider, 500-line file p50 (n=${aiderRun.summary.count})`,
+        value: ms(aiderRun.summary.p50),
+        target: `< ${TARGETS.singlePatchP50Ms} ms`,
+        verdict: verdict(aiderRun.summary.p50 < TARGETS.singlePatchP50Ms),
+      },
       { metric: "file_patch aider p95", value: ms(aiderRun.summary.p95), target: "—", verdict: "info" },
-      { metric: `file_patch ast rule, 500-line file p50 (n=${astRun.summary.count})`, value: ms(astRun.summary.p50), target: `< ${TARGETS.singlePatchP50Ms} ms`, verdict: verdict(astRun.summary.p50 < TARGETS.singlePatchP50Ms) },
+      {
+        metric: `file_patch ast rule, 500-line file p50 (n=${astRun.summary.count})`,
+        value: ms(astRun.summary.p50),
+        target: `< ${TARGETS.singlePatchP50Ms} ms`,
+        verdict: verdict(astRun.summary.p50 < TARGETS.singlePatchP50Ms),
+      },
       { metric: "file_patch ast rule p95", value: ms(astRun.summary.p95), target: "—", verdict: "info" },
       { metric: "server CPU per file_patch aider / ast rule", value: `${cpuText(aiderCpuMs)} / ${cpuText(astCpuMs)}`, target: "—", verdict: "info" },
       { metric: "timed single edits formatted by changed statements / whole file", value: `${timedPaths.statements} / ${timedPaths.wholeFile}`, target: "—", verdict: "info" },
-      { metric: `file_patch aider, same file formatting the whole file (dprint-ignore comment) p50 (n=${wholeFileRun.summary.count})`, value: ms(wholeFileRun.summary.p50), target: "—", verdict: "info" },
+      {
+        metric: `file_patch aider, same file formatting the whole file (dprint-ignore comment) p50 (n=${wholeFileRun.summary.count})`,
+        value: ms(wholeFileRun.summary.p50),
+        target: "—",
+        verdict: "info",
+      },
       { metric: "server CPU per whole-file-formatted file_patch", value: cpuText(wholeFileCpuMs), target: "—", verdict: "info" },
-      { metric: `file_patch aider, journal at its limits (max_batches ${FULL_JOURNAL_BATCHES}) p50 (n=${fullJournalRun.summary.count})`, value: ms(fullJournalRun.summary.p50), target: "—", verdict: "info" },
-      { metric: `file_patch ${BATCH_FILES}-file batch p50 (n=${patchBatch.summary.count})`, value: ms(patchBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(patchBatch.summary.p50 < TARGETS.batchP50Ms) },
+      {
+        metric: `file_patch aider, journal at its limits (max_batches ${FULL_JOURNAL_BATCHES}) p50 (n=${fullJournalRun.summary.count})`,
+        value: ms(fullJournalRun.summary.p50),
+        target: "—",
+        verdict: "info",
+      },
+      {
+        metric: `file_patch ${BATCH_FILES}-file batch p50 (n=${patchBatch.summary.count})`,
+        value: ms(patchBatch.summary.p50),
+        target: `< ${TARGETS.batchP50Ms} ms`,
+        verdict: verdict(patchBatch.summary.p50 < TARGETS.batchP50Ms),
+      },
       { metric: `file_patch ${BATCH_FILES}-file batch p95`, value: ms(patchBatch.summary.p95), target: "—", verdict: "info" },
-      { metric: `file_write ${BATCH_FILES}-file batch p50 (n=${writeBatch.summary.count})`, value: ms(writeBatch.summary.p50), target: `< ${TARGETS.batchP50Ms} ms`, verdict: verdict(writeBatch.summary.p50 < TARGETS.batchP50Ms) },
+      {
+        metric: `file_write ${BATCH_FILES}-file batch p50 (n=${writeBatch.summary.count})`,
+        value: ms(writeBatch.summary.p50),
+        target: `< ${TARGETS.batchP50Ms} ms`,
+        verdict: verdict(writeBatch.summary.p50 < TARGETS.batchP50Ms),
+      },
       { metric: `file_write ${BATCH_FILES}-file batch p95`, value: ms(writeBatch.summary.p95), target: "—", verdict: "info" },
-      { metric: `server CPU per ${BATCH_FILES}-file batch, file_patch / file_write`, value: `${cpuText(patchBatchCpuMs)} / ${cpuText(writeBatchCpuMs)}`, target: "—", verdict: "info" },
+      {
+        metric: `server CPU per ${BATCH_FILES}-file batch, file_patch / file_write`,
+        value: `${cpuText(patchBatchCpuMs)} / ${cpuText(writeBatchCpuMs)}`,
+        target: "—",
+        verdict: "info",
+      },
       { metric: "peak RSS, ast-mcp (write phase)", value: mb(oursPeakRss), target: "—", verdict: "info" },
-      { metric: `disk before the run: create one empty file p50 / p95 (n=${PROBE_FILES})`, value: `${diskProbe.p50Us.toFixed(0)} / ${diskProbe.p95Us.toFixed(0)} µs`, target: "—", verdict: "info" },
+      {
+        metric: `disk before the run: create one empty file p50 / p95 (n=${PROBE_FILES})`,
+        value: `${diskProbe.p50Us.toFixed(0)} / ${diskProbe.p95Us.toFixed(0)} µs`,
+        target: "—",
+        verdict: "info",
+      },
     ];
     const runs = [aiderRun, astRun, wholeFileRun, fullJournalRun, patchBatch, writeBatch];
     const errorCount = runs.reduce((acc, run) => acc + run.errors, 0);
@@ -513,7 +574,12 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
         batchFileWrite: writeBatch,
         peerEditFile: peerRun,
         peakRssBytes: { ours: oursPeakRss ?? null, peer: peerPeakRss ?? null },
-        serverCpuMsPerCall: { filePatchAider: aiderCpuMs ?? null, filePatchAst: astCpuMs ?? null, batchFilePatch: patchBatchCpuMs ?? null, batchFileWrite: writeBatchCpuMs ?? null },
+        serverCpuMsPerCall: {
+          filePatchAider: aiderCpuMs ?? null,
+          filePatchAst: astCpuMs ?? null,
+          batchFilePatch: patchBatchCpuMs ?? null,
+          batchFileWrite: writeBatchCpuMs ?? null,
+        },
       },
     };
   } finally {

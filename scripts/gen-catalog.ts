@@ -8,10 +8,12 @@ import { TOOLS } from "../src/tools/index.ts";
 const root = join(import.meta.dir, "..");
 const check = process.argv.includes("--check");
 let drift = false;
-for (const [relative, text] of [
-  [TOOL_CATALOG_PATH, renderToolCatalog(TOOLS)],
-  [ERROR_CATALOG_PATH, renderErrorCatalog()],
-] as const) {
+for (
+  const [relative, text] of [
+    [TOOL_CATALOG_PATH, renderToolCatalog(TOOLS)],
+    [ERROR_CATALOG_PATH, renderErrorCatalog()],
+  ] as const
+) {
   const file = join(root, relative);
   let current = "";
   try {

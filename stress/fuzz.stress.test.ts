@@ -35,8 +35,26 @@ describe("process-level fuzzer (long run)", () => {
   test(`${CALLS} calls`, async () => {
     console.log(`fuzz seed ${SEED}, ${CALLS} calls (replay: AST_MCP_FUZZ_SEED=${SEED} AST_MCP_FUZZ_CALLS=${CALLS})`);
     const started = Date.now();
-    const report = await runFuzz({ cli: process.env.AST_MCP_FUZZ_CLI ?? CLI, base, env, seed: SEED, calls: CALLS, callTimeoutMs: CALL_TIMEOUT_MS, log: (line) => console.log(line) });
-    console.log(JSON.stringify({ seed: SEED, calls: CALLS, seconds: Math.round((Date.now() - started) / 1000), codes: report.errorCodes, commits: report.commits, restarts: report.restarts, findings: summarize(report.findings) }));
+    const report = await runFuzz({
+      cli: process.env.AST_MCP_FUZZ_CLI ?? CLI,
+      base,
+      env,
+      seed: SEED,
+      calls: CALLS,
+      callTimeoutMs: CALL_TIMEOUT_MS,
+      log: (line) => console.log(line),
+    });
+    console.log(
+      JSON.stringify({
+        seed: SEED,
+        calls: CALLS,
+        seconds: Math.round((Date.now() - started) / 1000),
+        codes: report.errorCodes,
+        commits: report.commits,
+        restarts: report.restarts,
+        findings: summarize(report.findings),
+      }),
+    );
     const unexpected = report.findings.filter((finding) => finding.defect === undefined || !ALLOWED.includes(finding.defect));
     expect(unexpected).toEqual([]);
   }, 6 * 60 * 60 * 1000);

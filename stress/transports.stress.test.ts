@@ -34,7 +34,9 @@ describe("stdio under a hostile client", () => {
     const write = async (data: Buffer | string) => {
       if (!child.stdin.write(data)) await new Promise((resolve) => child.stdin.once("drain", resolve));
     };
-    await write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "s", version: "1" } } })}\n`);
+    await write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "s", version: "1" } } })}\n`,
+    );
     const junk = Buffer.from("{not json at all}\n".repeat(50_000));
     for (let i = 0; i < 40; i++) await write(junk);
     const big = Buffer.alloc(11 * 1024 * 1024, 0x61);
@@ -44,8 +46,8 @@ describe("stdio under a hostile client", () => {
     }
     await write(`${JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping" })}\n`);
     const deadline = Date.now() + 300_000;
-    while (!out.includes('"id":99') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(out).toContain('"id":99');
+    while (!out.includes("\"id\":99") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain("\"id\":99");
     const peak = peakRssMiB(child.pid as number);
     console.error(`stdio stress: peak RSS ${peak.toFixed(1)} MiB`);
     expect(peak).toBeLessThan(400);

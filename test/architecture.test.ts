@@ -7,7 +7,18 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { checkArchitecture, fileReadsOf, importsOf, layerOf, lineStartsDeclarationsOf, renderLayerTable, RULES, sourceFiles, tableProblems, withLayerTable } from "./support/architecture.ts";
+import {
+  checkArchitecture,
+  fileReadsOf,
+  importsOf,
+  layerOf,
+  lineStartsDeclarationsOf,
+  renderLayerTable,
+  RULES,
+  sourceFiles,
+  tableProblems,
+  withLayerTable,
+} from "./support/architecture.ts";
 import { BUILD_ARTIFACTS, LAYERS, PENDING, PICTURE, READS_ALLOWED } from "./layers.ts";
 
 const ROOT = path.join(import.meta.dir, "..");
@@ -42,7 +53,9 @@ describe("the import graph of src/", () => {
 
   test("uses every allowance: each place allowed to read files reads, each build artifact is imported", () => {
     const reading = [...files].filter(([file, text]) => fileReadsOf(file, text).length > 0).map(([file]) => file);
-    const idle = READS_ALLOWED.filter((allowed) => !reading.some((file) => (allowed.where.endsWith("/") ? file.startsWith(allowed.where) : file === allowed.where))).map((allowed) => allowed.where);
+    const idle = READS_ALLOWED.filter((allowed) => !reading.some((file) => (allowed.where.endsWith("/") ? file.startsWith(allowed.where) : file === allowed.where))).map((
+      allowed,
+    ) => allowed.where);
     expect(idle).toEqual([]);
     const imported = new Set([...files].flatMap(([file, text]) => importsOf(file, text).map((edge) => edge.target)));
     expect(Object.keys(BUILD_ARTIFACTS).filter((artifact) => !imported.has(artifact))).toEqual([]);
@@ -81,93 +94,129 @@ describe("the layer table", () => {
 describe("the checker", () => {
   test("sees every form of import: static, type, re-export, dynamic, typeof import, createRequire", () => {
     const source = [
-      'import { a } from "./a.ts";',
-      'import type { B } from "./b.ts";',
-      'import { type C } from "./c.ts";',
-      'export { d } from "./d.ts";',
-      'export type { E } from "./e.ts";',
-      'const f = await import("./f.ts");',
-      'type G = typeof import("./g.ts");',
-      'import { createRequire } from "node:module";',
+      "import { a } from \"./a.ts\";",
+      "import type { B } from \"./b.ts\";",
+      "import { type C } from \"./c.ts\";",
+      "export { d } from \"./d.ts\";",
+      "export type { E } from \"./e.ts\";",
+      "const f = await import(\"./f.ts\");",
+      "type G = typeof import(\"./g.ts\");",
+      "import { createRequire } from \"node:module\";",
       "const require = createRequire(import.meta.url);",
-      'const h = require("./h.ts");',
-      'const i = createRequire(import.meta.url)("./i.ts");',
+      "const h = require(\"./h.ts\");",
+      "const i = createRequire(import.meta.url)(\"./i.ts\");",
     ].join("\n");
     const edges = importsOf("src/x/y.ts", source).map((edge) => `${edge.kind} ${edge.target}`);
-    expect(edges).toEqual(["static src/x/a.ts", "type src/x/b.ts", "type src/x/c.ts", "re-export src/x/d.ts", "type src/x/e.ts", "dynamic src/x/f.ts", "type src/x/g.ts", "static node:module", "require src/x/h.ts", "require src/x/i.ts"]);
+    expect(edges).toEqual([
+      "static src/x/a.ts",
+      "type src/x/b.ts",
+      "type src/x/c.ts",
+      "re-export src/x/d.ts",
+      "type src/x/e.ts",
+      "dynamic src/x/f.ts",
+      "type src/x/g.ts",
+      "static node:module",
+      "require src/x/h.ts",
+      "require src/x/i.ts",
+    ]);
   });
 
   test("fails on the index subscribing to the write pipeline (intel -> patch)", () => {
-    expect(check({ "src/intel/index/code-index.ts": 'import { onCommitted } from "../../patch/pipeline.ts";' })).toEqual(["layer: src/intel/index/code-index.ts -> src/patch/pipeline.ts"]);
+    expect(check({ "src/intel/index/code-index.ts": "import { onCommitted } from \"../../patch/pipeline.ts\";" })).toEqual([
+      "layer: src/intel/index/code-index.ts -> src/patch/pipeline.ts",
+    ]);
   });
 
   test("fails on run's scan decoding through patch (intel -> patch), even as a type import", () => {
-    expect(check({ "src/intel/run/scan.ts": 'import type { DecodedFile } from "../../patch/text-codec.ts";' })).toEqual(["layer: src/intel/run/scan.ts -> src/patch/text-codec.ts"]);
+    expect(check({ "src/intel/run/scan.ts": "import type { DecodedFile } from \"../../patch/text-codec.ts\";" })).toEqual([
+      "layer: src/intel/run/scan.ts -> src/patch/text-codec.ts",
+    ]);
   });
 
   test("fails on the hook's settings cache reaching into patch (hosts -> patch), even loaded lazily", () => {
-    expect(check({ "src/hosts/hook/settings-cache.ts": 'const { stateDir } = await import("../../patch/state-dir.ts");' })).toEqual(["layer: src/hosts/hook/settings-cache.ts -> src/patch/state-dir.ts"]);
+    expect(check({ "src/hosts/hook/settings-cache.ts": "const { stateDir } = await import(\"../../patch/state-dir.ts\");" })).toEqual([
+      "layer: src/hosts/hook/settings-cache.ts -> src/patch/state-dir.ts",
+    ]);
   });
 
   test("fails on a module loaded through createRequire against the table (patch -> intel)", () => {
-    const source = 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nexport const x = require("../intel/index/code-index.ts");';
+    const source = "import { createRequire } from \"node:module\";\nconst require = createRequire(import.meta.url);\nexport const x = require(\"../intel/index/code-index.ts\");";
     expect(check({ "src/patch/pipeline.ts": source })).toEqual(["layer: src/patch/pipeline.ts -> src/intel/index/code-index.ts"]);
   });
 
   test("fails on a re-export that runs up (syntax -> config)", () => {
-    expect(check({ "src/syntax/detect.ts": 'export { loadConfig } from "../config/load.ts";' })).toEqual(["layer: src/syntax/detect.ts -> src/config/load.ts"]);
+    expect(check({ "src/syntax/detect.ts": "export { loadConfig } from \"../config/load.ts\";" })).toEqual(["layer: src/syntax/detect.ts -> src/config/load.ts"]);
   });
 
   test("allows an import that runs down", () => {
-    expect(check({ "src/tools/files.ts": 'import { readBounded } from "../policy/open.ts";\nimport { decodeForEdit } from "../text/index.ts";' })).toEqual([]);
+    expect(check({ "src/tools/files.ts": "import { readBounded } from \"../policy/open.ts\";\nimport { decodeForEdit } from \"../text/index.ts\";" })).toEqual([]);
   });
 
   test("fails on a tool reaching past patch's façade, and not on the façade", () => {
-    expect(check({ "src/tools/write.ts": 'import { commitPlans } from "../patch/pipeline.ts";\nimport { writeBatch } from "../patch/index.ts";' })).toEqual(["facade: src/tools/write.ts -> src/patch/pipeline.ts"]);
+    expect(check({ "src/tools/write.ts": "import { commitPlans } from \"../patch/pipeline.ts\";\nimport { writeBatch } from \"../patch/index.ts\";" })).toEqual([
+      "facade: src/tools/write.ts -> src/patch/pipeline.ts",
+    ]);
   });
 
   test("fails on a second napi loader, static or through createRequire, and not on a type import", () => {
-    const lazy = 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nexport const napi = () => require("@ast-grep/napi");';
-    expect(check({ "src/intel/run/scan.ts": lazy, "src/intel/facts/lang/go.ts": 'import { kind } from "@ast-grep/napi";', "src/intel/facts/lang/rust.ts": 'import type { SgNode } from "@ast-grep/napi";' })).toEqual([
+    const lazy = "import { createRequire } from \"node:module\";\nconst require = createRequire(import.meta.url);\nexport const napi = () => require(\"@ast-grep/napi\");";
+    expect(
+      check({
+        "src/intel/run/scan.ts": lazy,
+        "src/intel/facts/lang/go.ts": "import { kind } from \"@ast-grep/napi\";",
+        "src/intel/facts/lang/rust.ts": "import type { SgNode } from \"@ast-grep/napi\";",
+      }),
+    ).toEqual([
       "napi: src/intel/facts/lang/go.ts loads @ast-grep/napi",
       "napi: src/intel/run/scan.ts loads @ast-grep/napi",
     ]);
     expect(check({ "src/syntax/grammars.ts": lazy })).toEqual([]);
-    expect(check({ "src/syntax/grammars.ts": lazy, "src/syntax/structural.ts": lazy })).toEqual(["napi: more than one loader in syntax/ (src/syntax/grammars.ts, src/syntax/structural.ts)"]);
+    expect(check({ "src/syntax/grammars.ts": lazy, "src/syntax/structural.ts": lazy })).toEqual([
+      "napi: more than one loader in syntax/ (src/syntax/grammars.ts, src/syntax/structural.ts)",
+    ]);
   });
 
   test("fails on a file opened for reading outside the policy layer's reader, and not on a write", () => {
     const source = [
-      'import { promises as fs, readFileSync } from "node:fs";',
-      'import { open } from "node:fs/promises";',
-      'export const a = () => readFileSync("x");',
-      'export const b = () => fs.readFile("x");',
-      'export const c = () => open("x", "wx");',
-      'export const d = (ts: any) => ts.sys.readFile("x");',
+      "import { promises as fs, readFileSync } from \"node:fs\";",
+      "import { open } from \"node:fs/promises\";",
+      "export const a = () => readFileSync(\"x\");",
+      "export const b = () => fs.readFile(\"x\");",
+      "export const c = () => open(\"x\", \"wx\");",
+      "export const d = (ts: any) => ts.sys.readFile(\"x\");",
     ].join("\n");
     expect(fileReadsOf("src/intel/index/code-index.ts", source).map((read) => read.call)).toEqual(["readFileSync", "readFile", "sys.readFile"]);
-    expect(check({ "src/intel/index/code-index.ts": source })).toEqual(["reader: src/intel/index/code-index.ts opens files (readFile)", "reader: src/intel/index/code-index.ts opens files (readFileSync)", "reader: src/intel/index/code-index.ts opens files (sys.readFile)"]);
+    expect(check({ "src/intel/index/code-index.ts": source })).toEqual([
+      "reader: src/intel/index/code-index.ts opens files (readFile)",
+      "reader: src/intel/index/code-index.ts opens files (readFileSync)",
+      "reader: src/intel/index/code-index.ts opens files (sys.readFile)",
+    ]);
     expect(check({ "src/config/file.ts": source })).toEqual([]);
   });
 
   test("fails on file system access in a pure layer", () => {
-    expect(check({ "src/helpers/glob.ts": 'import { statSync } from "node:fs";' })).toEqual(["pure: src/helpers/glob.ts imports node:fs"]);
+    expect(check({ "src/helpers/glob.ts": "import { statSync } from \"node:fs\";" })).toEqual(["pure: src/helpers/glob.ts imports node:fs"]);
   });
 
   test("fails on line starts computed outside text/, under any name", () => {
-    const renamed = "export function offsetsOf(text: string): number[] {\n  const out = [0];\n  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) out.push(i + 1);\n  return out;\n}";
+    const renamed =
+      "export function offsetsOf(text: string): number[] {\n  const out = [0];\n  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) out.push(i + 1);\n  return out;\n}";
     expect(lineStartsDeclarationsOf("src/tools/squeeze.ts", renamed)).toEqual([{ name: "offsetsOf", exported: true }]);
     expect(check({ "src/tools/squeeze.ts": renamed, "src/intel/a.ts": "const lineStarts = (text: string) => [0];" })).toEqual([
       "lineStarts: src/intel/a.ts computes line starts in lineStarts",
       "lineStarts: src/tools/squeeze.ts computes line starts in offsetsOf",
     ]);
     expect(check({ "src/text/lines.ts": "export const x = 1;" })).toEqual(["lineStarts: text/ exports no lineStarts"]);
-    expect(check({ "src/text/lines.ts": LINE_STARTS, "src/text/codec.ts": LINE_STARTS })).toEqual(["lineStarts: more than one lineStarts in text/ (src/text/codec.ts, src/text/lines.ts)"]);
+    expect(check({ "src/text/lines.ts": LINE_STARTS, "src/text/codec.ts": LINE_STARTS })).toEqual([
+      "lineStarts: more than one lineStarts in text/ (src/text/codec.ts, src/text/lines.ts)",
+    ]);
   });
 
   test("fails on an import of a file that is not in src/ (moved, or a build artifact nobody named), and on package.json outside core", () => {
-    expect(checkArchitecture(new Map([["src/tools/a.ts", 'import "./gone.ts";'], ["src/text/lines.ts", LINE_STARTS]])).map((violation) => violation.key)).toEqual(["missing: src/tools/a.ts -> src/tools/gone.ts"]);
-    expect(check({ "src/core/version.ts": 'import pkg from "../../package.json" with { type: "json" };' })).toEqual([]);
-    expect(check({ "src/tools/version.ts": 'import pkg from "../../package.json" with { type: "json" };' })).toEqual(["package: src/tools/version.ts imports package.json"]);
+    expect(checkArchitecture(new Map([["src/tools/a.ts", "import \"./gone.ts\";"], ["src/text/lines.ts", LINE_STARTS]])).map((violation) => violation.key)).toEqual([
+      "missing: src/tools/a.ts -> src/tools/gone.ts",
+    ]);
+    expect(check({ "src/core/version.ts": "import pkg from \"../../package.json\" with { type: \"json\" };" })).toEqual([]);
+    expect(check({ "src/tools/version.ts": "import pkg from \"../../package.json\" with { type: \"json\" };" })).toEqual(["package: src/tools/version.ts imports package.json"]);
   });
 });

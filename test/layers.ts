@@ -102,7 +102,9 @@ export const LAYERS: readonly Layer[] = [
 ];
 
 /** The rows of the picture in ARCHITECTURE.md (peers share a row). */
-export const PICTURE: readonly (readonly string[])[] = [["cli"], ["server", "hosts"], ["tools"], ["intel", "patch"], ["policy"], ["config"], ["syntax"], ["helpers"], ["text"], ["core"]];
+export const PICTURE: readonly (readonly string[])[] = [["cli"], ["server", "hosts"], ["tools"], ["intel", "patch"], ["policy"], ["config"], ["syntax"], ["helpers"], ["text"], [
+  "core",
+]];
 
 /**
  * Subsystems (a folder) that the named layers reach only through their façade. More come as the

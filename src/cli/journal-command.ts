@@ -8,7 +8,17 @@ import path from "node:path";
 import { loadConfig } from "../config/load.ts";
 import { isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
-import { commitBatch, journalLimitsFromConfig, listBatches, recoverJournal, showBatch, undoOps, type BatchDetail, type JournalBatchSummary as BatchSummary, type RecoveryReport } from "../patch/index.ts";
+import {
+  commitBatch,
+  journalLimitsFromConfig,
+  listBatches,
+  recoverJournal,
+  showBatch,
+  undoOps,
+  type BatchDetail,
+  type JournalBatchSummary as BatchSummary,
+  type RecoveryReport,
+} from "../patch/index.ts";
 import { stateDirectory } from "../config/state-dir.ts";
 import { UsageError, parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";
@@ -94,7 +104,9 @@ function renderShow(batch: BatchDetail): string {
     `images     ${batch.imageBytes} bytes kept for undo`,
   ];
   if (batch.description !== null) lines.push(`note       ${batch.description}`);
-  if (batch.recovery !== null) lines.push(`recovery   ${batch.recovery.action} at ${batch.recovery.at}${batch.recovery.conflicts.length > 0 ? `; left alone: ${batch.recovery.conflicts.join(", ")}` : ""}`);
+  if (batch.recovery !== null) {
+    lines.push(`recovery   ${batch.recovery.action} at ${batch.recovery.at}${batch.recovery.conflicts.length > 0 ? `; left alone: ${batch.recovery.conflicts.join(", ")}` : ""}`);
+  }
   lines.push("operations:");
   for (const op of batch.ops) {
     const target = op.to === null ? op.path : `${op.path} -> ${op.to}`;

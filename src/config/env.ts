@@ -66,7 +66,7 @@ function coerce(leaf: ConfigLeaf, text: string): Coerced {
       for (const pair of text.split(",")) {
         if (pair.trim() === "") continue;
         const equals = pair.indexOf("=");
-        if (equals <= 0) return { ok: false, message: 'expected key=value pairs separated by ","' };
+        if (equals <= 0) return { ok: false, message: "expected key=value pairs separated by \",\"" };
         map[pair.slice(0, equals).trim()] = pair.slice(equals + 1).trim();
       }
       return { ok: true, value: map };
@@ -95,8 +95,7 @@ export function readEnvLayer(env: NodeJS.ProcessEnv): { settings: EnvSetting[]; 
     }
     if (text === undefined || text.trim() === "") continue;
     const coerced = coerce(leaf, text);
-    const problem = (message: string) =>
-      problems.push({ file: `env:${variable}`, keyPath: leaf.dotted, message: `${variable}=${shown(text)}: ${message}` });
+    const problem = (message: string) => problems.push({ file: `env:${variable}`, keyPath: leaf.dotted, message: `${variable}=${shown(text)}: ${message}` });
     if (!coerced.ok) {
       problem(coerced.message);
       continue;

@@ -116,7 +116,7 @@ function removeOffending(document: Record<string, unknown>, issue: z.core.$ZodIs
   };
   const deleteKeys = (path: ReadonlyArray<PropertyKey>, keys: readonly string[]) => {
     const node = getAt(path);
-    if (node !== null && typeof node === "object") for (const key of keys) delete (node as Record<string, unknown>)[key];
+    if (node !== null && typeof node === "object") { for (const key of keys) delete (node as Record<string, unknown>)[key]; }
   };
 
   const firstIndex = issue.path.findIndex((segment) => typeof segment === "number");

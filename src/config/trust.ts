@@ -19,7 +19,7 @@ const ANY: ProjectPermission = { kind: "any" };
 function atMost(ceiling: number): ProjectPermission {
   return { kind: "tighten", direction: `a value of at most ${ceiling}`, isTightening: (value) => typeof value === "number" && value <= ceiling };
 }
-const ONLY_DENY: ProjectPermission = { kind: "tighten", direction: '"deny"', isTightening: (value) => value === "deny" };
+const ONLY_DENY: ProjectPermission = { kind: "tighten", direction: "\"deny\"", isTightening: (value) => value === "deny" };
 
 /** Key patterns ("[]" stands for any element of a list of tables) → what a project file may do. */
 export const PROJECT_PERMISSIONS: Readonly<Record<string, ProjectPermission>> = {
@@ -28,9 +28,9 @@ export const PROJECT_PERMISSIONS: Readonly<Record<string, ProjectPermission>> = 
   "safety.fuzzy_threshold": { kind: "tighten", direction: "a value of at least 0.9", isTightening: (value) => typeof value === "number" && value >= 0.9 },
   // Formatting is a repository's own style choice, not a security boundary.
   "format.enabled": ANY,
-  "format.on_failure": { kind: "tighten", direction: '"refuse"', isTightening: (value) => value === "refuse" },
+  "format.on_failure": { kind: "tighten", direction: "\"refuse\"", isTightening: (value) => value === "refuse" },
   // The hook only steers agents; a project may switch it to deny but never loosen it or add allow-lists.
-  "hook.mode": { kind: "tighten", direction: '"deny"', isTightening: (value) => value === "deny" },
+  "hook.mode": { kind: "tighten", direction: "\"deny\"", isTightening: (value) => value === "deny" },
   // The code index: a project may stop persisting and lower the limits (never above the defaults), and say how its own files parse.
   "index.persist": { kind: "tighten", direction: "false", isTightening: (value) => value === false },
   "index.max_files": atMost(DEFAULT_CONFIG.index.max_files),

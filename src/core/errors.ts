@@ -37,7 +37,10 @@ export const ERROR_CODES = {
   unsupported_document: { retryable: false, hint: "document_query reads .json, .jsonc, .toml, .yaml and .yml files." },
   parse_error: { retryable: false, hint: "The document does not parse; fix its syntax or read it as text with file_read." },
   io_error: { retryable: true, hint: "The file system refused the operation; check permissions and retry." },
-  path_changed: { retryable: true, hint: "A directory or file on the path was replaced (for example by a symbolic link) while the call ran; nothing was done through it. Call again." },
+  path_changed: {
+    retryable: true,
+    hint: "A directory or file on the path was replaced (for example by a symbolic link) while the call ran; nothing was done through it. Call again.",
+  },
   // Guarded writes (mutation tools) share the same catalog.
   stale_hash: { retryable: true, hint: "The file changed since you read it: read it again (file_hash or file_read) and rebuild the edit against the current content." },
   missing_hash: { retryable: false, hint: "Pass expectedSha256 from file_hash or file_read for every existing file." },
@@ -45,7 +48,11 @@ export const ERROR_CODES = {
   no_match: { retryable: false, hint: "Copy the search text from the nearest text shown, then retry." },
   match_count: { retryable: false, hint: "Adjust the pattern or expectedMatches to the listed matches." },
   syntax_regression: { retryable: false, hint: "The edit introduces syntax errors at the listed places; fix the replacement or pass allowSyntaxErrors." },
-  syntax_unchecked: { retryable: false, hint: "The file's parser is unavailable in this server (see the message; restarting it loads the parsers again); pass allowSyntaxErrors: true to write without the syntax check." },
+  syntax_unchecked: {
+    retryable: false,
+    hint:
+      "The file's parser is unavailable in this server (see the message; restarting it loads the parsers again); pass allowSyntaxErrors: true to write without the syntax check.",
+  },
   format_failed: { retryable: false, hint: "The formatter could not format the candidate; check the edit's syntax." },
   cancelled: { retryable: true, hint: "The client cancelled the call before its commit began; nothing was written. Call again to retry." },
   lock_timeout: { retryable: true, hint: "Another writer holds the file; retry shortly." },
@@ -55,7 +62,10 @@ export const ERROR_CODES = {
   referenced_file: { retryable: false, hint: "Other files import this one; update them first or pass force: true." },
   // Code intelligence.
   symbol_not_found: { retryable: false, hint: "Check the name (map or search lists declarations); pass a path to look in one file, or a qualified name such as Class.method." },
-  ambiguous_symbol: { retryable: false, hint: "Several declarations match: pass path (or path#Name) or a qualified name such as Class.method to pick one of the listed candidates." },
+  ambiguous_symbol: {
+    retryable: false,
+    hint: "Several declarations match: pass path (or path#Name) or a qualified name such as Class.method to pick one of the listed candidates.",
+  },
 } as const satisfies Record<string, { retryable: boolean; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -291,7 +291,6 @@ export const LIMITS = {
     acquireTimeoutMs: 10_000,
   },
 
-
   format: {
     /** Bytes an external formatter may print before it is stopped. */
     externalMaxOutputBytes: 32 * MiB,

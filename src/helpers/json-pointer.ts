@@ -37,14 +37,14 @@ export function formatPointer(tokens: readonly string[]): string {
 export type PointerResult =
   | { found: true; value: unknown }
   | {
-      found: false;
-      /** Pointer to the deepest value that exists on the way. */
-      existingPrefix: string;
-      /** The token that could not be followed. */
-      missingToken: string;
-      /** The value at existingPrefix (to list what is there instead). */
-      parent: unknown;
-    };
+    found: false;
+    /** Pointer to the deepest value that exists on the way. */
+    existingPrefix: string;
+    /** The token that could not be followed. */
+    missingToken: string;
+    /** The value at existingPrefix (to list what is there instead). */
+    parent: unknown;
+  };
 
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 

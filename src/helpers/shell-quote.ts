@@ -10,5 +10,5 @@ export function shellQuote(word: string): string {
 /** Quoting for cmd.exe / PowerShell command strings: double quotes around words with spaces. */
 export function windowsQuote(word: string): string {
   if (SAFE.test(word.replace(/\\/g, "/"))) return word;
-  return `"${word.replace(/"/g, '\\"')}"`;
+  return `"${word.replace(/"/g, "\\\"")}"`;
 }

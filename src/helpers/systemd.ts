@@ -10,7 +10,7 @@ const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
 export function quoteSystemdArg(arg: string): string {
   const escaped = arg.replace(/%/g, "%%").replace(/\$/g, "$$$$");
   if (PLAIN.test(arg)) return escaped;
-  return `"${escaped.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return `"${escaped.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`;
 }
 
 /** A command line for ExecStart=. */
@@ -31,9 +31,9 @@ export function splitSystemdCommand(line: string): string[] {
     while (index < line.length && /\s/.test(line[index] as string)) index++;
     if (index >= line.length) break;
     let arg = "";
-    if (line[index] === '"') {
+    if (line[index] === "\"") {
       index++;
-      while (index < line.length && line[index] !== '"') {
+      while (index < line.length && line[index] !== "\"") {
         if (line[index] === "\\" && index + 1 < line.length) index++;
         arg += line[index];
         index++;

@@ -38,7 +38,7 @@ export function parseHeaderKey(inner: string): string[] | undefined {
   let rest = inner.trim();
   while (rest.length > 0) {
     let part: string;
-    if (rest.startsWith('"')) {
+    if (rest.startsWith("\"")) {
       const match = /^"((?:[^"\\]|\\.)*)"/.exec(rest);
       if (!match) return undefined;
       try {
@@ -80,7 +80,7 @@ interface Line {
 function scanLines(text: string): Line[] {
   const lines: Line[] = [];
   let offset = 0;
-  let openDelimiter: '"""' | "'''" | undefined;
+  let openDelimiter: "\"\"\"" | "'''" | undefined;
   while (offset < text.length) {
     const newline = text.indexOf("\n", offset);
     const end = newline === -1 ? text.length : newline + 1;
@@ -94,7 +94,7 @@ function scanLines(text: string): Line[] {
       }
     }
     // Track multi-line strings so a line inside one is never taken for a header.
-    for (const delimiter of ['"""', "'''"] as const) {
+    for (const delimiter of ["\"\"\"", "'''"] as const) {
       const count = content.split(delimiter).length - 1;
       if (count % 2 === 1) {
         if (openDelimiter === undefined) openDelimiter = delimiter;

@@ -163,7 +163,9 @@ export async function applyArtifact(spec: Owned, existing: ArtifactRecord | unde
       const tableText = renderTomlTable(spec.table, spec.values);
       const currentTable = tomlTableText(base, spec.table);
       if (currentTable === undefined && hasPath(data, spec.table)) {
-        throw new PlanError(`defines [${spec.table.join(".")}] in a form ast-mcp does not edit (an inline table or dotted keys); give it its own [${spec.table.join(".")}] table or remove it`);
+        throw new PlanError(
+          `defines [${spec.table.join(".")}] in a form ast-mcp does not edit (an inline table or dotted keys); give it its own [${spec.table.join(".")}] table or remove it`,
+        );
       }
       let next: string;
       let prefix = existing?.kind === "toml" ? existing.prefix : "";
@@ -235,7 +237,9 @@ export async function undoArtifact(record: ArtifactRecord, files: FileState): Pr
     }
     case "toml": {
       parseTomlOrThrow(text);
-      const next = record.replacedText !== undefined ? (replaceTomlTable(text, record.table, record.replacedText) ?? text) : removeTomlTable(text, record.table, record.prefix).text;
+      const next = record.replacedText !== undefined ?
+        (replaceTomlTable(text, record.table, record.replacedText) ?? text) :
+        removeTomlTable(text, record.table, record.prefix).text;
       files.set(record.file, record.createdFile && next.trim() === "" ? null : next);
       return undefined;
     }

@@ -40,17 +40,19 @@ export function renderToolCatalog(tools: readonly AnyTool[]): string {
 
 export function renderErrorCatalog(codes: Readonly<Record<string, { retryable: boolean; hint: string }>> = ERROR_CODES): string {
   const rows = Object.entries(codes).map(([code, entry]) => `| \`${code}\` | ${entry.retryable ? "yes" : "no"} | ${entry.hint.replace(/\|/g, "\\|")} |`);
-  return `${[
-    GENERATED,
-    "",
-    "# ast-mcp error codes",
-    "",
-    "Every error names one of these codes. `retryable: yes` means the same call can succeed later",
-    "(after the condition passes); otherwise change the call as the hint says. A `suggestedNextCall`,",
-    "when present, is the exact call to make next.",
-    "",
-    "| code | retryable | what to do |",
-    "|---|---|---|",
-    ...rows,
-  ].join("\n")}\n`;
+  return `${
+    [
+      GENERATED,
+      "",
+      "# ast-mcp error codes",
+      "",
+      "Every error names one of these codes. `retryable: yes` means the same call can succeed later",
+      "(after the condition passes); otherwise change the call as the hint says. A `suggestedNextCall`,",
+      "when present, is the exact call to make next.",
+      "",
+      "| code | retryable | what to do |",
+      "|---|---|---|",
+      ...rows,
+    ].join("\n")
+  }\n`;
 }

@@ -50,10 +50,24 @@ async function executableChecks(options: DoctorOptions, checks: Check[]): Promis
   try {
     const executable = await resolveExecutable({ cliPath: options.cliPath, env: options.he.env, platform: options.he.platform });
     const pkg = JSON.parse(readFileSync(path.join(executable.packageRoot, "package.json"), "utf8")) as { version?: string };
-    checks.push(check("package", pkg.version === VERSION ? "ok" : "warn", `installed package ${pkg.version ?? "?"} at ${executable.packageRoot}`, pkg.version === VERSION ? undefined : "the running code and the installed package differ; reinstall ast-mcp"));
+    checks.push(
+      check(
+        "package",
+        pkg.version === VERSION ? "ok" : "warn",
+        `installed package ${pkg.version ?? "?"} at ${executable.packageRoot}`,
+        pkg.version === VERSION ? undefined : "the running code and the installed package differ; reinstall ast-mcp",
+      ),
+    );
     const onPath = await findOnPath(options.he.env, options.he.platform);
     if (executable.source === "path") checks.push(check("executable", "ok", `\`ast-mcp\` on PATH (${onPath[0] ?? executable.absolute}) is this installation`));
-    else checks.push(check("executable", "warn", `\`ast-mcp\` on PATH is ${onPath.length === 0 ? "missing" : "another installation"}; entries use ${executable.command}`, "install globally (npm install -g ast-mcp) for entries that survive moving the project"));
+    else {checks.push(
+        check(
+          "executable",
+          "warn",
+          `\`ast-mcp\` on PATH is ${onPath.length === 0 ? "missing" : "another installation"}; entries use ${executable.command}`,
+          "install globally (npm install -g ast-mcp) for entries that survive moving the project",
+        ),
+      );}
     return executable.packageRoot;
   } catch (error) {
     checks.push(check("executable", "fail", (error as Error).message, "install ast-mcp (npm install -g ast-mcp) and run `ast-mcp install` again"));
@@ -64,9 +78,13 @@ async function executableChecks(options: DoctorOptions, checks: Check[]): Promis
 async function configChecks(options: DoctorOptions, checks: Check[]): Promise<void> {
   const { loadConfig } = await import("../config/load.ts");
   const snapshot = await loadConfig({ cwd: options.he.cwd, env: options.he.env });
-  const files = `user ${snapshot.files.user}${snapshot.files.userExists ? "" : " (none)"}, project ${snapshot.files.project ?? "(no root)"}${snapshot.files.projectExists ? "" : " (none)"}`;
+  const files = `user ${snapshot.files.user}${snapshot.files.userExists ? "" : " (none)"}, project ${snapshot.files.project ?? "(no root)"}${
+    snapshot.files.projectExists ? "" : " (none)"
+  }`;
   if (snapshot.problems.length === 0) checks.push(check("config", "ok", `valid (${files})`));
-  for (const problem of snapshot.problems) checks.push(check("config", "fail", `${problem.file}: ${problem.keyPath}: ${problem.message}`, "fix the file; `ast-mcp config validate` lists every problem"));
+  for (const problem of snapshot.problems) {
+    checks.push(check("config", "fail", `${problem.file}: ${problem.keyPath}: ${problem.message}`, "fix the file; `ast-mcp config validate` lists every problem"));
+  }
   for (const warning of snapshot.warnings) checks.push(check("config", "warn", warning));
 }
 
@@ -135,7 +153,7 @@ function probeTargetOf(entry: Record<string, unknown>, he: HostEnvironment): Pro
   if (typeof url === "string") {
     const headers: Record<string, string> = {};
     const given = entry.headers;
-    if (given !== null && typeof given === "object") for (const [name, value] of Object.entries(given)) if (typeof value === "string") headers[name] = expand(value, he);
+    if (given !== null && typeof given === "object") { for (const [name, value] of Object.entries(given)) if (typeof value === "string") headers[name] = expand(value, he); }
     if (typeof entry.bearer_token_env_var === "string") headers.Authorization = `Bearer ${he.env[entry.bearer_token_env_var] ?? ""}`;
     return { transport: "http", url: expand(url, he), headers };
   }
@@ -143,7 +161,7 @@ function probeTargetOf(entry: Record<string, unknown>, he: HostEnvironment): Pro
   const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string").map((arg) => expand(arg, he)) : [];
   // As the host starts it: its own environment plus the entry's.
   const env: NodeJS.ProcessEnv = { ...he.env };
-  if (entry.env !== null && typeof entry.env === "object") for (const [name, value] of Object.entries(entry.env)) if (typeof value === "string") env[name] = expand(value, he);
+  if (entry.env !== null && typeof entry.env === "object") { for (const [name, value] of Object.entries(entry.env)) if (typeof value === "string") env[name] = expand(value, he); }
   return { transport: "stdio", command: expand(entry.command, he), args, cwd: he.cwd, env };
 }
 
@@ -166,14 +184,18 @@ async function entryChecks(options: DoctorOptions, checks: Check[]): Promise<num
       try {
         entry = readEntry(layout.entry.format, layout.entry.container, text);
       } catch (error) {
-        checks.push(check(area, "fail", `${layout.entry.file} does not parse: ${(error as Error).message.split("\n")[0]}`, "fix the file's syntax; ast-mcp leaves malformed files alone"));
+        checks.push(
+          check(area, "fail", `${layout.entry.file} does not parse: ${(error as Error).message.split("\n")[0]}`, "fix the file's syntax; ast-mcp leaves malformed files alone"),
+        );
         continue;
       }
       if (!entry) continue;
       found++;
       const probeTarget = probeTargetOf(entry, options.he);
       if (!probeTarget) {
-        checks.push(check(area, "fail", `the ${SERVER_NAME} entry in ${layout.entry.file} has neither a command nor a URL`, `run \`ast-mcp install --target ${target} --scope ${scope}\``));
+        checks.push(
+          check(area, "fail", `the ${SERVER_NAME} entry in ${layout.entry.file} has neither a command nor a URL`, `run \`ast-mcp install --target ${target} --scope ${scope}\``),
+        );
         continue;
       }
       const what = probeTarget.transport === "stdio" ? `${probeTarget.command} ${probeTarget.args.join(" ")}` : probeTarget.url;
@@ -187,7 +209,16 @@ async function entryChecks(options: DoctorOptions, checks: Check[]): Promise<num
         const tools = await (probes.get(key) as Promise<string[]>);
         checks.push(check(area, "ok", `entry in ${layout.entry.file}: ${what} starts and lists ${tools.length} tools`));
       } catch (error) {
-        checks.push(check(area, "fail", `entry in ${layout.entry.file}: ${what} does not answer: ${(error as Error).message.split("\n")[0]}`, probeTarget.transport === "stdio" ? "run `ast-mcp update` to re-point it at the current executable" : "start the server (or the service) and set AST_MCP_TOKEN for the host"));
+        checks.push(
+          check(
+            area,
+            "fail",
+            `entry in ${layout.entry.file}: ${what} does not answer: ${(error as Error).message.split("\n")[0]}`,
+            probeTarget.transport === "stdio" ?
+              "run `ast-mcp update` to re-point it at the current executable" :
+              "start the server (or the service) and set AST_MCP_TOKEN for the host",
+          ),
+        );
       }
       await hookCheck(target, scope, area, options.he, checks);
     }
@@ -206,17 +237,20 @@ async function hookCheck(target: Target, scope: Scope, area: string, he: HostEnv
     checks.push(check(area, "warn", `no ast-mcp hook in ${layout.hookFile}`, `run \`ast-mcp install --target ${target} --scope ${scope}\` (or keep --no-hooks)`));
     return;
   }
-  const present =
-    layout.hooks === "json-group"
-      ? (() => {
-          try {
-            return readJsonSlot(text, { container: ["hooks", "PreToolUse"], matches: (value) => isOurHookGroup(value, target) }) !== undefined;
-          } catch {
-            return false;
-          }
-        })()
-      : text.includes(" hook --host ");
-  checks.push(present ? check(area, "ok", `hook in ${layout.hookFile}`) : check(area, "warn", `no ast-mcp hook in ${layout.hookFile}`, `run \`ast-mcp install --target ${target} --scope ${scope}\``));
+  const present = layout.hooks === "json-group" ?
+    (() => {
+      try {
+        return readJsonSlot(text, { container: ["hooks", "PreToolUse"], matches: (value) => isOurHookGroup(value, target) }) !== undefined;
+      } catch {
+        return false;
+      }
+    })() :
+    text.includes(" hook --host ");
+  checks.push(
+    present ?
+      check(area, "ok", `hook in ${layout.hookFile}`) :
+      check(area, "warn", `no ast-mcp hook in ${layout.hookFile}`, `run \`ast-mcp install --target ${target} --scope ${scope}\``),
+  );
 }
 
 async function directoryCheck(area: string, dir: string, checks: Check[], required: boolean): Promise<void> {
@@ -260,7 +294,14 @@ async function stateChecks(options: DoctorOptions, checks: Check[]): Promise<voi
         checks.push(check("service", status === 200 ? "ok" : "fail", `${install.service.label}: GET ${url} → ${status}`));
       } catch (error) {
         const how = install.service.manager === "systemd" ? `systemctl --user status ${install.service.label}` : `launchctl print gui/$(id -u)/${install.service.label}`;
-        checks.push(check("service", "fail", `${install.service.label}: nothing answers ${url} (${(error as Error).message})`, `check it with \`${how}\`; \`ast-mcp update\` rewrites and restarts it`));
+        checks.push(
+          check(
+            "service",
+            "fail",
+            `${install.service.label}: nothing answers ${url} (${(error as Error).message})`,
+            `check it with \`${how}\`; \`ast-mcp update\` rewrites and restarts it`,
+          ),
+        );
       }
     }
   } catch (error) {

@@ -10,7 +10,18 @@ import { shellQuote, windowsQuote } from "../helpers/shell-quote.ts";
 import { applyArtifact, commitChanges, FileState, PlanError, renderDiff, undoArtifact, type FileChange } from "./apply.ts";
 import type { HostEnvironment } from "./environment.ts";
 import type { ExecutableInfo } from "./executable.ts";
-import { artifactKey, findInstall, ownersUnion, readRecord, writeRecord, type ArtifactRecord, type InstallOptionsRecord, type InstallRecord, type InstallRecordFile, type ServiceRecord } from "./record.ts";
+import {
+  artifactKey,
+  findInstall,
+  ownersUnion,
+  readRecord,
+  writeRecord,
+  type ArtifactRecord,
+  type InstallOptionsRecord,
+  type InstallRecord,
+  type InstallRecordFile,
+  type ServiceRecord,
+} from "./record.ts";
 import { afterServiceRemoved, existingToken, newToken, planService, startService, stopService, type ServiceDeps, type ServiceSpec } from "./service.ts";
 import {
   copilotHookFile,
@@ -91,7 +102,14 @@ function executableWord(he: HostEnvironment, executable: ExecutableInfo): string
 }
 
 /** The artifacts one target wants in a scope; notes say what it skips and why. */
-export function specsForTarget(target: Target, state: ScopeState, launch: ServerLaunch, executable: ExecutableInfo, options: Pick<InstallOptionsRecord, "hooks" | "guidance" | "skill">, templates: Templates): { specs: ArtifactSpec[]; notes: string[] } {
+export function specsForTarget(
+  target: Target,
+  state: ScopeState,
+  launch: ServerLaunch,
+  executable: ExecutableInfo,
+  options: Pick<InstallOptionsRecord, "hooks" | "guidance" | "skill">,
+  templates: Templates,
+): { specs: ArtifactSpec[]; notes: string[] } {
   const title = TARGET_TITLES[target];
   const layout = targetLayout(target, state.scope, state.he);
   if (layout.unsupported) return { specs: [], notes: [`${title}: skipped: ${layout.unsupported}`] };
@@ -103,14 +121,20 @@ export function specsForTarget(target: Target, state: ScopeState, launch: Server
     if (location.format === "toml") specs.push({ kind: "toml", file: location.file, table: location.container, values: entry as Record<string, never>, role: "entry" });
     else specs.push({ kind: "json", file: location.file, slot: { container: location.container, key: SERVER_NAME }, value: entry, role: "entry" });
   }
-  if (options.guidance) for (const file of layout.guidance) specs.push({ kind: "block", file, body: templates.guidance, role: "guidance" });
+  if (options.guidance) { for (const file of layout.guidance) specs.push({ kind: "block", file, body: templates.guidance, role: "guidance" }); }
   if (options.skill && layout.skillDir) {
     for (const item of templates.skill) specs.push({ kind: "file", file: path.join(layout.skillDir, ...item.relative.split("/")), content: item.content, role: "skill" });
   }
   if (options.hooks && layout.hookFile) {
     const word = executableWord(state.he, executable);
     if (layout.hooks === "json-group") {
-      specs.push({ kind: "json", file: layout.hookFile, slot: { container: ["hooks", "PreToolUse"], hookFor: target }, value: hookGroupValue(target, word, state.he.platform !== "win32"), role: "hook" });
+      specs.push({
+        kind: "json",
+        file: layout.hookFile,
+        slot: { container: ["hooks", "PreToolUse"], hookFor: target },
+        value: hookGroupValue(target, word, state.he.platform !== "win32"),
+        role: "hook",
+      });
     } else if (layout.hooks === "copilot-file") {
       specs.push({ kind: "file", file: layout.hookFile, content: copilotHookFile(shellQuote(executable.command), windowsQuote(executable.command)), role: "hook" });
     }
@@ -259,7 +283,9 @@ async function finish(
   if (service.start) {
     try {
       await startService(service.start, context.serviceDeps);
-      report.notes.push(`service: ${service.start.label} is running and answers http://${service.start.host}:${service.start.port}/healthz; its token is in ${service.start.tokenFile} (export it as ${TOKEN_ENV_NAME} for the hosts)`);
+      report.notes.push(
+        `service: ${service.start.label} is running and answers http://${service.start.host}:${service.start.port}/healthz; its token is in ${service.start.tokenFile} (export it as ${TOKEN_ENV_NAME} for the hosts)`,
+      );
     } catch (error) {
       report.problems.push({ file: service.start.unitFile, message: `service: ${(error as Error).message}` });
     }
@@ -294,7 +320,7 @@ async function planScope(
     if (service) perTarget.push({ target: runTargets[0] as Target, specs: service.specs, notes: [] });
   }
   const desired = mergeSpecs(perTarget, report.notes);
-  if (service) for (const spec of service.specs) (desired.get(artifactKey(spec)) as Owned).owners = ownersUnion([], runTargets);
+  if (service) { for (const spec of service.specs) (desired.get(artifactKey(spec)) as Owned).owners = ownersUnion([], runTargets); }
   const reconciled = await reconcile(existing?.artifacts ?? [], desired, runTargets, files);
   report.problems.push(...reconciled.problems);
   report.notes.push(...reconciled.notes);
@@ -380,7 +406,11 @@ export async function uninstall(request: { targets: Target[]; scopes: Scope[]; d
     report.problems.push(...reconciled.problems);
     report.notes.push(...reconciled.notes);
     dirs.push(...reconciled.dirsToRemove);
-    const remaining: InstallRecord = { ...existing, artifacts: reconciled.artifacts, targets: existing.targets.filter((target) => reconciled.artifacts.some((artifact) => artifact.owners.includes(target))) };
+    const remaining: InstallRecord = {
+      ...existing,
+      artifacts: reconciled.artifacts,
+      targets: existing.targets.filter((target) => reconciled.artifacts.some((artifact) => artifact.owners.includes(target))),
+    };
     const unitKept = existing.service !== undefined && reconciled.artifacts.some((artifact) => artifact.file === existing.service?.unitFile);
     if (existing.service && !unitKept) {
       delete remaining.service;

@@ -152,7 +152,8 @@ export function planService(
   }
   const manual = `${TOKEN_FILE_ENV}=${shellQuote(tokenFile)} ${argv.map(shellQuote).join(" ")}`;
   return {
-    unsupported: `no service manager support on ${he.platform}; start the server yourself (for example from your login scripts) with:\n  ${manual}\nafter putting a token in ${tokenFile}`,
+    unsupported:
+      `no service manager support on ${he.platform}; start the server yourself (for example from your login scripts) with:\n  ${manual}\nafter putting a token in ${tokenFile}`,
   };
 }
 
@@ -195,10 +196,9 @@ export async function startService(spec: Pick<ServiceSpec, "manager" | "unitFile
 
 /** Stops and disables the service before its unit file is removed. */
 export async function stopService(spec: Pick<ServiceSpec, "manager" | "label">, deps: ServiceDeps): Promise<string | undefined> {
-  const result =
-    spec.manager === "systemd"
-      ? await deps.run("systemctl", ["--user", "disable", "--now", spec.label])
-      : await deps.run("launchctl", ["bootout", `gui/${deps.uid}/${spec.label}`]);
+  const result = spec.manager === "systemd" ?
+    await deps.run("systemctl", ["--user", "disable", "--now", spec.label]) :
+    await deps.run("launchctl", ["bootout", `gui/${deps.uid}/${spec.label}`]);
   return result.code === 0 ? undefined : `stopping ${spec.label} failed (exit ${result.code}): ${result.stderr.trim()}`;
 }
 

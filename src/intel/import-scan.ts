@@ -35,8 +35,13 @@ export async function findImporters(target: ResolvedPath, context: IndexContext,
   const index = CodeIndex.forContext(context);
   const coverage = await index.ensureFresh(signal ? { signal } : {});
   if (coverage.skipped.overLimit > 0) throw tooManyFiles(`${coverage.skipped.overLimit} files are over the index's file limit (${coverage.limits.join("; ")})`);
-  if (options.maxFiles !== undefined && coverage.files > options.maxFiles) throw tooManyFiles(`${coverage.files} files are indexed, more than ${options.maxFiles}`, options.maxFiles);
-  const graph = await ImportGraph.for(index, workspace, { readHead: (file) => index.text(file as Parameters<CodeIndex["text"]>[0]).catch(() => undefined), ...(signal ? { signal } : {}) });
+  if (options.maxFiles !== undefined && coverage.files > options.maxFiles) {
+    throw tooManyFiles(`${coverage.files} files are indexed, more than ${options.maxFiles}`, options.maxFiles);
+  }
+  const graph = await ImportGraph.for(index, workspace, {
+    readHead: (file) => index.text(file as Parameters<CodeIndex["text"]>[0]).catch(() => undefined),
+    ...(signal ? { signal } : {}),
+  });
   signal?.throwIfAborted();
   const edges = graph.file(target.real) ? [...graph.dependentsOf(target.real)] : await graph.edgesToUnindexed(await index.fileFor(target));
   const importers = new Set<string>();

@@ -299,7 +299,7 @@ function buildRecords(split: SplitText): { records: string[]; templates: number;
   const singleLines: number[] = [];
   for (const unit of units) {
     if (unit.kind === "line") singleLines.push(unit.index);
-    else if (unit.kind === "block") for (let offset = 0; offset < unit.period; offset++) singleLines.push(unit.index + offset);
+    else if (unit.kind === "block") { for (let offset = 0; offset < unit.period; offset++) singleLines.push(unit.index + offset); }
   }
   const plan = planTemplates(lines, singleLines);
   const defined = new Set<number>();

@@ -91,4 +91,3 @@ export function parseAiderText(raw: string): AiderBlock[] {
 function joinSection(lines: string[]): string {
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
-

@@ -227,4 +227,3 @@ function boundedLevenshtein(a: string, b: string, cap: number, work: { spent: nu
 export function round(value: number): number {
   return Math.floor(value * 1000) / 1000;
 }
-

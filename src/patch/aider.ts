@@ -128,9 +128,7 @@ function applyOne(text: string, block: AiderBlock, index: number, options: Aider
   // Stage 3: indentation ignored, relative indentation structure kept.
   const strippedFile = fileLines.map((line) => line.trim());
   const strippedSearch = searchLines.map((line) => line.trim());
-  const indentWindows = lineWindows(strippedFile, strippedSearch).filter((first) =>
-    sameIndentStructure(fileLines.slice(first, first + searchLines.length), searchLines),
-  );
+  const indentWindows = lineWindows(strippedFile, strippedSearch).filter((first) => sameIndentStructure(fileLines.slice(first, first + searchLines.length), searchLines));
   if (indentWindows.length > 0) {
     const first = decideLineWindows(context, indentWindows, searchLines.length, "indentation");
     const newLines = reindent(splitLines(replace), searchLines, fileLines.slice(first, first + searchLines.length), fileLines);
@@ -403,8 +401,7 @@ function noMatch(index: number, searchLines: string[], fileLines: string[], scan
   const tried = options.fuzzy ? "exact, whitespace, indentation and fuzzy" : "exact, whitespace and indentation";
   const later = index > 0 ? " Line numbers count the text after the earlier blocks applied." : "";
   // The fuzzy verdict is only incomplete when an unscored window could still have reached the threshold.
-  const fuzzyIncomplete =
-    options.fuzzy && scan.exhausted && (scan.stoppedAtBound ?? 1) >= options.fuzzyThreshold - FUZZY_AMBIGUITY_MARGIN;
+  const fuzzyIncomplete = options.fuzzy && scan.exhausted && (scan.stoppedAtBound ?? 1) >= options.fuzzyThreshold - FUZZY_AMBIGUITY_MARGIN;
   const best = scan.best;
   if (!best) {
     const why = fileLines.length === 0 ? "the file is empty" : "no similar text was found within the work limit";
@@ -417,20 +414,21 @@ function noMatch(index: number, searchLines: string[], fileLines: string[], scan
   const searchText = searchLines.join("\n").replace(/\r/g, "");
   const diff = compactDiff(searchText, nearestText);
   const similarity = round(best.similarity);
-  const fuzzyNote = options.fuzzy
-    ? fuzzyIncomplete
-      ? " The fuzzy scan stopped at its work limit before it could rule out every near window, so no fuzzy match was taken."
-      : best.similarity >= options.fuzzyThreshold
-        ? ""
-        : ` Its similarity is below the fuzzy threshold ${options.fuzzyThreshold}.`
-    : "";
-  const diffText =
-    diff === undefined
-      ? ` The texts differ too much for a character diff; the file has there:\n${cut(nearestText, LIMITS.patch.nearestDiffChars)}`
-      : ` Differences (-[only in your search] +[only in the file]): ${diff}`;
+  const fuzzyNote = options.fuzzy ?
+    fuzzyIncomplete ?
+      " The fuzzy scan stopped at its work limit before it could rule out every near window, so no fuzzy match was taken." :
+      best.similarity >= options.fuzzyThreshold ?
+      "" :
+      ` Its similarity is below the fuzzy threshold ${options.fuzzyThreshold}.` :
+    "";
+  const diffText = diff === undefined ?
+    ` The texts differ too much for a character diff; the file has there:\n${cut(nearestText, LIMITS.patch.nearestDiffChars)}` :
+    ` Differences (-[only in your search] +[only in the file]): ${diff}`;
   return new ToolError(
     "no_match",
-    `${blockLabel(index)}: the search text was not found (tried ${tried} matching). Nearest text: lines ${range.startLine}-${range.endLine} (similarity ${similarity}).${fuzzyNote}${diffText}${later}`,
+    `${
+      blockLabel(index)
+    }: the search text was not found (tried ${tried} matching). Nearest text: lines ${range.startLine}-${range.endLine} (similarity ${similarity}).${fuzzyNote}${diffText}${later}`,
     {
       details: {
         block: index,

@@ -205,7 +205,9 @@ function changeMode(dirs: BatchDirectories, file: string, mode: number): void {
   try {
     fd = dirs.open(file, constants.O_RDONLY | NONBLOCK);
   } catch (error) {
-    if (error instanceof ChangedBeneath && error.real === file && error.reason === "link") throw new ToolError("path_denied", `${file} is now a symbolic link; its mode is not changed.`);
+    if (error instanceof ChangedBeneath && error.real === file && error.reason === "link") {
+      throw new ToolError("path_denied", `${file} is now a symbolic link; its mode is not changed.`);
+    }
     throw error;
   }
   try {
@@ -225,7 +227,12 @@ export function hardLinked(file: string, nlink: number): ToolError {
 }
 
 /** Performs op `index` (its temp file is staged already). Returns directories whose entries changed. */
-export async function applyOp(dirs: BatchDirectories, record: BatchRecord, index: number, stagedMode: { mode: number | null; owner: { uid: number; gid: number } | null }): Promise<string[]> {
+export async function applyOp(
+  dirs: BatchDirectories,
+  record: BatchRecord,
+  index: number,
+  stagedMode: { mode: number | null; owner: { uid: number; gid: number } | null },
+): Promise<string[]> {
   const op = record.ops[index] as JournalOp;
   switch (op.kind) {
     case "write":

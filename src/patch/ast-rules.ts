@@ -15,7 +15,20 @@
 import type { NapiConfig, Rule, SgNode, SgRoot } from "@ast-grep/napi";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { type LanguageId, languageIdFromName, oneLine, parseStatementRun, parseTree, parseTreeAsync, patternLiterals, patternProblemOf, sameStatement, statementRunsParseApart, supportsSyntaxTree, type TopLevelStatement } from "../syntax/index.ts";
+import {
+  type LanguageId,
+  languageIdFromName,
+  oneLine,
+  parseStatementRun,
+  parseTree,
+  parseTreeAsync,
+  patternLiterals,
+  patternProblemOf,
+  sameStatement,
+  statementRunsParseApart,
+  supportsSyntaxTree,
+  type TopLevelStatement,
+} from "../syntax/index.ts";
 import { knownStatements, LOCAL_CHECK_MAX_SHARE } from "./syntax-guard.ts";
 
 export interface AstRule {
@@ -251,14 +264,12 @@ function countMismatch(index: number, expected: number | "all", found: FoundMatc
   const wanted = expected === "all" ? "at least one" : String(expected);
   const where = listed.map((match) => `${match.startLine}:${match.column}`).join(", ");
   const more = found.length > listed.length ? ` (first ${listed.length} listed)` : "";
-  const message =
-    found.length === 0
-      ? `rules[${index}] matched nothing in the ${language} text; expected ${wanted}.`
-      : `rules[${index}] matched ${found.length} times, expected ${wanted}; matches at ${where}${more}.`;
-  const hint =
-    found.length === 0
-      ? "Check the pattern against the current file; a fragment that is not valid code on its own (such as a Go call outside a function) needs the surrounding code as pattern and the node kind as selector."
-      : undefined;
+  const message = found.length === 0 ?
+    `rules[${index}] matched nothing in the ${language} text; expected ${wanted}.` :
+    `rules[${index}] matched ${found.length} times, expected ${wanted}; matches at ${where}${more}.`;
+  const hint = found.length === 0 ?
+    "Check the pattern against the current file; a fragment that is not valid code on its own (such as a Go call outside a function) needs the surrounding code as pattern and the node kind as selector." :
+    undefined;
   return new ToolError("match_count", message, {
     ...(hint === undefined ? {} : { hint }),
     details: { ruleIndex: index, expected, found: found.length, matches: listed, listedAll: listed.length === found.length },
@@ -378,8 +389,7 @@ function applyRule(rule: AstRule, index: number, language: LanguageId, parts: Tr
     for (const part of parts) for (const node of part.root.root().findAll(matcher)) nodes.push({ node, part });
   } catch (error) {
     const reason = oneLine(error);
-    const field =
-      rule.constraints !== undefined && /constraint/i.test(reason) ? "constraints" : rule.selector !== undefined && /\bKind\b/.test(reason) ? "selector" : "pattern";
+    const field = rule.constraints !== undefined && /constraint/i.test(reason) ? "constraints" : rule.selector !== undefined && /\bKind\b/.test(reason) ? "selector" : "pattern";
     throw invalidRule(index, field, `ast-grep cannot use this rule: ${reason}`);
   }
   if (nodes.length === 0) {

@@ -55,14 +55,14 @@ export type CommitOp =
   | { kind: "delete"; path: string; expectedBefore: string; removeEmptyParentsUpTo?: string }
   /** Move `from` to `to`, never replacing an existing `to`; parents of `to` as for write, emptied parents of `from` as for delete. */
   | {
-      kind: "rename";
-      from: string;
-      to: string;
-      expectedBefore: string;
-      createParentsUpTo?: string;
-      mkdirParents?: boolean;
-      removeEmptyParentsUpTo?: string;
-    }
+    kind: "rename";
+    from: string;
+    to: string;
+    expectedBefore: string;
+    createParentsUpTo?: string;
+    mkdirParents?: boolean;
+    removeEmptyParentsUpTo?: string;
+  }
   /** Change the permission bits of `path`; refused for a file with several hard links. */
   | { kind: "chmod"; path: string; expectedBefore: string; mode: number };
 
@@ -158,12 +158,11 @@ function validate(ops: readonly CommitOp[], meta: CommitMeta, maxOps: number): v
 // Planning: the recheck under the locks.
 
 function staleHash(target: string, expected: string | null, current: string | null): ToolError {
-  const message =
-    expected === null
-      ? `${target} exists now (it was expected not to exist).`
-      : current === null
-        ? `${target} no longer exists.`
-        : `${target} changed since it was read (current sha256 ${current}).`;
+  const message = expected === null ?
+    `${target} exists now (it was expected not to exist).` :
+    current === null ?
+    `${target} no longer exists.` :
+    `${target} changed since it was read (current sha256 ${current}).`;
   return new ToolError("stale_hash", message, { details: { path: target, expectedSha256: expected, currentSha256: current } });
 }
 
@@ -271,7 +270,15 @@ function parentBound(op: CommitOp & { kind: "write" | "rename" }, roots: readonl
   return roots.find((root) => (relativeInside(root, target, path.sep) ?? "") !== "");
 }
 
-async function planOp(dirs: BatchDirectories, op: CommitOp, index: number, staging: BatchStaging, roots: readonly string[], copied: string[], createdForLocks: ReadonlyMap<string, string[]>): Promise<JournalOp> {
+async function planOp(
+  dirs: BatchDirectories,
+  op: CommitOp,
+  index: number,
+  staging: BatchStaging,
+  roots: readonly string[],
+  copied: string[],
+  createdForLocks: ReadonlyMap<string, string[]>,
+): Promise<JournalOp> {
   const batchId = staging.id;
   const createdFor = (target: string, plan: ParentPlan) => [...(createdForLocks.get(target) ?? []), ...plan.createdDirs];
   switch (op.kind) {
@@ -494,10 +501,16 @@ async function abandon(dirs: BatchDirectories, stateDir: string, record: BatchRe
     record.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: outcome.conflicts.map((entry) => entry.path) };
     await writeRecord(stateDir, record);
     log.error("a failed batch could not restore every file: someone else changed them meanwhile", { batch: record.id, conflicts: outcome.conflicts });
-    return new ToolError("io_error", `The batch failed (${dirs.display((cause as Error).message)}) and these files were changed by someone else meanwhile, so they were left as they are: ${outcome.conflicts.map((entry) => entry.path).join(", ")}.`, {
-      retryable: false,
-      details: { batchId: record.id, conflicts: outcome.conflicts },
-    });
+    return new ToolError(
+      "io_error",
+      `The batch failed (${dirs.display((cause as Error).message)}) and these files were changed by someone else meanwhile, so they were left as they are: ${
+        outcome.conflicts.map((entry) => entry.path).join(", ")
+      }.`,
+      {
+        retryable: false,
+        details: { batchId: record.id, conflicts: outcome.conflicts },
+      },
+    );
   } catch (rollbackError) {
     record.state = "failed";
     try {
@@ -506,10 +519,16 @@ async function abandon(dirs: BatchDirectories, stateDir: string, record: BatchRe
       // The record stays "prepared"; recovery treats it the same way once this process is gone.
     }
     log.error("a failed batch could not be rolled back", { batch: record.id, error: rollbackError });
-    return new ToolError("io_error", `The batch failed (${dirs.display((cause as Error).message)}) and could not be rolled back completely (${dirs.display((rollbackError as Error).message)}); run \`ast-mcp journal recover\`.`, {
-      retryable: false,
-      details: { batchId: record.id },
-    });
+    return new ToolError(
+      "io_error",
+      `The batch failed (${dirs.display((cause as Error).message)}) and could not be rolled back completely (${
+        dirs.display((rollbackError as Error).message)
+      }); run \`ast-mcp journal recover\`.`,
+      {
+        retryable: false,
+        details: { batchId: record.id },
+      },
+    );
   }
 }
 

@@ -126,9 +126,7 @@ async function writeAll(fd: number, data: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < data.length) {
     const end = Math.min(data.length, offset + CHUNK_BYTES);
-    offset += await new Promise<number>((resolve, reject) =>
-      fs.write(fd, data, offset, end - offset, null, (error, written) => (error ? reject(error) : resolve(written))),
-    );
+    offset += await new Promise<number>((resolve, reject) => fs.write(fd, data, offset, end - offset, null, (error, written) => (error ? reject(error) : resolve(written))));
   }
 }
 

@@ -42,14 +42,14 @@ export function changedSpan(original: string, candidate: string): { start: numbe
   // shorter one).
   const shorter = Math.min(original.length, candidate.length);
   let prefix = 0;
-  for (let high = shorter; prefix < high; ) {
+  for (let high = shorter; prefix < high;) {
     const middle = (prefix + high + 1) >>> 1;
     if (original.slice(prefix, middle) === candidate.slice(prefix, middle)) prefix = middle;
     else high = middle - 1;
   }
   // The suffix may not reach into the prefix.
   let suffix = 0;
-  for (let high = shorter - prefix; suffix < high; ) {
+  for (let high = shorter - prefix; suffix < high;) {
     const middle = (suffix + high + 1) >>> 1;
     if (original.slice(original.length - middle, original.length - suffix) === candidate.slice(candidate.length - middle, candidate.length - suffix)) suffix = middle;
     else high = middle - 1;

@@ -249,7 +249,15 @@ export class Formatters {
   private static async build(options: FormattersOptions, configText: string | undefined): Promise<Formatters> {
     const notes: string[] = [];
     if (!options.enabled) {
-      return new Formatters({ enabled: false, rootReal: options.firstRootReal, external: options.external, repository: undefined, defaults: undefined, repositoryConfigError: undefined, notes });
+      return new Formatters({
+        enabled: false,
+        rootReal: options.firstRootReal,
+        external: options.external,
+        repository: undefined,
+        defaults: undefined,
+        repositoryConfigError: undefined,
+        notes,
+      });
     }
     const defaults = await buildPluginSet(
       { global: {}, sections: {}, plugins: [...PLUGIN_NAMES], includes: [], excludes: [], notes: [] },
@@ -294,7 +302,13 @@ export class Formatters {
    * TypeScript or JavaScript edit formats only the statements it changed when that is equivalent
    * (see format-region.ts); the whole file otherwise.
    */
-  async formatCandidate(filePath: string, original: string | undefined, candidate: string, onFailure: "refuse" | "write_unformatted", statements?: TopLevelStatements): Promise<FormatResult> {
+  async formatCandidate(
+    filePath: string,
+    original: string | undefined,
+    candidate: string,
+    onFailure: "refuse" | "write_unformatted",
+    statements?: TopLevelStatements,
+  ): Promise<FormatResult> {
     const route = this.route(filePath);
     if (route.kind === "none") return { text: candidate, formatted: false, reason: route.reason };
     if (route.kind === "external") return this.formatExternal(route.formatter, filePath, original, candidate);

@@ -537,6 +537,10 @@ export function detail(record: BatchRecord): BatchDetail {
 export async function requireRecord(stateDir: string, id: string): Promise<BatchRecord> {
   if (!isBatchId(id)) throw new ToolError("invalid_input", `${JSON.stringify(id)} is not a batch id (ids look like 20260101T120000123Z-0123456789).`);
   const record = await readRecord(stateDir, id);
-  if (record === undefined) throw new ToolError("invalid_input", `No journal entry ${id}: it never existed or was pruned.`, { hint: "List the journal (`ast-mcp journal list`) for the batches that can still be undone." });
+  if (record === undefined) {
+    throw new ToolError("invalid_input", `No journal entry ${id}: it never existed or was pruned.`, {
+      hint: "List the journal (`ast-mcp journal list`) for the batches that can still be undone.",
+    });
+  }
   return record;
 }

@@ -26,7 +26,7 @@ import { ToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
 import { errnoOf, isMissing } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
-import { LOCK_DIRS_SUBDIR, } from "../config/state-dir.ts";
+import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
 
 /** Engine tuning of lock entries. */
 export const LOCK_TUNING = {
@@ -191,12 +191,17 @@ export function unableToLock(target: string, dir: string, error: unknown): ToolE
   if (code === "EACCES" || code === "EPERM") {
     return new ToolError("io_error", `Cannot write in the directory ${dir}, so ${target} cannot be written: ${(error as Error).message}`, {
       retryable: false,
-      hint: "A write stages the new content beside the file and renames it into place (and locks the file there), so it needs write permission on the file's directory, not only on the file.",
+      hint:
+        "A write stages the new content beside the file and renames it into place (and locks the file there), so it needs write permission on the file's directory, not only on the file.",
       details,
     });
   }
   if (code === "EROFS") {
-    return new ToolError("io_error", `${dir} is on a read-only file system; ${target} cannot be written.`, { retryable: false, hint: "Remount the file system read-write, or write elsewhere.", details });
+    return new ToolError("io_error", `${dir} is on a read-only file system; ${target} cannot be written.`, {
+      retryable: false,
+      hint: "Remount the file system read-write, or write elsewhere.",
+      details,
+    });
   }
   if (code === "ENOTDIR") return new ToolError("not_a_file", `${dir} is not a directory, so ${target} cannot be written.`, { details: { path: target } });
   return new ToolError("io_error", `Could not take the write lock for ${target}: ${(error as Error).message}`, { details });
@@ -433,7 +438,6 @@ export function listDirectory(stateDir: string, dir: string, created = false): v
     log.warn("could not list a directory of write locks in the state directory", { dir, error });
   }
 }
-
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

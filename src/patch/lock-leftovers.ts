@@ -117,4 +117,3 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
   }
   return removed;
 }
-

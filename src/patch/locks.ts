@@ -49,7 +49,6 @@ import {
 export { cleanLockLeftovers } from "./lock-leftovers.ts";
 export { LOCK_ENTRY_PATTERN, LOCK_TUNING, lockEntryPath, type HeldLocks, type LockOptions, type LockTarget } from "./lock-entry.ts";
 
-
 /** Creates the directories a lock entry needs (outermost first), listing each first so that a crash leaves none behind unlisted. */
 function createDirectories(hooks: Omit<LockTarget, "path">, dirs: readonly string[], stateDir: string): void {
   hooks.created ??= [];
@@ -69,12 +68,19 @@ function createDirectories(hooks: Omit<LockTarget, "path">, dirs: readonly strin
   if (outermost !== undefined && hooks.removeEmptyUpTo === undefined) hooks.removeEmptyUpTo = path.dirname(outermost);
 }
 
-
 /** How often a missing directory is created again before the lock gives up (another writer may be removing it as empty). */
 const DIRECTORY_ATTEMPTS = 5;
 
 /** Takes the lock entry of `target` (in `dir`, named for `name`), waiting until `deadline`. */
-async function acquireEntry(target: string, hooks: Omit<LockTarget, "path">, dir: string, name: string, deadline: number, timeoutMs: number, stateDir: string): Promise<HeldEntry | undefined> {
+async function acquireEntry(
+  target: string,
+  hooks: Omit<LockTarget, "path">,
+  dir: string,
+  name: string,
+  deadline: number,
+  timeoutMs: number,
+  stateDir: string,
+): Promise<HeldEntry | undefined> {
   const entry = lockEntryPath(dir, name);
   listDirectory(stateDir, dir);
   let delay = 1;
@@ -249,7 +255,9 @@ async function lockTarget(
     assertHeld() {
       if (held === undefined) return;
       const lost = held.lost ?? (stillOurs(held) ? undefined : `the lock entry ${held.entry} was removed or replaced`);
-      if (lost !== undefined) throw new ToolError("lock_timeout", `The write lock of ${target} was lost while the batch was prepared (${lost}); nothing was committed.`, { details: { path: target } });
+      if (lost !== undefined) {
+        throw new ToolError("lock_timeout", `The write lock of ${target} was lost while the batch was prepared (${lost}); nothing was committed.`, { details: { path: target } });
+      }
     },
     release() {
       if (released) return;

@@ -35,7 +35,6 @@ export interface SourceFile {
   mode: number;
 }
 
-
 /**
  * Reads the current raw bytes of a resolved target and checks them against the caller's expectation:
  * `undefined` (no hash given; refused for existing files when safety.require_hash is on),
@@ -126,10 +125,9 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
   // Statement boundaries of a tree with errors need not be the formatter's.
   const statements = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
-  const formatted: FormatResult =
-    options.allowSyntaxErrors && syntax.newErrors.length > 0
-      ? { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" }
-      : await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
+  const formatted: FormatResult = options.allowSyntaxErrors && syntax.newErrors.length > 0 ?
+    { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" } :
+    await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
   const bytes = encodeLike(formatted.text, options.encodeAs);
   if (bytes.length > LIMITS.patch.maxCandidateBytes) {
     throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);

@@ -127,7 +127,13 @@ export async function recoverJournal(options: RecoveryOptions = {}): Promise<Rec
       const liveness = livenessOf(record.writer);
       if (liveness === "alive") continue;
       if (liveness === "unknown") {
-        batches.push({ id, action: "skipped", files: record.ops.flatMap(pathsOfOp), conflicts: [], reason: `written by process ${record.writer.pid} on ${record.writer.host}, whose state cannot be checked from here` });
+        batches.push({
+          id,
+          action: "skipped",
+          files: record.ops.flatMap(pathsOfOp),
+          conflicts: [],
+          reason: `written by process ${record.writer.pid} on ${record.writer.host}, whose state cannot be checked from here`,
+        });
         continue;
       }
     }

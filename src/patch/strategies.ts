@@ -10,7 +10,17 @@ import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/ind
 import { type AiderBlock, type AppliedBlock, applyAiderBlocks, parseAiderText } from "./aider.ts";
 import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "./ast-rules.ts";
 import type { Formatters } from "./format.ts";
-import { buildTextCandidate, type CandidateReport, decodeSource, loadSource, parseChmod, type PipelineContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
+import {
+  buildTextCandidate,
+  type CandidateReport,
+  decodeSource,
+  loadSource,
+  parseChmod,
+  type PipelineContext,
+  type Plan,
+  type SourceFile,
+  type TextCandidate,
+} from "./pipeline.ts";
 import type { ReceiptBook } from "./receipts.ts";
 import type { Change, FileFacts, TypeErrors } from "./report.ts";
 
@@ -30,7 +40,14 @@ interface EntryBase {
 export type WriteEntry =
   | (EntryBase & { kind: "content"; content: string; expectedSha256?: Expected; allowSyntaxErrors?: boolean | undefined })
   | (EntryBase & { kind: "aider"; blocks: AiderBlock[] | string; expectedSha256?: Expected; allowSyntaxErrors?: boolean | undefined; diagnose?: Diagnose | undefined })
-  | (EntryBase & { kind: "rules"; rules: AstRule[]; expectedSha256?: Expected | "current"; language?: LanguageId | undefined; allowSyntaxErrors?: boolean | undefined; diagnose?: Diagnose | undefined })
+  | (EntryBase & {
+    kind: "rules";
+    rules: AstRule[];
+    expectedSha256?: Expected | "current";
+    language?: LanguageId | undefined;
+    allowSyntaxErrors?: boolean | undefined;
+    diagnose?: Diagnose | undefined;
+  })
   | (EntryBase & { kind: "receipt"; receipt: string })
   | (EntryBase & { kind: "rename"; destination: string; expectedSha256?: Expected })
   | (EntryBase & { kind: "delete"; expectedSha256?: Expected; refuse?: ((resolved: ResolvedPath) => Promise<void>) | undefined })
@@ -89,7 +106,10 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, "write");
     const receipt = run.receipts.take(run.context.sessionId, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
     const source = await loadSource(resolved, receipt.sourceSha256, run.context);
-    return { plan: writePlan(entry.key, resolved, source, receipt.candidate, { ...receipt.summary, change: changeOf(source, receipt.candidateSha256) }), candidateSha256: receipt.candidateSha256 };
+    return {
+      plan: writePlan(entry.key, resolved, source, receipt.candidate, { ...receipt.summary, change: changeOf(source, receipt.candidateSha256) }),
+      candidateSha256: receipt.candidateSha256,
+    };
   },
   rename: async (entry, run) => {
     const { resolved, source } = await openExisting(entry, "delete", "a rename", run);
@@ -103,12 +123,17 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
   delete: async (entry, run) => {
     const { resolved, source } = await openExisting(entry, "delete", "a delete", run);
     await entry.refuse?.(resolved);
-    return existingPlan(entry, resolved, source, { kind: "delete", path: resolved.real, expectedBefore: source.sha256, removeEmptyParentsUpTo: resolved.root.real }, { change: "deleted" });
+    return existingPlan(entry, resolved, source, { kind: "delete", path: resolved.real, expectedBefore: source.sha256, removeEmptyParentsUpTo: resolved.root.real }, {
+      change: "deleted",
+    });
   },
   chmod: async (entry, run) => {
     const { resolved, source } = await openExisting(entry, "write", "a mode change", run);
     const mode = parseChmod(entry.chmod, source.mode);
-    return existingPlan(entry, resolved, source, { kind: "chmod", path: resolved.real, expectedBefore: source.sha256, mode }, { change: "mode", mode: mode.toString(8).padStart(3, "0") });
+    return existingPlan(entry, resolved, source, { kind: "chmod", path: resolved.real, expectedBefore: source.sha256, mode }, {
+      change: "mode",
+      mode: mode.toString(8).padStart(3, "0"),
+    });
   },
   transform: async (entry, run) => {
     run.context.signal.throwIfAborted();
@@ -140,7 +165,9 @@ interface Target {
 /** Resolves a target for writing and loads what is there now (checking the expected hash; "current" takes any version). */
 async function openTarget(entry: EntryBase, expected: Expected | "current", run: PlanningRun): Promise<Target> {
   const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, "write");
-  const source = expected === "current" ? await loadSource(resolved, resolved.exists ? undefined : null, { ...run.context, config: anyVersion(run.context) }) : await loadSource(resolved, expected, run.context);
+  const source = expected === "current" ?
+    await loadSource(resolved, resolved.exists ? undefined : null, { ...run.context, config: anyVersion(run.context) }) :
+    await loadSource(resolved, expected, run.context);
   return { resolved, source, decoded: source ? decodeSource(source, resolved) : undefined };
 }
 
@@ -150,8 +177,15 @@ function anyVersion(context: PipelineContext): PipelineContext["config"] {
 }
 
 /** Resolves an entry that acts on an existing file (rename source, delete, chmod) and checks its hash. */
-async function openExisting(entry: EntryBase & { expectedSha256?: Expected }, operation: "write" | "delete", action: string, run: PlanningRun): Promise<{ resolved: ResolvedPath; source: SourceFile }> {
-  if (entry.expectedSha256 === null) throw new ToolError("invalid_input", `files[${JSON.stringify(entry.key)}].expectedSha256: null is not meaningful for ${action}: the file must exist`);
+async function openExisting(
+  entry: EntryBase & { expectedSha256?: Expected },
+  operation: "write" | "delete",
+  action: string,
+  run: PlanningRun,
+): Promise<{ resolved: ResolvedPath; source: SourceFile }> {
+  if (entry.expectedSha256 === null) {
+    throw new ToolError("invalid_input", `files[${JSON.stringify(entry.key)}].expectedSha256: null is not meaningful for ${action}: the file must exist`);
+  }
   const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, operation);
   if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
   const source = await loadSource(resolved, entry.expectedSha256, run.context);
@@ -160,7 +194,15 @@ async function openExisting(entry: EntryBase & { expectedSha256?: Expected }, op
 }
 
 /** The plan for an entry's new text: checked, formatted and encoded like the file it replaces. */
-async function textPlan(entry: EntryBase, target: Target, text: string, allowSyntaxErrors: boolean | undefined, facts: Partial<FileFacts>, run: PlanningRun, diagnose?: Diagnose): Promise<Planned> {
+async function textPlan(
+  entry: EntryBase,
+  target: Target,
+  text: string,
+  allowSyntaxErrors: boolean | undefined,
+  facts: Partial<FileFacts>,
+  run: PlanningRun,
+  diagnose?: Diagnose,
+): Promise<Planned> {
   const { resolved, source, decoded } = target;
   const candidate: TextCandidate = await buildTextCandidate({
     resolved,

@@ -9,7 +9,23 @@ import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { lastIndexWhere } from "../core/bisect.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../syntax/index.ts";
-import { DOCUMENT_LANGUAGES, type DocumentLanguage, type LanguageId, parseSourceAsync, parseStatementRun, parseTreeAsync, sameStatement, shiftStatement, statementList, statementRunsParseApart, type SyntaxErrorLocation, syntaxTreeUnavailable, type TopLevelStatement, topLevelStatements, type TopLevelStatements } from "../syntax/index.ts";
+import {
+  DOCUMENT_LANGUAGES,
+  type DocumentLanguage,
+  type LanguageId,
+  parseSourceAsync,
+  parseStatementRun,
+  parseTreeAsync,
+  sameStatement,
+  shiftStatement,
+  statementList,
+  statementRunsParseApart,
+  type SyntaxErrorLocation,
+  syntaxTreeUnavailable,
+  type TopLevelStatement,
+  topLevelStatements,
+  type TopLevelStatements,
+} from "../syntax/index.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
 
@@ -62,8 +78,7 @@ function issueFromDocument(problem: SyntaxProblem): SyntaxIssue {
 function unmatchedErrors(beforeText: string | undefined, before: SyntaxErrorLocation[], afterText: string, after: SyntaxErrorLocation[]): SyntaxErrorLocation[] {
   // Nothing to pair (the usual case): no need to split either text into lines.
   if (after.length === 0 || before.length === 0) return after;
-  const signature = (lines: string[], error: SyntaxErrorLocation) =>
-    `${error.kind}\u0000${error.expected ?? ""}\u0000${error.text}\u0000${(lines[error.line - 1] ?? "").trim()}`;
+  const signature = (lines: string[], error: SyntaxErrorLocation) => `${error.kind}\u0000${error.expected ?? ""}\u0000${error.text}\u0000${(lines[error.line - 1] ?? "").trim()}`;
   const remaining = new Map<string, number>();
   if (beforeText !== undefined) {
     const lines = beforeText.split(/\r\n|\r|\n/);
@@ -252,7 +267,15 @@ function treeReport(language: LanguageId, before: string | undefined, after: str
   if (!parsedAfter) {
     const unavailable = syntaxTreeUnavailable(language);
     if (unavailable !== undefined) {
-      return { checked: false, language, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The ${language} parser did not load (${unavailable}); syntax not checked.`, cannotCheck: `the ${language} parser did not load (${unavailable})` };
+      return {
+        checked: false,
+        language,
+        beforeErrors: 0,
+        afterErrors: 0,
+        newErrors: [],
+        note: `The ${language} parser did not load (${unavailable}); syntax not checked.`,
+        cannotCheck: `the ${language} parser did not load (${unavailable})`,
+      };
     }
     return { checked: false, language, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `No syntax tree parser for ${language}; syntax not checked.` };
   }
@@ -286,7 +309,15 @@ function unknownLanguage(): SyntaxReport {
 function failedCheck(filePath: string, languageId: LanguageId, error: unknown): SyntaxReport {
   log.warn("syntax check failed", { path: filePath, language: languageId, error });
   const reason = error instanceof Error ? error.message : String(error);
-  return { checked: false, language: languageId, beforeErrors: 0, afterErrors: 0, newErrors: [], note: `The syntax check failed (${reason}); syntax not checked.`, cannotCheck: `the syntax check failed (${reason})` };
+  return {
+    checked: false,
+    language: languageId,
+    beforeErrors: 0,
+    afterErrors: 0,
+    newErrors: [],
+    note: `The syntax check failed (${reason}); syntax not checked.`,
+    cannotCheck: `the syntax check failed (${reason})`,
+  };
 }
 
 export interface SyntaxInspection {
@@ -302,7 +333,13 @@ export interface SyntaxInspection {
  * awaiting (formatting the same candidate) runs alongside them. With `statements`, the
  * candidate's top-level statements come back too, from the same parse.
  */
-export async function inspectSyntax(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
+export async function inspectSyntax(
+  filePath: string,
+  languageId: LanguageId | null,
+  before: string | undefined,
+  after: string,
+  options: { statements?: boolean } = {},
+): Promise<SyntaxInspection> {
   if (languageId === null) return { report: unknownLanguage() };
   try {
     if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
@@ -333,10 +370,9 @@ export function refuseRegression(filePath: string, report: SyntaxReport): Syntax
   if (!refused) return report;
   // More errors than before means at least one has no counterpart, so the list is never empty.
   const listed = report.newErrors.slice(0, 5).map(where).join("; ");
-  const message =
-    document !== undefined
-      ? `${filePath} would not be valid ${DOCUMENT_FORMAT_NAMES[document]}: ${listed}.${report.note ? ` ${report.note}` : ""}`
-      : `The edit adds syntax errors to ${filePath} (${report.beforeErrors} before, ${report.afterErrors} after): ${listed}.`;
+  const message = document !== undefined ?
+    `${filePath} would not be valid ${DOCUMENT_FORMAT_NAMES[document]}: ${listed}.${report.note ? ` ${report.note}` : ""}` :
+    `The edit adds syntax errors to ${filePath} (${report.beforeErrors} before, ${report.afterErrors} after): ${listed}.`;
   throw new ToolError("syntax_regression", message, {
     details: { language: report.language, beforeErrors: report.beforeErrors, afterErrors: report.afterErrors, newErrors: report.newErrors },
   });

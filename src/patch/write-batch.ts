@@ -77,7 +77,8 @@ export interface BatchOptions {
 export async function writeBatch(entries: readonly WriteEntry[], context: WriteContext, options: BatchOptions): Promise<BatchReport> {
   let formatters: Promise<Formatters> | undefined;
   const run = { context, receipts: context.services.receipts, formatters: () => (formatters ??= context.services.formatters.for(context)) };
-  const overlaps = !options.sequential && entries.every((entry) => entry.kind === "content" || ((entry.kind === "aider" || entry.kind === "rules") && entry.diagnose === undefined));
+  const overlaps = !options.sequential &&
+    entries.every((entry) => entry.kind === "content" || ((entry.kind === "aider" || entry.kind === "rules") && entry.diagnose === undefined));
   const nameFailure = options.nameFailure ?? nameByKey;
   const plan = (entry: WriteEntry) => planEntry(entry, run);
   const planned = await planEntries(entries, plan, nameFailure, context.signal, overlaps ? context.services.planConcurrency : 1);

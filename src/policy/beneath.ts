@@ -269,12 +269,11 @@ export function displayBeneath(text: string, held: readonly HeldDirectory[]): st
 
 /** The tool error for a path that changed under an operation: retryable, since a new resolution may succeed. */
 export function changedError(display: string, changed: ChangedBeneath): ToolError {
-  const what =
-    changed.reason === "link"
-      ? "a directory or file on its path was replaced by a symbolic link"
-      : changed.reason === "missing"
-        ? "a directory or file on its path disappeared"
-        : "a directory on its path was replaced";
+  const what = changed.reason === "link" ?
+    "a directory or file on its path was replaced by a symbolic link" :
+    changed.reason === "missing" ?
+    "a directory or file on its path disappeared" :
+    "a directory on its path was replaced";
   return new ToolError("path_changed", `${display} changed while it was being used: ${what}. Nothing was done through the changed path.`, {
     hint: "Call again: the path is resolved anew. If it keeps changing, another process is modifying this directory.",
     retryable: true,

@@ -24,12 +24,11 @@ export function outsideRoots(input: string): ToolError {
 export type NoRootsReason = { kind: "none" } | { kind: "unusable"; roots: readonly string[] } | { kind: "narrowed" };
 
 export function noRoots(reason: NoRootsReason): ToolError {
-  const why =
-    reason.kind === "narrowed"
-      ? "None of the roots the client offered (MCP roots/list) lies inside, or contains, a configured root, so no path can be used."
-      : reason.kind === "unusable"
-        ? `No configured workspace root can be used (${reason.roots.map((root) => JSON.stringify(root)).join(", ")}: missing or not a directory), so no path can be used.`
-        : "No workspace root is configured, so no path can be used.";
+  const why = reason.kind === "narrowed" ?
+    "None of the roots the client offered (MCP roots/list) lies inside, or contains, a configured root, so no path can be used." :
+    reason.kind === "unusable" ?
+    `No configured workspace root can be used (${reason.roots.map((root) => JSON.stringify(root)).join(", ")}: missing or not a directory), so no path can be used.` :
+    "No workspace root is configured, so no path can be used.";
   return new ToolError(
     "no_roots",
     `${why} Configure one: start the server with a root argument (\`ast-mcp mcp /path/to/repo\`), ` +
@@ -42,7 +41,7 @@ export function notAString(): ToolError {
 }
 
 export function emptyPath(): ToolError {
-  return new ToolError("invalid_path", 'Path is empty; pass "." for the first root.');
+  return new ToolError("invalid_path", "Path is empty; pass \".\" for the first root.");
 }
 
 export function tooLong(input: string): ToolError {

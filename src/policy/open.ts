@@ -297,7 +297,11 @@ export async function readBounded(
 }
 
 function tooLargeError(resolved: ResolvedPath, size: number, maxBytes: number, tooLargeHint: string | undefined): ToolError {
-  return new ToolError("file_too_large", `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`, tooLargeHint === undefined ? {} : { hint: tooLargeHint });
+  return new ToolError(
+    "file_too_large",
+    `${resolved.display} has ${size} bytes; the limit for this operation is ${maxBytes}.`,
+    tooLargeHint === undefined ? {} : { hint: tooLargeHint },
+  );
 }
 
 /** Reads a whole regular file, refusing files over `maxBytes` before reading them. */

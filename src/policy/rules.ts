@@ -98,8 +98,7 @@ export class RuleSet {
       if (specificity < 0) continue;
       if (entry.include && this.bestSpecificity(entry.include, location) < 0) continue;
       if (entry.exclude && this.bestSpecificity(entry.exclude, location) >= 0) continue;
-      const wins =
-        !best ||
+      const wins = !best ||
         specificity > best.specificity ||
         // Equal specificity: deny beats allow; between equals, the later layer (user after default) is named.
         (specificity === best.specificity && (access === "deny" || best.access === "allow"));

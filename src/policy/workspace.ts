@@ -160,10 +160,9 @@ export class Workspace {
   async check(input: string, operation: Operation): Promise<Decision> {
     try {
       const { resolved } = this.#evaluate(input, operation);
-      const reason =
-        resolved.rule === BASE_RULE
-          ? `${operation} is allowed: inside root ${resolved.root.path} and no rule restricts it.`
-          : `${operation} is allowed by rule ${JSON.stringify(resolved.rule.path)} from ${resolved.rule.source}.`;
+      const reason = resolved.rule === BASE_RULE ?
+        `${operation} is allowed: inside root ${resolved.root.path} and no rule restricts it.` :
+        `${operation} is allowed by rule ${JSON.stringify(resolved.rule.path)} from ${resolved.rule.source}.`;
       return { path: input, operation, allowed: true, rule: resolved.rule, reason, display: resolved.display };
     } catch (error) {
       if (!isPolicyError(error)) throw error;
@@ -206,8 +205,7 @@ export class Workspace {
         }
       }
       for (const root of this.roots) {
-        const selected =
-          relativeInside(client, root.path, path.sep) !== undefined || relativeInside(client, root.real, path.sep) !== undefined;
+        const selected = relativeInside(client, root.path, path.sep) !== undefined || relativeInside(client, root.real, path.sep) !== undefined;
         if (selected) add(root);
       }
     }

@@ -107,7 +107,7 @@ export function createHostOriginCheck(policy: HostPolicy): (host: string | undef
   const bindName = headerForm(policy.bindHost);
   const acceptedNames = new Set<string>();
   const acceptedHostPorts = new Set<string>();
-  if (loopbackBind) for (const name of LOOPBACK_HEADER_HOSTS) acceptedNames.add(name);
+  if (loopbackBind) { for (const name of LOOPBACK_HEADER_HOSTS) acceptedNames.add(name); }
   acceptedNames.add(bindName);
   for (const entry of policy.allowedHosts) {
     const parsed = parseHostHeader(entry);
@@ -122,15 +122,14 @@ export function createHostOriginCheck(policy: HostPolicy): (host: string | undef
     if (normalised) acceptedOrigins.add(normalised);
   }
 
-  const hostHint = loopbackBind
-    ? "this server is bound to a loopback address and only answers to localhost, 127.0.0.1 or [::1]"
-    : `this server answers to IP addresses, localhost and the names in [http].allowed_hosts`;
+  const hostHint = loopbackBind ?
+    "this server is bound to a loopback address and only answers to localhost, 127.0.0.1 or [::1]" :
+    `this server answers to IP addresses, localhost and the names in [http].allowed_hosts`;
 
   return (host, origin) => {
     if (host === undefined) return { ok: false, message: "Forbidden: the request has no Host header." };
     const parsed = parseHostHeader(host);
-    const hostAccepted =
-      parsed !== undefined &&
+    const hostAccepted = parsed !== undefined &&
       (acceptedNames.has(headerForm(parsed.hostname)) ||
         (!loopbackBind && (isIP(bareHost(parsed.hostname)) !== 0 || bareHost(parsed.hostname) === "localhost")) ||
         (parsed.port !== undefined && acceptedHostPorts.has(`${headerForm(parsed.hostname)}:${parsed.port}`)));
@@ -145,7 +144,9 @@ export function createHostOriginCheck(policy: HostPolicy): (host: string | undef
     }
     return {
       ok: false,
-      message: `Forbidden: Origin ${JSON.stringify(origin)} is not accepted (${loopbackBind ? "only loopback origins and " : "only "}the origins in [http].allowed_origins may call this server).`,
+      message: `Forbidden: Origin ${JSON.stringify(origin)} is not accepted (${
+        loopbackBind ? "only loopback origins and " : "only "
+      }the origins in [http].allowed_origins may call this server).`,
     };
   };
 }
@@ -187,11 +188,10 @@ export function bearerGuard(expectedToken: string): MiddlewareHandler {
   return async (c, next) => {
     const presented = bearerTokenFrom(c.req.header("authorization"));
     if (presented === undefined || !tokenMatches(presented)) {
-      const message =
-        presented === undefined
-          ? "Unauthorized: send the server's token as \"Authorization: Bearer <token>\"."
-          : "Unauthorized: the bearer token does not match the server's token.";
-      return jsonRpcErrorResponse(401, JSONRPC_SERVER_ERROR, message, { "WWW-Authenticate": 'Bearer realm="ast-mcp"' });
+      const message = presented === undefined ?
+        "Unauthorized: send the server's token as \"Authorization: Bearer <token>\"." :
+        "Unauthorized: the bearer token does not match the server's token.";
+      return jsonRpcErrorResponse(401, JSONRPC_SERVER_ERROR, message, { "WWW-Authenticate": "Bearer realm=\"ast-mcp\"" });
     }
     await next();
     return undefined;

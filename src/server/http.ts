@@ -124,14 +124,12 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
       version: options.version,
       uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
       sessions: sessions.size,
-    }),
-  );
+    }));
 
   app.use(MCP_PATH, guard);
   if (token !== undefined) app.use(MCP_PATH, bearerGuard(token));
 
-  const sessionNotFound = () =>
-    jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found: it ended or expired; start a new one with an initialize request.");
+  const sessionNotFound = () => jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found: it ended or expired; start a new one with an initialize request.");
 
   app.post(MCP_PATH, async (c) => {
     const request = c.req.raw;
@@ -182,9 +180,7 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
   };
   app.get(MCP_PATH, (c) => forwardToSession(c.req.raw, c.req.header("mcp-session-id")));
   app.delete(MCP_PATH, (c) => forwardToSession(c.req.raw, c.req.header("mcp-session-id")));
-  app.all(MCP_PATH, () =>
-    jsonRpcErrorResponse(405, JSONRPC_SERVER_ERROR, "Method Not Allowed: use POST, GET or DELETE.", { Allow: "GET, POST, DELETE" }),
-  );
+  app.all(MCP_PATH, () => jsonRpcErrorResponse(405, JSONRPC_SERVER_ERROR, "Method Not Allowed: use POST, GET or DELETE.", { Allow: "GET, POST, DELETE" }));
 
   const nodeServer = await new Promise<NodeHttpServer>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => {

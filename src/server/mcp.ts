@@ -4,13 +4,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  RootsListChangedNotificationSchema,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, RootsListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ConfigSnapshot } from "../config/types.ts";
 import { ToolError, type ToolErrorPayload } from "../core/errors.ts";
@@ -142,7 +136,7 @@ function findPrototypeKey(value: unknown, path: PropertyKey[] = [], depth = 0): 
 function prototypeKeyRefused(toolName: string, path: PropertyKey[]): ToolError {
   const field = formatIssuePath(path);
   return new ToolError("invalid_input", `${field}: the key "__proto__" cannot be passed as an object key`, {
-    hint: 'To name a file called __proto__, spell its path another way, e.g. "./__proto__" or "dir/./__proto__".',
+    hint: "To name a file called __proto__, spell its path another way, e.g. \"./__proto__\" or \"dir/./__proto__\".",
     details: { tool: toolName, field },
   });
 }

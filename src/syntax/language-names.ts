@@ -204,7 +204,7 @@ const compiled = new WeakMap<object, LanguageOverrides>();
 function overridesOf(overrides: Readonly<Record<string, string>> | LanguageOverrides | undefined): LanguageOverrides | undefined {
   if (overrides === undefined || overrides instanceof LanguageOverrides) return overrides;
   let known = compiled.get(overrides);
-  if (known === undefined) compiled.set(overrides, (known = new LanguageOverrides(overrides)));
+  if (known === undefined) compiled.set(overrides, known = new LanguageOverrides(overrides));
   return known;
 }
 

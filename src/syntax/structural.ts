@@ -109,7 +109,9 @@ export function patternProblemOf(query: StructuralQuery, language: LanguageId): 
   const parsed = parseSource(language, query.pattern.replaceAll("$", expando));
   const first = parsed?.errors[0];
   if (!first) return undefined;
-  return first.kind === "missing" ? `a ${JSON.stringify(first.expected)} is missing at line ${first.line}, column ${first.column}` : `a syntax error at line ${first.line}, column ${first.column}`;
+  return first.kind === "missing" ?
+    `a ${JSON.stringify(first.expected)} is missing at line ${first.line}, column ${first.column}` :
+    `a syntax error at line ${first.line}, column ${first.column}`;
 }
 
 /** napi's rule errors span several "|->" lines; one line reads better in a tool result. */

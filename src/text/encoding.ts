@@ -37,15 +37,15 @@ export function looksBinary(bytes: Uint8Array): boolean {
 export type DecodeResult =
   | { ok: true; text: string; encoding: TextEncodingName; bom: boolean }
   | {
-      ok: false;
-      encoding: "unknown";
-      bom: boolean;
-      /** Refused as binary (see looksBinary) rather than for an invalid sequence. */
-      binary: boolean;
-      /** Byte offset of the first invalid sequence (of the first NUL when binary), when known. */
-      invalidAt: number | null;
-      reason: string;
-    };
+    ok: false;
+    encoding: "unknown";
+    bom: boolean;
+    /** Refused as binary (see looksBinary) rather than for an invalid sequence. */
+    binary: boolean;
+    /** Byte offset of the first invalid sequence (of the first NUL when binary), when known. */
+    invalidAt: number | null;
+    reason: string;
+  };
 
 /**
  * The one bytes → text decoder: by the BOM (UTF-8 otherwise); binary bytes and invalid sequences

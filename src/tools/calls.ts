@@ -30,7 +30,7 @@ const SymbolInput = z
   .string()
   .min(1)
   .max(LIMITS.pathChars)
-  .describe('A declaration: a name ("format"), a qualified name ("UserService.create"), or "path#Name" to pick the file.');
+  .describe("A declaration: a name (\"format\"), a qualified name (\"UserService.create\"), or \"path#Name\" to pick the file.");
 
 const ConfidenceEnum = z.enum(["exact", "inferred", "ambiguous"]);
 
@@ -87,10 +87,16 @@ async function resolveSymbol(session: CallSession, context: ToolContext, spec: s
   // One declaration split over lines (TypeScript overloads) counts once: same file and qualified name.
   const distinct = new Map(candidates.map((symbol) => [`${symbol.file}\0${symbol.qualifiedName}`, symbol]));
   if (distinct.size > 1) {
-    const listed = [...distinct.values()].slice(0, LIMITS.intel.calls.maxCandidates).map((symbol) => `${session.display(symbol.file)}#${symbol.qualifiedName} (${symbol.kind}, line ${symbol.startLine})`);
-    throw new ToolError("ambiguous_symbol", `${what}: ${distinct.size} declarations match ${JSON.stringify(query)}: ${listed.join("; ")}${distinct.size > listed.length ? "; …" : ""}.`, {
-      details: { candidates: listed },
-    });
+    const listed = [...distinct.values()].slice(0, LIMITS.intel.calls.maxCandidates).map((symbol) =>
+      `${session.display(symbol.file)}#${symbol.qualifiedName} (${symbol.kind}, line ${symbol.startLine})`
+    );
+    throw new ToolError(
+      "ambiguous_symbol",
+      `${what}: ${distinct.size} declarations match ${JSON.stringify(query)}: ${listed.join("; ")}${distinct.size > listed.length ? "; …" : ""}.`,
+      {
+        details: { candidates: listed },
+      },
+    );
   }
   const chosen = [...distinct.values()][0]!;
   // Overloads: the implementation is the last (and longest) declaration of the name in the file.
@@ -107,7 +113,7 @@ const CallOut = z
     caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
     confidence: ConfidenceEnum.describe("exact: through imports or scope; inferred: the only declaration of that name; ambiguous: several could be meant."),
     depth: z.number().int().describe("1 = direct; n = n calls away."),
-    targets: z.array(z.string()).describe('What the call resolves to ("path#Name"); several when ambiguous (the first few).'),
+    targets: z.array(z.string()).describe("What the call resolves to (\"path#Name\"); several when ambiguous (the first few)."),
     candidates: z.number().int().optional().describe("For ambiguous calls: how many declarations could be meant."),
   })
   .describe("One call site.");
@@ -210,7 +216,14 @@ async function walkTool(
   if (walk.truncatedBy === "limit") limits.push(`limit = ${limit}`);
   if (walk.truncatedBy === "maxExpanded") limits.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}`);
   const calls = walk.edges.map((edge: LeveledEdge) => callOut(edge, session.display));
-  const result: WalkOutput = { symbol: symbolOut(symbol, session.display), depth, calls, counts: countBy(calls), complete: session.coverage.complete && limits.length === 0, limits };
+  const result: WalkOutput = {
+    symbol: symbolOut(symbol, session.display),
+    depth,
+    calls,
+    counts: countBy(calls),
+    complete: session.coverage.complete && limits.length === 0,
+    limits,
+  };
   if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
   return result;
 }
@@ -218,7 +231,9 @@ async function walkTool(
 function renderWalk(result: WalkOutput, direction: "callers" | "callees"): string {
   const { exact, inferred, ambiguous } = result.counts;
   const lines = [
-    `${direction} of ${result.symbol.name} (${place(result.symbol)}), depth ${result.depth}: ${plural(result.calls.length, "call")} (${exact} exact, ${inferred} inferred, ${ambiguous} ambiguous)${result.typed ? ", resolved by the TypeScript compiler" : ""}`,
+    `${direction} of ${result.symbol.name} (${place(result.symbol)}), depth ${result.depth}: ${
+      plural(result.calls.length, "call")
+    } (${exact} exact, ${inferred} inferred, ${ambiguous} ambiguous)${result.typed ? ", resolved by the TypeScript compiler" : ""}`,
   ];
   for (const call of result.calls) lines.push(renderCall(call, direction));
   if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
@@ -283,7 +298,7 @@ const TraceOutput = z.object({
         steps: z
           .array(
             z.object({
-              symbol: z.string().describe('"path#Name" of the step.'),
+              symbol: z.string().describe("\"path#Name\" of the step."),
               line: z.number().int().optional().describe("Line of the call to the next step."),
               confidence: ConfidenceEnum.optional().describe("Confidence of that call."),
             }),
@@ -302,8 +317,8 @@ export const traceTool = defineTool({
   description:
     "The shortest call paths from one function to another (through callees, every confidence), each step with the line of its call; none when the target is not reachable within maxDepth.",
   input: z.strictObject({
-    from: SymbolInput.describe('Where the paths start: a name, qualified name or "path#Name".'),
-    to: SymbolInput.describe('Where the paths end: a name, qualified name or "path#Name".'),
+    from: SymbolInput.describe("Where the paths start: a name, qualified name or \"path#Name\"."),
+    to: SymbolInput.describe("Where the paths end: a name, qualified name or \"path#Name\"."),
     maxDepth: z
       .number()
       .int()
@@ -345,7 +360,9 @@ export const traceTool = defineTool({
     if (result.paths.length === 0) lines.push(`no call path from ${result.from.name} (${place(result.from)}) to ${result.to.name} (${place(result.to)})`);
     else lines.push(`${plural(result.paths.length, "shortest path")} of ${plural(result.length ?? 0, "call")} from ${result.from.name} to ${result.to.name}`);
     for (const entry of result.paths) {
-      const steps = entry.steps.map((step) => `${step.symbol}${step.line !== undefined ? ` :${step.line}${step.confidence && step.confidence !== "exact" ? ` [${step.confidence}]` : ""}` : ""}`);
+      const steps = entry.steps.map((step) =>
+        `${step.symbol}${step.line !== undefined ? ` :${step.line}${step.confidence && step.confidence !== "exact" ? ` [${step.confidence}]` : ""}` : ""}`
+      );
       lines.push(`  ${steps.join(" → ")}`);
     }
     renderIncomplete(result, lines);
@@ -416,7 +433,9 @@ const ImpactOutput = z.object({
     .array(
       z.object({
         path: z.string().describe("The test file."),
-        via: z.enum(["calls", "imports", "name"]).describe("calls: it calls the target through the callers; imports: it imports the file through the dependents; name: only named after it."),
+        via: z.enum(["calls", "imports", "name"]).describe(
+          "calls: it calls the target through the callers; imports: it imports the file through the dependents; name: only named after it.",
+        ),
         distance: z.number().int().describe("Calls or import hops to the target (0 for name)."),
       }),
     )
@@ -477,7 +496,9 @@ export const impactTool = defineTool({
   },
   render: (result: ImpactOutput) => {
     const target = result.symbol ? `${result.symbol.name} (${place(result.symbol)})` : result.path;
-    const lines = [`impact of ${target}: ${plural(result.callers.length, "caller")}, ${plural(result.totalDependents, "dependent file")}, ${plural(result.tests.length, "test file")}`];
+    const lines = [
+      `impact of ${target}: ${plural(result.callers.length, "caller")}, ${plural(result.totalDependents, "dependent file")}, ${plural(result.tests.length, "test file")}`,
+    ];
     if (result.tests.length > 0) {
       lines.push("tests:");
       for (const test of result.tests) lines.push(`  ${test.path} (${test.via}${test.via === "name" ? "" : `, ${test.distance} away`})`);

@@ -45,8 +45,6 @@ export async function resolveReadableFile(context: ToolContext, input: string): 
   return resolved;
 }
 
-
-
 /** Turns a per-item failure into its reported form; anything that is not a tool or I/O error is a bug and propagates. */
 export function toItemError(error: unknown, display: string): ItemError {
   const toolError = fileSystemError(error, display);
@@ -54,7 +52,6 @@ export function toItemError(error: unknown, display: string): ItemError {
 }
 
 export { fileSystemError, readFileBytes, sha256Hex };
-
 
 /** Hashes a file: small files in one synchronous read, larger ones in chunks so hashing never holds them in memory. */
 export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {

@@ -37,7 +37,16 @@ const DIGEST_MEMBERS = 12;
 function digestFile(file: IndexedFile): DigestFileOut {
   const isPublic = (symbol: SymbolFact) => symbol.local !== true && symbol.visibility !== "private" && (symbol.exported || symbol.visibility === "public");
   const top = file.facts.symbols.filter((symbol) => symbol.parent === undefined && isPublic(symbol));
-  const out: DigestFileOut = { path: file.display, language: file.language, lines: file.lines, parseErrors: file.facts.parseErrors, types: [], functions: [], values: [], reexports: [] };
+  const out: DigestFileOut = {
+    path: file.display,
+    language: file.language,
+    lines: file.lines,
+    parseErrors: file.facts.parseErrors,
+    types: [],
+    functions: [],
+    values: [],
+    reexports: [],
+  };
   const declared = new Set(top.map((symbol) => symbol.name));
   for (const exported of file.facts.exportedNames) {
     const label = exported.name === "*" && exported.from !== undefined ? `* from ${exported.from}` : exported.name;
@@ -45,8 +54,16 @@ function digestFile(file: IndexedFile): DigestFileOut {
   }
   for (const symbol of top) {
     if (CONTAINER_KINDS.has(symbol.kind)) {
-      const members = file.facts.symbols.filter((member) => member.parent === symbol.qualifiedName && isPublic(member) && member.visibility !== "protected").map((member) => member.name);
-      out.types.push({ name: symbol.name, kind: symbol.kind, line: symbol.startLine, members: members.slice(0, DIGEST_MEMBERS), moreMembers: Math.max(0, members.length - DIGEST_MEMBERS) });
+      const members = file.facts.symbols.filter((member) => member.parent === symbol.qualifiedName && isPublic(member) && member.visibility !== "protected").map((member) =>
+        member.name
+      );
+      out.types.push({
+        name: symbol.name,
+        kind: symbol.kind,
+        line: symbol.startLine,
+        members: members.slice(0, DIGEST_MEMBERS),
+        moreMembers: Math.max(0, members.length - DIGEST_MEMBERS),
+      });
     } else if (symbol.kind === "function" || symbol.kind === "macro") {
       out.functions.push(symbol.name);
     } else if (symbol.kind !== "heading" && symbol.kind !== "key") {
@@ -82,7 +99,9 @@ export const digestTool = defineTool({
   }),
   output: z.object({
     directories: z.array(DigestDirectory),
-    summary: z.object({ files: z.number().int(), languages: z.record(z.string(), z.number().int()), lines: z.number().int() }).describe("Totals over every matched file (also those cut)."),
+    summary: z.object({ files: z.number().int(), languages: z.record(z.string(), z.number().int()), lines: z.number().int() }).describe(
+      "Totals over every matched file (also those cut).",
+    ),
     failed: z.array(FailedPath),
     omittedFiles: z.array(z.string()).describe("Files left out by the budget (first 50)."),
     omittedCount: z.number().int(),
@@ -134,12 +153,18 @@ export const digestTool = defineTool({
     }
     if (limitedBy === null && collected.overMaxFiles > 0) limitedBy = "maxFiles";
     const truncated = limitedBy !== null;
-    const next = truncated
-      ? omitted.length > 0
-        ? `call digest with paths naming the folders not shown (first: ${JSON.stringify(path.posix.dirname(omitted[0]!))}), or raise maxTokens`
-        : "narrow paths or glob"
-      : null;
-    const extraLimits = limitedBy === "maxTokens" ? [`maxTokens = ${args.maxTokens}`] : limitedBy === "outputLimit" ? [`output limit = ${LIMITS.output.maxTextChars} characters`] : limitedBy === "maxFiles" ? [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`] : [];
+    const next = truncated ?
+      omitted.length > 0 ?
+        `call digest with paths naming the folders not shown (first: ${JSON.stringify(path.posix.dirname(omitted[0]!))}), or raise maxTokens` :
+        "narrow paths or glob" :
+      null;
+    const extraLimits = limitedBy === "maxTokens" ?
+      [`maxTokens = ${args.maxTokens}`] :
+      limitedBy === "outputLimit" ?
+      [`output limit = ${LIMITS.output.maxTextChars} characters`] :
+      limitedBy === "maxFiles" ?
+      [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`] :
+      [];
     return {
       directories,
       summary,

@@ -40,7 +40,8 @@ type SelectorResultInput = z.input<typeof SelectorResult>;
 export const documentQueryTool = defineTool({
   name: "document_query",
   title: "Query a structured document",
-  description: `Read values from a JSON, JSONC, TOML or YAML file by JSON Pointer (RFC 6901: "/compilerOptions/strict", "/items/0", "~1" for "/" and "~0" for "~" inside a key; "" is the whole document). Up to ${LIMITS.document.maxSelectors} selectors per call; each value is capped at ${LIMITS.document.maxValueBytes} bytes of JSON. YAML files with several documents are queried in their first document.`,
+  description:
+    `Read values from a JSON, JSONC, TOML or YAML file by JSON Pointer (RFC 6901: "/compilerOptions/strict", "/items/0", "~1" for "/" and "~0" for "~" inside a key; "" is the whole document). Up to ${LIMITS.document.maxSelectors} selectors per call; each value is capped at ${LIMITS.document.maxValueBytes} bytes of JSON. YAML files with several documents are queried in their first document.`,
   input: z.strictObject({
     filePath: PathInput.describe("The document's path, absolute or relative to the first root; the format follows the extension (.json, .jsonc, .toml, .yaml, .yml)."),
     selectors: z
@@ -112,7 +113,7 @@ export const documentQueryTool = defineTool({
 });
 
 function renderSelectorResult(item: z.output<typeof SelectorResult>): string {
-  const label = item.selector === "" ? '"" (whole document)' : item.selector;
+  const label = item.selector === "" ? "\"\" (whole document)" : item.selector;
   if (item.error) return renderItemError(label, item.error as ItemError);
   if (!item.found) {
     let where = item.existingPrefix === "" ? "the document root" : (item.existingPrefix ?? "the document root");

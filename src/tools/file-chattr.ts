@@ -8,11 +8,11 @@ export const fileChattrTool = defineTool({
   name: "file_chattr",
   title: "Change file modes",
   description:
-    'Change a file\'s permission bits: "644", "0755", "+x" or "-x" (no setuid/setgid/sticky bits). Refused on a file with more than one hard link, which could change an inode outside the roots. Needs expectedSha256.',
+    "Change a file's permission bits: \"644\", \"0755\", \"+x\" or \"-x\" (no setuid/setgid/sticky bits). Refused on a file with more than one hard link, which could change an inode outside the roots. Needs expectedSha256.",
   input: z.strictObject({
     files: filesRecord(
       z.strictObject({
-        chmod: z.string().min(1).max(8).describe('The new mode: three octal digits ("644", "0755"), "+x" or "-x".'),
+        chmod: z.string().min(1).max(8).describe("The new mode: three octal digits (\"644\", \"0755\"), \"+x\" or \"-x\"."),
         expectedSha256: ExpectedSha256,
       }),
       "Files to change",

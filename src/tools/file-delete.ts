@@ -31,12 +31,21 @@ export const fileDeleteTool = defineTool({
       const importers = await findImporters(resolved, context, { signal: context.signal });
       const others = importers.filter((importer) => importer !== resolved.display && !Object.hasOwn(files, importer));
       if (others.length > 0) {
-        throw new ToolError("referenced_file", `${resolved.display} is imported by ${plural(others.length, "file")}: ${others.slice(0, 20).join(", ")}${others.length > 20 ? ", …" : ""}.`, {
-          details: { importers: others.slice(0, LIMITS.patch.maxListedMatches) },
-        });
+        throw new ToolError(
+          "referenced_file",
+          `${resolved.display} is imported by ${plural(others.length, "file")}: ${others.slice(0, 20).join(", ")}${others.length > 20 ? ", …" : ""}.`,
+          {
+            details: { importers: others.slice(0, LIMITS.patch.maxListedMatches) },
+          },
+        );
       }
     };
-    const entries = Object.entries(files).map(([key, entry]): WriteEntry => ({ kind: "delete", key, expectedSha256: entry.expectedSha256, refuse: entry.force ? undefined : refuseReferenced }));
+    const entries = Object.entries(files).map(([key, entry]): WriteEntry => ({
+      kind: "delete",
+      key,
+      expectedSha256: entry.expectedSha256,
+      refuse: entry.force ? undefined : refuseReferenced,
+    }));
     return mutationOutput(await writeBatch(entries, writeContext(context), { tool: "file_delete", sequential: true }));
   },
   render: renderMutation,

@@ -24,7 +24,7 @@ const AstRuleInput = z.strictObject({
   expectedMatches: z
     .union([z.number().int().min(0), z.literal("all")])
     .optional()
-    .describe('How many matches the rule must find (default 1); "all" accepts any number above zero. Every match is rewritten.'),
+    .describe("How many matches the rule must find (default 1); \"all\" accepts any number above zero. Every match is rewritten."),
 });
 
 const PatchEntry = z.strictObject({
@@ -54,7 +54,7 @@ function checkPatchShape(key: string, entry: PatchEntry): void {
     if (extra.length > 0) throw shapeError(key, extra[0] as string, "a previewReceipt entry takes no other fields");
     return;
   }
-  if (entry.patchStrategy === undefined) throw shapeError(key, "patchStrategy", 'required: "aider_block" or "ast"');
+  if (entry.patchStrategy === undefined) throw shapeError(key, "patchStrategy", "required: \"aider_block\" or \"ast\"");
   if (entry.patchStrategy === "aider_block") {
     if (entry.aiderBlocks === undefined) throw shapeError(key, "aiderBlocks", "required for patchStrategy aider_block");
     if (entry.astRules !== undefined) throw shapeError(key, "astRules", "belongs to patchStrategy ast");
@@ -80,7 +80,8 @@ export const filePatchTool = defineTool({
       throw new ToolError("invalid_input", "files: preview must be set on every entry of a call or on none; preview and commit in separate calls.");
     }
     // Type errors come from the TypeScript services, which are driven by one edit at a time (the façade plans such entries in turn).
-    const diagnose: Diagnose = (resolved, before, after) => typeErrorReport(context.workspace, resolved, before, after, { projects: context.services.typescript, signal: context.signal });
+    const diagnose: Diagnose = (resolved, before, after) =>
+      typeErrorReport(context.workspace, resolved, before, after, { projects: context.services.typescript, signal: context.signal });
     const batch = entries.map(([key, entry]): WriteEntry => {
       if (entry.previewReceipt !== undefined) return { kind: "receipt", key, receipt: entry.previewReceipt };
       const common = { key, expectedSha256: entry.expectedSha256, allowSyntaxErrors: entry.allowSyntaxErrors, diagnose: entry.diagnostics === true ? diagnose : undefined };

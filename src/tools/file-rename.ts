@@ -21,7 +21,9 @@ export const fileRenameTool = defineTool({
     updateImports: z
       .boolean()
       .optional()
-      .describe("Also rewrite the import specifiers that point at each moved JS/TS/Python file, in every importer, in the same batch (original style kept; what cannot be rewritten is listed in importNotes)."),
+      .describe(
+        "Also rewrite the import specifiers that point at each moved JS/TS/Python file, in every importer, in the same batch (original style kept; what cannot be rewritten is listed in importNotes).",
+      ),
   }),
   output: MutationOutput,
   annotations: WRITE,

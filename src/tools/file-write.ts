@@ -23,7 +23,13 @@ export const fileWriteTool = defineTool({
   output: MutationOutput,
   annotations: WRITE,
   handler: async ({ files }, context) => {
-    const entries = Object.entries(files).map(([key, entry]) => ({ kind: "content" as const, key, content: entry.content, expectedSha256: entry.expectedSha256, allowSyntaxErrors: entry.allowSyntaxErrors }));
+    const entries = Object.entries(files).map(([key, entry]) => ({
+      kind: "content" as const,
+      key,
+      content: entry.content,
+      expectedSha256: entry.expectedSha256,
+      allowSyntaxErrors: entry.allowSyntaxErrors,
+    }));
     return mutationOutput(await writeBatch(entries, writeContext(context), { tool: "file_write" }));
   },
   render: renderMutation,

@@ -14,18 +14,7 @@ import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { CodeIndex } from "../intel/index/code-index.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
 import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
-import {
-  hashFileStream,
-  ItemErrorSchema,
-  loadTextFile,
-  PathInput,
-  plural,
-  readWholeOrHead,
-  renderItemError,
-  resolveReadableFile,
-  toItemError,
-  type ItemError,
-} from "./common.ts";
+import { hashFileStream, ItemErrorSchema, loadTextFile, PathInput, plural, readWholeOrHead, renderItemError, resolveReadableFile, toItemError, type ItemError } from "./common.ts";
 
 const FilePathInput = PathInput.describe("A file path, absolute or relative to the first root.");
 const ResultPath = z.string().describe("The file's path as the workspace displays it; usable as input to any tool.");
@@ -184,7 +173,8 @@ const AstReadFile = z.object({
 export const fileReadTool = defineTool({
   name: "file_read",
   title: "Read text files",
-  description: `Read line ranges of text files (1-based, inclusive), with each file's SHA-256, line count, encoding and line-ending style. Reads are bounded: by default ${LIMITS.read.defaultMaxLines} lines or ${LIMITS.read.defaultMaxBytes} bytes per file; when more remains, hasMore is true and nextStartLine says where to continue. Binary files and invalid encodings are refused. mode "ast" returns a source file's outline (or named symbols' source) instead of lines; "auto" does that for large source files.`,
+  description:
+    `Read line ranges of text files (1-based, inclusive), with each file's SHA-256, line count, encoding and line-ending style. Reads are bounded: by default ${LIMITS.read.defaultMaxLines} lines or ${LIMITS.read.defaultMaxBytes} bytes per file; when more remains, hasMore is true and nextStartLine says where to continue. Binary files and invalid encodings are refused. mode "ast" returns a source file's outline (or named symbols' source) instead of lines; "auto" does that for large source files.`,
   input: z.strictObject({
     files: z
       .array(ReadRequest)
@@ -273,12 +263,16 @@ type AstReadFileResult = z.output<typeof AstReadFile>;
 async function wantsAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext): Promise<boolean> {
   const mode = request.mode ?? "text";
   if (mode === "text") {
-    if (request.symbols !== undefined) throw new ToolError("invalid_input", "symbols apply to mode \"ast\" (or \"auto\"), not to text reads.", { hint: 'Add mode: "ast", or use the show tool.' });
+    if (request.symbols !== undefined) {
+      throw new ToolError("invalid_input", "symbols apply to mode \"ast\" (or \"auto\"), not to text reads.", { hint: "Add mode: \"ast\", or use the show tool." });
+    }
     return false;
   }
   if (mode === "ast") {
     if (request.startLine !== undefined || request.endLine !== undefined) {
-      throw new ToolError("invalid_input", "startLine and endLine apply to mode \"text\"; mode \"ast\" returns the outline or named symbols.", { hint: "Drop the range, or read it with mode \"text\"." });
+      throw new ToolError("invalid_input", "startLine and endLine apply to mode \"text\"; mode \"ast\" returns the outline or named symbols.", {
+        hint: "Drop the range, or read it with mode \"text\".",
+      });
     }
     return true;
   }
@@ -337,7 +331,7 @@ function renderAstRead(item: AstReadFileResult): string {
   } else if (item.truncated) {
     out.push("[cut by the output limit; ask for fewer symbols per call]");
   }
-  if (item.outline) out.push('[outline only: file_read mode "text" with startLine/endLine for lines, show for bodies]');
+  if (item.outline) out.push("[outline only: file_read mode \"text\" with startLine/endLine for lines, show for bodies]");
   return out.join("\n");
 }
 
@@ -353,7 +347,11 @@ function renderReadFile(item: ReadFileResult | AstReadFileResult | { path: strin
   const traits: string[] = [item.encoding, item.lineEnding === "none" ? "no line breaks" : `${item.lineEnding} line endings`];
   if (item.usesTabs) traits.push("tab indentation");
   if (!item.finalNewline && item.totalLines > 0) traits.push("no final newline");
-  const range = item.totalLines === 0 ? "empty file" : item.endLine < item.startLine ? `no lines returned of ${item.totalLines}` : `lines ${item.startLine}-${item.endLine} of ${item.totalLines}`;
+  const range = item.totalLines === 0 ?
+    "empty file" :
+    item.endLine < item.startLine ?
+    `no lines returned of ${item.totalLines}` :
+    `lines ${item.startLine}-${item.endLine} of ${item.totalLines}`;
   const out = [`${item.path} · ${range} · ${traits.join(", ")} · sha256 ${item.sha256}`];
   if (item.endLine >= item.startLine) {
     const width = gutterWidth(item.endLine);
@@ -396,7 +394,9 @@ const OperationDecision = z.object({
 const FileCapabilities = z.object({
   path: ResultPath,
   size: z.number().int().describe("File size in bytes."),
-  kind: z.enum(["source", "document", "text", "binary"]).describe("source: a programming or markup language; document: data or prose (JSON, YAML, TOML, Markdown); text: other text; binary."),
+  kind: z.enum(["source", "document", "text", "binary"]).describe(
+    "source: a programming or markup language; document: data or prose (JSON, YAML, TOML, Markdown); text: other text; binary.",
+  ),
   language: z.enum(LANGUAGES).nullable().describe("Language by file name, extension or shebang; null when unknown."),
   encoding: z
     .enum([...TEXT_ENCODINGS, "unknown"])
@@ -527,7 +527,9 @@ function renderCapabilities(item: z.output<typeof FileCapabilities> | { path: st
   const policy = [renderDecision("read", item.policy.read), renderDecision("write", item.policy.write), renderDecision("delete", item.policy.delete)].join(", ");
   const modes = item.readModes.length > 0 ? item.readModes.join("+") : "none";
   const patches = item.patchStrategies.length > 0 ? item.patchStrategies.join("+") : "none";
-  const health = item.parseHealth ? ` · parse ${item.parseHealth.parseErrors === 0 ? "clean" : plural(item.parseHealth.parseErrors, "error")}, ${plural(item.parseHealth.symbols, "symbol")}` : "";
+  const health = item.parseHealth ?
+    ` · parse ${item.parseHealth.parseErrors === 0 ? "clean" : plural(item.parseHealth.parseErrors, "error")}, ${plural(item.parseHealth.symbols, "symbol")}` :
+    "";
   const line = `${item.path}: ${what} · ${text} · ${plural(item.size, "byte")} · read modes ${modes} · patch strategies ${patches}${health} · ${policy}`;
   return item.notes.length > 0 ? `${line}\n  ${item.notes.join("\n  ")}` : line;
 }

@@ -74,7 +74,9 @@ const ImportRef = z.object({
   specifier: z.string().describe("The module specifier as written."),
   line: z.number().int().describe("1-based line of the import."),
   kind: z.string().describe("import, import_type, reexport, require, dynamic, use, mod or include."),
-  via: z.string().describe("The rule that resolved it: relative, tsconfig_paths, base_url, package_exports, package_imports, workspace_package, python_relative, python_absolute, go_module, rust_mod, rust_path, jvm_package, include."),
+  via: z.string().describe(
+    "The rule that resolved it: relative, tsconfig_paths, base_url, package_exports, package_imports, workspace_package, python_relative, python_absolute, go_module, rust_mod, rust_path, jvm_package, include.",
+  ),
 });
 
 const FileNode = z.object({
@@ -133,7 +135,9 @@ function renderExternal(external: Array<z.infer<typeof External>>, total: number
 function renderUnresolved(unresolved: UnresolvedOut[], total: number, lines: string[]): void {
   if (total === 0) return;
   lines.push(`unresolved (${total}):`);
-  for (const entry of unresolved) lines.push(`  ${entry.from}:${entry.line} ${JSON.stringify(entry.specifier)} ${entry.reason} — ${entry.detail}${entry.candidates ? ` (${entry.candidates.join(", ")})` : ""}`);
+  for (const entry of unresolved) {
+    lines.push(`  ${entry.from}:${entry.line} ${JSON.stringify(entry.specifier)} ${entry.reason} — ${entry.detail}${entry.candidates ? ` (${entry.candidates.join(", ")})` : ""}`);
+  }
   if (total > unresolved.length) lines.push(`  … ${total - unresolved.length} more`);
 }
 
@@ -229,7 +233,12 @@ function renderDeps(result: DepsOutput, noun: "imports" | "imported by"): string
   const what = result.directory ? `${result.path}/ (files inside)` : result.path;
   lines.push(`${what} ${noun} ${plural(result.totalFiles, "file")} (depth ${result.depth})`);
   for (const file of result.files) {
-    const links = file.imports?.map((ref) => (noun === "imports" ? `${JSON.stringify(ref.specifier)} L${ref.line}${ref.via === "relative" ? "" : ` via ${ref.via}`}` : `${ref.from === file.path ? "" : `${ref.from} `}L${ref.line} ${JSON.stringify(ref.specifier)}`));
+    const links = file.imports?.map((
+      ref,
+    ) => (noun === "imports" ?
+      `${JSON.stringify(ref.specifier)} L${ref.line}${ref.via === "relative" ? "" : ` via ${ref.via}`}` :
+      `${ref.from === file.path ? "" : `${ref.from} `}L${ref.line} ${JSON.stringify(ref.specifier)}`)
+    );
     lines.push(`  ${file.depth > 1 ? `[${file.depth}] ` : ""}${file.path}${links && links.length > 0 ? `  ← ${links.join(", ")}` : ""}`);
   }
   if (result.totalFiles > result.files.length) lines.push(`  … ${result.totalFiles - result.files.length} more`);
@@ -453,7 +462,9 @@ export const cyclesTool = defineTool({
     const lines = [`${plural(result.total, "import cycle")} over ${plural(result.filesInCycles, "file")}`];
     for (const cycle of result.cycles) {
       lines.push(`${cycle.size} files: ${[...cycle.path, cycle.path[0]].join(" → ")}`);
-      if (cycle.size > cycle.path.length) lines.push(`  also in it: ${cycle.files.filter((file) => !cycle.path.includes(file)).join(", ")}${cycle.size > cycle.files.length ? ", …" : ""}`);
+      if (cycle.size > cycle.path.length) {
+        lines.push(`  also in it: ${cycle.files.filter((file) => !cycle.path.includes(file)).join(", ")}${cycle.size > cycle.files.length ? ", …" : ""}`);
+      }
     }
     if (result.total > result.cycles.length) lines.push(`… ${result.total - result.cycles.length} more`);
     renderIncomplete(result, lines);

@@ -34,7 +34,14 @@ const IndexOutput = z.object({
   freshness: z.enum(["stat", "watch"]).optional().describe("How the last refresh found changes."),
   watch: z.object({ active: z.boolean(), directories: z.number().int(), reason: z.string().optional() }).optional(),
   lastBuild: z.object({ ms: z.number(), parsed: z.number().int(), fromSnapshot: z.number().int(), bytes: z.number().int() }).optional(),
-  snapshot: z.object({ enabled: z.boolean(), path: z.string().optional(), loaded: z.boolean(), reused: z.number().int(), savedAt: z.string().optional(), problem: z.string().optional() }).optional(),
+  snapshot: z.object({
+    enabled: z.boolean(),
+    path: z.string().optional(),
+    loaded: z.boolean(),
+    reused: z.number().int(),
+    savedAt: z.string().optional(),
+    problem: z.string().optional(),
+  }).optional(),
 });
 
 export const indexTool = defineTool({
@@ -99,18 +106,36 @@ export const indexTool = defineTool({
       .map(([reason, count]) => `${reason} ${count}`)
       .join(", ");
     const out = [
-      `index ${result.scope}: ${plural(result.files, "file")}, ${plural(result.lines, "line")}, ${result.bytes} bytes · ${result.complete ? "complete" : `incomplete (${result.limits.join(", ")})`} · ${result.ms} ms · generation ${result.generation}`,
+      `index ${result.scope}: ${plural(result.files, "file")}, ${plural(result.lines, "line")}, ${result.bytes} bytes · ${
+        result.complete ? "complete" : `incomplete (${result.limits.join(", ")})`
+      } · ${result.ms} ms · generation ${result.generation}`,
     ];
     if (skipped) out.push(`skipped: ${skipped}`);
     if (result.languages) out.push(`languages: ${Object.entries(result.languages).sort((a, b) => b[1] - a[1]).map(([language, count]) => `${language} ${count}`).join(", ")}`);
     if (result.parseErrors !== undefined) {
-      out.push(`parse errors: ${result.parseErrors}${result.filesWithParseErrors && result.filesWithParseErrors.length > 0 ? ` (${result.filesWithParseErrors.map((file) => `${file.path} ${file.errors}`).join(", ")})` : ""}`);
+      out.push(
+        `parse errors: ${result.parseErrors}${
+          result.filesWithParseErrors && result.filesWithParseErrors.length > 0 ?
+            ` (${result.filesWithParseErrors.map((file) => `${file.path} ${file.errors}`).join(", ")})` :
+            ""
+        }`,
+      );
     }
     if (result.lastBuild) out.push(`cold build: ${result.lastBuild.ms} ms, ${plural(result.lastBuild.parsed, "file")} parsed, ${result.lastBuild.fromSnapshot} from the snapshot`);
-    if (result.watch) out.push(`freshness: ${result.freshness ?? "stat"}; watcher ${result.watch.active ? `on (${plural(result.watch.directories, "directory")})` : `off${result.watch.reason ? ` (${result.watch.reason})` : ""}`}`);
+    if (result.watch) {
+      out.push(
+        `freshness: ${result.freshness ?? "stat"}; watcher ${
+          result.watch.active ? `on (${plural(result.watch.directories, "directory")})` : `off${result.watch.reason ? ` (${result.watch.reason})` : ""}`
+        }`,
+      );
+    }
     if (result.snapshot) {
       const snapshot = result.snapshot;
-      out.push(`snapshot: ${snapshot.enabled ? "on" : "off"}${snapshot.path ? ` ${snapshot.path}` : ""}${snapshot.loaded ? `, ${snapshot.reused} files reused` : ""}${snapshot.problem ? ` (${snapshot.problem})` : ""}`);
+      out.push(
+        `snapshot: ${snapshot.enabled ? "on" : "off"}${snapshot.path ? ` ${snapshot.path}` : ""}${snapshot.loaded ? `, ${snapshot.reused} files reused` : ""}${
+          snapshot.problem ? ` (${snapshot.problem})` : ""
+        }`,
+      );
     }
     return out.join("\n");
   },

@@ -6,7 +6,23 @@ import { estimateTokens } from "../helpers/tokens.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, DETAILS, FailedPath, MaxTokens, OutlineSymbol, renderSymbol, roundUp, symbolOut, visibleSymbols, footer } from "./outline.ts";
+import {
+  budgetOf,
+  collectFiles,
+  compareDisplay,
+  coverageOut,
+  CoverageOut,
+  Cut,
+  DETAILS,
+  FailedPath,
+  MaxTokens,
+  OutlineSymbol,
+  renderSymbol,
+  roundUp,
+  symbolOut,
+  visibleSymbols,
+  footer,
+} from "./outline.ts";
 
 const MapFile = z.object({
   path: z.string().describe("The file, as a path usable as input."),
@@ -85,7 +101,15 @@ export const mapTool = defineTool({
         for (const [symbol, types] of typed.matches) symbol.returnType = types.returnType;
         if (typed.note !== undefined) typedNotes.push(typed.note);
       }
-      const entry: MapFileOut = { path: file.display, language: file.language, lines: file.lines, sha256: file.sha256, parseErrors: file.facts.parseErrors, symbols: [], symbolsTotal: symbols.length };
+      const entry: MapFileOut = {
+        path: file.display,
+        language: file.language,
+        lines: file.lines,
+        sha256: file.sha256,
+        parseErrors: file.facts.parseErrors,
+        symbols: [],
+        symbolsTotal: symbols.length,
+      };
       const header = renderMapFileHeader(entry);
       const lines = symbols.map((symbol) => renderSymbol(symbol));
       const fileTokens = estimateTokens(header) + 1 + lines.reduce((sum, line) => sum + estimateTokens(line) + 1, 0);
@@ -128,11 +152,17 @@ export const mapTool = defineTool({
       if (partial) hints.push(`call show with symbol names from ${partial.path}, or map it alone with detail "names"`);
       if (omitted.length > 0) hints.push(`call map with paths ${JSON.stringify(omitted.slice(0, 5))}${omitted.length > 5 ? " …" : ""}`);
       if (limitedBy === "maxTokens" && neededTokens <= LIMITS.intel.outline.maxTokensCeiling) hints.push(`or raise maxTokens to about ${roundUp(neededTokens)}`);
-      if (detail !== "names") hints.push('or use detail "names"');
+      if (detail !== "names") hints.push("or use detail \"names\"");
       if (limitedBy === "maxFiles") hints.push(`narrow paths or glob (at most ${LIMITS.intel.outline.maxFiles} files per call)`);
       next = hints.join("; ");
     }
-    const extraLimits = limitedBy === "maxTokens" ? [`maxTokens = ${args.maxTokens}`] : limitedBy === "outputLimit" ? [`output limit = ${LIMITS.output.maxTextChars} characters`] : limitedBy === "maxFiles" ? [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`] : [];
+    const extraLimits = limitedBy === "maxTokens" ?
+      [`maxTokens = ${args.maxTokens}`] :
+      limitedBy === "outputLimit" ?
+      [`output limit = ${LIMITS.output.maxTextChars} characters`] :
+      limitedBy === "maxFiles" ?
+      [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`] :
+      [];
     return {
       files,
       failed: collected.failed,
@@ -150,7 +180,9 @@ export const mapTool = defineTool({
       for (const symbol of file.symbols) out.push(renderSymbol(symbol));
       if (file.symbols.length < file.symbolsTotal) out.push(`  … ${file.symbolsTotal - file.symbols.length} more symbols not shown`);
     }
-    if (result.files.length === 0 && result.failed.length === 0) out.push("No outlinable files matched (files need a language with a syntax tree parser; ignored folders are left out).");
+    if (result.files.length === 0 && result.failed.length === 0) {
+      out.push("No outlinable files matched (files need a language with a syntax tree parser; ignored folders are left out).");
+    }
     for (const failed of result.failed) out.push(renderItemError(failed.path, failed.error));
     for (const note of result.typedNotes ?? []) out.push(`[typed: ${note}]`);
     out.push(...footer(result.cut, result.coverage, result.omittedCount));

@@ -43,7 +43,9 @@ const FileResult = z
     previousSha256: Sha256Out.describe("SHA-256 before the change (null when the file was created)."),
     change: z.enum(["created", "modified", "unchanged", "deleted", "renamed", "mode"]).describe("What happened to the file."),
     renamedFrom: z.string().optional().describe("For renames: the source path."),
-    importNotes: z.array(z.string()).optional().describe("For renames with updateImports: importers left unchanged and why, and the moved file's own relative imports that now need another specifier."),
+    importNotes: z.array(z.string()).optional().describe(
+      "For renames with updateImports: importers left unchanged and why, and the moved file's own relative imports that now need another specifier.",
+    ),
     mode: z.string().optional().describe("For file_chattr: the new mode in octal."),
     matches: z
       .array(
@@ -168,7 +170,9 @@ const RENDERED_TYPE_ERRORS = 20;
 
 function renderTypeErrors(report: NonNullable<FileResult["typeErrors"]>): string[] {
   if (!report.checked) return [`  type errors: not checked (${report.note ?? "unknown reason"})`];
-  const head = `  type errors introduced: ${report.introduced.length}${report.complete ? "" : "+"} (${report.errorsBefore} → ${report.errorsAfter})${report.note ? `; ${report.note}` : ""}`;
+  const head = `  type errors introduced: ${report.introduced.length}${report.complete ? "" : "+"} (${report.errorsBefore} → ${report.errorsAfter})${
+    report.note ? `; ${report.note}` : ""
+  }`;
   const listed = report.introduced.slice(0, RENDERED_TYPE_ERRORS).map((error) => `    ${error.path}:${error.line}:${error.column} TS${error.code} ${error.message.split("\n")[0]}`);
   const more = report.introduced.length > RENDERED_TYPE_ERRORS ? [`    … ${report.introduced.length - RENDERED_TYPE_ERRORS} more in structuredContent`] : [];
   return [head, ...listed, ...more];
@@ -179,11 +183,19 @@ export function renderMutation(result: MutationOutput): string {
   const count = Object.keys(result.files).length;
   lines.push(result.committed ? `committed ${plural(count, "file")} as batch ${result.batchId}` : `previewed ${plural(count, "file")}; nothing written`);
   for (const [key, file] of Object.entries(result.files)) {
-    const head = `${file.path}${file.renamedFrom ? ` (from ${file.renamedFrom})` : ""}: ${file.change}${file.sha256 ? ` sha256=${file.sha256}` : ""}${file.mode ? ` mode=${file.mode}` : ""}`;
+    const head = `${file.path}${file.renamedFrom ? ` (from ${file.renamedFrom})` : ""}: ${file.change}${file.sha256 ? ` sha256=${file.sha256}` : ""}${
+      file.mode ? ` mode=${file.mode}` : ""
+    }`;
     lines.push(key === file.path || file.renamedFrom ? head : `${key} → ${head}`);
-    for (const match of file.matches ?? []) lines.push(`  block ${match.block}: ${match.matcher} L${match.startLine}-${match.endLine}${match.similarity !== undefined ? ` similarity ${match.similarity.toFixed(3)}` : ""}`);
+    for (const match of file.matches ?? []) {
+      lines.push(
+        `  block ${match.block}: ${match.matcher} L${match.startLine}-${match.endLine}${match.similarity !== undefined ? ` similarity ${match.similarity.toFixed(3)}` : ""}`,
+      );
+    }
     for (const note of file.importNotes ?? []) lines.push(`  imports: ${note}`);
-    for (const rule of file.rules ?? []) lines.push(`  rule ${rule.rule}: ${rule.applied}/${rule.matched} rewritten at ${rule.locations.map((l) => `L${l.startLine}-${l.endLine}`).join(", ")}`);
+    for (const rule of file.rules ?? []) {
+      lines.push(`  rule ${rule.rule}: ${rule.applied}/${rule.matched} rewritten at ${rule.locations.map((l) => `L${l.startLine}-${l.endLine}`).join(", ")}`);
+    }
     if (file.formatNote) lines.push(`  format: ${file.formatted ? "formatted" : "not formatted"} (${file.formatNote})`);
     if (file.syntax?.checked) lines.push(`  syntax errors: ${file.syntax.errorsBefore} → ${file.syntax.errorsAfter}`);
     if (file.typeErrors) lines.push(...renderTypeErrors(file.typeErrors));
@@ -195,4 +207,3 @@ export function renderMutation(result: MutationOutput): string {
   }
   return lines.join("\n");
 }
-

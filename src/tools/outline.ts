@@ -256,4 +256,3 @@ export function roundUp(tokens: number): number {
 export function compareDisplay(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-

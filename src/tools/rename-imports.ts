@@ -39,7 +39,9 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
   const index = CodeIndex.forContext(context);
   const coverage = await index.ensureFresh({ signal: context.signal });
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
-  if (!coverage.complete) for (const move of relevant) note(move.from, `the index is incomplete (${coverage.limits.join("; ") || "files skipped"}): importers it does not hold are not updated`);
+  if (!coverage.complete) {
+    for (const move of relevant) note(move.from, `the index is incomplete (${coverage.limits.join("; ") || "files skipped"}): importers it does not hold are not updated`);
+  }
   const destination = new Map(relevant.map((move) => [move.from, move.to]));
   const moving = new Set(moves.map((move) => move.from));
 
@@ -60,10 +62,14 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
     }
   }
   if (byImporter.size + moves.length > LIMITS.batchPaths) {
-    throw new ToolError("too_many_items", `updateImports would rewrite ${byImporter.size} importers; with ${moves.length} renames that exceeds ${LIMITS.batchPaths} files per batch.`, {
-      hint: "Rename fewer files per call, or pass updateImports: false and update the importers with file_patch or run.",
-      details: { importers: byImporter.size, renames: moves.length },
-    });
+    throw new ToolError(
+      "too_many_items",
+      `updateImports would rewrite ${byImporter.size} importers; with ${moves.length} renames that exceeds ${LIMITS.batchPaths} files per batch.`,
+      {
+        hint: "Rename fewer files per call, or pass updateImports: false and update the importers with file_patch or run.",
+        details: { importers: byImporter.size, renames: moves.length },
+      },
+    );
   }
 
   // A moved file's own relative imports: this batch moves it as is, so they are named with the specifier they now need.
@@ -78,10 +84,9 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
       if (seen.has(key)) continue;
       seen.add(key);
       const target = destination.get(edge.to) ?? edge.to;
-      const rewrite =
-        family === "script"
-          ? rewriteScriptSpecifier(move.from, edge.specifier, edge.to, target, move.to)
-          : rewritePythonSpecifier(move.from, edge.specifier, edge.to, target, move.to);
+      const rewrite = family === "script" ?
+        rewriteScriptSpecifier(move.from, edge.specifier, edge.to, target, move.to) :
+        rewritePythonSpecifier(move.from, edge.specifier, edge.to, target, move.to);
       if (rewrite.ok && rewrite.specifier !== edge.specifier) {
         note(move.from, `its own import ${JSON.stringify(edge.specifier)} (line ${edge.line}) now needs ${JSON.stringify(rewrite.specifier)}; patch the moved file`);
       }
@@ -100,8 +105,9 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
         if (done.has(key)) continue;
         done.add(key);
         const newTarget = destination.get(edge.to)!;
-        const rewrite =
-          family === "script" ? rewriteScriptSpecifier(importerReal, edge.specifier, edge.to, newTarget) : rewritePythonSpecifier(importerReal, edge.specifier, edge.to, newTarget);
+        const rewrite = family === "script" ?
+          rewriteScriptSpecifier(importerReal, edge.specifier, edge.to, newTarget) :
+          rewritePythonSpecifier(importerReal, edge.specifier, edge.to, newTarget);
         if (!rewrite.ok) {
           note(edge.to, `${display}:${edge.line} not updated: ${rewrite.reason}`);
           continue;

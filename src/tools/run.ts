@@ -38,10 +38,14 @@ const RunInput = z.strictObject({
     .optional()
     .describe("Files or directories to search (default: every root). An explicit file is searched even if the index skips it (ignored, vendored)."),
   glob: z.string().min(1).max(1000).optional().describe("Only files whose root-relative path matches this glob, e.g. `src/**/*.ts`."),
-  lang: z.string().min(1).max(40).optional().describe("Language of the pattern (id or extension: typescript, tsx, python, go, rs…); only files of it are searched. Default: every language the pattern parses in."),
+  lang: z.string().min(1).max(40).optional().describe(
+    "Language of the pattern (id or extension: typescript, tsx, python, go, rs…); only files of it are searched. Default: every language the pattern parses in.",
+  ),
   selector: z.string().min(1).max(200).optional().describe("Node kind inside the pattern that is the actual match; the pattern is then its context (ast-grep selector)."),
-  constraints: z.record(z.string(), z.unknown()).optional().describe('ast-grep constraints per metavariable, e.g. {"A": {"regex": "^debug"}}.'),
-  rewrite: z.string().max(100_000).optional().describe("Replacement for every match; $NAME and $$$NAME insert what the pattern captured. Without write this previews: per-file diffs and one previewReceipt."),
+  constraints: z.record(z.string(), z.unknown()).optional().describe("ast-grep constraints per metavariable, e.g. {\"A\": {\"regex\": \"^debug\"}}."),
+  rewrite: z.string().max(100_000).optional().describe(
+    "Replacement for every match; $NAME and $$$NAME insert what the pattern captured. Without write this previews: per-file diffs and one previewReceipt.",
+  ),
   write: z.boolean().optional().describe("With rewrite: commit directly (needs expectedMatches) instead of previewing."),
   expectedMatches: z.number().int().min(0).optional().describe("Total matches expected across all files; a different count refuses the call (match_count) and writes nothing."),
   previewReceipt: z.string().min(1).max(200).optional().describe("Commit exactly what a rewrite preview showed, for every file it touched (alone in the call)."),
@@ -199,7 +203,14 @@ function countMismatch(expected: number, found: number, scanned: readonly Scanne
 }
 
 function filesSummary(scan: ScanResult): RunOutput["files"] {
-  return { considered: scan.considered, ruledOut: scan.ruledOut, parsed: scan.parsed, matched: scan.matched.length, unreadable: scan.unreadable.length, tooLarge: scan.tooLarge.length };
+  return {
+    considered: scan.considered,
+    ruledOut: scan.ruledOut,
+    parsed: scan.parsed,
+    matched: scan.matched.length,
+    unreadable: scan.unreadable.length,
+    tooLarge: scan.tooLarge.length,
+  };
 }
 
 // ───────────────────────────── rewrites ─────────────────────────────
@@ -281,7 +292,9 @@ export const runTool = defineTool({
     if (args.lang !== undefined) {
       explicit = languageIdFromName(args.lang);
       if (explicit === undefined || !supportsSyntaxTree(explicit)) {
-        throw new ToolError("invalid_input", `lang: unknown language ${JSON.stringify(args.lang)}.`, { hint: "Use a language id such as typescript, tsx, python, go or rust, or a file extension." });
+        throw new ToolError("invalid_input", `lang: unknown language ${JSON.stringify(args.lang)}.`, {
+          hint: "Use a language id such as typescript, tsx, python, go or rust, or a file extension.",
+        });
       }
     }
     const query: StructuralQuery = { pattern: args.pattern };
@@ -304,7 +317,11 @@ export const runTool = defineTool({
     if (scan.unreadable.length > 0) notes.push(`${plural(scan.unreadable.length, "file")} could not be read as text: ${scan.unreadable.slice(0, 5).join(", ")}`);
     if (total === 0) {
       const problems = [...queries.values()].flatMap((compiled) => (compiled.patternProblem === undefined ? [] : [`${compiled.language}: ${compiled.patternProblem}`]));
-      if (problems.length > 0) notes.push(`the pattern does not parse cleanly (${problems.join("; ")}); write it as complete code, or pass the surrounding code as pattern and the node kind as selector.`);
+      if (problems.length > 0) {
+        notes.push(
+          `the pattern does not parse cleanly (${problems.join("; ")}); write it as complete code, or pass the surrounding code as pattern and the node kind as selector.`,
+        );
+      }
       if (targets.length === 0) notes.push("no file in scope: check paths, glob and lang (files the index skips, such as ignored ones, are searched only when named in paths).");
     }
     const base = {
@@ -378,7 +395,13 @@ function renderRun(result: RunOutput): string {
     commit: `committed ${plural(result.changes?.length ?? 0, "file")} as batch ${result.batchId ?? "-"}`,
   }[result.mode];
   lines.push(head);
-  if (result.languages.length > 0 && result.mode !== "commit") lines.push(`languages: ${result.languages.join(", ")}${result.literals.length > 0 ? `; pre-filter literals: ${result.literals.map((literal) => JSON.stringify(literal)).join(", ")}` : ""}`);
+  if (result.languages.length > 0 && result.mode !== "commit") {
+    lines.push(`languages: ${result.languages.join(", ")}${
+      result.literals.length > 0 ?
+        `; pre-filter literals: ${result.literals.map((literal) => JSON.stringify(literal)).join(", ")}` :
+        ""
+    }`);
+  }
   let currentPath = "";
   for (const match of result.matches) {
     if (match.path !== currentPath) {
@@ -386,7 +409,9 @@ function renderRun(result: RunOutput): string {
       currentPath = match.path;
     }
     const captures = Object.entries(match.captures).map(([name, text]) => `${name}=${JSON.stringify(text)}`);
-    lines.push(`  ${match.startLine}:${match.column} ${match.text.split("\n")[0]}${match.endLine > match.startLine ? " …" : ""}${captures.length > 0 ? `  {${captures.join(", ")}}` : ""}`);
+    lines.push(
+      `  ${match.startLine}:${match.column} ${match.text.split("\n")[0]}${match.endLine > match.startLine ? " …" : ""}${captures.length > 0 ? `  {${captures.join(", ")}}` : ""}`,
+    );
   }
   for (const change of result.changes ?? []) {
     lines.push(`${change.path}: ${matchesText(change.matches)}, +${change.added} −${change.removed}${change.formatNote ? ` (format: ${change.formatNote})` : ""}`);

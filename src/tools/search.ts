@@ -51,7 +51,7 @@ const SearchOutput = z.object({
   terms: z.array(z.string()).describe("The terms it was split into (identifiers split on case, _ and digits)."),
   results: z.array(Result).describe("Best first."),
   indexed: z.object({ files: z.number().int().describe("Files searched."), chunks: z.number().int().describe("Chunks searched.") }).describe("What the search ran over."),
-  embedder: z.string().describe('The embedding model in use ("none": lexical ranking only).'),
+  embedder: z.string().describe("The embedding model in use (\"none\": lexical ranking only)."),
   ...Completeness,
 });
 
@@ -98,9 +98,15 @@ async function prepare(context: ToolContext): Promise<Prepared> {
 function completeness(prepared: Prepared): { complete: boolean; limits: string[] } {
   const limits = [...prepared.coverage.limits];
   if (prepared.refresh.bodiesSkipped > 0) {
-    limits.push(`LIMITS.intel.search.maxChunkedFileBytes (${plural(prepared.refresh.bodiesSkipped, "file")} over ${LIMITS.intel.search.maxChunkedFileBytes} bytes searched by symbol names only)`);
+    limits.push(
+      `LIMITS.intel.search.maxChunkedFileBytes (${
+        plural(prepared.refresh.bodiesSkipped, "file")
+      } over ${LIMITS.intel.search.maxChunkedFileBytes} bytes searched by symbol names only)`,
+    );
   }
-  if (prepared.refresh.unreadable.length > 0) limits.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
+  if (prepared.refresh.unreadable.length > 0) {
+    limits.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
+  }
   return { complete: prepared.coverage.complete && limits.length === 0, limits };
 }
 
@@ -113,7 +119,11 @@ function parseLanguages(names: readonly string[] | undefined): Set<LanguageId> |
   const ids = new Set<LanguageId>();
   for (const name of names) {
     const id = languageIdFromName(name);
-    if (id === undefined) throw new ToolError("invalid_input", `languages: unknown language ${JSON.stringify(name)}.`, { hint: "Use language ids such as typescript, python, go, or file extensions." });
+    if (id === undefined) {
+      throw new ToolError("invalid_input", `languages: unknown language ${JSON.stringify(name)}.`, {
+        hint: "Use language ids such as typescript, python, go, or file extensions.",
+      });
+    }
     ids.add(id);
   }
   return ids;
@@ -188,7 +198,9 @@ function renderResults(results: ReadonlyArray<z.infer<typeof Result> | (Omit<z.i
   const lines: string[] = [];
   for (const result of results) {
     const tags = "signals" in result ? result.signals.join(" ") : `shared: ${result.shared.join(", ")}`;
-    lines.push(`${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` ${result.symbol}` : ""}${result.kind ? ` (${result.kind})` : ""}  score ${result.score} [${tags}]`);
+    lines.push(
+      `${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` ${result.symbol}` : ""}${result.kind ? ` (${result.kind})` : ""}  score ${result.score} [${tags}]`,
+    );
     const width = String(result.snippet.endLine).length;
     result.snippet.text.split("\n").forEach((line, offset) => {
       if (result.snippet.text === "") return;
@@ -218,7 +230,9 @@ export const searchTool = defineTool({
     const prepared = await prepare(context);
     const notes: string[] = [];
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
-    const accept = scopeReal === undefined && languageSet === undefined ? undefined : (file: ChunkFile) => (scopeReal === undefined || isInside(file.real, scopeReal)) && (languageSet === undefined || languageSet.has(file.language));
+    const accept = scopeReal === undefined && languageSet === undefined ?
+      undefined :
+      (file: ChunkFile) => (scopeReal === undefined || isInside(file.real, scopeReal)) && (languageSet === undefined || languageSet.has(file.language));
     const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
     if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
     if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
@@ -237,7 +251,11 @@ export const searchTool = defineTool({
     };
   },
   render: (result: SearchOutput) => {
-    const lines = [`search ${JSON.stringify(result.query)}: ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${plural(result.indexed.files, "file")}${result.complete ? "" : " (incomplete)"}`];
+    const lines = [
+      `search ${JSON.stringify(result.query)}: ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${
+        plural(result.indexed.files, "file")
+      }${result.complete ? "" : " (incomplete)"}`,
+    ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
     if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
@@ -287,7 +305,11 @@ export const findRelatedTool = defineTool({
   },
   render: (result: RelatedOutput) => {
     const { anchor } = result;
-    const lines = [`related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}${result.complete ? "" : " (incomplete)"}`];
+    const lines = [
+      `related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}${
+        result.complete ? "" : " (incomplete)"
+      }`,
+    ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
     if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);

@@ -27,7 +27,9 @@ const Candidate = z.object({ qualifiedName: z.string(), kind: z.string(), startL
 
 export const ShowResult = z.object({
   query: z.string(),
-  status: z.enum(["found", "ambiguous", "not_found", "omitted"]).describe("found: source below; ambiguous: several symbols match, see candidates; not_found: see suggestions; omitted: the budget ran out before it."),
+  status: z.enum(["found", "ambiguous", "not_found", "omitted"]).describe(
+    "found: source below; ambiguous: several symbols match, see candidates; not_found: see suggestions; omitted: the budget ran out before it.",
+  ),
   symbols: z.array(ShownSymbol).describe("For found: the matching symbol (several for overloads of one name)."),
   candidates: z.array(Candidate).optional().describe("For ambiguous: every match, to ask again by qualifiedName."),
   suggestions: z.array(z.string()).optional().describe("For not_found: similar symbol names in the file."),
@@ -66,7 +68,6 @@ function suggestionsFor(symbols: readonly SymbolFact[], query: string): string[]
   return [...new Set(scored.sort((a, b) => a[0] - b[0]).map(([, name]) => name))].slice(0, 10);
 }
 
-
 /** Finds and cuts symbol sources to a budget; shared by show and file_read mode "ast". */
 export function showSymbols(file: IndexedFile, text: string, queries: readonly string[], maxTokens: number): { results: ShowResultOut[]; tokens: number; truncated: boolean } {
   const lines = splitLines(text);
@@ -83,7 +84,12 @@ export function showSymbols(file: IndexedFile, text: string, queries: readonly s
       continue;
     }
     if (distinct.size > 1) {
-      results.push({ query, status: "ambiguous", symbols: [], candidates: matched.map((symbol) => ({ qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine })) });
+      results.push({
+        query,
+        status: "ambiguous",
+        symbols: [],
+        candidates: matched.map((symbol) => ({ qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine })),
+      });
       tokens += matched.length * 12;
       continue;
     }
@@ -137,7 +143,9 @@ export function renderShowResult(result: ShowResultOut): string[] {
     out.push(`${symbol.qualifiedName} (${symbol.kind}) ${lineRange(symbol)}${symbol.typedSignature !== undefined ? `  : ${symbol.typedSignature}` : ""}`);
     const width = String(symbol.shownEndLine).length;
     symbol.source.split("\n").forEach((line, offset) => out.push(`${String(symbol.startLine + offset).padStart(width)}| ${line}`));
-    if (symbol.shownEndLine < symbol.endLine) out.push(`[lines ${symbol.shownEndLine + 1}-${symbol.endLine} not shown: file_read with startLine ${symbol.shownEndLine + 1}, or raise maxTokens]`);
+    if (symbol.shownEndLine < symbol.endLine) {
+      out.push(`[lines ${symbol.shownEndLine + 1}-${symbol.endLine} not shown: file_read with startLine ${symbol.shownEndLine + 1}, or raise maxTokens]`);
+    }
   }
   return out;
 }
@@ -149,7 +157,9 @@ export const showTool = defineTool({
     "The source of named symbols in one file. Names match exactly, or by qualified suffix (\"Class.method\", \"method\"); when a name matches several symbols, every candidate is listed with its line range so you can ask again precisely. Cheaper than reading the file.",
   input: z.strictObject({
     path: PathInput.describe("The file, absolute or relative to the first root."),
-    symbols: z.array(z.string().min(1).max(500)).min(1).max(LIMITS.intel.outline.maxSymbols).describe("Symbol names: plain (\"save\"), qualified (\"UserService.save\") or a qualified suffix."),
+    symbols: z.array(z.string().min(1).max(500)).min(1).max(LIMITS.intel.outline.maxSymbols).describe(
+      "Symbol names: plain (\"save\"), qualified (\"UserService.save\") or a qualified suffix.",
+    ),
     typed: z
       .boolean()
       .optional()
@@ -172,7 +182,10 @@ export const showTool = defineTool({
     const shown = showSymbols(file, text, args.symbols, args.maxTokens);
     let typedNote: string | undefined;
     if (args.typed === true) {
-      const typed = await typedSymbolsFor(context.workspace, file.real, shown.results.flatMap((entry) => entry.symbols), { projects: context.services.typescript, signal: context.signal });
+      const typed = await typedSymbolsFor(context.workspace, file.real, shown.results.flatMap((entry) => entry.symbols), {
+        projects: context.services.typescript,
+        signal: context.signal,
+      });
       for (const [symbol, types] of typed.matches) Object.assign(symbol, { returnType: types.returnType, typedSignature: types.signature });
       typedNote = typed.note;
     }

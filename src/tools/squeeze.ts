@@ -108,7 +108,9 @@ export const squeezeTool = defineTool({
   },
   render: (result) => {
     const { stats } = result;
-    const head = `${result.path} L${result.startLine}-${result.endLine} of ${result.totalLines}: ${plural(stats.lines, "line")} → ${plural(stats.records, "record")}, ${plural(stats.templates, "template")}; ${stats.originalChars} → ${stats.squeezedChars} chars`;
+    const head = `${result.path} L${result.startLine}-${result.endLine} of ${result.totalLines}: ${plural(stats.lines, "line")} → ${plural(stats.records, "record")}, ${
+      plural(stats.templates, "template")
+    }; ${stats.originalChars} → ${stats.squeezedChars} chars`;
     const more = result.complete ? "" : `\n[stopped at ${result.limit}; continue with squeeze startLine=${result.nextStartLine}]`;
     return `${head}\n${result.legend}\n${result.squeezed}${more}`;
   },

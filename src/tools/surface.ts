@@ -68,7 +68,9 @@ export const surfaceTool = defineTool({
     if (resolved.kind === "directory") {
       files = packageFiles(index, resolved.real);
       if (files.length === 0) {
-        throw new ToolError("file_not_found", `${resolved.display} holds no indexed source files.`, { hint: "Pass a source file, or a directory the index covers (see index with stats)." });
+        throw new ToolError("file_not_found", `${resolved.display} holds no indexed source files.`, {
+          hint: "Pass a source file, or a directory the index covers (see index with stats).",
+        });
       }
     } else if (resolved.kind === "file") {
       files = [index.get(resolved.real) ?? (await index.fileFor(resolved))];
@@ -99,7 +101,9 @@ export const surfaceTool = defineTool({
       cut: {
         truncated,
         limitedBy: truncated ? ("maxTokens" as const) : null,
-        next: truncated ? `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` : null,
+        next: truncated ?
+          `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` :
+          null,
         tokens,
       },
       coverage: coverageOut(coverage, truncated ? [`maxTokens = ${args.maxTokens}`] : []),

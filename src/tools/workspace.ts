@@ -33,8 +33,7 @@ const FailedCheck = z.object({ path: z.string(), operation: OPERATION, error: It
 export const policyCheckTool = defineTool({
   name: "policy_check",
   title: "Check path policy",
-  description:
-    "Whether the workspace policy allows reading, writing or deleting paths, and which rule decided. Has no side effects and does not require the paths to exist.",
+  description: "Whether the workspace policy allows reading, writing or deleting paths, and which rule decided. Has no side effects and does not require the paths to exist.",
   input: z.strictObject({
     checks: z
       .array(
@@ -144,7 +143,11 @@ export const configStatusTool = defineTool({
     const reasons: string[] = [];
     if (roots.length === 0) reasons.push("No workspace roots: every path is refused. Start the server with a root or set [workspace].roots.");
     if (view.problems.length > 0) {
-      reasons.push(`${view.problems.length} configuration problem${view.problems.length === 1 ? "" : "s"}: ${view.problems.map((problem) => `${problem.keyPath || problem.file}: ${problem.message}`).join("; ")}`);
+      reasons.push(
+        `${view.problems.length} configuration problem${view.problems.length === 1 ? "" : "s"}: ${
+          view.problems.map((problem) => `${problem.keyPath || problem.file}: ${problem.message}`).join("; ")
+        }`,
+      );
     }
     return {
       health: { status: reasons.length === 0 ? ("ok" as const) : ("degraded" as const), reasons },
@@ -166,7 +169,9 @@ export const configStatusTool = defineTool({
     out.push(`token: ${status.token.set ? `set (${status.token.source ?? "unknown source"})` : "not set"}`);
     out.push(`rules (in order):\n${status.rules.map(renderRule).join("\n")}`);
     out.push(
-      `files: user ${status.files.user}${status.files.userExists ? "" : " (absent)"}; project ${status.files.project ?? "none"}${status.files.project !== null && !status.files.projectExists ? " (absent)" : ""}`,
+      `files: user ${status.files.user}${status.files.userExists ? "" : " (absent)"}; project ${status.files.project ?? "none"}${
+        status.files.project !== null && !status.files.projectExists ? " (absent)" : ""
+      }`,
     );
     if (status.problems.length > 0) out.push(`problems:\n${status.problems.map((problem) => `  ${problem.file} ${problem.keyPath}: ${problem.message}`).join("\n")}`);
     if (status.warnings.length > 0) out.push(`warnings:\n${status.warnings.map((warning) => `  ${warning}`).join("\n")}`);
@@ -174,7 +179,18 @@ export const configStatusTool = defineTool({
   },
 });
 
-function renderRule(rule: { path: string; read?: string | undefined; write?: string | undefined; delete?: string | undefined; include?: string[] | undefined; exclude?: string[] | undefined; follow_symlinks?: boolean | undefined; source: string }): string {
+function renderRule(
+  rule: {
+    path: string;
+    read?: string | undefined;
+    write?: string | undefined;
+    delete?: string | undefined;
+    include?: string[] | undefined;
+    exclude?: string[] | undefined;
+    follow_symlinks?: boolean | undefined;
+    source: string;
+  },
+): string {
   const access = (["read", "write", "delete"] as const).filter((operation) => rule[operation] !== undefined).map((operation) => `${operation}=${rule[operation]}`);
   if (rule.include) access.push(`include=${rule.include.join(",")}`);
   if (rule.exclude) access.push(`exclude=${rule.exclude.join(",")}`);

@@ -32,7 +32,7 @@ describe("config validate", () => {
 
   test("exits 1 and lists every problem", async () => {
     await fx.writeUser("[http]\nprot = 1\n");
-    await fx.writeProject('[log]\nlevl = "debug"\n');
+    await fx.writeProject("[log]\nlevl = \"debug\"\n");
     const result = await run(["validate"], { ...fx.env, AST_MCP_HTTP_PORT: "nope" });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${fx.userFile}: http.prot`);
@@ -54,8 +54,8 @@ describe("config validate", () => {
 
 describe("config show", () => {
   test("--json prints every setting with its source, the rules, and no token", async () => {
-    await fx.writeUser('[http]\nport = 4000\n[[paths]]\npath = "out/**"\nwrite = "allow"\n');
-    await fx.writeProject('[[paths]]\npath = "vendor/**"\nwrite = "deny"\n');
+    await fx.writeUser("[http]\nport = 4000\n[[paths]]\npath = \"out/**\"\nwrite = \"allow\"\n");
+    await fx.writeProject("[[paths]]\npath = \"vendor/**\"\nwrite = \"deny\"\n");
     const result = await run(["show", "--json"], { ...fx.env, AST_MCP_HTTP_HOST: "localhost", AST_MCP_TOKEN: "hunter2" });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain("hunter2");
@@ -79,7 +79,7 @@ describe("config show", () => {
     expect(lines).toContain(`log.level = "debug"  # user:${fx.userFile}`);
     expect(lines).toContain(`http.port = 3768  # default`);
     expect(lines).toContain("http.token_file = (not set)  # default");
-    expect(lines.some((line) => line.startsWith('path = "**/.git/**"') && line.endsWith("# default"))).toBe(true);
+    expect(lines.some((line) => line.startsWith("path = \"**/.git/**\"") && line.endsWith("# default"))).toBe(true);
   });
 });
 

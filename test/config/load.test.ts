@@ -16,8 +16,7 @@ afterEach(async () => {
   await fx.cleanup();
 });
 
-const load = (extra: Partial<Parameters<typeof loadConfig>[0]> = {}): Promise<ConfigSnapshot> =>
-  loadConfig({ cwd: fx.project, env: fx.env, ...extra });
+const load = (extra: Partial<Parameters<typeof loadConfig>[0]> = {}): Promise<ConfigSnapshot> => loadConfig({ cwd: fx.project, env: fx.env, ...extra });
 
 function problemAt(snapshot: ConfigSnapshot, keyPath: string) {
   return snapshot.problems.find((problem) => problem.keyPath === keyPath);
@@ -97,8 +96,8 @@ require_hash = true
   });
 
   test("rules come in order default, user, project, each tagged", async () => {
-    await fx.writeUser('[[paths]]\npath = "build/**"\nwrite = "allow"\n');
-    await fx.writeProject('[[paths]]\npath = "vendor/**"\nwrite = "deny"\n');
+    await fx.writeUser("[[paths]]\npath = \"build/**\"\nwrite = \"allow\"\n");
+    await fx.writeProject("[[paths]]\npath = \"vendor/**\"\nwrite = \"deny\"\n");
     const snapshot = await load();
     const rules = snapshot.config.paths;
     expect(rules.slice(0, DEFAULT_RULES.length)).toEqual(DEFAULT_RULES);
@@ -123,23 +122,23 @@ describe("file validation", () => {
     const snapshot = await load();
     const problem = problemAt(snapshot, "http.prot");
     expect(problem?.file).toBe(fx.userFile);
-    expect(problem?.message).toContain('did you mean "port"');
+    expect(problem?.message).toContain("did you mean \"port\"");
     // The valid rest of the file still applies.
     expect(snapshot.config.http.port).toBe(4000);
   });
 
   test("unknown keys at the top level and inside rules name their paths", async () => {
-    await fx.writeUser('color = "red"\n[[paths]]\npath = "a/**"\nwrite = "deny"\n[[paths]]\npath = "b/**"\nwirte = "deny"\n');
+    await fx.writeUser("color = \"red\"\n[[paths]]\npath = \"a/**\"\nwrite = \"deny\"\n[[paths]]\npath = \"b/**\"\nwirte = \"deny\"\n");
     const snapshot = await load();
     expect(problemAt(snapshot, "color")).toBeDefined();
-    expect(problemAt(snapshot, "paths[1].wirte")?.message).toContain('did you mean "write"');
+    expect(problemAt(snapshot, "paths[1].wirte")?.message).toContain("did you mean \"write\"");
     // The broken rule is dropped; the good one stays.
     const userRules = snapshot.config.paths.filter((rule) => rule.source.startsWith("user:"));
     expect(userRules.map((rule) => rule.path)).toEqual(["a/**"]);
   });
 
   test("a wrong type is a problem and the default stays", async () => {
-    await fx.writeUser('[http]\nport = "eighty"\n[log]\nlevel = "loud"\n');
+    await fx.writeUser("[http]\nport = \"eighty\"\n[log]\nlevel = \"loud\"\n");
     const snapshot = await load();
     expect(problemAt(snapshot, "http.port")).toBeDefined();
     expect(problemAt(snapshot, "log.level")).toBeDefined();
@@ -167,7 +166,7 @@ describe("file validation", () => {
     const userDir = path.dirname(fx.userFile);
     await fs.mkdir(path.join(userDir, "repo"));
     await fs.writeFile(path.join(userDir, "tok"), "secret\n", { mode: 0o600 });
-    await fx.writeUser('[workspace]\nroots = ["repo"]\n[http]\ntoken_file = "tok"\n');
+    await fx.writeUser("[workspace]\nroots = [\"repo\"]\n[http]\ntoken_file = \"tok\"\n");
     const snapshot = await load();
     expect(snapshot.config.workspace.roots).toEqual([path.join(userDir, "repo")]);
     expect(snapshot.config.http.token_file).toBe(path.join(userDir, "tok"));
@@ -213,17 +212,19 @@ read = "allow"
     expect(snapshot.config.paths.some((rule) => rule.read === "allow")).toBe(false);
 
     const warned = (key: string) => snapshot.warnings.some((warning) => warning.includes(fx.projectFile) && warning.includes(` ${key} `));
-    for (const key of [
-      "workspace.roots",
-      "http.host",
-      "http.port",
-      "http.token_file",
-      "log.level",
-      "safety.require_hash",
-      "paths[0].read",
-      "paths[0].follow_symlinks",
-      "paths[1].read",
-    ]) {
+    for (
+      const key of [
+        "workspace.roots",
+        "http.host",
+        "http.port",
+        "http.token_file",
+        "log.level",
+        "safety.require_hash",
+        "paths[0].read",
+        "paths[0].follow_symlinks",
+        "paths[1].read",
+      ]
+    ) {
       expect(warned(key)).toBe(true);
     }
     expect(warned("paths[0].write")).toBe(false);
@@ -231,7 +232,7 @@ read = "allow"
 
   test("it can tighten require_hash when the user loosened it, and keep follow_symlinks = false", async () => {
     await fx.writeUser("[safety]\nrequire_hash = false\n");
-    await fx.writeProject('[safety]\nrequire_hash = true\n[[paths]]\npath = "x/**"\ndelete = "deny"\nfollow_symlinks = false\n');
+    await fx.writeProject("[safety]\nrequire_hash = true\n[[paths]]\npath = \"x/**\"\ndelete = \"deny\"\nfollow_symlinks = false\n");
     const snapshot = await load();
     expect(snapshot.config.safety.require_hash).toBe(true);
     expect(snapshot.warnings).toEqual([]);
@@ -241,8 +242,8 @@ read = "allow"
   test("the project file is read at the first root, not the cwd", async () => {
     const other = path.join(fx.base, "other");
     await fs.mkdir(other);
-    await fs.writeFile(path.join(other, "ast-mcp.toml"), '[[paths]]\npath = "o/**"\nwrite = "deny"\n');
-    await fx.writeProject('[[paths]]\npath = "p/**"\nwrite = "deny"\n');
+    await fs.writeFile(path.join(other, "ast-mcp.toml"), "[[paths]]\npath = \"o/**\"\nwrite = \"deny\"\n");
+    await fx.writeProject("[[paths]]\npath = \"p/**\"\nwrite = \"deny\"\n");
     const snapshot = await load({ cliRoots: [other, fx.project] });
     expect(snapshot.files.project).toBe(path.join(other, "ast-mcp.toml"));
     expect(snapshot.config.paths.at(-1)?.path).toBe("o/**");

@@ -56,14 +56,14 @@ test("a project file appearing, and a new problem without an effective change", 
   const store = await ConfigStore.open({ cwd: fx.project, env: fx.env });
   expect(store.current().files.projectExists).toBe(false);
 
-  await rewrite(fx.projectFile, '[[paths]]\npath = "gen/**"\nwrite = "deny"\n', 1);
+  await rewrite(fx.projectFile, "[[paths]]\npath = \"gen/**\"\nwrite = \"deny\"\n", 1);
   const withRule = await store.refresh();
   expect(withRule.generation).toBe(2);
   expect(withRule.files.projectExists).toBe(true);
   expect(withRule.config.paths.at(-1)?.path).toBe("gen/**");
 
   // An unknown key is dropped, so the effective configuration is unchanged: same generation, fresh problems.
-  await rewrite(fx.projectFile, '[[paths]]\npath = "gen/**"\nwrite = "deny"\n[extra]\nx = 1\n', 2);
+  await rewrite(fx.projectFile, "[[paths]]\npath = \"gen/**\"\nwrite = \"deny\"\n[extra]\nx = 1\n", 2);
   const withProblem = await store.refresh();
   expect(withProblem.generation).toBe(2);
   expect(withProblem.problems.map((problem) => problem.keyPath)).toEqual(["extra"]);

@@ -6,11 +6,12 @@ const ROOT = join(import.meta.dir, "..", "..");
 
 describe("stdout guard", () => {
   test("console output from any module goes to stderr once the guard is installed", () => {
-    const script = `import { guardStdout } from "./src/core/log.ts"; guardStdout(); console.log("stray", {a: 1}); console.info("info"); console.warn("warn"); console.debug("debug");`;
+    const script =
+      `import { guardStdout } from "./src/core/log.ts"; guardStdout(); console.log("stray", {a: 1}); console.info("info"); console.warn("warn"); console.debug("debug");`;
     const result = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain('stray {"a":1}');
+    expect(result.stderr).toContain("stray {\"a\":1}");
     expect(result.stderr).toContain("info");
   });
 

@@ -168,9 +168,13 @@ describe("stdio end to end", () => {
     const child = spawnCli(["mcp", root], { ...env, AST_MCP_LOG_LEVEL: "debug" });
     let raw = "";
     child.stdout.on("data", (c: Buffer) => (raw += c.toString()));
-    child.stdin.write(`${JSON.stringify(INIT)}\n${JSON.stringify(INITIALIZED)}\n${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "config_status", arguments: {} } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify(INIT)}\n${JSON.stringify(INITIALIZED)}\n${
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "config_status", arguments: {} } })
+      }\n`,
+    );
     const deadline = Date.now() + 20_000;
-    while (!raw.includes('"id":3') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!raw.includes("\"id\":3") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.stdin.end();
     await exitOf(child);
     const lines = raw.split("\n").filter((l) => l !== "");
@@ -205,7 +209,13 @@ describe("stdio end to end", () => {
   });
 
   test("the built CLI also runs on Bun", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath.includes("bun") ? process.execPath : "bun", args: [CLI, "mcp", root], env, cwd: PROJECT_DIR, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath.includes("bun") ? process.execPath : "bun",
+      args: [CLI, "mcp", root],
+      env,
+      cwd: PROJECT_DIR,
+      stderr: "pipe",
+    });
     const client = new Client({ name: "bun-runtime", version: "0" });
     await client.connect(transport);
     try {

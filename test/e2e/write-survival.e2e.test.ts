@@ -83,15 +83,20 @@ describe("a refused batch leaves the server alive", () => {
   test("(b) a valid a.ts beside invalid JSON and YAML", async () => {
     const root = await tempRoot();
     await writeFile(join(root, "a.ts"), "export const a = 0;\n");
-    await writeFile(join(root, "b.json"), '{ "b": 0 }\n');
+    await writeFile(join(root, "b.json"), "{ \"b\": 0 }\n");
     await writeFile(join(root, "c.yaml"), "c: 0\n");
     await withServer(root, async (client, transport) => {
       // An edit first: the next edit of a.ts can format before its parse ends.
-      const first = await call(client, "file_write", { files: { "a.ts": { content: "export const a = 0;\n\nexport const b = 0;\n", expectedSha256: await hashOf(join(root, "a.ts")) } } });
+      const first = await call(client, "file_write", {
+        files: { "a.ts": { content: "export const a = 0;\n\nexport const b = 0;\n", expectedSha256: await hashOf(join(root, "a.ts")) } },
+      });
       expect(first.isError).toBeFalsy();
-      for (const [key, content] of [["b.json", '{ "b": [1,\n'], ["c.yaml", "c: [1,\n  d: }\n"]] as const) {
+      for (const [key, content] of [["b.json", "{ \"b\": [1,\n"], ["c.yaml", "c: [1,\n  d: }\n"]] as const) {
         const answer = await call(client, "file_write", {
-          files: { "a.ts": { content: "export const a = 1;\n\nexport const b = 0;\n", expectedSha256: await hashOf(join(root, "a.ts")) }, [key]: { content, expectedSha256: await hashOf(join(root, key)) } },
+          files: {
+            "a.ts": { content: "export const a = 1;\n\nexport const b = 0;\n", expectedSha256: await hashOf(join(root, "a.ts")) },
+            [key]: { content, expectedSha256: await hashOf(join(root, key)) },
+          },
         });
         expect(errorOf(answer).code).toBe("syntax_regression");
         expect(await readFile(join(root, "a.ts"), "utf8")).toBe("export const a = 0;\n\nexport const b = 0;\n");

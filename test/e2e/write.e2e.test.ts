@@ -31,7 +31,16 @@ describe("guarded writes end to end", () => {
       const sha = sha256Hex(original);
       const previewed = await client.callTool({
         name: "file_patch",
-        arguments: { files: { "app.ts": { expectedSha256: sha, patchStrategy: "aider_block", aiderBlocks: [{ search: "\treturn 'hi ' + name;\n", replace: "\treturn `hello ${name}`;\n" }], preview: true } } },
+        arguments: {
+          files: {
+            "app.ts": {
+              expectedSha256: sha,
+              patchStrategy: "aider_block",
+              aiderBlocks: [{ search: "\treturn 'hi ' + name;\n", replace: "\treturn `hello ${name}`;\n" }],
+              preview: true,
+            },
+          },
+        },
       });
       expect(previewed.isError).toBeFalsy();
       const preview = (previewed.structuredContent as Structured).files["app.ts"]?.preview;

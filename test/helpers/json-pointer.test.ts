@@ -50,7 +50,7 @@ describe("evaluatePointer", () => {
   test("inherited properties are not present", () => {
     expect(evaluatePointer({}, ["constructor"]).found).toBe(false);
     expect(evaluatePointer({}, ["__proto__"]).found).toBe(false);
-    expect(evaluatePointer(JSON.parse('{"__proto__": 5}'), ["__proto__"])).toEqual({ found: true, value: 5 });
+    expect(evaluatePointer(JSON.parse("{\"__proto__\": 5}"), ["__proto__"])).toEqual({ found: true, value: 5 });
   });
   test("cannot descend into scalars", () => {
     expect(evaluatePointer({ a: "text" }, ["a", "0"])).toMatchObject({ found: false, existingPrefix: "/a" });

@@ -21,11 +21,11 @@ describe("normalizeValue", () => {
     expect(normalizeValue(value, 10).value).toEqual({ d: "1979-05-27", t: "07:32:00.000", b: "9007199254740993", i: "inf", n: "-inf", x: "nan" });
   });
   test("keeps a __proto__ key as data", () => {
-    const source = JSON.parse('{"__proto__": {"polluted": true}}');
+    const source = JSON.parse("{\"__proto__\": {\"polluted\": true}}");
     const normalized = normalizeValue(source, 10).value as Record<string, unknown>;
     expect(Object.hasOwn(normalized, "__proto__")).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(JSON.stringify(normalized)).toBe('{"__proto__":{"polluted":true}}');
+    expect(JSON.stringify(normalized)).toBe("{\"__proto__\":{\"polluted\":true}}");
   });
   test("replaces nesting beyond the depth limit and says so", () => {
     const deep = { a: { b: { c: { d: 1 } } } };
@@ -41,11 +41,11 @@ describe("capJsonValue", () => {
     expect(capJsonValue({ a: 1 }, 100)).toEqual({ value: { a: 1 }, truncated: false, bytes: 7 });
   });
   test("cuts strings to a prefix whose JSON fits, escapes included", () => {
-    const result = capJsonValue('"'.repeat(100), 22);
+    const result = capJsonValue("\"".repeat(100), 22);
     expect(result.truncated).toBe(true);
     expect(result.bytes).toBe(202);
     expect(jsonBytes(result.value)).toBeLessThanOrEqual(22);
-    expect(result.value).toBe('"'.repeat(10));
+    expect(result.value).toBe("\"".repeat(10));
   });
   test("never leaves half a surrogate pair", () => {
     const result = capJsonValue("😀".repeat(10), 11);

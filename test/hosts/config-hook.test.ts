@@ -32,8 +32,8 @@ describe("[hook] configuration", () => {
 
   test("the user file sets everything; the project may only switch the mode to deny", async () => {
     const { home, root, cleanup } = await setup(
-      '[hook]\nmode = "warn"\nallow_paths = ["docs/**"]\nallow_commands = ["prettier"]\n',
-      '[hook]\nmode = "deny"\nallow_paths = ["**"]\nallow_commands = ["rm"]\n',
+      "[hook]\nmode = \"warn\"\nallow_paths = [\"docs/**\"]\nallow_commands = [\"prettier\"]\n",
+      "[hook]\nmode = \"deny\"\nallow_paths = [\"**\"]\nallow_commands = [\"rm\"]\n",
     );
     try {
       const snapshot = await loadConfig({ cwd: root, cliRoots: [root], env: { HOME: home } });
@@ -46,18 +46,18 @@ describe("[hook] configuration", () => {
   });
 
   test("a project cannot loosen the mode", async () => {
-    const { home, root, cleanup } = await setup("", '[hook]\nmode = "off"\n');
+    const { home, root, cleanup } = await setup("", "[hook]\nmode = \"off\"\n");
     try {
       const snapshot = await loadConfig({ cwd: root, cliRoots: [root], env: { HOME: home } });
       expect(snapshot.config.hook.mode).toBe("deny");
-      expect(snapshot.warnings.join("\n")).toContain('hook.mode = "off" ignored');
+      expect(snapshot.warnings.join("\n")).toContain("hook.mode = \"off\" ignored");
     } finally {
       await cleanup();
     }
   });
 
   test("AST_MCP_HOOK_MODE and a bad value", async () => {
-    const { home, root, cleanup } = await setup('[hook]\nmode = "maybe"\n', "");
+    const { home, root, cleanup } = await setup("[hook]\nmode = \"maybe\"\n", "");
     try {
       const fromEnv = await loadConfig({ cwd: root, cliRoots: [root], env: { HOME: home, AST_MCP_HOOK_MODE: "off" } });
       expect(fromEnv.config.hook.mode).toBe("off");
@@ -75,7 +75,7 @@ describe("[hook] settings remembered between hook runs", () => {
   }
 
   test("a second run with unchanged files answers from the cache, which it really reads", async () => {
-    const { home, root, cleanup } = await setup('[hook]\nmode = "warn"\n', "");
+    const { home, root, cleanup } = await setup("[hook]\nmode = \"warn\"\n", "");
     try {
       const env = await withState(home);
       expect((await loadHookSettings(root, env)).settings.mode).toBe("warn");
@@ -107,13 +107,13 @@ describe("[hook] settings remembered between hook runs", () => {
   });
 
   test("a changed, created or removed configuration file, or a different environment, loads again", async () => {
-    const { home, root, cleanup } = await setup('[hook]\nmode = "warn"\n', "");
+    const { home, root, cleanup } = await setup("[hook]\nmode = \"warn\"\n", "");
     try {
       const env = await withState(home);
       expect((await loadHookSettings(root, env)).settings.mode).toBe("warn");
-      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), '[hook]\nmode = "off"\nallow_commands = ["make"]\n');
+      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), "[hook]\nmode = \"off\"\nallow_commands = [\"make\"]\n");
       expect((await loadHookSettings(root, env)).settings).toEqual({ mode: "off", allowPaths: [], allowCommands: ["make"] });
-      await writeFile(join(root, "ast-mcp.toml"), '[hook]\nmode = "deny"\n');
+      await writeFile(join(root, "ast-mcp.toml"), "[hook]\nmode = \"deny\"\n");
       expect((await loadHookSettings(root, env)).settings.mode).toBe("deny");
       await rm(join(root, "ast-mcp.toml"));
       expect((await loadHookSettings(root, env)).settings.mode).toBe("off");
@@ -125,7 +125,7 @@ describe("[hook] settings remembered between hook runs", () => {
   });
 
   test("a damaged or foreign-shaped cache file is a miss, and problems are reported from the cache too", async () => {
-    const { home, root, cleanup } = await setup('[hook]\nmode = "maybe"\n', "");
+    const { home, root, cleanup } = await setup("[hook]\nmode = \"maybe\"\n", "");
     try {
       const env = await withState(home);
       const first = await loadHookSettings(root, env);

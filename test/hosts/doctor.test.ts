@@ -17,7 +17,7 @@ describe("doctor", () => {
       const context = box.context();
       await install({ targets: ["claude"], scope: "local", transport: "stdio", hooks: true, guidance: false, skill: false, service: false, dryRun: false }, context);
       await install({ targets: ["codex"], scope: "global", transport: "stdio", hooks: false, guidance: false, skill: false, service: false, dryRun: false }, context);
-      await box.write(join(box.project, ".vscode", "mcp.json"), '{ "servers": { "ast-mcp": { "type": "stdio", "command": "/gone/ast-mcp", "args": ["mcp"] } } }');
+      await box.write(join(box.project, ".vscode", "mcp.json"), "{ \"servers\": { \"ast-mcp\": { \"type\": \"stdio\", \"command\": \"/gone/ast-mcp\", \"args\": [\"mcp\"] } } }");
       await box.write(join(box.project, ".cursor", "mcp.json"), "{ broken");
       await box.write(join(box.home, ".config", "ast-mcp", "ast-mcp.toml"), "[hook]\nmode = \"sometimes\"\n");
       const probed: ProbeTarget[] = [];

@@ -114,7 +114,11 @@ describe("install → use → uninstall with the built CLI", () => {
     expect(bad.code).toBe(0);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     // Measured, not asserted tightly: the machine is shared. The report lists the medians.
-    console.error(`ast-mcp hook latency under Node (median of 3): other tool ${median(timings.other!).toFixed(0)} ms, Edit ${median(timings.edit!).toFixed(0)} ms, Bash ${median(timings.shell!).toFixed(0)} ms`);
+    console.error(
+      `ast-mcp hook latency under Node (median of 3): other tool ${median(timings.other!).toFixed(0)} ms, Edit ${median(timings.edit!).toFixed(0)} ms, Bash ${
+        median(timings.shell!).toFixed(0)
+      } ms`,
+    );
     expect(median(timings.other!)).toBeLessThan(2_000);
   }, 60_000);
 
@@ -132,7 +136,7 @@ describe("install → use → uninstall with the built CLI", () => {
     const configHome = env.XDG_CONFIG_HOME ?? join(home, ".config");
     const userConfig = join(configHome, "ast-mcp", "ast-mcp.toml");
     await mkdir(join(configHome, "ast-mcp"), { recursive: true });
-    await writeFile(userConfig, '[hook]\nmode = "warn"\nsurprise = 1\n');
+    await writeFile(userConfig, "[hook]\nmode = \"warn\"\nsurprise = 1\n");
     try {
       const event = { hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(project, "src/b.ts"), content: "" }, cwd: project };
       for (let run = 0; run < 2; run++) {
@@ -140,7 +144,7 @@ describe("install → use → uninstall with the built CLI", () => {
         expect(answer.code).toBe(0);
         expect(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision).toBeUndefined();
         expect(answer.stderr).toContain("hook.surprise: unknown key");
-        expect(answer.stderr).toContain('[hook].mode is "warn"');
+        expect(answer.stderr).toContain("[hook].mode is \"warn\"");
       }
     } finally {
       // The isolated HOME had no configuration folder; uninstall later checks that HOME is as it was.
@@ -178,7 +182,7 @@ describe("command line", () => {
     expect(missing.stderr).toContain("Usage: ast-mcp install");
     const unknown = await runCli(["install", "--target", "emacs"], env, project);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown target "emacs"');
+    expect(unknown.stderr).toContain("unknown target \"emacs\"");
   });
 
   test("--dry-run prints a diff and writes nothing", async () => {

@@ -15,12 +15,12 @@ describe("json-edit", () => {
     "",
     "{}",
     "{}\n",
-    '{\n  "a": 1\n}\n',
-    '{\r\n    "a": 1\r\n}',
-    '{\n\t"a": [1, 2]\n}\n',
-    '{"mcpServers":{"x":{"command":"y"}}}',
-    '{\n  // comment\n  "mcpServers": {\n    "x": { "command": "y" }, // trailing\n  },\n}\n',
-    '{\n  "mcpServers": {\n  }\n}\n',
+    "{\n  \"a\": 1\n}\n",
+    "{\r\n    \"a\": 1\r\n}",
+    "{\n\t\"a\": [1, 2]\n}\n",
+    "{\"mcpServers\":{\"x\":{\"command\":\"y\"}}}",
+    "{\n  // comment\n  \"mcpServers\": {\n    \"x\": { \"command\": \"y\" }, // trailing\n  },\n}\n",
+    "{\n  \"mcpServers\": {\n  }\n}\n",
   ];
   for (const document of documents) {
     test(`insert and undo round-trips ${JSON.stringify(document)}`, () => {
@@ -35,55 +35,55 @@ describe("json-edit", () => {
   }
 
   test("keeps the file's indentation and line endings", () => {
-    const result = setJsonValue('{\r\n\t"a": 1\r\n}\r\n', SLOT, VALUE);
-    expect(result.text).toContain('\r\n\t"mcpServers": {\r\n\t\t"ast-mcp": {');
+    const result = setJsonValue("{\r\n\t\"a\": 1\r\n}\r\n", SLOT, VALUE);
+    expect(result.text).toContain("\r\n\t\"mcpServers\": {\r\n\t\t\"ast-mcp\": {");
     expect(result.text.replace(/\r\n/g, "")).not.toContain("\n");
   });
 
   test("a replaced foreign value is restored exactly", () => {
-    const original = '{ "mcpServers": { "ast-mcp": {"command":"old"} } }';
+    const original = "{ \"mcpServers\": { \"ast-mcp\": {\"command\":\"old\"} } }";
     const result = setJsonValue(original, SLOT, VALUE);
-    expect(result.trace.replacedText).toBe('{"command":"old"}');
+    expect(result.trace.replacedText).toBe("{\"command\":\"old\"}");
     expect(undoJsonEdit(result.text, SLOT, result.trace).text).toBe(original);
   });
 
   test("list slots append to and remove from arrays", () => {
     const slot = { container: ["hooks", "PreToolUse"], matches: (value: unknown) => (value as { id?: string }).id === "ours" };
-    const original = '{\n  "hooks": {\n    "PreToolUse": [\n      { "id": "theirs" }\n    ]\n  }\n}\n';
+    const original = "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      { \"id\": \"theirs\" }\n    ]\n  }\n}\n";
     const result = setJsonValue(original, slot, { id: "ours" });
     expect(readJsonSlot(result.text, slot)).toEqual({ id: "ours" });
     expect(undoJsonEdit(result.text, slot, result.trace).text).toBe(original);
   });
 
   test("malformed documents and wrong shapes throw JsonEditError", () => {
-    expect(() => setJsonValue('{"a": ', SLOT, VALUE)).toThrow(JsonEditError);
+    expect(() => setJsonValue("{\"a\": ", SLOT, VALUE)).toThrow(JsonEditError);
     expect(() => setJsonValue("[1]", SLOT, VALUE)).toThrow("top level");
-    expect(() => setJsonValue('{"mcpServers": []}', SLOT, VALUE)).toThrow(JsonEditError);
+    expect(() => setJsonValue("{\"mcpServers\": []}", SLOT, VALUE)).toThrow(JsonEditError);
   });
 });
 
 describe("toml-table", () => {
   test("renders keys, arrays and subtables", () => {
     expect(renderTomlTable(["mcp_servers", "ast-mcp"], { command: "a b", args: ["mcp", "x\"y"], env: { A: "1" } })).toBe(
-      '[mcp_servers.ast-mcp]\ncommand = "a b"\nargs = ["mcp", "x\\"y"]\n\n[mcp_servers.ast-mcp.env]\nA = "1"\n',
+      "[mcp_servers.ast-mcp]\ncommand = \"a b\"\nargs = [\"mcp\", \"x\\\"y\"]\n\n[mcp_servers.ast-mcp.env]\nA = \"1\"\n",
     );
-    expect(renderTomlTable(["a", "has space"], { on: true })).toBe('[a."has space"]\non = true\n');
+    expect(renderTomlTable(["a", "has space"], { on: true })).toBe("[a.\"has space\"]\non = true\n");
   });
 
   test("parses dotted header keys with quotes", () => {
-    expect(parseHeaderKey(' mcp_servers . "ast-mcp" ')).toEqual(["mcp_servers", "ast-mcp"]);
+    expect(parseHeaderKey(" mcp_servers . \"ast-mcp\" ")).toEqual(["mcp_servers", "ast-mcp"]);
     expect(parseHeaderKey("a.'b.c'.d")).toEqual(["a", "b.c", "d"]);
     expect(parseHeaderKey("a..b")).toBeUndefined();
   });
 
   test("finds a table with its subtables, not the comments above the next one", () => {
-    const text = 'x = 1\n\n[t.a]\nk = 1\n\n[t.a.env]\nE = "1"\n\n# about the next table\n[t.b]\nk = 2\n';
+    const text = "x = 1\n\n[t.a]\nk = 1\n\n[t.a.env]\nE = \"1\"\n\n# about the next table\n[t.b]\nk = 2\n";
     const region = findTomlTable(text, ["t", "a"])!;
-    expect(text.slice(region.start, region.end)).toBe('[t.a]\nk = 1\n\n[t.a.env]\nE = "1"\n');
+    expect(text.slice(region.start, region.end)).toBe("[t.a]\nk = 1\n\n[t.a.env]\nE = \"1\"\n");
   });
 
   test("ignores header-looking lines inside multi-line strings", () => {
-    const text = 's = """\n[t.a]\n"""\n\n[t.a]\nk = 1\n';
+    const text = "s = \"\"\"\n[t.a]\n\"\"\"\n\n[t.a]\nk = 1\n";
     expect(text.slice(findTomlTable(text, ["t", "a"])!.start)).toBe("[t.a]\nk = 1\n");
   });
 
@@ -98,7 +98,7 @@ describe("toml-table", () => {
 
   test("replace swaps only the table's text", () => {
     const text = "[a]\nk = 1\n\n[m.x]\nc = \"old\"\n\n[b]\nk = 2\n";
-    expect(replaceTomlTable(text, ["m", "x"], '[m.x]\nc = "new"\n')).toBe('[a]\nk = 1\n\n[m.x]\nc = "new"\n\n[b]\nk = 2\n');
+    expect(replaceTomlTable(text, ["m", "x"], "[m.x]\nc = \"new\"\n")).toBe("[a]\nk = 1\n\n[m.x]\nc = \"new\"\n\n[b]\nk = 2\n");
   });
 });
 
@@ -121,13 +121,13 @@ describe("managed-block", () => {
 });
 
 describe("systemd and shell quoting", () => {
-  const args = ["/usr/bin/node", "/opt/my apps/ast-mcp/dist/cli.js", "mcp", "--host", "127.0.0.1", "100%", "$HOME", 'say "hi"', "back\\slash"];
+  const args = ["/usr/bin/node", "/opt/my apps/ast-mcp/dist/cli.js", "mcp", "--host", "127.0.0.1", "100%", "$HOME", "say \"hi\"", "back\\slash"];
   test("renderSystemdCommand and splitSystemdCommand are inverse", () => {
     expect(splitSystemdCommand(renderSystemdCommand(args))).toEqual(args);
   });
   test("specifiers and variables are escaped", () => {
     expect(quoteSystemdArg("100%")).toBe("100%%");
-    expect(quoteSystemdArg("$HOME")).toBe('"$$HOME"');
+    expect(quoteSystemdArg("$HOME")).toBe("\"$$HOME\"");
   });
   test("shellQuote leaves plain words alone and quotes the rest", () => {
     expect(shellQuote("/usr/local/bin/ast-mcp")).toBe("/usr/local/bin/ast-mcp");

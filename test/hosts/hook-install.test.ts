@@ -30,7 +30,13 @@ describe("hook command form", () => {
   });
 
   test("our entries are recognised in both forms, and only for their host", () => {
-    for (const command of ["/opt/bin/ast-mcp hook --host claude", "NODE_EXTRA_CA_CERTS= /opt/bin/ast-mcp hook --host claude", "NODE_EXTRA_CA_CERTS= '/opt/my apps/ast-mcp' hook --host claude"]) {
+    for (
+      const command of [
+        "/opt/bin/ast-mcp hook --host claude",
+        "NODE_EXTRA_CA_CERTS= /opt/bin/ast-mcp hook --host claude",
+        "NODE_EXTRA_CA_CERTS= '/opt/my apps/ast-mcp' hook --host claude",
+      ]
+    ) {
       expect(isOurHookCommand(command, "claude")).toBe(true);
       expect(isOurHookCommand(command, "codex")).toBe(false);
       expect(isOurHookGroup({ matcher: "Bash", hooks: [{ type: "command", command }] }, "claude")).toBe(true);
@@ -45,7 +51,7 @@ describe("hook command form", () => {
       const dir = join(box.home, "my apps", "it's here");
       await mkdir(dir, { recursive: true });
       const fake = join(dir, "ast-mcp");
-      await box.write(fake, '#!/bin/sh\nprintf \'%s|\' "${NODE_EXTRA_CA_CERTS-unset}" "$@"\n');
+      await box.write(fake, "#!/bin/sh\nprintf '%s|' \"${NODE_EXTRA_CA_CERTS-unset}\" \"$@\"\n");
       await chmod(fake, 0o755);
       const command = hookCommand(shellQuote(fake), "claude", true);
       expect(command.startsWith(`${HOOK_ENV_PREFIX} '`)).toBe(true);
@@ -59,14 +65,26 @@ describe("hook command form", () => {
 });
 
 describe("install writes the form each host's shell takes", () => {
-  const executable: ExecutableInfo = { command: "C:\\Program Files\\nodejs\\ast-mcp.cmd", absolute: "C:\\Program Files\\nodejs\\ast-mcp.cmd", source: "global-bin", packageRoot: "C:\\Program Files\\nodejs\\node_modules\\ast-mcp" };
+  const executable: ExecutableInfo = {
+    command: "C:\\Program Files\\nodejs\\ast-mcp.cmd",
+    absolute: "C:\\Program Files\\nodejs\\ast-mcp.cmd",
+    source: "global-bin",
+    packageRoot: "C:\\Program Files\\nodejs\\node_modules\\ast-mcp",
+  };
   const he = hostEnvironment({ cwd: "C:\\work", env: { USERPROFILE: "C:\\Users\\me", APPDATA: "C:\\Users\\me\\AppData\\Roaming" }, platform: "win32" });
   const templates = { guidance: "", skill: [] };
   const options = { hooks: true, guidance: false, skill: false };
 
   test("on Windows, Claude Code and Codex hook commands have no prefix (cmd.exe would not take it)", () => {
     for (const target of ["claude", "codex"] as const) {
-      const { specs } = specsForTarget(target, { scope: "global", project: null, he }, { transport: "stdio", command: executable.command, env: {} }, executable, options, templates);
+      const { specs } = specsForTarget(
+        target,
+        { scope: "global", project: null, he },
+        { transport: "stdio", command: executable.command, env: {} },
+        executable,
+        options,
+        templates,
+      );
       const hook = specs.find((spec) => spec.role === "hook");
       expect(hook?.kind).toBe("json");
       const command = ((hook as { value: { hooks: Array<{ command: string }> } }).value.hooks[0] as { command: string }).command;
@@ -75,10 +93,12 @@ describe("install writes the form each host's shell takes", () => {
   });
 
   test("Copilot's file: the bash command has the prefix, the PowerShell command does not", () => {
-    const document = JSON.parse(copilotHookFile(shellQuote("/opt/my apps/ast-mcp"), windowsQuote("C:\\my apps\\ast-mcp.cmd"))) as { hooks: { preToolUse: Array<{ bash: string; powershell: string }> } };
+    const document = JSON.parse(copilotHookFile(shellQuote("/opt/my apps/ast-mcp"), windowsQuote("C:\\my apps\\ast-mcp.cmd"))) as {
+      hooks: { preToolUse: Array<{ bash: string; powershell: string }> };
+    };
     const entry = document.hooks.preToolUse[0]!;
     expect(entry.bash).toBe("NODE_EXTRA_CA_CERTS= '/opt/my apps/ast-mcp' hook --host copilot");
-    expect(entry.powershell).toBe('"C:\\my apps\\ast-mcp.cmd" hook --host copilot');
+    expect(entry.powershell).toBe("\"C:\\my apps\\ast-mcp.cmd\" hook --host copilot");
   });
 });
 
@@ -161,7 +181,12 @@ describe("the server's environment", () => {
     expect(serverEnvironment("linux")).toEqual(linux);
     expect(serverEnvironment("darwin")).toEqual(node);
     expect(serverEnvironment("win32")).toEqual(node);
-    expect(entryValue("claude", "local", { transport: "stdio", command: "ast-mcp", env: serverEnvironment("linux") })).toEqual({ type: "stdio", command: "ast-mcp", args: ["mcp"], env: linux });
+    expect(entryValue("claude", "local", { transport: "stdio", command: "ast-mcp", env: serverEnvironment("linux") })).toEqual({
+      type: "stdio",
+      command: "ast-mcp",
+      args: ["mcp"],
+      env: linux,
+    });
     expect(entryValue("codex", "global", { transport: "stdio", command: "ast-mcp", env: {} })).toEqual({ command: "ast-mcp", args: ["mcp"] });
   });
 

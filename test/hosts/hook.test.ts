@@ -235,7 +235,13 @@ describe("settings", () => {
     expect((await verdictFor("echo x > docs/guide/a.md", settings)).kind).toBe("allow");
     expect((await verdictFor("echo x > README.md", settings)).kind).toBe("allow");
     expect((await verdictFor("echo x > src/a.ts", settings)).kind).toBe("flag");
-    const edit = await decide({ dialect: "claude", tool: "Edit", input: { file_path: `${ROOT}/docs/a.md` }, cwd: ROOT }, { repoRoot: ROOT, cwd: ROOT, home: HOME, env: {}, settings: async () => settings });
+    const edit = await decide({ dialect: "claude", tool: "Edit", input: { file_path: `${ROOT}/docs/a.md` }, cwd: ROOT }, {
+      repoRoot: ROOT,
+      cwd: ROOT,
+      home: HOME,
+      env: {},
+      settings: async () => settings,
+    });
     expect(edit.kind).toBe("allow");
   });
   test("allow_commands exempts a command's own writes, not redirections", async () => {
@@ -300,12 +306,27 @@ describe("host protocols", () => {
   });
 
   test("Codex apply_patch payload", async () => {
-    const answer = await run({ session_id: "s", turn_id: "t", hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch" }, cwd: repo });
+    const answer = await run({
+      session_id: "s",
+      turn_id: "t",
+      hook_event_name: "PreToolUse",
+      tool_name: "apply_patch",
+      tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch" },
+      cwd: repo,
+    });
     expect(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
   });
 
   test("VS Code: camelCase event name, same answer shape", async () => {
-    const answer = await run({ timestamp: "2026-01-01T00:00:00Z", cwd: repo, sessionId: "s", hookEventName: "PreToolUse", tool_name: "run_in_terminal", tool_input: { command: "rm src/a.ts" }, tool_use_id: "1" });
+    const answer = await run({
+      timestamp: "2026-01-01T00:00:00Z",
+      cwd: repo,
+      sessionId: "s",
+      hookEventName: "PreToolUse",
+      tool_name: "run_in_terminal",
+      tool_input: { command: "rm src/a.ts" },
+      tool_use_id: "1",
+    });
     expect(JSON.parse(answer.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } });
   });
 
@@ -318,12 +339,14 @@ describe("host protocols", () => {
   });
 
   test("allowed calls print nothing and exit 0", async () => {
-    for (const payload of [
-      { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" }, cwd: repo },
-      { hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: `${repo}/a` }, cwd: repo },
-      { hook_event_name: "PostToolUse", tool_name: "Edit", tool_input: { file_path: `${repo}/a` }, cwd: repo },
-      { toolName: "view", toolArgs: "{}", cwd: repo },
-    ]) {
+    for (
+      const payload of [
+        { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" }, cwd: repo },
+        { hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: `${repo}/a` }, cwd: repo },
+        { hook_event_name: "PostToolUse", tool_name: "Edit", tool_input: { file_path: `${repo}/a` }, cwd: repo },
+        { toolName: "view", toolArgs: "{}", cwd: repo },
+      ]
+    ) {
       const answer = await run(payload);
       expect(answer).toEqual({ stdout: "", stderr: "", exitCode: 0 });
     }
@@ -354,7 +377,9 @@ describe("host protocols", () => {
   test("CLAUDE_PROJECT_DIR sets the repository for Claude payloads; otherwise the git root", async () => {
     await mkdir(join(repo, "src", "deep"), { recursive: true });
     expect(await findRepoRoot(join(repo, "src", "deep"))).toBe(repo);
-    const outside = await run({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "echo x > a.txt" }, cwd: join(repo, "src") }, { CLAUDE_PROJECT_DIR: join(repo, "other") });
+    const outside = await run({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "echo x > a.txt" }, cwd: join(repo, "src") }, {
+      CLAUDE_PROJECT_DIR: join(repo, "other"),
+    });
     expect(outside.stdout).toBe("");
   });
 
@@ -362,16 +387,16 @@ describe("host protocols", () => {
     const home = await realpath(await mkdtemp(join(tmpdir(), "ast-mcp-hook-home-")));
     try {
       await mkdir(join(home, ".config", "ast-mcp"), { recursive: true });
-      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), '[hook]\nmode = "off"\n');
+      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), "[hook]\nmode = \"off\"\n");
       const payload = JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm src/a.ts" }, cwd: repo });
       const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
       expect((await runHook(payload, { cwd: repo, env, home })).stdout).toBe("");
       // A project file may tighten the hook back to deny, but not loosen it.
-      await writeFile(join(repo, "ast-mcp.toml"), '[hook]\nmode = "deny"\nallow_paths = ["**"]\n');
+      await writeFile(join(repo, "ast-mcp.toml"), "[hook]\nmode = \"deny\"\nallow_paths = [\"**\"]\n");
       const denied = await runHook(payload, { cwd: repo, env, home });
       expect(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
-      await writeFile(join(repo, "ast-mcp.toml"), '[hook]\nmode = "off"\n');
-      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), '[hook]\nmode = "deny"\n');
+      await writeFile(join(repo, "ast-mcp.toml"), "[hook]\nmode = \"off\"\n");
+      await writeFile(join(home, ".config", "ast-mcp", "ast-mcp.toml"), "[hook]\nmode = \"deny\"\n");
       expect(JSON.parse((await runHook(payload, { cwd: repo, env, home })).stdout).hookSpecificOutput.permissionDecision).toBe("deny");
     } finally {
       await rm(join(repo, "ast-mcp.toml"), { force: true });

@@ -48,7 +48,17 @@ const CopilotHookFile = z.strictObject({
   version: z.literal(1),
   hooks: z.partialRecord(
     z.enum(["sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "postToolUse", "errorOccurred", "agentStop"]),
-    z.array(z.strictObject({ type: z.literal("command"), bash: z.string().optional(), powershell: z.string().optional(), cwd: z.string().optional(), env: StringMap.optional(), timeoutSec: z.number().positive().optional(), comment: z.string().optional() })),
+    z.array(
+      z.strictObject({
+        type: z.literal("command"),
+        bash: z.string().optional(),
+        powershell: z.string().optional(),
+        cwd: z.string().optional(),
+        env: StringMap.optional(),
+        timeoutSec: z.number().positive().optional(),
+        comment: z.string().optional(),
+      }),
+    ),
   ),
 });
 
@@ -66,7 +76,15 @@ const CursorServer = z.union([
 
 // gemini-cli schemas/settings.schema.json (mcpServers entries): command, url (SSE) or httpUrl (streamable HTTP).
 const GeminiServer = z
-  .looseObject({ command: z.string().optional(), args: Args.optional(), env: StringMap.optional(), cwd: z.string().optional(), url: z.string().optional(), httpUrl: z.string().optional(), headers: StringMap.optional() })
+  .looseObject({
+    command: z.string().optional(),
+    args: Args.optional(),
+    env: StringMap.optional(),
+    cwd: z.string().optional(),
+    url: z.string().optional(),
+    httpUrl: z.string().optional(),
+    headers: StringMap.optional(),
+  })
   .refine((server) => [server.command, server.url, server.httpUrl].filter((value) => value !== undefined).length === 1, "exactly one of command, url, httpUrl");
 
 // modelcontextprotocol.io connect-local-servers: command, args, env.
@@ -89,10 +107,9 @@ const ENTRY_SCHEMAS: Record<Target, z.ZodType> = {
 export function checkEntryFile(target: Target, text: string): void {
   const document = target === "codex" ? parseToml(text) : jsonDocumentValue(text);
   ENTRY_SCHEMAS[target].parse(document);
-  const ours =
-    target === "codex"
-      ? (document as { mcp_servers: Record<string, unknown> }).mcp_servers["ast-mcp"]
-      : (document as Record<string, Record<string, unknown>>)[target === "vscode" ? "servers" : "mcpServers"]?.["ast-mcp"];
+  const ours = target === "codex" ?
+    (document as { mcp_servers: Record<string, unknown> }).mcp_servers["ast-mcp"] :
+    (document as Record<string, Record<string, unknown>>)[target === "vscode" ? "servers" : "mcpServers"]?.["ast-mcp"];
   const strict: Record<Target, z.ZodType> = {
     claude: ClaudeServer,
     codex: CodexServer,

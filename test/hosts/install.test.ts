@@ -17,7 +17,12 @@ import { loadGolden, sandbox, saveGolden, snapshotTree, type GoldenFile, type Sa
 import { checkEntryFile, checkHookFile } from "./host-schemas.ts";
 
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
-const NEW_EXECUTABLE: ExecutableInfo = { command: "/usr/local/bin/ast-mcp", absolute: "/usr/local/bin/ast-mcp", source: "global-bin", packageRoot: "/usr/local/lib/node_modules/ast-mcp" };
+const NEW_EXECUTABLE: ExecutableInfo = {
+  command: "/usr/local/bin/ast-mcp",
+  absolute: "/usr/local/bin/ast-mcp",
+  source: "global-bin",
+  packageRoot: "/usr/local/lib/node_modules/ast-mcp",
+};
 
 const CASES: Array<{ target: Target; scope: Scope }> = [
   { target: "claude", scope: "local" },
@@ -142,7 +147,7 @@ for (const { target, scope } of CASES) {
       const box = await sandbox();
       try {
         for (const input of befores(golden)) await box.write(absolute(box, input.path), input.content);
-        await box.write(join(box.project, "ast-mcp.toml"), '[hook]\nmode = "deny"\n');
+        await box.write(join(box.project, "ast-mcp.toml"), "[hook]\nmode = \"deny\"\n");
         for (const file of targetLayout(target, scope, box.context().he).guidance) await box.write(file, "# Notes\n\nExisting instructions.\n");
         const before = await tree(box);
         const report = await install(request(target, scope), box.context());
@@ -185,7 +190,7 @@ for (const { target, scope } of CASES) {
       const box = await sandbox();
       try {
         const entry = hostFiles(box, target, scope).find((file) => file.kind === "entry")!.file;
-        const broken = target === "codex" ? '[mcp_servers\ncommand = "x"\n' : '{ "mcpServers": { "x": ';
+        const broken = target === "codex" ? "[mcp_servers\ncommand = \"x\"\n" : "{ \"mcpServers\": { \"x\": ";
         await box.write(entry, broken);
         const report = await install(request(target, scope), box.context());
         expect(report.problems.map((problem) => problem.file)).toEqual([entry]);
@@ -228,7 +233,7 @@ describe("several targets in one scope", () => {
       expect(await box.read(join(box.project, "AGENTS.md"))).toContain(BLOCK_BEGIN);
       await uninstall({ targets: ["copilot", "codex"], scopes: ["local"], dryRun: false }, box.context());
       // .mcp.json is Claude's too; AGENTS.md is still VS Code's; .github/hooks is still VS Code's.
-      expect(await box.read(join(box.project, ".mcp.json"))).toContain('"ast-mcp"');
+      expect(await box.read(join(box.project, ".mcp.json"))).toContain("\"ast-mcp\"");
       expect(await box.read(join(box.project, "AGENTS.md"))).toContain(BLOCK_BEGIN);
       expect(await box.read(join(box.project, ".github", "hooks", "ast-mcp.json"))).toContain("hook --host copilot");
       expect(await box.read(join(box.project, ".codex", "config.toml"))).toBeNull();
@@ -261,7 +266,7 @@ describe("several targets in one scope", () => {
       expect(removed).toContain(join(box.project, ".claude", "settings.json"));
       expect(await box.read(join(box.project, "CLAUDE.md"))).toBeNull();
       expect(await box.read(join(box.project, ".claude", "skills", "ast-mcp", "SKILL.md"))).toBeNull();
-      expect(await box.read(join(box.project, ".mcp.json"))).toContain('"ast-mcp"');
+      expect(await box.read(join(box.project, ".mcp.json"))).toContain("\"ast-mcp\"");
     } finally {
       await box.cleanup();
     }
@@ -271,7 +276,7 @@ describe("several targets in one scope", () => {
 describe("HTTP entries", () => {
   const expected: Record<Target, unknown> = {
     claude: { type: "http", url: "http://127.0.0.1:4000/mcp", headers: { Authorization: "Bearer ${AST_MCP_TOKEN}" } },
-    codex: '[mcp_servers.ast-mcp]\nurl = "http://127.0.0.1:4000/mcp"\nbearer_token_env_var = "AST_MCP_TOKEN"\n',
+    codex: "[mcp_servers.ast-mcp]\nurl = \"http://127.0.0.1:4000/mcp\"\nbearer_token_env_var = \"AST_MCP_TOKEN\"\n",
     copilot: { type: "http", url: "http://127.0.0.1:4000/mcp", headers: { Authorization: "Bearer ${AST_MCP_TOKEN}" }, tools: ["*"] },
     vscode: { type: "http", url: "http://127.0.0.1:4000/mcp", headers: { Authorization: "Bearer ${env:AST_MCP_TOKEN}" } },
     cursor: { url: "http://127.0.0.1:4000/mcp", headers: { Authorization: "Bearer ${env:AST_MCP_TOKEN}" } },
@@ -315,7 +320,7 @@ describe("edge cases", () => {
   test("an existing entry of ours that someone wrote by hand is replaced and comes back on uninstall", async () => {
     const box = await sandbox();
     try {
-      const original = '{\n  "mcpServers": {\n    "ast-mcp": { "command": "ast-mcp", "args": ["mcp", "."] }\n  }\n}\n';
+      const original = "{\n  \"mcpServers\": {\n    \"ast-mcp\": { \"command\": \"ast-mcp\", \"args\": [\"mcp\", \".\"] }\n  }\n}\n";
       await box.write(join(box.project, ".mcp.json"), original);
       await install(request("claude", "local", { hooks: false, guidance: false, skill: false }), box.context());
       expect(await box.read(join(box.project, ".mcp.json"))).toContain("/opt/ast-mcp/bin/ast-mcp");
@@ -329,7 +334,7 @@ describe("edge cases", () => {
   test("a Codex entry written as an inline table is reported, not rewritten", async () => {
     const box = await sandbox();
     try {
-      const text = 'mcp_servers = { ast-mcp = { command = "x" } }\n';
+      const text = "mcp_servers = { ast-mcp = { command = \"x\" } }\n";
       await box.write(join(box.project, ".codex", "config.toml"), text);
       const report = await install(request("codex", "local", { hooks: false, guidance: false, skill: false }), box.context());
       expect(report.problems[0]?.message).toContain("does not edit");

@@ -70,7 +70,10 @@ describe("install --service (systemd user unit)", () => {
           const { argv, env } = parseUnit((await box.read(unitFile)) as string);
           // The unit starts the server with the installed environment (two malloc arenas on Linux).
           expect(env).toMatchObject(serverEnvironment("linux"));
-          service = spawn(argv[0] as string, argv.slice(1), { env: { PATH: process.env.PATH ?? "", HOME: box.home, XDG_CONFIG_HOME: box.env.XDG_CONFIG_HOME as string, XDG_STATE_HOME: box.env.XDG_STATE_HOME as string, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+          service = spawn(argv[0] as string, argv.slice(1), {
+            env: { PATH: process.env.PATH ?? "", HOME: box.home, XDG_CONFIG_HOME: box.env.XDG_CONFIG_HOME as string, XDG_STATE_HOME: box.env.XDG_STATE_HOME as string, ...env },
+            stdio: ["ignore", "ignore", "pipe"],
+          });
           children.push(service);
         }
         if (command === "systemctl" && args[1] === "disable") service?.kill("SIGTERM");
@@ -79,7 +82,10 @@ describe("install --service (systemd user unit)", () => {
     };
     try {
       const context = box.context({ serviceDeps: deps, nodePath: NODE, executable: { command: CLI, absolute: CLI, source: "package", packageRoot: join(CLI, "..", "..") } });
-      const report = await install({ targets: ["claude"], scope: "local", transport: "stdio", port, hooks: false, guidance: false, skill: false, service: true, dryRun: false }, context);
+      const report = await install(
+        { targets: ["claude"], scope: "local", transport: "stdio", port, hooks: false, guidance: false, skill: false, service: true, dryRun: false },
+        context,
+      );
       expect(report.problems).toEqual([]);
       expect(calls).toEqual(["systemctl --user daemon-reload", "systemctl --user enable ast-mcp.service", "systemctl --user restart ast-mcp.service"]);
 
@@ -111,7 +117,10 @@ describe("install --service (systemd user unit)", () => {
       }
 
       // Installing again changes nothing (the token is kept, not rotated).
-      const again = await install({ targets: ["claude"], scope: "local", transport: "stdio", port, hooks: false, guidance: false, skill: false, service: true, dryRun: false }, context);
+      const again = await install(
+        { targets: ["claude"], scope: "local", transport: "stdio", port, hooks: false, guidance: false, skill: false, service: true, dryRun: false },
+        context,
+      );
       expect(again.changes).toEqual([]);
 
       calls.length = 0;
@@ -144,12 +153,25 @@ describe("service definitions per platform", () => {
         uid: 501,
       };
       const he = hostEnvironment({ cwd: box.project, env: box.env, platform: "darwin" });
-      const report = await install({ targets: ["cursor"], scope: "global", transport: "http", port: 4100, hooks: false, guidance: false, skill: false, service: true, dryRun: false }, box.context({ he, serviceDeps: deps }));
+      const report = await install({
+        targets: ["cursor"],
+        scope: "global",
+        transport: "http",
+        port: 4100,
+        hooks: false,
+        guidance: false,
+        skill: false,
+        service: true,
+        dryRun: false,
+      }, box.context({ he, serviceDeps: deps }));
       expect(report.problems).toEqual([]);
       const plist = (await box.read(join(box.home, "Library", "LaunchAgents", "dev.ast-mcp.server.plist"))) as string;
       expect(plist).toContain("<string>--port</string>\n    <string>4100</string>");
       expect(plist).toContain(`<key>${TOKEN_FILE_ENV}</key>`);
-      expect(calls).toEqual([`launchctl bootout gui/501/dev.ast-mcp.server`, `launchctl bootstrap gui/501 ${join(box.home, "Library", "LaunchAgents", "dev.ast-mcp.server.plist")}`]);
+      expect(calls).toEqual([
+        `launchctl bootout gui/501/dev.ast-mcp.server`,
+        `launchctl bootstrap gui/501 ${join(box.home, "Library", "LaunchAgents", "dev.ast-mcp.server.plist")}`,
+      ]);
     } finally {
       await box.cleanup();
     }
@@ -164,11 +186,19 @@ describe("service definitions per platform", () => {
   test("a service that never answers /healthz is reported", async () => {
     const box = await sandbox();
     try {
-      const deps: ServiceDeps = { run: async () => ({ code: 0, stdout: "", stderr: "" }), probe: async () => Promise.reject(new Error("refused")), sleep: async () => undefined, uid: 1 };
+      const deps: ServiceDeps = {
+        run: async () => ({ code: 0, stdout: "", stderr: "" }),
+        probe: async () => Promise.reject(new Error("refused")),
+        sleep: async () => undefined,
+        uid: 1,
+      };
       const { waitHealthy } = await import("../../src/hosts/service.ts");
       expect(await waitHealthy(deps, "127.0.0.1", 1, 0)).toBe(false);
       const failing: ServiceDeps = { ...deps, run: async () => ({ code: 1, stdout: "", stderr: "Failed to connect to bus" }) };
-      const report = await install({ targets: ["claude"], scope: "local", transport: "http", hooks: false, guidance: false, skill: false, service: true, dryRun: false }, box.context({ serviceDeps: failing }));
+      const report = await install(
+        { targets: ["claude"], scope: "local", transport: "http", hooks: false, guidance: false, skill: false, service: true, dryRun: false },
+        box.context({ serviceDeps: failing }),
+      );
       expect(report.problems.map((problem) => problem.message).join("\n")).toContain("Failed to connect to bus");
     } finally {
       await box.cleanup();

@@ -10,34 +10,34 @@ import { makeContext, makeTempDir, type TempDir } from "../support/context.ts";
 const REPO: Record<string, string> = {
   // ---- JS / TS; target src/lib/util.ts
   "src/lib/util.ts": "export const x = 1;\n",
-  "src/lib/index.ts": 'export * from "./util";\n',
-  "src/app.ts": 'import { x } from "./lib/util.js";\nconsole.log(x);\n',
-  "src/lazy.tsx": 'export const load = () => import("./lib/util");\n',
-  "src/legacy.cjs": 'const util = require("./lib/util");\n',
+  "src/lib/index.ts": "export * from \"./util\";\n",
+  "src/app.ts": "import { x } from \"./lib/util.js\";\nconsole.log(x);\n",
+  "src/lazy.tsx": "export const load = () => import(\"./lib/util\");\n",
+  "src/legacy.cjs": "const util = require(\"./lib/util\");\n",
   "src/template.js": "const util = require(`./lib/util`);\n",
-  "src/explicit.mts": 'export { x } from "./lib/util.ts";\n',
-  "src/typed.ts": 'import type { x } from "./lib/util";\n',
-  "src/ts-require.ts": 'import util = require("./lib/util");\n',
-  "src/nested/deep.jsx": 'import { x } from "../lib/util";\nexport const A = () => <b>{x}</b>;\n',
-  "src/uses-index.ts": 'import { x } from "./lib";\n',
+  "src/explicit.mts": "export { x } from \"./lib/util.ts\";\n",
+  "src/typed.ts": "import type { x } from \"./lib/util\";\n",
+  "src/ts-require.ts": "import util = require(\"./lib/util\");\n",
+  "src/nested/deep.jsx": "import { x } from \"../lib/util\";\nexport const A = () => <b>{x}</b>;\n",
+  "src/uses-index.ts": "import { x } from \"./lib\";\n",
   "src/comment-only.ts": "// see ./lib/util for details\nexport {};\n",
-  "src/string-only.ts": 'export const where = "./lib/util";\n',
-  "src/resolve-only.js": 'require.resolve("./lib/util");\n',
+  "src/string-only.ts": "export const where = \"./lib/util\";\n",
+  "src/resolve-only.js": "require.resolve(\"./lib/util\");\n",
   "src/computed.js": "const name = 'util';\nimport(`./lib/${name}`);\n",
-  "src/elsewhere.ts": 'import { util } from "../other/util";\n',
-  "src/package-import.ts": 'import util from "util";\n',
-  "node_modules/pkg/index.js": 'require("../../src/lib/util");\n',
-  "dist/app.js": 'require("../src/lib/util");\n',
+  "src/elsewhere.ts": "import { util } from \"../other/util\";\n",
+  "src/package-import.ts": "import util from \"util\";\n",
+  "node_modules/pkg/index.js": "require(\"../../src/lib/util\");\n",
+  "dist/app.js": "require(\"../src/lib/util\");\n",
   // Both both.ts and both/index.ts exist: "./both" is both.ts.
   "src/both.ts": "export const b = 1;\n",
   "src/both/index.ts": "export const c = 1;\n",
-  "src/use-both.ts": 'import { b } from "./both";\n',
-  "src/use-both-index.ts": 'import { c } from "./both/index.js";\n',
+  "src/use-both.ts": "import { b } from \"./both\";\n",
+  "src/use-both-index.ts": "import { c } from \"./both/index.js\";\n",
   // Non-script targets are imported too.
   "src/styles.css": "a { color: red; }\n",
-  "src/main.tsx": 'import "./styles.css";\n',
+  "src/main.tsx": "import \"./styles.css\";\n",
   "src/data.json": "{}\n",
-  "src/config.js": 'module.exports = require("./data");\n',
+  "src/config.js": "module.exports = require(\"./data\");\n",
 
   // ---- Python; target pkg/mod.py
   "pkg/__init__.py": "from .mod import thing\n",
@@ -129,7 +129,7 @@ describe("Python importers", () => {
 
 describe("the walk", () => {
   test("folders denied for read are not searched", async () => {
-    await temp.write("private/secret.ts", 'import "../src/both";\n');
+    await temp.write("private/secret.ts", "import \"../src/both\";\n");
     try {
       expect(await importersOf("src/both.ts")).toEqual(["src/use-both.ts"]);
     } finally {

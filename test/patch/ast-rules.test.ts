@@ -62,7 +62,7 @@ describe("matching and counting", () => {
     expect(details.matches[0]!.text.length).toBe(LIMITS.patch.maxMatchTextChars);
   });
 
-  test('"all" takes any positive count but not zero; 0 asserts absence', () => {
+  test("\"all\" takes any positive count but not zero; 0 asserts absence", () => {
     const text = "foo(1); foo(2); foo(3);\n";
     expect(applyAstRules(text, "typescript", [{ pattern: "foo($A)", fix: "bar($A)", expectedMatches: "all" }]).text).toBe("bar(1); bar(2); bar(3);\n");
     const none = failure(() => applyAstRules(text, "typescript", [{ pattern: "qux($A)", fix: "bar($A)", expectedMatches: "all" }]));
@@ -93,8 +93,8 @@ describe("metavariables", () => {
   });
 
   test("$NAMEs the pattern does not define stay literal and are reported", () => {
-    const result = applyAstRules('echo "$1"\n', "bash", [{ pattern: "echo $A", fix: 'printf "%s %s\\n" $A "$HOME"' }]);
-    expect(result.text).toBe('printf "%s %s\\n" "$1" "$HOME"\n');
+    const result = applyAstRules("echo \"$1\"\n", "bash", [{ pattern: "echo $A", fix: "printf \"%s %s\\n\" $A \"$HOME\"" }]);
+    expect(result.text).toBe("printf \"%s %s\\n\" \"$1\" \"$HOME\"\n");
     expect(result.rules[0]!.literalVariables).toEqual(["HOME"]);
   });
 
@@ -141,7 +141,7 @@ describe("rule order and nesting", () => {
 });
 
 describe("rule configuration", () => {
-  const goSource = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("a", 1)\n\tfmt.Println()\n}\n';
+  const goSource = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"a\", 1)\n\tfmt.Println()\n}\n";
 
   test("a Go call fragment parses as something else on its own; the miss says how to fix it", () => {
     const error = failure(() => applyAstRules(goSource, "go", [{ pattern: "fmt.Println($$$A)", fix: "log.Print($$$A)", expectedMatches: "all" }]));
@@ -153,7 +153,7 @@ describe("rule configuration", () => {
     const result = applyAstRules(goSource, "go", [
       { pattern: "func t() { fmt.Println($$$A) }", selector: "call_expression", fix: "log.Print($$$A)", expectedMatches: 2 },
     ]);
-    expect(result.text).toBe('package main\n\nimport "fmt"\n\nfunc main() {\n\tlog.Print("a", 1)\n\tlog.Print()\n}\n');
+    expect(result.text).toBe("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tlog.Print(\"a\", 1)\n\tlog.Print()\n}\n");
     expect(result.rules[0]!.matches.map((match) => match.startLine)).toEqual([6, 7]);
   });
 
@@ -203,8 +203,8 @@ describe("other languages and offsets", () => {
 
   test("Rust", () => {
     const text = "fn main() {\n    let v = parse(s).unwrap();\n    let w = v.get(0).unwrap();\n}\n";
-    const result = applyAstRules(text, "rust", [{ pattern: "$X.unwrap()", fix: '$X.expect("checked")', expectedMatches: 2 }]);
-    expect(result.text).toBe('fn main() {\n    let v = parse(s).expect("checked");\n    let w = v.get(0).expect("checked");\n}\n');
+    const result = applyAstRules(text, "rust", [{ pattern: "$X.unwrap()", fix: "$X.expect(\"checked\")", expectedMatches: 2 }]);
+    expect(result.text).toBe("fn main() {\n    let v = parse(s).expect(\"checked\");\n    let w = v.get(0).expect(\"checked\");\n}\n");
   });
 
   test("non-ASCII text before and inside matches keeps offsets exact (UTF-16)", () => {
@@ -213,7 +213,7 @@ describe("other languages and offsets", () => {
     expect(result.text).toBe("const s = 'é 🌍 世界'; bar('🌍', 2);\n// ü\nbar(\"世界\");\n");
     expect(result.rules[0]!.matches).toEqual([
       { startLine: 1, endLine: 1, column: 22, text: "foo('🌍', 2)" },
-      { startLine: 3, endLine: 3, column: 1, text: 'foo("世界")' },
+      { startLine: 3, endLine: 3, column: 1, text: "foo(\"世界\")" },
     ]);
   });
 

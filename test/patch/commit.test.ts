@@ -177,12 +177,14 @@ describe("parent verification", () => {
     await mkdir(elsewhere);
     await writeFile(path.join(elsewhere, "x.txt"), "outside");
     await symlink(elsewhere, fx.at("d"));
-    for (const op of [
-      { kind: "write", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), after: Buffer.from("X") },
-      { kind: "write", path: fx.at("d/new.txt"), expectedBefore: null, after: Buffer.from("N") },
-      { kind: "chmod", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), mode: 0o777 },
-      { kind: "delete", path: fx.at("d/x.txt"), expectedBefore: sha("outside") },
-    ] satisfies CommitOp[]) {
+    for (
+      const op of [
+        { kind: "write", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), after: Buffer.from("X") },
+        { kind: "write", path: fx.at("d/new.txt"), expectedBefore: null, after: Buffer.from("N") },
+        { kind: "chmod", path: fx.at("d/x.txt"), expectedBefore: sha("outside"), mode: 0o777 },
+        { kind: "delete", path: fx.at("d/x.txt"), expectedBefore: sha("outside") },
+      ] satisfies CommitOp[]
+    ) {
       const error = await refusal(commit([op]));
       expect(error.code).toBe("path_changed");
       expect(error.retryable).toBe(true);

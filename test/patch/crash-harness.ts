@@ -39,7 +39,11 @@ export async function runCrashRounds(rounds: number, maxDelayMs = 250): Promise<
       expect(unfinished).toEqual([]);
 
       // No stale lock of the dead writer blocks the next write.
-      await commitBatch(batchFor(fx.root, now), fx.meta, { stateDir: fx.stateDir, lockTimeoutMs: 2_000, journalLimits: { maxBatches: 20, maxBytes: 64 * 1024 * 1024, maxAgeDays: 1 } });
+      await commitBatch(batchFor(fx.root, now), fx.meta, {
+        stateDir: fx.stateDir,
+        lockTimeoutMs: 2_000,
+        journalLimits: { maxBatches: 20, maxBytes: 64 * 1024 * 1024, maxAgeDays: 1 },
+      });
       version = now + 1;
       expect(await verifyState(fx.root)).toBe(version);
     }

@@ -35,14 +35,14 @@ export function batchFor(root: string, v: number): CommitOp[] {
   const at = (relative: string) => path.join(root, relative);
   const ops: CommitOp[] = FILES.map((name) => ({ kind: "write", path: at(name), expectedBefore: sha(content(v, name)), after: Buffer.from(content(next, name)) }));
   ops.push(
-    v % 2 === 0
-      ? { kind: "rename", from: at("flag-a"), to: at("flag-b"), expectedBefore: sha(FLAG) }
-      : { kind: "rename", from: at("flag-b"), to: at("flag-a"), expectedBefore: sha(FLAG) },
+    v % 2 === 0 ?
+      { kind: "rename", from: at("flag-a"), to: at("flag-b"), expectedBefore: sha(FLAG) } :
+      { kind: "rename", from: at("flag-b"), to: at("flag-a"), expectedBefore: sha(FLAG) },
   );
   ops.push(
-    next % 2 === 1
-      ? { kind: "write", path: at(EXTRA), expectedBefore: null, after: Buffer.from(content(next, "extra")), mkdirParents: true }
-      : { kind: "delete", path: at(EXTRA), expectedBefore: sha(content(v, "extra")), removeEmptyParentsUpTo: root },
+    next % 2 === 1 ?
+      { kind: "write", path: at(EXTRA), expectedBefore: null, after: Buffer.from(content(next, "extra")), mkdirParents: true } :
+      { kind: "delete", path: at(EXTRA), expectedBefore: sha(content(v, "extra")), removeEmptyParentsUpTo: root },
   );
   ops.push({ kind: "chmod", path: at("mode.sh"), expectedBefore: sha(MODE_TEXT), mode: next % 2 === 0 ? 0o644 : 0o755 });
   return ops;

@@ -16,7 +16,7 @@ function statementsOf(text: string, language: "typescript" | "tsx" | "javascript
 
 const ORIGINAL = [
   "// Header comment.",
-  'import { b, a } from "./m.ts";',
+  "import { b, a } from \"./m.ts\";",
   "",
   "const one = 1;",
   "",
@@ -142,7 +142,10 @@ describe("statement formatting equals whole-file formatting", () => {
     },
     (text) => {
       const found = at(text, /\(([a-z]+)\)/g);
-      return found && `${text.slice(0, found.index)}( ${found[1]} , extraArgumentNumberOne, extraArgumentNumberTwo, extraArgumentNumberThree )${text.slice((found.index ?? 0) + found[0].length)}`;
+      return found &&
+        `${text.slice(0, found.index)}( ${found[1]} , extraArgumentNumberOne, extraArgumentNumberTwo, extraArgumentNumberThree )${
+          text.slice((found.index ?? 0) + found[0].length)
+        }`;
     },
     (text) => {
       const found = at(text, /\n\n/g);
@@ -158,10 +161,12 @@ describe("statement formatting equals whole-file formatting", () => {
     },
   ];
 
-  for (const [name, config] of [
-    ["default settings", "{}"],
-    ["a narrow, semicolon-free, single-quote config", JSON.stringify({ lineWidth: 72, typescript: { semiColons: "asi", quoteStyle: "alwaysSingle", trailingCommas: "never" } })],
-  ] as const) {
+  for (
+    const [name, config] of [
+      ["default settings", "{}"],
+      ["a narrow, semicolon-free, single-quote config", JSON.stringify({ lineWidth: 72, typescript: { semiColons: "asi", quoteStyle: "alwaysSingle", trailingCommas: "never" } })],
+    ] as const
+  ) {
     test(`${name}: identical on edits of this project's sources`, { timeout: 30_000 }, async () => {
       const formatters = await Formatters.load({ firstRootReal: root, readDprintConfig: async () => config, external: [], enabled: true });
       let compared = 0;

@@ -52,7 +52,7 @@ describe("dprint with the repository's config", () => {
 
   test("a clean original's candidate is formatted with the config's indentWidth and quoteStyle", async () => {
     const formatters = await load({ config: REPO_CONFIG });
-    const candidate = 'export function add(a: number, b: number): number {\n  return a + b + "!"\n}\n';
+    const candidate = "export function add(a: number, b: number): number {\n  return a + b + \"!\"\n}\n";
     const result = await formatters.formatCandidate(file("src/add.ts"), clean, candidate, "refuse");
     expect(result).toEqual({
       text: "export function add(a: number, b: number): number {\n    return a + b + '!';\n}\n",
@@ -63,7 +63,7 @@ describe("dprint with the repository's config", () => {
 
   test("new files are formatted because the repository has a config", async () => {
     const formatters = await load({ config: REPO_CONFIG });
-    const result = await formatters.formatCandidate(file("src/new.ts"), undefined, 'const   x = "y"\n', "refuse");
+    const result = await formatters.formatCandidate(file("src/new.ts"), undefined, "const   x = \"y\"\n", "refuse");
     expect(result).toMatchObject({ text: "const x = 'y';\n", formatted: true });
   });
 
@@ -98,8 +98,8 @@ describe("dprint with the repository's config", () => {
     expect(formatters.formatterFor(file("src/a.ts"))).toBe("dprint");
     expect(formatters.formatterFor(file("docs/a.md"))).toBe("dprint");
     expect(formatters.formatterFor(file("package.json"))).toBeUndefined();
-    const result = await formatters.formatCandidate(file("data.json"), '{"a":1}\n', '{"a":2}\n', "refuse");
-    expect(result).toEqual({ text: '{"a":2}\n', formatted: false, reason: "no formatter for this file type" });
+    const result = await formatters.formatCandidate(file("data.json"), "{\"a\":1}\n", "{\"a\":2}\n", "refuse");
+    expect(result).toEqual({ text: "{\"a\":2}\n", formatted: false, reason: "no formatter for this file type" });
   });
 
   test("excludes (the config's and dprint's own) keep files unformatted", async () => {
@@ -152,7 +152,7 @@ describe("dprint without a repository config", () => {
     const clean = "export function add(a: number, b: number): number {\n  return a + b;\n}\n";
     const result = await formatters.formatCandidate(file("src/add.ts"), clean, "export function add(a: number, b: number): number {\n    return a+b+'!'\n}\n", "refuse");
     expect(result).toEqual({
-      text: 'export function add(a: number, b: number): number {\n  return a + b + "!";\n}\n',
+      text: "export function add(a: number, b: number): number {\n  return a + b + \"!\";\n}\n",
       formatted: true,
       reason: "dprint typescript plugin (default settings)",
     });
@@ -202,8 +202,8 @@ describe("dprint config parsing", () => {
     expect(settings.global).toEqual({ lineWidth: 100, useTabs: true, newLineKind: "crlf" });
     expect(settings.sections.typescript).toEqual({ semiColons: "asi" });
     expect(settings.plugins).toEqual(["typescript", "json", "markdown", "toml", "dockerfile"]);
-    expect(settings.notes.join("\n")).toContain('"indentWidth" has an unsupported value');
-    expect(settings.notes.join("\n")).toContain('"extends" is not followed');
+    expect(settings.notes.join("\n")).toContain("\"indentWidth\" has an unsupported value");
+    expect(settings.notes.join("\n")).toContain("\"extends\" is not followed");
     expect(settings.notes.join("\n")).toContain("associations");
   });
 

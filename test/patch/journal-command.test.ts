@@ -27,7 +27,9 @@ async function run(argv: string[]) {
 async function twoBatches() {
   await fx.put("a.txt", "a");
   const first = await commitBatch([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), after: Buffer.from("A") }], fx.meta, { stateDir: fx.stateDir });
-  const second = await commitBatch([{ kind: "write", path: fx.at("b.txt"), expectedBefore: null, after: Buffer.from("b") }], { ...fx.meta, sessionId: "other" }, { stateDir: fx.stateDir });
+  const second = await commitBatch([{ kind: "write", path: fx.at("b.txt"), expectedBefore: null, after: Buffer.from("b") }], { ...fx.meta, sessionId: "other" }, {
+    stateDir: fx.stateDir,
+  });
   return { first: first.batchId, second: second.batchId };
 }
 
@@ -86,7 +88,15 @@ describe("journal recover", () => {
   test("recover rolls back a dead writer's batch and says so", async () => {
     await fx.put("a.txt", "a");
     const spec = path.join(fx.base, "spec.json");
-    await writeFile(spec, JSON.stringify({ stateDir: fx.stateDir, roots: [fx.root], dieAtCheck: 1, ops: [{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), afterBase64: Buffer.from("A").toString("base64") }] }));
+    await writeFile(
+      spec,
+      JSON.stringify({
+        stateDir: fx.stateDir,
+        roots: [fx.root],
+        dieAtCheck: 1,
+        ops: [{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), afterBase64: Buffer.from("A").toString("base64") }],
+      }),
+    );
     await runChild("die-during-commit.ts", [spec]);
     const result = await run(["recover"]);
     expect(result.code).toBe(0);

@@ -40,7 +40,12 @@ describe("list and show", () => {
   test("list is oldest first and filters by session; show has ops, hashes, time, session and tool", async () => {
     await fx.put("a.txt", "a");
     const first = await bump("a.txt", "b");
-    const second = await commit([{ kind: "write", path: fx.at("n.txt"), expectedBefore: null, after: Buffer.from("n") }], { ...fx.meta, sessionId: "other", tool: "file_write", description: "make n" });
+    const second = await commit([{ kind: "write", path: fx.at("n.txt"), expectedBefore: null, after: Buffer.from("n") }], {
+      ...fx.meta,
+      sessionId: "other",
+      tool: "file_write",
+      description: "make n",
+    });
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([first.batchId, second.batchId]);
     expect((await listBatches({ sessionId: "other" }, journal())).map((batch) => batch.batchId)).toEqual([second.batchId]);
     const shown = await showBatch(second.batchId, journal());
@@ -68,7 +73,15 @@ describe("pruning", () => {
   test("the oldest batches beyond max_batches are removed", async () => {
     await fx.put("a.txt", "0");
     const ids: string[] = [];
-    for (let i = 1; i <= 5; i += 1) ids.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(i - 1)), after: Buffer.from(String(i)) }], fx.meta, { maxBatches: 3, maxBytes: 1 << 30, maxAgeDays: 30 })).batchId);
+    for (let i = 1; i <= 5; i += 1) {
+      ids.push(
+        (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(i - 1)), after: Buffer.from(String(i)) }], fx.meta, {
+          maxBatches: 3,
+          maxBytes: 1 << 30,
+          maxAgeDays: 30,
+        })).batchId,
+      );
+    }
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(ids.slice(2));
   });
 
@@ -94,7 +107,8 @@ describe("pruning", () => {
     await fx.put("a.txt", "0");
     const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
     const mine: string[] = [];
-    const bumpTo = async (n: number) => mine.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId);
+    const bumpTo = async (n: number) =>
+      mine.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId);
     await bumpTo(1);
     // Two batches another process added after this one listed the journal.
     const foreign = [newBatchId(), newBatchId()];
@@ -119,7 +133,10 @@ describe("pruning", () => {
       results.push(await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha(current), after: Buffer.from(String(i).repeat(1000)) }], fx.meta, limits));
     }
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(results.slice(2).map((result) => result.batchId));
-    const huge = await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha((await fx.text("big.txt")) as string), after: Buffer.from("small") }], fx.meta, { ...limits, maxBytes: 500 });
+    const huge = await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha((await fx.text("big.txt")) as string), after: Buffer.from("small") }], fx.meta, {
+      ...limits,
+      maxBytes: 500,
+    });
     expect(huge.undoable).toBe(false);
     expect(await listBatches({}, journal())).toEqual([]);
   });
@@ -133,7 +150,21 @@ describe("pruning", () => {
     // A batch still being written (state "prepared") is left to its writer or to recovery.
     const recordDir = path.join(fx.stateDir, "journal", newBatchId());
     await mkdir(recordDir);
-    const record = { format: 1, id: path.basename(recordDir), state: "prepared", createdAt: new Date(0).toISOString(), committedAt: null, writer: { pid: process.pid, startTime: null, host: "h" }, sessionId: "s", tool: "t", roots: [], description: null, ops: [], imageBytes: 0, recovery: null };
+    const record = {
+      format: 1,
+      id: path.basename(recordDir),
+      state: "prepared",
+      createdAt: new Date(0).toISOString(),
+      committedAt: null,
+      writer: { pid: process.pid, startTime: null, host: "h" },
+      sessionId: "s",
+      tool: "t",
+      roots: [],
+      description: null,
+      ops: [],
+      imageBytes: 0,
+      recovery: null,
+    };
     await writeFile(path.join(recordDir, "batch.json"), JSON.stringify(record));
     expect(await pruneJournal(fx.stateDir, { maxBatches: 1, maxBytes: 1, maxAgeDays: 1 })).toEqual([]);
     expect(await journalEntries(fx.stateDir)).toEqual([path.basename(recordDir)]);
@@ -233,7 +264,8 @@ describe("spare batch directories", () => {
   test("a pruned batch's directory becomes a spare: images gone, record files ready, and the next batch is staged in it", async () => {
     const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
     await fx.put("a.txt", "0");
-    const bumpTo = async (n: number) => (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId;
+    const bumpTo = async (n: number) =>
+      (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId;
     const first = await bumpTo(1);
     await bumpTo(2);
     await refillSpareBatchDirectories(fx.stateDir);
@@ -264,7 +296,11 @@ describe("spare batch directories", () => {
     for (let round = 1; round <= rounds; round++) await bump("a.txt", String(round));
     await refillSpareBatchDirectories(fx.stateDir);
     // One commit prunes all but itself at once.
-    await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, { maxBatches: 1, maxBytes: 1 << 30, maxAgeDays: 30 });
+    await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, {
+      maxBatches: 1,
+      maxBytes: 1 << 30,
+      maxAgeDays: 30,
+    });
     await refillSpareBatchDirectories(fx.stateDir);
     expect((await spares()).length).toBe(SPARE_DIRECTORIES);
     expect((await listBatches({}, journal())).length).toBe(1);

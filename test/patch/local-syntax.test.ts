@@ -101,14 +101,14 @@ describe("local syntax check", () => {
     const before = `/** Renders "a". */\nexport function a(): void {}\n\n/** Renders "b". */\nexport function b(): void {}\n${tail}`;
     const { statements } = statementsOf("typescript", before);
     // `*/` → `H/`: cut at the window's end the comment reads as a regular expression; in the file it runs on to the next `*/`.
-    const opened = before.replace('"a". */', '"a". H/');
+    const opened = before.replace("\"a\". */", "\"a\". H/");
     expect(statementsOf("typescript", opened).statements.length).toBeLessThan(statements.length);
     expect(localStatements("typescript", before, opened, statements)).toBeUndefined();
     // A hashbang is valid only first in a file, however it looks in a window.
     expect(localStatements("typescript", before, before.replace("\n\n/**", "\n\n#!/usr/bin/env node\n/**"), statements)).toBeUndefined();
     // Template literals, backslashes and (in files that may hold JSX) angle brackets likewise.
     expect(localStatements("typescript", before, before.replace("(): void {}", "(): void { `x`; }"), statements)).toBeUndefined();
-    expect(localStatements("typescript", before, before.replace("(): void {}", '(): void { "a\\nb"; }'), statements)).toBeUndefined();
+    expect(localStatements("typescript", before, before.replace("(): void {}", "(): void { \"a\\nb\"; }"), statements)).toBeUndefined();
     expect(localStatements("tsx", before, before.replace("(): void {}", "(): void { <p />; }"), statements)).toBeUndefined();
     // A plain edit of the same place is checked locally.
     expect(localStatements("typescript", before, before.replace("(): void {}", "(): void { return; }"), statements)).toEqual(
@@ -123,7 +123,7 @@ describe("local syntax check", () => {
     // The first inspection parses the whole original and keeps its statements for the next edit.
     await inspectSyntax("a.ts", "typescript", undefined, before, { statements: true });
     await new Promise((resolve) => setImmediate(resolve));
-    const after = before.replace('return input + "7";', 'return input + "seven";');
+    const after = before.replace("return input + \"7\";", "return input + \"seven\";");
     const checked = localCheckCounter.checked;
     const inspection = await inspectSyntax("a.ts", "typescript", before, after, { statements: true });
     expect(localCheckCounter.checked).toBe(checked + 1);
@@ -131,7 +131,7 @@ describe("local syntax check", () => {
     const whole = statementsOf("typescript", after).statements;
     expect(Array.from({ length: inspection.statements!.length }, (_, index) => inspection.statements!.at(index))).toEqual(whole);
     // A broken edit of the checked candidate still gets every error located by the whole parse.
-    const broken = after.replace('return input + "9";', "return input + (;");
+    const broken = after.replace("return input + \"9\";", "return input + (;");
     const refused = await inspectSyntax("a.ts", "typescript", after, broken, { statements: true });
     expect(refused.report.afterErrors).toBeGreaterThan(0);
     expect(localCheckCounter.checked).toBe(checked + 1);
@@ -156,7 +156,8 @@ describe("structural rules on the statements that can match", () => {
           const parts = statementsThatCanMatch("typescript", text, statements, { pattern, fix: "x" });
           if (parts === undefined) continue;
           used++;
-          const where = (node: SgNode, offset = 0, line = 0) => `${node.range().start.index + offset}-${node.range().end.index + offset}:${node.range().start.line + line}:${node.range().start.column}:${node.text()}`;
+          const where = (node: SgNode, offset = 0, line = 0) =>
+            `${node.range().start.index + offset}-${node.range().end.index + offset}:${node.range().start.line + line}:${node.range().start.column}:${node.text()}`;
           const found = parts.flatMap((part) => part.root.root().findAll({ rule: { pattern } }).map((node) => where(node, part.offset, part.line)));
           expect({ pattern, found }).toEqual({ pattern, found: whole.findAll({ rule: { pattern } }).map((node) => where(node)) });
         }
@@ -169,7 +170,7 @@ describe("structural rules on the statements that can match", () => {
     const lines = ["const seen: string[] = [];"];
     for (let index = 0; index < 40; index++) lines.push("", `export function fn${index}(input: string): string {`, `  return track("fn${index}", ${index});`, "}");
     const text = `${lines.join("\n")}\n`;
-    const rules: AstRule[] = [{ pattern: 'track("fn7", $N)', fix: 'track("fn7", $N + 1)' }];
+    const rules: AstRule[] = [{ pattern: "track(\"fn7\", $N)", fix: "track(\"fn7\", $N + 1)" }];
     const expected = applyAstRules(text, "typescript", rules);
     const { statements } = statementsOf("typescript", text);
     expect(statementsThatCanMatch("typescript", text, statements, rules[0]!)?.length).toBe(1);
@@ -177,6 +178,6 @@ describe("structural rules on the statements that can match", () => {
     await inspectSyntax("a.ts", "typescript", undefined, text, { statements: true });
     await new Promise((resolve) => setImmediate(resolve));
     expect(await applyAstRulesAsync(text, "typescript", rules)).toEqual(expected);
-    expect(expected.text).toContain('track("fn7", 7 + 1)');
+    expect(expected.text).toContain("track(\"fn7\", 7 + 1)");
   });
 });

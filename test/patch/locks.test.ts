@@ -287,7 +287,9 @@ describe("lock entries beside the target", () => {
         console.warn("skipped: this user can write in a read-only directory here");
         return;
       }
-      const error = await failure(commitBatch([{ kind: "write", path: fx.at("locked/a.txt"), expectedBefore: sha("a"), after: Buffer.from("A") }], fx.meta, { stateDir: fx.stateDir }));
+      const error = await failure(
+        commitBatch([{ kind: "write", path: fx.at("locked/a.txt"), expectedBefore: sha("a"), after: Buffer.from("A") }], fx.meta, { stateDir: fx.stateDir }),
+      );
       expect(error.code).toBe("io_error");
       expect(error.retryable).toBe(false);
       expect(error.message).toContain(`Cannot write in the directory ${dir}`);
@@ -316,7 +318,9 @@ describe("commits and the directories of lock entries", () => {
     await mkdir(fx.at("keep"));
     const before = await snapshot(fx.root);
     const error = await failure(
-      commitBatch([{ kind: "write", path: fx.at("keep/new/deep/a.txt"), expectedBefore: sha("not there"), after: Buffer.from("a"), mkdirParents: true }], fx.meta, { stateDir: fx.stateDir }),
+      commitBatch([{ kind: "write", path: fx.at("keep/new/deep/a.txt"), expectedBefore: sha("not there"), after: Buffer.from("a"), mkdirParents: true }], fx.meta, {
+        stateDir: fx.stateDir,
+      }),
     );
     expect(error.code).toBe("stale_hash");
     expect(await snapshot(fx.root)).toEqual(before);

@@ -63,7 +63,10 @@ describe("recovery of a dead writer's batch", () => {
       expect(await journalEntries(fx.stateDir)).toEqual([]);
     }
     // The dead writer's locks do not block the next writer.
-    const next = await commitBatch([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), after: Buffer.from("next") }], fx.meta, { stateDir: fx.stateDir, lockTimeoutMs: 1_000 });
+    const next = await commitBatch([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("a"), after: Buffer.from("next") }], fx.meta, {
+      stateDir: fx.stateDir,
+      lockTimeoutMs: 1_000,
+    });
     expect(next.files[0]?.after).toBe(sha("next"));
   });
 
@@ -119,7 +122,9 @@ describe("recovery of a dead writer's batch", () => {
   });
 
   test("directories of a half-created parent chain are removed on rollback", async () => {
-    const batch = await commitBatch([{ kind: "write", path: fx.at("x/y/n.txt"), expectedBefore: null, after: Buffer.from("n"), mkdirParents: true }], fx.meta, { stateDir: fx.stateDir });
+    const batch = await commitBatch([{ kind: "write", path: fx.at("x/y/n.txt"), expectedBefore: null, after: Buffer.from("n"), mkdirParents: true }], fx.meta, {
+      stateDir: fx.stateDir,
+    });
     const writer = await deadIdentity();
     await rewriteRecord(batch.batchId, (record) => {
       record.state = "prepared";

@@ -40,7 +40,7 @@ describe("source languages", () => {
     expect(error.message).toContain("src/a.ts");
     expect(error.message).toContain("line 2");
     expect(error.details).toMatchObject({ language: "typescript", beforeErrors: 0, afterErrors: 1 });
-    expect(error.details!.newErrors).toEqual([{ line: 2, column: 13, text: "", message: 'missing "identifier"' }]);
+    expect(error.details!.newErrors).toEqual([{ line: 2, column: 13, text: "", message: "missing \"identifier\"" }]);
   });
 
   test("the report says the same without refusing", async () => {
@@ -99,7 +99,9 @@ describe("statements", () => {
     try {
       const again = await inspectSyntax("s.ts", "typescript", before, after, { statements: true });
       expect(parses.map((spy) => spy.mock.calls.length)).toEqual([0, 0]);
-      expect(Array.from({ length: again.statements?.length ?? 0 }, (_, index) => again.statements?.at(index).start)).toEqual(Array.from({ length: first.statements?.length ?? 0 }, (_, index) => first.statements?.at(index).start));
+      expect(Array.from({ length: again.statements?.length ?? 0 }, (_, index) => again.statements?.at(index).start)).toEqual(
+        Array.from({ length: first.statements?.length ?? 0 }, (_, index) => first.statements?.at(index).start),
+      );
     } finally {
       for (const spy of parses) spy.mockRestore();
     }
@@ -108,21 +110,21 @@ describe("statements", () => {
 
 describe("documents must parse", () => {
   test("JSON", async () => {
-    expect((await checkSyntax("a.json", "json", '{"a": 1}\n', '{"a": 2}\n')).checked).toBe(true);
-    const error = await refusal(() => checkSyntax("a.json", "json", '{"a": 1}\n', '{\n  "a": 2,\n}\n'));
+    expect((await checkSyntax("a.json", "json", "{\"a\": 1}\n", "{\"a\": 2}\n")).checked).toBe(true);
+    const error = await refusal(() => checkSyntax("a.json", "json", "{\"a\": 1}\n", "{\n  \"a\": 2,\n}\n"));
     expect(error.code).toBe("syntax_regression");
     expect(error.message).toContain("not be valid JSON");
     expect((error.details!.newErrors as Array<{ line: number }>)[0]!.line).toBe(3);
   });
 
   test("JSONC accepts comments and trailing commas but not broken structure", async () => {
-    expect((await checkSyntax("tsconfig.json", "jsonc", "{}\n", '{\n  // c\n  "a": [1,],\n}\n')).afterErrors).toBe(0);
-    const error = await refusal(() => checkSyntax("tsconfig.json", "jsonc", "{}\n", '{\n  "a": [1\n}\n'));
+    expect((await checkSyntax("tsconfig.json", "jsonc", "{}\n", "{\n  // c\n  \"a\": [1,],\n}\n")).afterErrors).toBe(0);
+    const error = await refusal(() => checkSyntax("tsconfig.json", "jsonc", "{}\n", "{\n  \"a\": [1\n}\n"));
     expect((error.details!.newErrors as Array<{ line: number }>)[0]!.line).toBe(3);
   });
 
   test("TOML", async () => {
-    expect((await checkSyntax("a.toml", "toml", 'a = 1\n', 'a = 2\n[b]\nc = "x"\n')).afterErrors).toBe(0);
+    expect((await checkSyntax("a.toml", "toml", "a = 1\n", "a = 2\n[b]\nc = \"x\"\n")).afterErrors).toBe(0);
     const error = await refusal(() => checkSyntax("a.toml", "toml", "a = 1\n", "a = 1\nb = \n"));
     expect(error.details!.newErrors).toMatchObject([{ line: 2 }]);
   });
@@ -160,7 +162,10 @@ describe("unchecked languages", () => {
   });
 
   test("a language whose parser did not load or failed is refused (syntax_unchecked), not passed unchecked", async () => {
-    const spies = [spyOn(languages, "parseSourceAsync").mockResolvedValue(undefined), spyOn(languages, "syntaxTreeUnavailable").mockReturnValue("No such file or directory (os error 2)")];
+    const spies = [
+      spyOn(languages, "parseSourceAsync").mockResolvedValue(undefined),
+      spyOn(languages, "syntaxTreeUnavailable").mockReturnValue("No such file or directory (os error 2)"),
+    ];
     try {
       const report = await reportOf("c.py", "python", undefined, "def (((:\n");
       expect(report).toMatchObject({ checked: false, cannotCheck: expect.stringContaining("os error 2") });
@@ -200,7 +205,7 @@ describe("statements", () => {
       ["export_statement", false, 6],
     ]);
     const imported = statements?.at(1);
-    expect(candidate.slice(imported?.start, imported?.end)).toBe('import { a } from "a";');
+    expect(candidate.slice(imported?.start, imported?.end)).toBe("import { a } from \"a\";");
     // A text whose errors are remembered is parsed again when its statements are wanted.
     expect((await inspectSyntax("src/s.ts", "typescript", undefined, candidate, { statements: true })).statements?.length).toBe(5);
     // Without the option nothing extra is computed.

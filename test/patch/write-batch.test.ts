@@ -54,7 +54,11 @@ describe("writeBatch", () => {
 
   test("an observer that throws does not turn a committed write into a failure", async () => {
     await temp.write("a.txt", "a\n");
-    const context = await writeContextFor({ onCommitted: () => { throw new Error("cache broke"); } });
+    const context = await writeContextFor({
+      onCommitted: () => {
+        throw new Error("cache broke");
+      },
+    });
     const report = await writeBatch([{ kind: "content", key: "a.txt", content: "new\n", expectedSha256: await hashOf("a.txt") }], context, { tool: "test" });
     expect(report.committed).toBe(true);
     expect(await readFile(path.join(temp.dir, "a.txt"), "utf8")).toBe("new\n");
@@ -113,7 +117,8 @@ describe("write services", () => {
     const services = createWriteServices();
     const context = await writeContextFor({ services });
     const preview = async () =>
-      (await writeBatch([{ kind: "content", key: "a.txt", content: "new\n", expectedSha256: await hashOf("a.txt") }], context, { tool: "test", preview: { receipt: "per-file" } })).files[0]?.receipt?.id as string;
+      (await writeBatch([{ kind: "content", key: "a.txt", content: "new\n", expectedSha256: await hashOf("a.txt") }], context, { tool: "test", preview: { receipt: "per-file" } }))
+        .files[0]?.receipt?.id as string;
     const redeem = (using: WriteContext, receipt: string) => writeBatch([{ kind: "receipt", key: "a.txt", receipt }], using, { tool: "test" });
 
     const elsewhere = await writeContextFor({ services: createWriteServices() });

@@ -141,11 +141,13 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       return {
         describe: patch ? "file_patch d/x.txt" : "write d/x.txt",
         run: () =>
-          options.layer === "commit"
-            ? commit([{ kind: "write", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), after: Buffer.from(content) }])
-            : patch
-              ? tool(filePatchTool, { files: { "d/x.txt": { expectedSha256: sha(x.content), patchStrategy: "aider_block", aiderBlocks: [{ search: x.content, replace: content }] } } })
-              : tool(fileWriteTool, { files: { "d/x.txt": { content, expectedSha256: sha(x.content) } } }),
+          options.layer === "commit" ?
+            commit([{ kind: "write", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), after: Buffer.from(content) }]) :
+            patch ?
+            tool(filePatchTool, {
+              files: { "d/x.txt": { expectedSha256: sha(x.content), patchStrategy: "aider_block", aiderBlocks: [{ search: x.content, replace: content }] } },
+            }) :
+            tool(fileWriteTool, { files: { "d/x.txt": { content, expectedSha256: sha(x.content) } } }),
         apply: (m) => m.set("x.txt", { content, mode: m.get("x.txt")!.mode }),
       };
     }
@@ -156,9 +158,9 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       return {
         describe: `create d/${name}`,
         run: () =>
-          options.layer === "commit"
-            ? commit([{ kind: "write", path: path.join(d, name), expectedBefore: null, after: Buffer.from(content) }])
-            : tool(fileWriteTool, { files: { [`d/${name}`]: { content, expectedSha256: null } } }),
+          options.layer === "commit" ?
+            commit([{ kind: "write", path: path.join(d, name), expectedBefore: null, after: Buffer.from(content) }]) :
+            tool(fileWriteTool, { files: { [`d/${name}`]: { content, expectedSha256: null } } }),
         apply: (m) => m.set(name, { content, mode: 0o644 }),
       };
     }
@@ -167,9 +169,9 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       return {
         describe: "chmod d/x.txt",
         run: () =>
-          options.layer === "commit"
-            ? commit([{ kind: "chmod", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), mode }])
-            : tool(fileChattrTool, { files: { "d/x.txt": { chmod: mode.toString(8), expectedSha256: sha(x.content) } } }),
+          options.layer === "commit" ?
+            commit([{ kind: "chmod", path: path.join(d, "x.txt"), expectedBefore: sha(x.content), mode }]) :
+            tool(fileChattrTool, { files: { "d/x.txt": { chmod: mode.toString(8), expectedSha256: sha(x.content) } } }),
         apply: (m) => m.set("x.txt", { content: m.get("x.txt")!.content, mode }),
       };
     }
@@ -180,9 +182,9 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       return {
         describe: `rename d/${from}`,
         run: () =>
-          options.layer === "commit"
-            ? commit([{ kind: "rename", from: path.join(d, from), to: path.join(d, to), expectedBefore: sha(entry.content) }])
-            : tool(fileRenameTool, { files: { [`d/${from}`]: { destination: `d/${to}`, expectedSha256: sha(entry.content) } } }),
+          options.layer === "commit" ?
+            commit([{ kind: "rename", from: path.join(d, from), to: path.join(d, to), expectedBefore: sha(entry.content) }]) :
+            tool(fileRenameTool, { files: { [`d/${from}`]: { destination: `d/${to}`, expectedSha256: sha(entry.content) } } }),
         apply: (m) => {
           m.delete(from);
           m.set(to, entry);
@@ -195,9 +197,9 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
       return {
         describe: `delete d/${name}`,
         run: () =>
-          options.layer === "commit"
-            ? commit([{ kind: "delete", path: path.join(d, name), expectedBefore: sha(entry.content) }])
-            : tool(fileDeleteTool, { files: { [`d/${name}`]: { expectedSha256: sha(entry.content) } } }),
+          options.layer === "commit" ?
+            commit([{ kind: "delete", path: path.join(d, name), expectedBefore: sha(entry.content) }]) :
+            tool(fileDeleteTool, { files: { [`d/${name}`]: { expectedSha256: sha(entry.content) } } }),
         apply: (m) => m.delete(name),
       };
     }
@@ -239,8 +241,7 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
         if (error instanceof ToolError) {
           outcome.refusals[error.code] = (outcome.refusals[error.code] ?? 0) + 1;
           outcome.examples[error.code] ??= error.message;
-        }
-        else outcome.unexpected.push(String((error as Error)?.stack ?? error));
+        } else outcome.unexpected.push(String((error as Error)?.stack ?? error));
         if (error instanceof CallHung) break;
         if (error instanceof ToolError && error.message.includes("/proc/")) outcome.unexpected.push(`a message names a descriptor path: ${error.message}`);
       }

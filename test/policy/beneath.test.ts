@@ -3,15 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { closeSync, constants, existsSync, readFileSync, readSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isToolError } from "../../src/core/errors.ts";
-import {
-  ChangedBeneath,
-  changedError,
-  descriptorPathsWork,
-  displayBeneath,
-  holdBeneath,
-  openFileBeneath,
-  setDescriptorPathsForTest,
-} from "../../src/policy/beneath.ts";
+import { ChangedBeneath, changedError, descriptorPathsWork, displayBeneath, holdBeneath, openFileBeneath, setDescriptorPathsForTest } from "../../src/policy/beneath.ts";
 import { makeTree, type Tree } from "./fixture.ts";
 
 let tree: Tree;

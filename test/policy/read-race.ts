@@ -21,8 +21,8 @@ const INSIDE_TEXT = "inside marker\n";
 const OUTSIDE_TEXT = "OUTSIDE_SECRET marker\n";
 const INSIDE_CODE = "export function insideOnly(): number {\n  return 1;\n}\n";
 const OUTSIDE_CODE = "export function OUTSIDE_SECRET_fn(): number {\n  return 2;\n}\n";
-const INSIDE_JSON = '{"who": "inside"}\n';
-const OUTSIDE_JSON = '{"who": "OUTSIDE_SECRET"}\n';
+const INSIDE_JSON = "{\"who\": \"inside\"}\n";
+const OUTSIDE_JSON = "{\"who\": \"OUTSIDE_SECRET\"}\n";
 
 export interface ReadRaceReport {
   operations: number;
@@ -79,7 +79,7 @@ export async function runReadRace(options: { durationMs: number; maxOperations?:
     const leak = leaked(answer);
     if (leak) report.leaks.push(`${what}: ${leak}: ${JSON.stringify(answer).slice(0, 300)}`);
     for (const code of JSON.stringify(answer).match(/"code":"[a-z_]+"/g) ?? []) count(code.slice(8, -1));
-    if (JSON.stringify(answer).includes('"code":"internal_error"')) report.unexpected.push(`${what}: item internal_error`);
+    if (JSON.stringify(answer).includes("\"code\":\"internal_error\"")) report.unexpected.push(`${what}: item internal_error`);
   };
   const operations: Array<[string, () => Promise<unknown>]> = [
     ["file_read", () => runTool(fileReadTool, { files: [{ filePath: "d/x.txt" }, { filePath: "d/x.ts" }] }, context)],

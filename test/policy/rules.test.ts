@@ -66,7 +66,7 @@ describe("default rules", () => {
     const workspace = await workspaceWith();
     const error = await failure(workspace.resolve(".mcp.json", "write"));
     expect(error.code).toBe("path_denied");
-    expect(error.message).toContain('"**/.mcp.json"');
+    expect(error.message).toContain("\"**/.mcp.json\"");
     expect(error.message).toContain("default");
     expect(error.details).toEqual({ rule: { path: "**/.mcp.json", source: "default" } });
     expect(error.suggestedNextCall).toEqual({ tool: "policy_check", arguments: { checks: [{ path: ".mcp.json", operation: "write" }] } });
@@ -205,7 +205,7 @@ describe("links and rules", () => {
     expect(await workspace.check("hidden-docs/readme.md", "read")).toMatchObject({
       allowed: false,
       rule: { path: "hidden-*" },
-      reason: expect.stringContaining('(via "hidden-docs")'),
+      reason: expect.stringContaining("(via \"hidden-docs\")"),
     });
     expect(await allowed(workspace, "docs/readme.md", "read")).toBe(true);
   });
@@ -218,7 +218,7 @@ describe("links and rules", () => {
     expect(await workspace.check("alias/key.txt", "read")).toMatchObject({
       allowed: false,
       rule: { path: "private*" },
-      reason: expect.stringContaining('(via "private")'),
+      reason: expect.stringContaining("(via \"private\")"),
     });
   });
 

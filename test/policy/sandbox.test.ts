@@ -105,7 +105,7 @@ describe("paths outside the roots", () => {
       operation: "read",
       allowed: false,
       code: "path_outside_roots",
-      reason: 'Path "src/out/secret.txt" is outside the workspace roots.',
+      reason: "Path \"src/out/secret.txt\" is outside the workspace roots.",
     });
   });
 

@@ -123,7 +123,7 @@ describe("MCP over Streamable HTTP", () => {
 
     const raw = await postJson(handle.url, INITIALIZE);
     expect(raw.headers.get("content-type")).toContain("text/event-stream");
-    expect(await raw.text()).toContain('"serverInfo"');
+    expect(await raw.text()).toContain("\"serverInfo\"");
   });
 
   test("initialize, tools/list and tools/call with plain JSON responses", async () => {

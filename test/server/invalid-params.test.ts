@@ -26,15 +26,24 @@ async function rawSession() {
   await clientSide.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
   await answerTo(0);
   await clientSide.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  return { send: (message: JSONRPCMessage) => clientSide.send(message), answerTo, close: async () => { await server.close(); await temp.cleanup(); } };
+  return {
+    send: (message: JSONRPCMessage) => clientSide.send(message),
+    answerTo,
+    close: async () => {
+      await server.close();
+      await temp.cleanup();
+    },
+  };
 }
 
 describe("tools/call with malformed params", () => {
-  for (const [label, params] of [
-    ["arguments: null", { name: "file_read", arguments: null }],
-    ["arguments: a string", { name: "file_read", arguments: "x" }],
-    ["no name", { arguments: {} }],
-  ] as const) {
+  for (
+    const [label, params] of [
+      ["arguments: null", { name: "file_read", arguments: null }],
+      ["arguments: a string", { name: "file_read", arguments: "x" }],
+      ["no name", { arguments: {} }],
+    ] as const
+  ) {
     test(`${label} answers -32602`, async () => {
       const session = await rawSession();
       try {

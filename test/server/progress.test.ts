@@ -29,7 +29,13 @@ async function connect() {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   await client.connect(clientSide);
-  return { client, close: async () => { await client.close(); await temp.cleanup(); } };
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await temp.cleanup();
+    },
+  };
 }
 
 describe("progress notifications", () => {
@@ -37,7 +43,9 @@ describe("progress notifications", () => {
     const { client, close } = await connect();
     try {
       const seen: Array<{ progress: number; total?: number }> = [];
-      const result = await client.callTool({ name: "steps", arguments: {} }, undefined, { onprogress: (progress) => seen.push({ progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }) }) });
+      const result = await client.callTool({ name: "steps", arguments: {} }, undefined, {
+        onprogress: (progress) => seen.push({ progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }) }),
+      });
       expect(result.structuredContent).toEqual({ offered: true });
       // Notifications may trail the result on the wire; give them a moment.
       for (let wait = 0; wait < 50 && seen.length < 3; wait++) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -2,11 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { once } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  JSONRPCNotificationSchema,
-  ListToolsRequestSchema,
-  LoggingMessageNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCNotificationSchema, ListToolsRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LIMITS } from "../../src/core/limits.ts";
 import { type StdioLimits, StdioTransport, serveOverStdio } from "../../src/server/stdio.ts";
 
@@ -171,8 +167,8 @@ describe("StdioTransport framing", () => {
   test("invalid JSON is -32700 with id null and the stream continues", async () => {
     const { input, reader, transport } = await setup();
     reader.start();
-    input.write('{"jsonrpc":"2.0","id":1,"method":\n');
-    input.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","method":"ping"}\n')]));
+    input.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\n");
+    input.write(Buffer.concat([Buffer.from("{\"jsonrpc\":\"2.0\",\"id\":\""), Buffer.from([0xff, 0xfe]), Buffer.from("\",\"method\":\"ping\"}\n")]));
     input.write(line({ jsonrpc: "2.0", id: 9, method: "ping" }));
     const reply = await reader.reply(9);
     expect(reply.result).toEqual({});
@@ -231,11 +227,11 @@ describe("StdioTransport framing", () => {
     });
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     const total = 11 * 1024 * 1024;
-    input.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+    input.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"");
     for (let written = 0; written < total; written += chunk.length) {
       if (!input.write(chunk)) await once(input, "drain");
     }
-    input.write('"}}\n');
+    input.write("\"}}\n");
     input.write(line({ jsonrpc: "2.0", id: "after", method: "ping" }));
     await reader.reply("after");
     expect(reader.frames[0]).toMatchObject({ id: null, error: { code: -32600 } });

@@ -35,7 +35,14 @@ export interface Rules {
   artifacts: Readonly<Record<string, string>>;
 }
 
-export const RULES: Rules = { layers: LAYERS, facades: FACADES, napiLayer: NAPI_LAYER, lineStartsLayer: LINE_STARTS_LAYER, readsAllowed: READS_ALLOWED, artifacts: BUILD_ARTIFACTS };
+export const RULES: Rules = {
+  layers: LAYERS,
+  facades: FACADES,
+  napiLayer: NAPI_LAYER,
+  lineStartsLayer: LINE_STARTS_LAYER,
+  readsAllowed: READS_ALLOWED,
+  artifacts: BUILD_ARTIFACTS,
+};
 
 const ROOT = path.join(import.meta.dir, "..", "..");
 
@@ -99,7 +106,10 @@ export function importsOf(file: string, text: string): ImportEdge[] {
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteralLike(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((element) => element.isTypeOnly)));
+      const typeOnly = clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((element) => element.isTypeOnly)));
       add(typeOnly ? "type" : "static", node.moduleSpecifier.text, node);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteralLike(node.moduleSpecifier)) {
       add(node.isTypeOnly ? "type" : "re-export", node.moduleSpecifier.text, node);
@@ -120,7 +130,21 @@ export function importsOf(file: string, text: string): ImportEdge[] {
 }
 
 const FS_MODULES = new Set(["fs", "node:fs", "fs/promises", "node:fs/promises"]);
-const IO_MODULES = new Set([...FS_MODULES, "child_process", "node:child_process", "net", "node:net", "http", "node:http", "https", "node:https", "dgram", "node:dgram", "worker_threads", "node:worker_threads"]);
+const IO_MODULES = new Set([
+  ...FS_MODULES,
+  "child_process",
+  "node:child_process",
+  "net",
+  "node:net",
+  "http",
+  "node:http",
+  "https",
+  "node:https",
+  "dgram",
+  "node:dgram",
+  "worker_threads",
+  "node:worker_threads",
+]);
 const READ_CALLS = new Set(["open", "openSync", "readFile", "readFileSync", "createReadStream", "openAsBlob"]);
 
 /** An open whose flags say write-only or directory: not a read of a file's contents. */
@@ -165,7 +189,10 @@ export function fileReadsOf(file: string, text: string): { call: string; line: n
         if (ts.isIdentifier(base) && namespaces.has(base.text)) name = callee.name.text;
       }
       // The compiler's own file system (`ts.sys.readFile`) reads too.
-      if (name === undefined && ts.isPropertyAccessExpression(callee) && callee.name.text === "readFile" && ts.isPropertyAccessExpression(callee.expression) && callee.expression.name.text === "sys") name = "sys.readFile";
+      if (
+        name === undefined && ts.isPropertyAccessExpression(callee) && callee.name.text === "readFile" && ts.isPropertyAccessExpression(callee.expression) &&
+        callee.expression.name.text === "sys"
+      ) name = "sys.readFile";
       if (name !== undefined && !opensForWriteOrDirectory(node, name)) reads.push({ call: name, line: lineOf(source, node) });
     }
     ts.forEachChild(node, visit);
@@ -292,7 +319,9 @@ export function checkArchitecture(files: ReadonlyMap<string, string>, rules: Rul
       }
       if (to !== from && !from.may.includes(to.name)) report(`layer: ${file} -> ${target}`, where);
       for (const facade of rules.facades) {
-        if (target.startsWith(facade.folder) && !file.startsWith(facade.folder) && facade.for.includes(from.name) && target !== facade.entry) report(`facade: ${file} -> ${target}`, where);
+        if (target.startsWith(facade.folder) && !file.startsWith(facade.folder) && facade.for.includes(from.name) && target !== facade.entry) {
+          report(`facade: ${file} -> ${target}`, where);
+        }
       }
     }
     if (!rules.readsAllowed.some((allowed) => under(file, allowed.where))) {
@@ -332,7 +361,11 @@ const BEGIN = "<!-- layers:begin (generated from test/layers.ts: npx bun scripts
 const END = "<!-- layers:end -->";
 
 /** The layer table of ARCHITECTURE.md and the reads allowed beside the reader: "never" names the forbidden layers below or beside (every layer above is forbidden anyway). */
-export function renderLayerTable(layers: readonly Layer[] = LAYERS, picture: readonly (readonly string[])[] = PICTURE, reads: readonly { where: string; why: string }[] = READS_ALLOWED): string {
+export function renderLayerTable(
+  layers: readonly Layer[] = LAYERS,
+  picture: readonly (readonly string[])[] = PICTURE,
+  reads: readonly { where: string; why: string }[] = READS_ALLOWED,
+): string {
   const code = (items: readonly string[]) => (items.length === 0 ? "—" : items.map((item) => `\`${item}\``).join(", "));
   const row = (name: string) => picture.findIndex((names) => names.includes(name));
   const lines = ["| layer | paths | room | may import | never (besides every layer above) |", "|---|---|---|---|---|"];

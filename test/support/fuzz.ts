@@ -22,10 +22,10 @@ const ROOT_FILES: Record<string, string> = {
   "c2.ts": "export const c2 = 0;\n",
   "e.rs": "fn main() {}\n",
   "p.py": "def g(y):\n    return y\n",
-  "data.json": '{"name": "demo", "list": [1, 2]}\n',
+  "data.json": "{\"name\": \"demo\", \"list\": [1, 2]}\n",
   "conf.yaml": "key: value\nlist:\n  - 1\n",
   "notes.md": "# Title\n\ntext\n",
-  "src/b.ts": 'import { a } from "../a";\nexport const b = a + 1;\n',
+  "src/b.ts": "import { a } from \"../a\";\nexport const b = a + 1;\n",
   "d/x.txt": "inside\n",
 };
 
@@ -116,21 +116,58 @@ const ODD_TEXT = [
   HUGE,
   "a".repeat(5000),
 ];
-const OUTSIDE_PATHS = ["../x.txt", "../sentinel/secret.txt", "/etc/passwd", "/proc/self/environ", "~", "~/x", "/", "..", "a/../../x", "/tmp", "out-file", "out-dir/x.txt", "out-dir/new.txt", "out-missing", "out-relative", "out-dir"];
-const INSIDE_PATHS = ["a.ts", "c2.ts", "e.rs", "p.py", "data.json", "conf.yaml", "notes.md", "src/b.ts", "src", "d/x.txt", "d", ".", "new.ts", "new/deep/n.py", "proto/constructor.ts", "./__proto__", "./constructor", ".git/config", ".env"];
+const OUTSIDE_PATHS = [
+  "../x.txt",
+  "../sentinel/secret.txt",
+  "/etc/passwd",
+  "/proc/self/environ",
+  "~",
+  "~/x",
+  "/",
+  "..",
+  "a/../../x",
+  "/tmp",
+  "out-file",
+  "out-dir/x.txt",
+  "out-dir/new.txt",
+  "out-missing",
+  "out-relative",
+  "out-dir",
+];
+const INSIDE_PATHS = [
+  "a.ts",
+  "c2.ts",
+  "e.rs",
+  "p.py",
+  "data.json",
+  "conf.yaml",
+  "notes.md",
+  "src/b.ts",
+  "src",
+  "d/x.txt",
+  "d",
+  ".",
+  "new.ts",
+  "new/deep/n.py",
+  "proto/constructor.ts",
+  "./__proto__",
+  "./constructor",
+  ".git/config",
+  ".env",
+];
 const PATTERNS = ["$A", "$$$", "function $F($$$A) { $$$B }", "export const $X = $V;", "(", "[", "$", "$$$$", "\\", "(((", "a.*b", "(?<=x)", "def $F($$$):", HUGE.slice(0, 10_000)];
 const VALID_CONTENT: Record<string, string[]> = {
   ts: ["export const c2 = 1;\n", "export const c2 = 2;\n", "export function f(x: number) {\n  return x;\n}\n"],
   rs: ["fn main() { println!(\"x\"); }\n"],
   py: ["def g(y):\n    return y + 1\n"],
-  json: ['{"name": "demo2"}\n'],
+  json: ["{\"name\": \"demo2\"}\n"],
   yaml: ["key: other\n"],
 };
 const BROKEN_CONTENT: Record<string, string[]> = {
   ts: ["export const = ;", "function (((", "}}}"],
   rs: ["line a\nline b\n", "fn main( {"],
   py: ["def (((:", "class"],
-  json: ["{", '{"a": }'],
+  json: ["{", "{\"a\": }"],
   yaml: ["key: [unclosed", ":\n  - - :"],
 };
 
@@ -294,7 +331,10 @@ export function scenarioCalls(generator: ArgumentGenerator, skipPreparedThenBrok
     default:
       return [
         { name: "file_hash", args: { filePaths: ["a.ts", "data.json"] } },
-        { name: "file_write", args: { files: { "a.ts": { content: "export const a = 3;\n", expectedSha256: "@a.ts" }, "data.json": { content: "{", expectedSha256: "@data.json" } } } },
+        {
+          name: "file_write",
+          args: { files: { "a.ts": { content: "export const a = 3;\n", expectedSha256: "@a.ts" }, "data.json": { content: "{", expectedSha256: "@data.json" } } },
+        },
       ];
   }
 }
@@ -579,7 +619,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 export function summarize(findings: readonly Finding[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const finding of findings) {
-    const key = finding.defect !== undefined ? `defect ${finding.defect} (${finding.kind})` : finding.kind === "internal_error" || finding.kind === "exit" || finding.kind === "hang" ? `${finding.kind} ${finding.tool}` : finding.kind;
+    const key = finding.defect !== undefined ?
+      `defect ${finding.defect} (${finding.kind})` :
+      finding.kind === "internal_error" || finding.kind === "exit" || finding.kind === "hang" ?
+      `${finding.kind} ${finding.tool}` :
+      finding.kind;
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;

@@ -20,7 +20,7 @@ export function prototypeArguments(name: string): Record<string, unknown> {
     document_query: { filePath: `json/${name}.json`, selectors: [`/${name}`, `$.${name}`, name] },
     policy_check: { checks: [{ path: bare, operation: "read" }, { path: file, operation: "write" }] },
     config_status: {},
-    map: { paths: [".", file] , detail: "full", private: true },
+    map: { paths: [".", file], detail: "full", private: true },
     digest: { paths: ["."] },
     show: { path: file, symbols: [name] },
     surface: { path: file },

@@ -3,12 +3,50 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { LIMITS } from "../../src/core/limits.ts";
-import { astGrepLanguageFor, collectGarbage, languageIdFromName, type LanguageId, LANGUAGES, listSupportedLanguages, packageRegistration, parseSource, patternExpandoFor, scannerTokenTable, supportsSyntaxTree, TreeBudget } from "../../src/syntax/index.ts";
+import {
+  astGrepLanguageFor,
+  collectGarbage,
+  languageIdFromName,
+  type LanguageId,
+  LANGUAGES,
+  listSupportedLanguages,
+  packageRegistration,
+  parseSource,
+  patternExpandoFor,
+  scannerTokenTable,
+  supportsSyntaxTree,
+  TreeBudget,
+} from "../../src/syntax/index.ts";
 import { SNIPPETS } from "../intel/snippets.ts";
 
 const REQUIRED: LanguageId[] = [
-  "typescript", "tsx", "javascript", "html", "css", "python", "go", "rust", "java", "kotlin", "c", "cpp", "csharp", "ruby", "php",
-  "swift", "scala", "lua", "bash", "elixir", "haskell", "dart", "sql", "json", "yaml", "toml", "markdown",
+  "typescript",
+  "tsx",
+  "javascript",
+  "html",
+  "css",
+  "python",
+  "go",
+  "rust",
+  "java",
+  "kotlin",
+  "c",
+  "cpp",
+  "csharp",
+  "ruby",
+  "php",
+  "swift",
+  "scala",
+  "lua",
+  "bash",
+  "elixir",
+  "haskell",
+  "dart",
+  "sql",
+  "json",
+  "yaml",
+  "toml",
+  "markdown",
 ];
 
 describe("language mapping", () => {
@@ -159,7 +197,6 @@ describe("scanner token table", () => {
     });
   }
 });
-
 
 describe("registering the lang packages without requiring them", () => {
   const require = createRequire(import.meta.url);

@@ -1,5 +1,18 @@
 import { describe, expect, test } from "bun:test";
-import { detectLineEnding, hasFinalNewline, lineBreakCounts, lineColumnAt, lineIndexAt, lineStartBefore, lineStarts, type LineWindowRequest, prefixWithin, splitLines, takeLineWindow, usesTabIndentation } from "../../src/text/index.ts";
+import {
+  detectLineEnding,
+  hasFinalNewline,
+  lineBreakCounts,
+  lineColumnAt,
+  lineIndexAt,
+  lineStartBefore,
+  lineStarts,
+  type LineWindowRequest,
+  prefixWithin,
+  splitLines,
+  takeLineWindow,
+  usesTabIndentation,
+} from "../../src/text/index.ts";
 
 describe("detectLineEnding", () => {
   test("each kind, mixed and none", () => {

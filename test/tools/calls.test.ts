@@ -21,23 +21,23 @@ const REPO: Record<string, string> = {
     "}",
     "",
     "export function helper(value: string): string {",
-    '  return value + " ";',
+    "  return value + \" \";",
     "}",
     "",
   ].join("\n"),
-  "src/fmt/index.ts": 'export { format } from "./util";\nexport * from "./extra";\n',
+  "src/fmt/index.ts": "export { format } from \"./util\";\nexport * from \"./extra\";\n",
   "src/fmt/extra.ts": "export function pad(text: string): string {\n  return ` ${text}`;\n}\n",
   // A decoy: same name, other module.
   "src/other.ts": "export function format(): string {\n  return 'decoy';\n}\n",
   "src/app.ts": [
-    'import { format, pad } from "./fmt/index";',
+    "import { format, pad } from \"./fmt/index\";",
     "",
     "export function main(): string {",
-    '  return pad(format("x"));',
+    "  return pad(format(\"x\"));",
     "}",
     "",
   ].join("\n"),
-  "src/decoy-user.ts": 'import { format } from "./other";\n\nexport function useDecoy(): string {\n  return format();\n}\n',
+  "src/decoy-user.ts": "import { format } from \"./other\";\n\nexport function useDecoy(): string {\n  return format();\n}\n",
   "src/shapes.ts": [
     "export interface Shape {",
     "  area(): number;",
@@ -56,7 +56,7 @@ const REPO: Record<string, string> = {
     "",
   ].join("\n"),
   "src/other-shapes.ts": "export interface Shape {\n  sides: number;\n}\n\nexport class Square implements Shape {\n  sides = 4;\n}\n",
-  "test/app.test.ts": 'import { main } from "../src/app";\n\nexport function checkMain(): boolean {\n  return main() === " x";\n}\n',
+  "test/app.test.ts": "import { main } from \"../src/app\";\n\nexport function checkMain(): boolean {\n  return main() === \" x\";\n}\n",
   "test/util.test.ts": "export const nothing = 0;\n",
 };
 
@@ -75,7 +75,6 @@ afterAll(async () => {
   if (previousCacheDir === undefined) delete process.env.AST_MCP_CACHE_DIR;
   else process.env.AST_MCP_CACHE_DIR = previousCacheDir;
 });
-
 
 type Call = { path: string; line: number; caller?: string; confidence: string; depth: number; targets: string[] };
 
@@ -134,7 +133,10 @@ describe("callees and trace", () => {
 describe("implements", () => {
   test("the implementations of one Shape, not of its namesake", async () => {
     const result = await runTool(implementsTool, { symbol: "src/shapes.ts#Shape" }, context);
-    expect(result.implementations.map((entry: { name: string; depth: number; confidence: string }) => `${entry.name} ${entry.depth} ${entry.confidence}`)).toEqual(["Circle 1 exact", "Big 2 exact"]);
+    expect(result.implementations.map((entry: { name: string; depth: number; confidence: string }) => `${entry.name} ${entry.depth} ${entry.confidence}`)).toEqual([
+      "Circle 1 exact",
+      "Big 2 exact",
+    ]);
     const other = await runTool(implementsTool, { symbol: "Shape", path: "src/other-shapes.ts" }, context);
     expect(other.implementations.map((entry: { name: string }) => entry.name)).toEqual(["Square"]);
   });

@@ -30,7 +30,7 @@ beforeAll(async () => {
 }
 `,
   );
-  await temp.write("settings.jsonc", '{ "editor": { "tabSize": 2 } // note\n}\n');
+  await temp.write("settings.jsonc", "{ \"editor\": { \"tabSize\": 2 } // note\n}\n");
   await temp.write(
     "Cargo.toml",
     `[package]
@@ -45,12 +45,12 @@ serde = { version = "1", features = ["derive"] }
   );
   await temp.write("compose.yaml", "services:\n  web:\n    image: nginx\n    ports:\n      - '80:80'\n");
   await temp.write("multi.yml", "first: 1\n---\nsecond: 2\n");
-  await temp.write("broken.json", '{\n  "a": 1,\n  "b": }\n');
-  await temp.write("broken.jsonc", '{ "a": 1 /* unterminated\n');
+  await temp.write("broken.json", "{\n  \"a\": 1,\n  \"b\": }\n");
+  await temp.write("broken.jsonc", "{ \"a\": 1 /* unterminated\n");
   await temp.write("broken.toml", "[a]\nx = \n");
   await temp.write("broken.yaml", "a: [1, 2\nb: 3\n");
   await temp.write("notes.txt", "plain\n");
-  await temp.write("bom.json", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ok": true}')]));
+  await temp.write("bom.json", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("{\"ok\": true}")]));
   await temp.write("big.json", JSON.stringify({ text: "z".repeat(LIMITS.document.maxValueBytes * 2), small: 1 }));
   await temp.write("empty.yaml", "");
   context = await makeContext([temp.dir]);
@@ -200,7 +200,7 @@ describe("document_query", () => {
   test("render is line per selector, not JSON", async () => {
     const result = await query("package.json", ["/name", "/nope", "bad"]);
     const text = documentQueryTool.render(result);
-    expect(text).toContain('/name = "demo" (string)');
+    expect(text).toContain("/name = \"demo\" (string)");
     expect(text).toContain("/nope: not found");
     expect(text).toContain("bad: error invalid_selector");
     expect(() => JSON.parse(text)).toThrow();

@@ -61,7 +61,7 @@ describe("language overrides", () => {
   });
 
   test("document_query parses a file as the document format an override names", async () => {
-    await temp.write("settings.conf", 'name = "demo"\n');
+    await temp.write("settings.conf", "name = \"demo\"\n");
     const refused = await toolFailure(runTool(tool("document_query"), { filePath: "settings.conf", selectors: ["/name"] }, await contextWith({})));
     expect(refused.code).toBe("unsupported_document");
     const queried = await runTool(tool("document_query"), { filePath: "settings.conf", selectors: ["/name"] }, await contextWith({ "*.conf": "toml" }));

@@ -328,7 +328,7 @@ describe("file_capabilities", () => {
     const result = await runTool(fileCapabilitiesTool, { filePaths: ["src/a.ts"] }, context);
     const text = fileCapabilitiesTool.render(result);
     expect(text).toContain("src/a.ts: source typescript");
-    expect(text).toContain('write denied (path_denied) by "src/**"');
+    expect(text).toContain("write denied (path_denied) by \"src/**\"");
     expect(() => JSON.parse(text)).toThrow();
   });
 });

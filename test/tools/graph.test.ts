@@ -15,13 +15,13 @@ let cacheDir: string;
 const previousCacheDir = process.env.AST_MCP_CACHE_DIR;
 
 const REPO: Record<string, string> = {
-  "tsconfig.json": '{\n  // paths steer @lib imports\n  "compilerOptions": { "baseUrl": ".", "paths": { "@lib/*": ["lib/*"] } },\n}\n',
-  "src/a.ts": 'import { b } from "./b.js";\nimport { c } from "@lib/c";\nimport React from "react";\nimport { readFile } from "node:fs";\nexport const a = () => b + c;\n',
-  "src/b.ts": 'import type { Thing } from "./types";\nimport { a } from "./a";\nexport const b = 1;\n',
-  "src/types.ts": 'import type { b } from "./b";\nexport interface Thing { x: number }\n',
+  "tsconfig.json": "{\n  // paths steer @lib imports\n  \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@lib/*\": [\"lib/*\"] } },\n}\n",
+  "src/a.ts": "import { b } from \"./b.js\";\nimport { c } from \"@lib/c\";\nimport React from \"react\";\nimport { readFile } from \"node:fs\";\nexport const a = () => b + c;\n",
+  "src/b.ts": "import type { Thing } from \"./types\";\nimport { a } from \"./a\";\nexport const b = 1;\n",
+  "src/types.ts": "import type { b } from \"./b\";\nexport interface Thing { x: number }\n",
   "lib/c.ts": "export const c = 2;\n",
-  "src/bad.ts": 'import "./missing";\nimport "../../../../etc/passwd";\nexport {};\n',
-  "app/main.ts": 'import { a } from "../src/a";\nconsole.log(a());\n',
+  "src/bad.ts": "import \"./missing\";\nimport \"../../../../etc/passwd\";\nexport {};\n",
+  "app/main.ts": "import { a } from \"../src/a\";\nconsole.log(a());\n",
 };
 
 beforeAll(async () => {
@@ -40,7 +40,6 @@ afterAll(async () => {
   else process.env.AST_MCP_CACHE_DIR = previousCacheDir;
 });
 
-
 describe("deps", () => {
   test("direct imports with their statements, tsconfig paths, externals counted per package", async () => {
     const result = await runTool(depsTool, { path: "src/a.ts" }, context);
@@ -53,7 +52,7 @@ describe("deps", () => {
     expect(result.complete).toBe(true);
     const text = depsTool.render(result);
     expect(text).toContain("src/a.ts imports 2 files");
-    expect(text).toContain('src/b.ts  ← "./b.js" L1');
+    expect(text).toContain("src/b.ts  ← \"./b.js\" L1");
     expect(text).toContain("external (2): node:fs [builtin], react");
   });
 

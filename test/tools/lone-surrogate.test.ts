@@ -31,11 +31,13 @@ describe("lone surrogates in paths", () => {
 
   for (const name of ["\ud800.ts", "\udfff.ts", "dir\ud83d/x.ts"]) {
     test(`${JSON.stringify(name)} is refused with invalid_path by reads and writes`, async () => {
-      for (const [tool, args] of [
-        [fileReadTool, { files: [{ filePath: name }] }],
-        [fileHashTool, { filePaths: [name] }],
-        [fileWrite, { files: { [name]: { content: "x\n" } } }],
-      ] as const) {
+      for (
+        const [tool, args] of [
+          [fileReadTool, { files: [{ filePath: name }] }],
+          [fileHashTool, { filePaths: [name] }],
+          [fileWrite, { files: { [name]: { content: "x\n" } } }],
+        ] as const
+      ) {
         let error;
         try {
           const result = await runTool(tool, args, context);

@@ -69,20 +69,31 @@ beforeAll(async () => {
   await temp.write("src/orders/service.ts", ORDERS);
   await temp.write("src/broken.ts", "export function ok() {}\nexport function broken( {\n");
   // A package entry that re-exports through two levels, renames, and a namespace.
-  await temp.write("pkg/index.ts", 'export * from "./a.js";\nexport { inner as renamed } from "./b";\nexport * as helpers from "./b";\nexport type { Shape } from "./types";\nexport const own = 1;\n');
-  await temp.write("pkg/a.ts", 'export function fromA(): number { return 1; }\nexport { deep } from "./deep/index";\nfunction hiddenA() {}\n');
+  await temp.write(
+    "pkg/index.ts",
+    "export * from \"./a.js\";\nexport { inner as renamed } from \"./b\";\nexport * as helpers from \"./b\";\nexport type { Shape } from \"./types\";\nexport const own = 1;\n",
+  );
+  await temp.write("pkg/a.ts", "export function fromA(): number { return 1; }\nexport { deep } from \"./deep/index\";\nfunction hiddenA() {}\n");
   await temp.write("pkg/deep/index.ts", "/** Deep down. */\nexport function deep(): string { return \"deep\"; }\n");
   await temp.write("pkg/b.ts", "export function inner(): void {}\nexport function other(): void {}\n");
   await temp.write("pkg/types.ts", "export interface Shape { kind: string }\n");
-  await temp.write("pkg/cycle.ts", 'export * from "./cycle2";\nexport function c1() {}\n');
-  await temp.write("pkg/cycle2.ts", 'export * from "./cycle";\nexport function c2() {}\n');
-  await temp.write("py/pkg/__init__.py", 'from .models import User\nfrom .util import helper as assist\n\n__all__ = ["User", "assist", "VERSION"]\n\nVERSION = "1"\n');
-  await temp.write("py/pkg/models.py", 'class User:\n    """A user."""\n\n    def save(self):\n        pass\n\n    def _private(self):\n        pass\n');
+  await temp.write("pkg/cycle.ts", "export * from \"./cycle2\";\nexport function c1() {}\n");
+  await temp.write("pkg/cycle2.ts", "export * from \"./cycle\";\nexport function c2() {}\n");
+  await temp.write("py/pkg/__init__.py", "from .models import User\nfrom .util import helper as assist\n\n__all__ = [\"User\", \"assist\", \"VERSION\"]\n\nVERSION = \"1\"\n");
+  await temp.write("py/pkg/models.py", "class User:\n    \"\"\"A user.\"\"\"\n\n    def save(self):\n        pass\n\n    def _private(self):\n        pass\n");
   await temp.write("py/pkg/util.py", "def helper():\n    return 1\n");
-  await temp.write("go/shapes/shapes.go", "package shapes\n\n// Area of a circle.\nfunc Area(r float64) float64 { return 3.14 * r * r }\n\nfunc internal() {}\n\ntype Circle struct {\n\tRadius float64\n\tname   string\n}\n");
+  await temp.write(
+    "go/shapes/shapes.go",
+    "package shapes\n\n// Area of a circle.\nfunc Area(r float64) float64 { return 3.14 * r * r }\n\nfunc internal() {}\n\ntype Circle struct {\n\tRadius float64\n\tname   string\n}\n",
+  );
   await temp.write("docs/README.md", "# Many\n");
   for (let i = 0; i < 40; i++) {
-    await temp.write(`many/file${String(i).padStart(2, "0")}.ts`, Array.from({ length: 8 }, (_, j) => `/** Doc for function number ${j}. */\nexport function f${i}_${j}(alpha: string, beta: number): string { return alpha + beta; }\n`).join(""));
+    await temp.write(
+      `many/file${String(i).padStart(2, "0")}.ts`,
+      Array.from({ length: 8 }, (_, j) => `/** Doc for function number ${j}. */\nexport function f${i}_${j}(alpha: string, beta: number): string { return alpha + beta; }\n`).join(
+        "",
+      ),
+    );
   }
   await temp.write("big/large.ts", Array.from({ length: 600 }, (_, i) => `export function generated${i}(input: number): number {\n  return input + ${i};\n}\n`).join(""));
   await temp.write("node_modules/dep/index.ts", "export function dependency(): void {}\n");
@@ -292,7 +303,11 @@ describe("index", () => {
 
 describe("file_read modes and file_capabilities parse health", () => {
   test("mode ast returns the outline; with symbols their source", async () => {
-    const result = await runTool(fileReadTool, { files: [{ filePath: "src/users/service.ts", mode: "ast" }, { filePath: "src/users/service.ts", mode: "ast", symbols: ["save"] }] }, context);
+    const result = await runTool(
+      fileReadTool,
+      { files: [{ filePath: "src/users/service.ts", mode: "ast" }, { filePath: "src/users/service.ts", mode: "ast", symbols: ["save"] }] },
+      context,
+    );
     expect(result.files[0]).toMatchObject({ mode: "ast", language: "typescript", totalLines: 31, parseErrors: 0 });
     expect(result.files[0].outline.map((symbol: { qualifiedName: string }) => symbol.qualifiedName)).toContain("UserService.create");
     expect(result.files[1].symbols[0].symbols[0]).toMatchObject({ qualifiedName: "UserService.save", startLine: 18, endLine: 20 });
@@ -320,7 +335,12 @@ describe("file_read modes and file_capabilities parse health", () => {
   });
 
   test("bad combinations are per-file errors", async () => {
-    const result = await runTool(fileReadTool, { files: [{ filePath: "src/users/service.ts", symbols: ["save"] }, { filePath: "src/users/service.ts", mode: "ast", startLine: 2 }, { filePath: "docs/README.md", mode: "ast" }] }, context);
+    const result = await runTool(fileReadTool, {
+      files: [{ filePath: "src/users/service.ts", symbols: ["save"] }, { filePath: "src/users/service.ts", mode: "ast", startLine: 2 }, {
+        filePath: "docs/README.md",
+        mode: "ast",
+      }],
+    }, context);
     expect(result.files.map((item: { error?: { code: string } }) => item.error?.code)).toEqual(["invalid_input", "invalid_input", undefined]);
     expect(result.files[2].outline[0]).toMatchObject({ kind: "heading", name: "Many" });
   });

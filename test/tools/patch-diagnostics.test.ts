@@ -10,7 +10,7 @@ import { usePrivateStateDir } from "../support/state-dir.ts";
 
 const SLOW = 120_000;
 const MATH = "export function double(n: number): number {\n  return n * 2;\n}\n";
-const USER = 'import { double } from "./math";\nexport const four: number = double(2);\n';
+const USER = "import { double } from \"./math\";\nexport const four: number = double(2);\n";
 
 let temp: TempDir;
 let context: ToolContext;
@@ -82,7 +82,15 @@ describe("file_patch diagnostics", () => {
       const before = await readFile(path.join(temp.dir, "src/user.ts"), "utf8");
       const preview = await runTool(
         filePatchTool,
-        { files: { "src/user.ts": patch("export const four: number = double(2);", 'export const four: number = double("2");', { expectedSha256: await hashOf("src/user.ts"), diagnostics: true, preview: true }) } },
+        {
+          files: {
+            "src/user.ts": patch("export const four: number = double(2);", "export const four: number = double(\"2\");", {
+              expectedSha256: await hashOf("src/user.ts"),
+              diagnostics: true,
+              preview: true,
+            }),
+          },
+        },
         context,
       );
       expect(preview.committed).toBe(false);
@@ -100,7 +108,11 @@ describe("file_patch diagnostics", () => {
   test(
     "files in other languages say they were not checked",
     async () => {
-      const result = await runTool(filePatchTool, { files: { "notes.md": patch("# Notes", "# More notes", { expectedSha256: await hashOf("notes.md"), diagnostics: true }) } }, context);
+      const result = await runTool(
+        filePatchTool,
+        { files: { "notes.md": patch("# Notes", "# More notes", { expectedSha256: await hashOf("notes.md"), diagnostics: true }) } },
+        context,
+      );
       expect(result.committed).toBe(true);
       expect(result.files["notes.md"].typeErrors).toMatchObject({ checked: false, introduced: [] });
       expect(result.files["notes.md"].typeErrors.note).toContain("TypeScript and JavaScript");

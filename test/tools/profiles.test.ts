@@ -37,21 +37,21 @@ describe("[tools] configuration", () => {
   });
 
   test("unknown tool names and profiles are problems naming the key", async () => {
-    await fx.writeUser('[tools]\nprofile = "tiny"\nenabled = ["file_read"]\ndisabled = ["file_patch", "file_delet"]\n');
+    await fx.writeUser("[tools]\nprofile = \"tiny\"\nenabled = [\"file_read\"]\ndisabled = [\"file_patch\", \"file_delet\"]\n");
     const snapshot = await load();
     expect(snapshot.problems.map((problem) => problem.keyPath).sort()).toEqual(["tools.disabled[1]", "tools.profile"]);
-    expect(snapshot.problems.find((problem) => problem.keyPath === "tools.disabled[1]")?.message).toContain('unknown tool "file_delet"');
+    expect(snapshot.problems.find((problem) => problem.keyPath === "tools.disabled[1]")?.message).toContain("unknown tool \"file_delet\"");
   });
 
   test("the environment sets them too, checked the same way", async () => {
     const snapshot = await loadConfig({ cwd: fx.project, env: { ...fx.env, AST_MCP_TOOLS_PROFILE: "read", AST_MCP_TOOLS_DISABLED: "file_read,nope" } });
     expect(snapshot.config.tools.profile).toBe("read");
-    expect(snapshot.problems.map((problem) => [problem.keyPath, problem.message.includes('unknown tool "nope"')])).toEqual([["tools.disabled", true]]);
+    expect(snapshot.problems.map((problem) => [problem.keyPath, problem.message.includes("unknown tool \"nope\"")])).toEqual([["tools.disabled", true]]);
   });
 
   test("the untrusted project file may only disable tools, adding to the user's list", async () => {
-    await fx.writeUser('[tools]\nprofile = "write"\ndisabled = ["file_undo"]\n');
-    await fx.writeProject('[tools]\nprofile = "full"\nenabled = ["file_delete"]\ndisabled = ["file_chattr", "file_undo"]\n');
+    await fx.writeUser("[tools]\nprofile = \"write\"\ndisabled = [\"file_undo\"]\n");
+    await fx.writeProject("[tools]\nprofile = \"full\"\nenabled = [\"file_delete\"]\ndisabled = [\"file_chattr\", \"file_undo\"]\n");
     const snapshot = await load();
     expect(snapshot.problems).toEqual([]);
     expect(snapshot.config.tools).toEqual({ profile: "write", enabled: [], disabled: ["file_undo", "file_chattr"] });

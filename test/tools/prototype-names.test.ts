@@ -77,7 +77,7 @@ describe("prototype names", () => {
   }
 
   test("__proto__ as an argument key is refused with a hint, and the other spelling works", async () => {
-    const refused = await call("file_write", JSON.parse('{"files": {"__proto__": {"content": "p\\n"}}}'));
+    const refused = await call("file_write", JSON.parse("{\"files\": {\"__proto__\": {\"content\": \"p\\n\"}}}"));
     expect(refused.error?.code).toBe("invalid_input");
     expect(refused.error?.hint).toContain("./__proto__");
     const written = await call("file_write", { files: { "proto/./__proto__": { content: "p\n" } } });

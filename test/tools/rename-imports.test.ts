@@ -43,12 +43,11 @@ beforeEach(async () => {
 const read = (name: string) => readFile(path.join(temp.dir, name), "utf8");
 const hashOf = async (name: string) => sha256Hex(await readFile(path.join(temp.dir, name)));
 
-
 describe("file_rename updateImports", () => {
   test("rewrites every importer's specifier in its own style, in the same batch; undo restores all", async () => {
     await temp.write("src/lib/util.ts", "export const u = 1;\n");
     await temp.write("src/app.ts", "import { u } from './lib/util';\nexport const v = u;\n");
-    await temp.write("src/deep/x.ts", 'import { u } from "../lib/util.js";\nexport const w = u;\n');
+    await temp.write("src/deep/x.ts", "import { u } from \"../lib/util.js\";\nexport const w = u;\n");
     await temp.write("src/lazy.ts", "export const load = () => import(`./lib/util`);\n");
     await temp.write("src/untouched.ts", "export const other = 1;\n");
     const result = await runTool(
@@ -61,7 +60,7 @@ describe("file_rename updateImports", () => {
     expect(result.files["src/app.ts"]).toMatchObject({ path: "src/app.ts", change: "modified" });
     expect(result.files["src/app.ts"].sha256).toBe(await hashOf("src/app.ts"));
     expect(await read("src/app.ts")).toBe("import { u } from './core/util';\nexport const v = u;\n");
-    expect(await read("src/deep/x.ts")).toBe('import { u } from "../core/util.js";\nexport const w = u;\n');
+    expect(await read("src/deep/x.ts")).toBe("import { u } from \"../core/util.js\";\nexport const w = u;\n");
     expect(await read("src/lazy.ts")).toBe("export const load = () => import(`./core/util`);\n");
     expect(await read("src/untouched.ts")).toBe("export const other = 1;\n");
 
@@ -82,12 +81,17 @@ describe("file_rename updateImports", () => {
   });
 
   test("specifiers it cannot carry over are named on the renamed file, not guessed", async () => {
-    await temp.write("tsconfig.json", '{ "compilerOptions": { "baseUrl": ".", "paths": { "@lib/*": ["lib/*"] } } }\n');
+    await temp.write("tsconfig.json", "{ \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@lib/*\": [\"lib/*\"] } } }\n");
     await temp.write("lib/util.ts", "export const u = 1;\n");
-    await temp.write("src/app.ts", 'import { u } from "@lib/util";\nexport const v = u;\n');
-    const result = await runTool(fileRenameTool, { files: { "lib/util.ts": { destination: "lib/tools/util.ts", expectedSha256: await hashOf("lib/util.ts") } }, updateImports: true }, context);
-    expect(result.files["lib/util.ts"].importNotes).toEqual(["src/app.ts:1 not updated: @lib/util is not a relative specifier (tsconfig paths, package names and aliases are left as they are)"]);
-    expect(await read("src/app.ts")).toBe('import { u } from "@lib/util";\nexport const v = u;\n');
+    await temp.write("src/app.ts", "import { u } from \"@lib/util\";\nexport const v = u;\n");
+    const result = await runTool(fileRenameTool, {
+      files: { "lib/util.ts": { destination: "lib/tools/util.ts", expectedSha256: await hashOf("lib/util.ts") } },
+      updateImports: true,
+    }, context);
+    expect(result.files["lib/util.ts"].importNotes).toEqual([
+      "src/app.ts:1 not updated: @lib/util is not a relative specifier (tsconfig paths, package names and aliases are left as they are)",
+    ]);
+    expect(await read("src/app.ts")).toBe("import { u } from \"@lib/util\";\nexport const v = u;\n");
     expect(fileRenameTool.render(result)).toContain("imports: src/app.ts:1 not updated");
   });
 
@@ -95,7 +99,7 @@ describe("file_rename updateImports", () => {
     await temp.write("src/a.ts", "import { b } from './b';\nexport const a = b;\n");
     await temp.write("src/b.ts", "export const b = 1;\n");
     const result = await runTool(fileRenameTool, { files: { "src/a.ts": { destination: "lib/a.ts", expectedSha256: await hashOf("src/a.ts") } }, updateImports: true }, context);
-    expect(result.files["src/a.ts"].importNotes).toEqual(['its own import "./b" (line 1) now needs "../src/b"; patch the moved file']);
+    expect(result.files["src/a.ts"].importNotes).toEqual(["its own import \"./b\" (line 1) now needs \"../src/b\"; patch the moved file"]);
   });
 
   test("without updateImports only the file moves", async () => {
@@ -109,9 +113,9 @@ describe("file_rename updateImports", () => {
 
 describe("file_delete reference check", () => {
   test("an importer through tsconfig paths keeps the file alive; the check refreshes after edits", async () => {
-    await temp.write("tsconfig.json", '{ "compilerOptions": { "baseUrl": ".", "paths": { "@lib/*": ["lib/*"] } } }\n');
+    await temp.write("tsconfig.json", "{ \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@lib/*\": [\"lib/*\"] } } }\n");
     await temp.write("lib/util.ts", "export const u = 1;\n");
-    await temp.write("src/app.ts", 'import { u } from "@lib/util";\nexport const v = u;\n');
+    await temp.write("src/app.ts", "import { u } from \"@lib/util\";\nexport const v = u;\n");
     const sha = await hashOf("lib/util.ts");
     const refused = await failure(runTool(fileDeleteTool, { files: { "lib/util.ts": { expectedSha256: sha } } }, context));
     expect(refused.code).toBe("referenced_file");

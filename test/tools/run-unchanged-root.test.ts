@@ -39,7 +39,7 @@ const ROOTS = {
   typescript: {
     files: {
       "a.ts": "export function f(x: number): number {\n  console.log(x);\n  return x + 1;\n}\n",
-      "src/b.ts": 'import { f } from "../a.ts";\n\nexport const value = f(1);\nconsole.log(value);\n',
+      "src/b.ts": "import { f } from \"../a.ts\";\n\nexport const value = f(1);\nconsole.log(value);\n",
       "src/c.tsx": "export function View(props: { n: number }) {\n  console.log(props.n);\n  return <div>{props.n}</div>;\n}\n",
     },
     patterns: ["console.log($$$A)", "return $A", "const $X = $Y", "f($A)"],
@@ -48,7 +48,7 @@ const ROOTS = {
 
 /** Replacement templates: valid and broken code, metavariables, and very long texts. */
 function template(next: () => number): string {
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const long = (unit: string) => unit.repeat(Math.ceil((next() < 0.5 ? 100_000 : 5_000 + next() * 20_000) / unit.length));
   return pick([
     () => "$A",

@@ -46,10 +46,9 @@ beforeEach(async () => {
 
 const read = (name: string) => readFile(path.join(temp.dir, name), "utf8");
 
-
 async function logFixture(): Promise<void> {
-  await temp.write("src/a.ts", 'export function a(x: number) {\n  console.log("a", x);\n  return x;\n}\n');
-  await temp.write("src/b.ts", 'export function b() {\n  console.log("b");\n  console.log("b", 2, 3);\n}\n');
+  await temp.write("src/a.ts", "export function a(x: number) {\n  console.log(\"a\", x);\n  return x;\n}\n");
+  await temp.write("src/b.ts", "export function b() {\n  console.log(\"b\");\n  console.log(\"b\", 2, 3);\n}\n");
   await temp.write("src/c.ts", "export const c = 1;\n");
   await temp.write("tools/d.py", "def d():\n    print('d')\n");
 }
@@ -62,12 +61,12 @@ describe("run: search", () => {
     expect(result.matchCount).toBe(3);
     expect(result.files.matched).toBe(2);
     expect(result.languages).toContain("typescript");
-    expect(result.matches[0]).toEqual({ path: "src/a.ts", startLine: 2, endLine: 2, column: 3, endColumn: 22, text: 'console.log("a", x)', captures: { ARGS: '"a", x' } });
+    expect(result.matches[0]).toEqual({ path: "src/a.ts", startLine: 2, endLine: 2, column: 3, endColumn: 22, text: "console.log(\"a\", x)", captures: { ARGS: "\"a\", x" } });
     expect(result.matches.map((match: { path: string; startLine: number }) => `${match.path}:${match.startLine}`)).toEqual(["src/a.ts:2", "src/b.ts:2", "src/b.ts:3"]);
     expect(result.complete).toBe(true);
     const text = runTool.render(runTool.output.parse(result));
     expect(text).toContain("3 matches in 2 files");
-    expect(text).toContain('2:3 console.log("a", x)  {ARGS="\\"a\\", x"}');
+    expect(text).toContain("2:3 console.log(\"a\", x)  {ARGS=\"\\\"a\\\", x\"}");
   });
 
   test("the literal pre-filter skips files that cannot match before parsing", async () => {
@@ -84,7 +83,7 @@ describe("run: search", () => {
   test("paths, glob and lang narrow the scope; an explicit file the index skips is searched", async () => {
     await logFixture();
     await temp.write(".gitignore", "vendor/\n");
-    await temp.write("vendor/v.ts", 'console.log("vendored");\n');
+    await temp.write("vendor/v.ts", "console.log(\"vendored\");\n");
     const all = await call(runTool, { pattern: "console.log($$$ARGS)" }, context);
     expect(all.matches.map((match: { path: string }) => match.path)).not.toContain("vendor/v.ts");
     const globbed = await call(runTool, { pattern: "console.log($$$ARGS)", glob: "src/a.*" }, context);
@@ -92,7 +91,7 @@ describe("run: search", () => {
     const named = await call(runTool, { pattern: "console.log($$$ARGS)", paths: ["vendor/v.ts", "src/b.ts"] }, context);
     expect(named.matches.map((match: { path: string }) => match.path)).toEqual(["src/b.ts", "src/b.ts", "vendor/v.ts"]);
     // A named file of no known language is parsed as the given lang.
-    await temp.write("snippet.txt", 'console.log("from text");\n');
+    await temp.write("snippet.txt", "console.log(\"from text\");\n");
     const forced = await call(runTool, { pattern: "console.log($$$ARGS)", lang: "typescript", paths: ["snippet.txt"] }, context);
     expect(forced.matches.map((match: { path: string }) => match.path)).toEqual(["snippet.txt"]);
     const python = await call(runTool, { pattern: "print($A)", lang: "py" }, context);
@@ -102,8 +101,8 @@ describe("run: search", () => {
 
   test("files the policy hides are never read; paths outside the roots are refused", async () => {
     context = await contextFor({ rules: [{ path: "private/**", read: "deny" }] });
-    await temp.write("private/p.ts", 'console.log("secret");\n');
-    await temp.write("open.ts", 'console.log("open");\n');
+    await temp.write("private/p.ts", "console.log(\"secret\");\n");
+    await temp.write("open.ts", "console.log(\"open\");\n");
     const result = await call(runTool, { pattern: "console.log($A)" }, context);
     expect(result.matches.map((match: { path: string }) => match.path)).toEqual(["open.ts"]);
     expect((await failure(call(runTool, { pattern: "console.log($A)", paths: ["private/p.ts"] }, context))).code).toBe("path_denied");
@@ -147,8 +146,8 @@ describe("run: rewrite", () => {
       ["src/a.ts", 1],
       ["src/b.ts", 2],
     ]);
-    expect(preview.changes[1].diff).toContain('+  logger.info("b", 2, 3);');
-    expect(preview.changes[1].diff).toContain('-  console.log("b", 2, 3);');
+    expect(preview.changes[1].diff).toContain("+  logger.info(\"b\", 2, 3);");
+    expect(preview.changes[1].diff).toContain("-  console.log(\"b\", 2, 3);");
     expect(preview.previewReceipt).toMatch(/^rcpt_/);
     expect(await read("src/b.ts")).toBe(before);
   });
@@ -160,8 +159,8 @@ describe("run: rewrite", () => {
     expect(committed.mode).toBe("commit");
     expect(committed.batchId).toBeString();
     expect(committed.changes.map((change: { path: string }) => change.path)).toEqual(["src/a.ts", "src/b.ts"]);
-    expect(await read("src/a.ts")).toBe('export function a(x: number) {\n  logger.info("a", x);\n  return x;\n}\n');
-    expect(await read("src/b.ts")).toBe('export function b() {\n  logger.info("b");\n  logger.info("b", 2, 3);\n}\n');
+    expect(await read("src/a.ts")).toBe("export function a(x: number) {\n  logger.info(\"a\", x);\n  return x;\n}\n");
+    expect(await read("src/b.ts")).toBe("export function b() {\n  logger.info(\"b\");\n  logger.info(\"b\", 2, 3);\n}\n");
     const batches = await listBatches({ sessionId: context.sessionId });
     expect(batches.find((batch) => batch.batchId === committed.batchId)).toBeDefined();
     // The receipt is used up, and the index already sees the new content.
@@ -172,12 +171,12 @@ describe("run: rewrite", () => {
   test("a receipt whose files changed since the preview is refused and writes nothing", async () => {
     await logFixture();
     const preview = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)" }, context);
-    await writeFile(path.join(temp.dir, "src/b.ts"), 'export function b() {\n  console.log("changed");\n}\n');
+    await writeFile(path.join(temp.dir, "src/b.ts"), "export function b() {\n  console.log(\"changed\");\n}\n");
     const stale = await failure(call(runTool, { previewReceipt: preview.previewReceipt }, context));
     expect(stale.code).toBe("stale_hash");
     expect(stale.message).toContain("src/b.ts");
     expect(await read("src/a.ts")).toContain("console.log");
-    expect(await read("src/b.ts")).toContain('console.log("changed")');
+    expect(await read("src/b.ts")).toContain("console.log(\"changed\")");
   });
 
   test("write: true needs the exact total of matches across files", async () => {
@@ -189,7 +188,7 @@ describe("run: rewrite", () => {
     const written = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)", write: true, expectedMatches: 3 }, context);
     expect(written.mode).toBe("write");
     expect(written.batchId).toBeString();
-    expect(await read("src/a.ts")).toContain('logger.info("a", x)');
+    expect(await read("src/a.ts")).toContain("logger.info(\"a\", x)");
     expect(await read("src/b.ts")).not.toContain("console.log");
   });
 

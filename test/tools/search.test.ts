@@ -53,18 +53,17 @@ beforeEach(async () => {
   context = made;
 });
 
-
 async function configFixture(): Promise<void> {
   await put("src/config.ts", "/** Reads the settings file. */\nexport function loadSettings(file: string): Settings {\n  return parseToml(readText(file));\n}\n", [
     sym("loadSettings", 2, 4, "export function loadSettings(file: string): Settings", "Reads the settings file."),
   ]);
   await put(
     "src/app.ts",
-    'import { loadSettings } from "./config.js";\n\nexport function start() {\n  const settings = loadSettings("app.toml");\n  const again = loadSettings("other.toml");\n  return [settings, again];\n}\n',
+    "import { loadSettings } from \"./config.js\";\n\nexport function start() {\n  const settings = loadSettings(\"app.toml\");\n  const again = loadSettings(\"other.toml\");\n  return [settings, again];\n}\n",
     [sym("start", 3, 7, "export function start()")],
     [{ specifier: "./config.js", kind: "import", names: [{ local: "loadSettings", imported: "loadSettings" }], line: 1 }],
   );
-  await put("scripts/tool.py", "def load_settings(path):\n    return open(path).read()\n", [sym("load_settings", 1, 2, "def load_settings(path)")], );
+  await put("scripts/tool.py", "def load_settings(path):\n    return open(path).read()\n", [sym("load_settings", 1, 2, "def load_settings(path)")]);
 }
 
 describe("search", () => {
@@ -99,7 +98,7 @@ describe("search", () => {
     const helper = (tag: string) => `export function formatStamp(value: Date) {\n  return value.toISOString(); // ${tag}\n}\n`;
     await put("a/stamp.ts", helper("a"), [sym("formatStamp", 1, 3, "export function formatStamp(value: Date)")]);
     await put("b/stamp.ts", helper("b"), [sym("formatStamp", 1, 3, "export function formatStamp(value: Date)")]);
-    await put("b/view.ts", 'import { formatStamp } from "./stamp.js";\nexport const view = 1;\n', [], [
+    await put("b/view.ts", "import { formatStamp } from \"./stamp.js\";\nexport const view = 1;\n", [], [
       { specifier: "./stamp.js", kind: "import", names: [{ local: "formatStamp", imported: "formatStamp" }], line: 1 },
     ]);
     const plain = await call(searchTool, { query: "formatStamp", topK: 2 }, context);
@@ -130,7 +129,9 @@ describe("find_related", () => {
     await put("src/drain.ts", "export function scheduleDrain(jobQueue: JobQueue) {\n  setTimeout(() => jobQueue.pending.shift(), 0);\n}\n", [
       sym("scheduleDrain", 1, 3, "export function scheduleDrain(jobQueue: JobQueue)"),
     ]);
-    for (let n = 0; n < 5; n++) await put(`src/other${n}.ts`, `export function other${n}(input: number) {\n${common}}\n`, [sym(`other${n}`, 1, 4, `export function other${n}(input: number)`)]);
+    for (let n = 0; n < 5; n++) {
+      await put(`src/other${n}.ts`, `export function other${n}(input: number) {\n${common}}\n`, [sym(`other${n}`, 1, 4, `export function other${n}(input: number)`)]);
+    }
     const result = await call(findRelatedTool, { path: "src/queue.ts", line: 3 }, context);
     expect(result.anchor).toEqual({ path: "src/queue.ts", startLine: 1, endLine: 6, symbol: "enqueue" });
     expect(result.results[0]).toMatchObject({ path: "src/drain.ts", symbol: "scheduleDrain" });
@@ -150,8 +151,11 @@ describe("search with the real extractors", () => {
     made.config = { ...made.config, config: { ...made.config.config, index: { ...made.config.config.index, persist: false } } };
     const realIndex = CodeIndex.forContext(made, { cacheDir, watch: "off" });
     try {
-      await own.write("src/cart.ts", "export class ShoppingCart {\n  /** Adds an item to the cart. */\n  addLineItem(sku: string, quantity: number) {\n    this.items.push({ sku, quantity });\n  }\n  private items: Array<{ sku: string; quantity: number }> = [];\n}\n");
-      await own.write("src/checkout.ts", 'import { ShoppingCart } from "./cart.js";\nexport function checkout(cart: ShoppingCart) {\n  cart.addLineItem("fee", 1);\n}\n');
+      await own.write(
+        "src/cart.ts",
+        "export class ShoppingCart {\n  /** Adds an item to the cart. */\n  addLineItem(sku: string, quantity: number) {\n    this.items.push({ sku, quantity });\n  }\n  private items: Array<{ sku: string; quantity: number }> = [];\n}\n",
+      );
+      await own.write("src/checkout.ts", "import { ShoppingCart } from \"./cart.js\";\nexport function checkout(cart: ShoppingCart) {\n  cart.addLineItem(\"fee\", 1);\n}\n");
       await own.write("tools/report.py", "def line_item_total(items):\n    return sum(item.quantity for item in items)\n");
       const result = await call(searchTool, { query: "add line item" }, made);
       // The class is one chunk; the result points at the method the query names.

@@ -17,9 +17,11 @@ afterEach(async () => {
   await temp.cleanup();
 });
 
-
 function logLines(count: number): string[] {
-  return Array.from({ length: count }, (_, index) => (index % 10 === 9 ? "GET /health 200" : `12:00:${String(index % 60).padStart(2, "0")} worker-${index % 4} handled request ${index * 13} in ${index % 97}ms`));
+  return Array.from(
+    { length: count },
+    (_, index) => (index % 10 === 9 ? "GET /health 200" : `12:00:${String(index % 60).padStart(2, "0")} worker-${index % 4} handled request ${index * 13} in ${index % 97}ms`),
+  );
 }
 
 describe("squeeze tool", () => {

@@ -26,7 +26,9 @@ beforeAll(async () => {
   );
   await temp.write(
     "src/app.ts",
-    ['import { add as plus, Calc } from "./util";', "export function run() { return plus(1, 2) + new Calc().sum([1]); }", "export function outer() { return run(); }", ""].join("\n"),
+    ["import { add as plus, Calc } from \"./util\";", "export function run() { return plus(1, 2) + new Calc().sum([1]); }", "export function outer() { return run(); }", ""].join(
+      "\n",
+    ),
   );
   // Same name, other module, calling itself: never a caller of util's add.
   await temp.write("src/decoy.ts", "export function add(a: string) { return a; }\nexport const decoyUse = add('x');\n");
@@ -46,7 +48,11 @@ describe("callers typed: true", () => {
       const result = await runTool(callersTool, { symbol: "src/util.ts#add", typed: true, depth: 2 }, context);
       expect(result.typed).toBe(true);
       expect(result.symbol).toMatchObject({ name: "add", path: "src/util.ts" });
-      expect(result.calls.map((call: { path: string; line: number; caller?: string; callee: string; depth: number; confidence: string }) => `${call.depth} ${call.path}:${call.line} ${call.caller} ${call.callee} ${call.confidence}`)).toEqual([
+      expect(
+        result.calls.map((call: { path: string; line: number; caller?: string; callee: string; depth: number; confidence: string }) =>
+          `${call.depth} ${call.path}:${call.line} ${call.caller} ${call.callee} ${call.confidence}`
+        ),
+      ).toEqual([
         "1 src/app.ts:2 run plus exact",
         "1 src/util.ts:3 Calc.sum add exact",
         "2 src/app.ts:3 outer run exact",

@@ -34,7 +34,13 @@ describe("policy_check", () => {
       context,
     );
     const [source, env, generatedWrite, generatedRead, outside, git] = result.decisions;
-    expect(source).toMatchObject({ path: "src/index.ts", operation: "write", allowed: true, rule: { path: "<roots>", source: "default", access: "allow" }, display: "src/index.ts" });
+    expect(source).toMatchObject({
+      path: "src/index.ts",
+      operation: "write",
+      allowed: true,
+      rule: { path: "<roots>", source: "default", access: "allow" },
+      display: "src/index.ts",
+    });
     expect(env).toMatchObject({ allowed: false, code: "path_denied", rule: { path: "**/.env", source: "default", access: "deny" } });
     expect(generatedWrite).toMatchObject({ allowed: false, code: "path_denied", rule: { path: "generated/**", source: "user:/test/ast-mcp.toml" } });
     expect(generatedRead.allowed).toBe(true);
@@ -58,7 +64,7 @@ describe("policy_check", () => {
   test("render names verdict and rule per line", async () => {
     const result = await runTool(policyCheckTool, { checks: [{ path: ".env", operation: "read" }] }, context);
     const text = policyCheckTool.render(result);
-    expect(text).toContain('read .env: denied (path_denied) [rule "**/.env" from default]');
+    expect(text).toContain("read .env: denied (path_denied) [rule \"**/.env\" from default]");
     expect(() => JSON.parse(text)).toThrow();
   });
 });

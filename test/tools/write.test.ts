@@ -29,7 +29,6 @@ beforeEach(async () => {
 const file = (name: string) => path.join(temp.dir, name);
 const hashOf = async (name: string) => sha256Hex(await readFile(file(name)));
 
-
 describe("file_write", () => {
   test("a refused new file leaves no directory made for it and no staged file", async () => {
     await temp.write("keep.ts", "export const keep = 1;\n");
@@ -59,7 +58,7 @@ describe("file_write", () => {
     expect(missing.suggestedNextCall?.tool).toBe("file_hash");
     const stale = await failure(runTool(fileWriteTool, { files: { "a.txt": { content: "two\n", expectedSha256: "0".repeat(64) } } }, context));
     expect(stale.code).toBe("stale_hash");
-    expect(stale.message).toContain('files["a.txt"]');
+    expect(stale.message).toContain("files[\"a.txt\"]");
     expect(await readFile(file("a.txt"), "utf8")).toBe("one\n");
     const ok = await runTool(fileWriteTool, { files: { "a.txt": { content: "two\n", expectedSha256: await hashOf("a.txt") } } }, context);
     expect(ok.files["a.txt"].change).toBe("modified");
@@ -85,7 +84,9 @@ describe("file_write", () => {
   test("two keys naming the same file are refused", async () => {
     await temp.write("same.txt", "s\n");
     const sha = await hashOf("same.txt");
-    const error = await failure(runTool(fileWriteTool, { files: { "same.txt": { content: "1", expectedSha256: sha }, [file("same.txt")]: { content: "2", expectedSha256: sha } } }, context));
+    const error = await failure(
+      runTool(fileWriteTool, { files: { "same.txt": { content: "1", expectedSha256: sha }, [file("same.txt")]: { content: "2", expectedSha256: sha } } }, context),
+    );
     expect(error.code).toBe("invalid_input");
     expect(await readFile(file("same.txt"), "utf8")).toBe("s\n");
   });
@@ -122,8 +123,8 @@ describe("file_write", () => {
   });
 
   test("broken JSON is refused", async () => {
-    await temp.write("c.json", '{"a": 1}\n');
-    const error = await failure(runTool(fileWriteTool, { files: { "c.json": { content: '{"a": }', expectedSha256: await hashOf("c.json") } } }, context));
+    await temp.write("c.json", "{\"a\": 1}\n");
+    const error = await failure(runTool(fileWriteTool, { files: { "c.json": { content: "{\"a\": }", expectedSha256: await hashOf("c.json") } } }, context));
     expect(error.code).toBe("syntax_regression");
   });
 });
@@ -134,7 +135,15 @@ describe("file_patch", () => {
     await temp.write("f.js", original);
     const result = await runTool(
       filePatchTool,
-      { files: { "f.js": { expectedSha256: await hashOf("f.js"), patchStrategy: "aider_block", aiderBlocks: [{ search: "\t\treturn 1;\n", replace: "\t\treturn 10;\n\t\t// $& stays literal\n" }] } } },
+      {
+        files: {
+          "f.js": {
+            expectedSha256: await hashOf("f.js"),
+            patchStrategy: "aider_block",
+            aiderBlocks: [{ search: "\t\treturn 1;\n", replace: "\t\treturn 10;\n\t\t// $& stays literal\n" }],
+          },
+        },
+      },
       context,
     );
     const after = await readFile(file("f.js"), "utf8");
@@ -154,7 +163,9 @@ describe("file_patch", () => {
   test("an ambiguous anchor lists every candidate and changes nothing", async () => {
     await temp.write("d.txt", "x = 1\ny = 2\nx = 1\n");
     const error = await failure(
-      runTool(filePatchTool, { files: { "d.txt": { expectedSha256: await hashOf("d.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "x = 1\n", replace: "x = 3\n" }] } } }, context),
+      runTool(filePatchTool, {
+        files: { "d.txt": { expectedSha256: await hashOf("d.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "x = 1\n", replace: "x = 3\n" }] } },
+      }, context),
     );
     expect(error.code).toBe("ambiguous_match");
     expect(JSON.stringify(error.details)).toContain("3");
@@ -162,7 +173,9 @@ describe("file_patch", () => {
   });
 
   test("an empty search creates a new file", async () => {
-    const result = await runTool(filePatchTool, { files: { "notes/new.md": { expectedSha256: null, patchStrategy: "aider_block", aiderBlocks: [{ search: "", replace: "# Title\n" }] } } }, context);
+    const result = await runTool(filePatchTool, {
+      files: { "notes/new.md": { expectedSha256: null, patchStrategy: "aider_block", aiderBlocks: [{ search: "", replace: "# Title\n" }] } },
+    }, context);
     expect(result.files["notes/new.md"].change).toBe("created");
     expect(await readFile(file("notes/new.md"), "utf8")).toBe("# Title\n");
   });
@@ -186,7 +199,9 @@ describe("file_patch", () => {
   test("preview writes nothing; its receipt commits exactly the reviewed candidate, once", async () => {
     await temp.write("p.txt", "old line\n");
     const sha = await hashOf("p.txt");
-    const preview = await runTool(filePatchTool, { files: { "p.txt": { expectedSha256: sha, patchStrategy: "aider_block", aiderBlocks: [{ search: "old line\n", replace: "new line\n" }], preview: true } } }, context);
+    const preview = await runTool(filePatchTool, {
+      files: { "p.txt": { expectedSha256: sha, patchStrategy: "aider_block", aiderBlocks: [{ search: "old line\n", replace: "new line\n" }], preview: true } },
+    }, context);
     expect(preview.committed).toBe(false);
     expect(preview.batchId).toBeNull();
     expect(await readFile(file("p.txt"), "utf8")).toBe("old line\n");
@@ -247,14 +262,18 @@ describe("file_patch", () => {
   test("a batch is planned several entries at a time; the first failing entry in order refuses it; results keep entry order", async () => {
     const names = Array.from({ length: 20 }, (_, index) => `m${String(index).padStart(2, "0")}.ts`);
     for (const [index, name] of names.entries()) await temp.write(name, `export const value${index} = ${index};\n`);
-    const entry = async (name: string, index: number) => ({ expectedSha256: await hashOf(name), patchStrategy: "aider_block", aiderBlocks: [{ search: ` = ${index};`, replace: ` = ${index + 100};` }] });
+    const entry = async (name: string, index: number) => ({
+      expectedSha256: await hashOf(name),
+      patchStrategy: "aider_block",
+      aiderBlocks: [{ search: ` = ${index};`, replace: ` = ${index + 100};` }],
+    });
     const files: Record<string, unknown> = {};
     for (const [index, name] of names.entries()) files[name] = await entry(name, index);
     files["m12.ts"] = { ...(files["m12.ts"] as object), aiderBlocks: [{ search: "not in the file", replace: "x" }] };
     files["m05.ts"] = { ...(files["m05.ts"] as object), expectedSha256: "0".repeat(64) };
     const error = await failure(runTool(filePatchTool, { files }, context));
     expect(error.code).toBe("stale_hash");
-    expect(error.message).toContain('files["m05.ts"]');
+    expect(error.message).toContain("files[\"m05.ts\"]");
     for (const [index, name] of names.entries()) expect(await readFile(file(name), "utf8")).toBe(`export const value${index} = ${index};\n`);
 
     const fine: Record<string, unknown> = {};
@@ -278,32 +297,42 @@ describe("file_patch", () => {
     }
   }
 
-  test("a dprint.json changed between calls is read again", () => withoutSettleTime(async () => {
-    await temp.write("dprint.json", JSON.stringify({ indentWidth: 4 }));
-    await temp.write("clean.ts", "export function f() {\n    return 1;\n}\n");
-    const patch = async (from: string, to: string) =>
-      runTool(filePatchTool, { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } }, context);
-    expect((await patch("return 1;", "return   2;")).files["clean.ts"].formatted).toBe(true);
-    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return 2;\n}\n");
-    // Under the new config (indentWidth 2) the file is no longer formatter-clean, so it is left as it is.
-    await temp.write("dprint.json", JSON.stringify({ indentWidth: 2, lineWidth: 80 }));
-    const second = await patch("return 2;", "return   3;");
-    expect(second.files["clean.ts"].formatted).toBe(false);
-    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return   3;\n}\n");
-  }));
+  test("a dprint.json changed between calls is read again", () =>
+    withoutSettleTime(async () => {
+      await temp.write("dprint.json", JSON.stringify({ indentWidth: 4 }));
+      await temp.write("clean.ts", "export function f() {\n    return 1;\n}\n");
+      const patch = async (from: string, to: string) =>
+        runTool(
+          filePatchTool,
+          { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } },
+          context,
+        );
+      expect((await patch("return 1;", "return   2;")).files["clean.ts"].formatted).toBe(true);
+      expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return 2;\n}\n");
+      // Under the new config (indentWidth 2) the file is no longer formatter-clean, so it is left as it is.
+      await temp.write("dprint.json", JSON.stringify({ indentWidth: 2, lineWidth: 80 }));
+      const second = await patch("return 2;", "return   3;");
+      expect(second.files["clean.ts"].formatted).toBe(false);
+      expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return   3;\n}\n");
+    }));
 
-  test("a dprint.json the policy denies is not read, even right after a session that could read it", () => withoutSettleTime(async () => {
-    await temp.write("dprint.json", JSON.stringify({ indentWidth: 4 }));
-    await temp.write("clean.ts", "export function f() {\n    return 1;\n}\n");
-    const patch = async (using: typeof context, from: string, to: string) =>
-      runTool(filePatchTool, { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } }, using);
-    expect((await patch(context, "return 1;", "return 2;")).files["clean.ts"].formatted).toBe(true);
-    const denied = await makeContext([temp.dir], { rules: [{ path: "dprint.json", read: "deny" }], services: context.services });
-    // Without the repository's config, dprint's defaults (indentWidth 2) apply: the original is not clean under them.
-    const second = await patch(denied, "return 2;", "return   3;");
-    expect(second.files["clean.ts"].formatted).toBe(false);
-    expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return   3;\n}\n");
-  }));
+  test("a dprint.json the policy denies is not read, even right after a session that could read it", () =>
+    withoutSettleTime(async () => {
+      await temp.write("dprint.json", JSON.stringify({ indentWidth: 4 }));
+      await temp.write("clean.ts", "export function f() {\n    return 1;\n}\n");
+      const patch = async (using: typeof context, from: string, to: string) =>
+        runTool(
+          filePatchTool,
+          { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: from, replace: to }] } } },
+          using,
+        );
+      expect((await patch(context, "return 1;", "return 2;")).files["clean.ts"].formatted).toBe(true);
+      const denied = await makeContext([temp.dir], { rules: [{ path: "dprint.json", read: "deny" }], services: context.services });
+      // Without the repository's config, dprint's defaults (indentWidth 2) apply: the original is not clean under them.
+      const second = await patch(denied, "return 2;", "return   3;");
+      expect(second.files["clean.ts"].formatted).toBe(false);
+      expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return   3;\n}\n");
+    }));
 
   test("formatting happens in a repository with dprint.json, only for formatter-clean files", async () => {
     await temp.write("dprint.json", JSON.stringify({ indentWidth: 4, typescript: { quoteStyle: "alwaysSingle" } }));
@@ -311,27 +340,32 @@ describe("file_patch", () => {
     await temp.write("messy.ts", "export function g(){return \"b\"}\n");
     const formatted = await runTool(
       filePatchTool,
-      { files: { "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: "    return 'a';\n", replace: '    return   "z" ;\n' }] } } },
+      {
+        files: {
+          "clean.ts": { expectedSha256: await hashOf("clean.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: "    return 'a';\n", replace: "    return   \"z\" ;\n" }] },
+        },
+      },
       context,
     );
     expect(formatted.files["clean.ts"].formatted).toBe(true);
     expect(await readFile(file("clean.ts"), "utf8")).toBe("export function f() {\n    return 'z';\n}\n");
     const untouched = await runTool(
       filePatchTool,
-      { files: { "messy.ts": { expectedSha256: await hashOf("messy.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: '"b"', replace: '"c"' }] } } },
+      { files: { "messy.ts": { expectedSha256: await hashOf("messy.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search: "\"b\"", replace: "\"c\"" }] } } },
       context,
     );
     expect(untouched.files["messy.ts"].formatted).toBe(false);
     expect(untouched.files["messy.ts"].formatNote).toContain("clean");
-    expect(await readFile(file("messy.ts"), "utf8")).toBe('export function g(){return "c"}\n');
+    expect(await readFile(file("messy.ts"), "utf8")).toBe("export function g(){return \"c\"}\n");
   });
 
   test("an edit of a clean script formats only the statements it changed; next to imports, the whole file", async () => {
     await temp.write("dprint.json", JSON.stringify({ indentWidth: 2 }));
-    const clean = 'import { a } from "./a.ts";\n\nexport const one = a;\n\nexport function two() {\n  return 2;\n}\n\nexport const three = 3;\n';
+    const clean = "import { a } from \"./a.ts\";\n\nexport const one = a;\n\nexport function two() {\n  return 2;\n}\n\nexport const three = 3;\n";
     await temp.write("s.ts", clean);
     const patch = async (search: string, replace: string) =>
-      (await runTool(filePatchTool, { files: { "s.ts": { expectedSha256: await hashOf("s.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search, replace }] } } }, context)).files["s.ts"];
+      (await runTool(filePatchTool, { files: { "s.ts": { expectedSha256: await hashOf("s.ts"), patchStrategy: "aider_block", aiderBlocks: [{ search, replace }] } } }, context))
+        .files["s.ts"];
     const inside = await patch("  return 2;\n", "  return   [2,3] ;\n");
     expect(inside).toMatchObject({ formatted: true });
     expect(inside.formatNote).toContain("lines 5-7, the changed statements");
@@ -386,7 +420,11 @@ describe("file_rename, file_delete, file_chattr", () => {
 describe("file_undo", () => {
   test("undoes the session's last batch, and refuses when a file changed since", async () => {
     await temp.write("u.txt", "before\n");
-    await runTool(fileWriteTool, { files: { "u.txt": { content: "after\n", expectedSha256: await hashOf("u.txt") }, "made.txt": { content: "m\n", expectedSha256: null } } }, context);
+    await runTool(
+      fileWriteTool,
+      { files: { "u.txt": { content: "after\n", expectedSha256: await hashOf("u.txt") }, "made.txt": { content: "m\n", expectedSha256: null } } },
+      context,
+    );
     const undone = await runTool(fileUndoTool, {}, context);
     expect(undone.committed).toBe(true);
     expect(await readFile(file("u.txt"), "utf8")).toBe("before\n");

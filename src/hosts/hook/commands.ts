@@ -257,8 +257,9 @@ function findEffects(args: Word[]): CommandEffect[] {
       const end = args.findIndex((candidate, at) => at > index && (candidate === ";" || candidate === "+"));
       const inner = args.slice(index + 1, end === -1 ? args.length : end);
       for (const effect of commandEffects(inner).effects) {
-        if (effect.kind === "write") effects.push({ ...effect, targets: effect.targets.flatMap((target) => (target === "{}" ? roots : [target])), via: `find ${word} ${effect.via}` });
-        else if (effect.kind !== "cd") effects.push(effect);
+        if (effect.kind === "write") {
+          effects.push({ ...effect, targets: effect.targets.flatMap((target) => (target === "{}" ? roots : [target])), via: `find ${word} ${effect.via}` });
+        } else if (effect.kind !== "cd") effects.push(effect);
       }
       index = end === -1 ? args.length : end;
     }
@@ -285,7 +286,24 @@ const WRAPPERS: Readonly<Record<string, { withValue: string[]; positional?: numb
   caffeinate: { withValue: ["-t", "-w"] },
 };
 
-const XARGS_WITH_VALUE = new Set(["-n", "-I", "-L", "-P", "-d", "-a", "-E", "-s", "--max-args", "--replace", "--max-lines", "--max-procs", "--delimiter", "--arg-file", "--eof", "--max-chars"]);
+const XARGS_WITH_VALUE = new Set([
+  "-n",
+  "-I",
+  "-L",
+  "-P",
+  "-d",
+  "-a",
+  "-E",
+  "-s",
+  "--max-args",
+  "--replace",
+  "--max-lines",
+  "--max-procs",
+  "--delimiter",
+  "--arg-file",
+  "--eof",
+  "--max-chars",
+]);
 
 /** Strips wrapper commands; returns the wrapped command's words and whether extra operands will be appended (xargs). */
 export function unwrap(words: Word[]): { words: Word[]; extraOperands: boolean; wrappers: string[] } {
@@ -418,8 +436,7 @@ export function commandEffects(words: Word[]): { effects: CommandEffect[]; name:
     case "unlink":
     case "shred":
       return done(write(operands(args, new Set(["-n", "-s", "--iterations", "--size"])), name, "file_delete"));
-    case "mv":
-    {
+    case "mv": {
       const target = valueOf(args, ["-t"], ["--target-directory"]);
       const paths = operands(args, new Set(["-t", "-S", "--target-directory", "--suffix"]));
       return done(write(target.found ? [...paths, target.value] : paths, "mv", "file_rename"));
@@ -448,7 +465,9 @@ export function commandEffects(words: Word[]): { effects: CommandEffect[]; name:
       return done(findEffects(args));
     case "patch":
       if (has(args, "--dry-run", "-C", "--check")) return done([]);
-      return done(write([operands(args, new Set(["-i", "-p", "-d", "-o", "-r", "-B", "-D", "-F", "-V", "-z", "--input", "--directory", "--output"]))[0] ?? "."], "patch", "file_patch"));
+      return done(
+        write([operands(args, new Set(["-i", "-p", "-d", "-o", "-r", "-B", "-D", "-F", "-V", "-z", "--input", "--directory", "--output"]))[0] ?? "."], "patch", "file_patch"),
+      );
     case "ed":
     case "ex":
       return done(write(operands(args), name, "file_patch"));

@@ -45,7 +45,7 @@ export function editTargets(input: Record<string, unknown>): string[] {
     if (!Array.isArray(list)) continue;
     for (const item of list) {
       if (typeof item === "string") take(item);
-      else if (item !== null && typeof item === "object") for (const inner of PATH_KEYS) take((item as Record<string, unknown>)[inner]);
+      else if (item !== null && typeof item === "object") { for (const inner of PATH_KEYS) take((item as Record<string, unknown>)[inner]); }
     }
   }
   for (const value of Object.values(input)) {
@@ -138,7 +138,13 @@ export async function decide(call: ToolCall, options: DecideOptions): Promise<Ve
   const allowedCommands = new Set(loaded.allowCommands);
   const writes = relevant.filter((write) => !(write.command !== null && allowedCommands.has(write.command)));
   const unknownTarget = writes.find((write) => write.path === null);
-  if (unknownTarget) return { kind: "flag", tool: unknownTarget.tool, reason: `ast-mcp: this shell command writes a file it names only at run time (${unknownTarget.via}); ${advice(unknownTarget.tool)}.` };
+  if (unknownTarget) {
+    return {
+      kind: "flag",
+      tool: unknownTarget.tool,
+      reason: `ast-mcp: this shell command writes a file it names only at run time (${unknownTarget.via}); ${advice(unknownTarget.tool)}.`,
+    };
+  }
   const blocked = writes.filter((write) => !allowedPath(write.path as string));
   const first = blocked[0];
   if (!first) return { kind: "allow" };

@@ -194,8 +194,9 @@ class Analyzer {
           break;
         case "script":
           if (effect.script === null) this.result.unknown.push({ via: effect.via, reason: "runs a script computed at run time" });
-          else if (depth >= LIMITS.hosts.hookMaxShellDepth) this.result.unknown.push({ via: effect.via, reason: `nests scripts more than ${LIMITS.hosts.hookMaxShellDepth} levels deep` });
-          else this.run(effect.script, { ...state }, depth + 1);
+          else if (depth >= LIMITS.hosts.hookMaxShellDepth) {
+            this.result.unknown.push({ via: effect.via, reason: `nests scripts more than ${LIMITS.hosts.hookMaxShellDepth} levels deep` });
+          } else this.run(effect.script, { ...state }, depth + 1);
           break;
         case "cd":
           if (effect.dir === null) state.cwd = words.length === 1 ? this.options.home : null;

@@ -13,7 +13,21 @@ import type { Workspace } from "../../policy/workspace.ts";
 import type { CallFact } from "../facts/types.ts";
 import { type GraphOptions, ImportGraph } from "../graph/import-graph.ts";
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
-import { CALLABLE_KINDS, TYPE_KINDS, IMPLICIT_RECEIVER, MODULE_SCOPED, RECEIVER_WORDS, KNOWN_GLOBALS, groupOf, type Meaning, NOTHING, merge, splitQualifier, bindings, sortEdges } from "./names.ts";
+import {
+  CALLABLE_KINDS,
+  TYPE_KINDS,
+  IMPLICIT_RECEIVER,
+  MODULE_SCOPED,
+  RECEIVER_WORDS,
+  KNOWN_GLOBALS,
+  groupOf,
+  type Meaning,
+  NOTHING,
+  merge,
+  splitQualifier,
+  bindings,
+  sortEdges,
+} from "./names.ts";
 import { type CallEdge, type CallResolution, type CallSite, type Confidence, type SymbolRef, symbolKey } from "./types.ts";
 
 /** A file with calls, as the call graph keeps it. */
@@ -65,7 +79,7 @@ export class CallGraph {
     const alias = (from: string, to: string) => {
       if (from === to || from === "*" || to === "*") return;
       let set = aliases.get(from);
-      if (!set) aliases.set(from, (set = new Set()));
+      if (!set) aliases.set(from, set = new Set());
       set.add(to);
     };
     for (const file of this.imports.files()) {
@@ -89,7 +103,7 @@ export class CallGraph {
       for (const symbol of symbols) {
         if (symbol.local || !(CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind))) continue;
         let list = byName.get(symbol.name);
-        if (!list) byName.set(symbol.name, (list = []));
+        if (!list) byName.set(symbol.name, list = []);
         list.push(symbol);
       }
       const calls = file.facts.calls;
@@ -98,7 +112,7 @@ export class CallGraph {
         for (let ordinal = 0; ordinal < calls.length; ordinal++) {
           const name = (calls[ordinal] as CallFact).name;
           let list = callsByName.get(name);
-          if (!list) callsByName.set(name, (list = []));
+          if (!list) callsByName.set(name, list = []);
           list.push(fileNumber, ordinal);
         }
       }
@@ -191,7 +205,9 @@ export class CallGraph {
     if (types.length > 0) return { symbols: types, confidence: "exact" };
     if (meaning.external !== undefined) return { symbols: [], confidence: "exact" };
     const file = this.imports.file(fileReal);
-    const candidates = (this.#byName.get(last) ?? []).filter((symbol) => TYPE_KINDS.has(symbol.kind) && (!file || groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language)));
+    const candidates = (this.#byName.get(last) ?? []).filter((symbol) =>
+      TYPE_KINDS.has(symbol.kind) && (!file || groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language))
+    );
     return { symbols: candidates, confidence: candidates.length === 1 ? "inferred" : "ambiguous" };
   }
 
@@ -231,7 +247,9 @@ export class CallGraph {
       for (const target of this.#targetsOf(file, fact.specifier, fact.line)) stars.push(this.exportOf(target, name, hops + 1, seen));
     }
     for (const exported of file.facts.exportedNames) {
-      if (exported.name === "*" && exported.from !== undefined) for (const target of this.#targetsOf(file, exported.from)) stars.push(this.exportOf(target, name, hops + 1, seen));
+      if (exported.name === "*" && exported.from !== undefined) {
+        for (const target of this.#targetsOf(file, exported.from)) stars.push(this.exportOf(target, name, hops + 1, seen));
+      }
     }
     const starred = merge(stars);
     return starred.symbols.length > 0 || starred.modules.length > 0 ? starred : merged;
@@ -267,7 +285,7 @@ export class CallGraph {
           const members = targets.flatMap((target) =>
             this.symbolsOf(target)
               .filter((symbol) => symbol.parent === undefined && TYPE_KINDS.has(symbol.kind))
-              .flatMap((type) => this.membersOf(type, binding.imported).symbols),
+              .flatMap((type) => this.membersOf(type, binding.imported).symbols)
           );
           if (members.length > 0) {
             meanings.push({ symbols: members, modules: [] });
@@ -486,7 +504,7 @@ export class CallGraph {
     let reachable = this.#reach.get(file.real);
     if (reachable) return reachable;
     const found = new Set<string>([file.real]);
-    if (file.language === "go" || groupOf(file.language) === "jvm") for (const other of this.imports.filesIn(path.dirname(file.real))) found.add(other.real);
+    if (file.language === "go" || groupOf(file.language) === "jvm") { for (const other of this.imports.filesIn(path.dirname(file.real))) found.add(other.real); }
     let frontier = [file.real];
     for (let hop = 0; hop < LIMITS.intel.calls.inferenceHops && frontier.length > 0; hop++) {
       const next: string[] = [];
@@ -516,7 +534,9 @@ export class CallGraph {
     if (MODULE_SCOPED.has(file.language)) {
       const reachable = this.#reachable(file);
       all = all.filter((symbol) => reachable.has(symbol.file));
-      if (all.length === 0) return { status: "unresolved", detail: `no declaration of ${name} is reachable through the imports of this file (a builtin, an external or a local value)` };
+      if (all.length === 0) {
+        return { status: "unresolved", detail: `no declaration of ${name} is reachable through the imports of this file (a builtin, an external or a local value)` };
+      }
     }
     const isMember = (symbol: SymbolRef) => symbol.parent !== undefined || symbol.kind === "method";
     const preferred = mode === "member" ? all.filter(isMember) : all.filter((symbol) => !isMember(symbol) || IMPLICIT_RECEIVER.has(file.language));
@@ -539,7 +559,7 @@ export class CallGraph {
       }
     }
     // Default exports are called under whatever name the importer chose.
-    if (symbol.parent === undefined) for (const alias of this.#aliases.get("default") ?? []) names.add(alias);
+    if (symbol.parent === undefined) { for (const alias of this.#aliases.get("default") ?? []) names.add(alias); }
     return names;
   }
 
@@ -569,9 +589,9 @@ export class CallGraph {
     const container = TYPE_KINDS.has(symbol.kind);
     const anyCaller = file.facts.calls.some((fact) => fact.caller !== undefined);
     for (const [ordinal, fact] of file.facts.calls.entries()) {
-      const inside = anyCaller
-        ? fact.caller === symbol.qualifiedName || (container && fact.caller?.startsWith(`${symbol.qualifiedName}.`) === true)
-        : fact.line >= symbol.startLine && fact.line <= symbol.endLine;
+      const inside = anyCaller ?
+        fact.caller === symbol.qualifiedName || (container && fact.caller?.startsWith(`${symbol.qualifiedName}.`) === true) :
+        fact.line >= symbol.startLine && fact.line <= symbol.endLine;
       if (inside && fact.line >= symbol.startLine && fact.line <= symbol.endLine) sites.push({ file: symbol.file, ordinal, fact });
     }
     return sites;

@@ -50,7 +50,7 @@ export async function packContext(
   const cache = new Map<string, Promise<string | undefined>>();
   const read = (real: string) => {
     let pending = cache.get(real);
-    if (!pending) cache.set(real, (pending = readText(real)));
+    if (!pending) cache.set(real, pending = readText(real));
     return pending;
   };
   const sections: ContextSection[] = [];
@@ -61,7 +61,16 @@ export async function packContext(
   const targetText = (await read(target.file)) ?? "";
   const body = `${header(target)}\n${slice(targetText, target.startLine, target.endLine)}`;
   const cut = cutToTokens(body, budget);
-  sections.push({ role: "target", symbol: target, file: target.file, startLine: target.startLine, endLine: target.endLine, text: cut.text, tokens: cut.tokens, ...(cut.truncated ? { cut: true } : {}) });
+  sections.push({
+    role: "target",
+    symbol: target,
+    file: target.file,
+    startLine: target.startLine,
+    endLine: target.endLine,
+    text: cut.text,
+    tokens: cut.tokens,
+    ...(cut.truncated ? { cut: true } : {}),
+  });
   used += cut.tokens;
 
   const { edges: calleeEdges } = graph.calleesOf(target);
@@ -87,8 +96,19 @@ export async function packContext(
     const key = caller ? symbolKey(caller) : `${edge.site.file}\0module`;
     if (callerSeen.has(key)) continue;
     callerSeen.add(key);
-    const text = `${display(edge.site.file)}:${edge.site.fact.line} ${caller ? `${caller.qualifiedName}: ${caller.signature}` : "(module level)"}${edge.confidence === "exact" ? "" : ` [${edge.confidence}]`}`;
-    callerLines.push({ role: "caller", symbol: caller, file: edge.site.file, startLine: edge.site.fact.line, endLine: edge.site.fact.line, confidence: edge.confidence, text, tokens: estimateTokens(text) + 1 });
+    const text = `${display(edge.site.file)}:${edge.site.fact.line} ${caller ? `${caller.qualifiedName}: ${caller.signature}` : "(module level)"}${
+      edge.confidence === "exact" ? "" : ` [${edge.confidence}]`
+    }`;
+    callerLines.push({
+      role: "caller",
+      symbol: caller,
+      file: edge.site.file,
+      startLine: edge.site.fact.line,
+      endLine: edge.site.fact.line,
+      confidence: edge.confidence,
+      text,
+      tokens: estimateTokens(text) + 1,
+    });
   }
 
   const remaining = Math.max(0, budget - used);

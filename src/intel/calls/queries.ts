@@ -130,7 +130,10 @@ export function traceCalls(graph: CallGraph, from: SymbolRef[], to: SymbolRef[],
       return paths.length < maxPaths;
     }
     for (const { from: previous, edge } of parents.get(key) ?? []) {
-      const step: TraceStep = { symbol: symbols.get(previous)!, call: { file: edge.site.file, line: edge.site.fact.line, column: edge.site.fact.column, confidence: edge.confidence } };
+      const step: TraceStep = {
+        symbol: symbols.get(previous)!,
+        call: { file: edge.site.file, line: edge.site.fact.line, column: edge.site.fact.column, confidence: edge.confidence },
+      };
       if (!build(previous, [step, ...suffix], worst(confidence, edge.confidence))) return false;
     }
     return true;
@@ -155,7 +158,11 @@ export interface Implementation {
 }
 
 /** Types whose heritage (extends / implements / impl … for) names `type`, then their subtypes, transitively. */
-export function implementationsOf(graph: CallGraph, type: SymbolRef, maxDepth: number = LIMITS.intel.calls.maxHeritageDepth): { implementations: Implementation[]; truncated: boolean } {
+export function implementationsOf(
+  graph: CallGraph,
+  type: SymbolRef,
+  maxDepth: number = LIMITS.intel.calls.maxHeritageDepth,
+): { implementations: Implementation[]; truncated: boolean } {
   const withHeritage: SymbolRef[] = [];
   for (const file of graph.imports.files()) for (const symbol of graph.symbolsOf(file.real)) if (symbol.heritage) withHeritage.push(symbol);
   const result: Implementation[] = [];
@@ -213,10 +220,17 @@ export interface ImpactResult {
  * transitive callers, transitive importers of its file, and the test files among them, plus test
  * files named after it (util.ts ↔ util.test.ts, test_util.py, util_test.go).
  */
-export function impactOf(graph: CallGraph, file: string, symbol: SymbolRef | undefined, options: { depth: number; limit: number; display: (real: string) => string }): ImpactResult {
+export function impactOf(
+  graph: CallGraph,
+  file: string,
+  symbol: SymbolRef | undefined,
+  options: { depth: number; limit: number; display: (real: string) => string },
+): ImpactResult {
   const truncated: string[] = [];
   const callers = symbol ? walkCalls(graph, symbol, "callers", options.depth, options.limit, "inferred") : { edges: [] };
-  if (callers.truncatedBy) truncated.push(callers.truncatedBy === "limit" ? `callers cut at limit ${options.limit}` : `callers cut at ${LIMITS.intel.calls.maxExpanded} expanded symbols`);
+  if (callers.truncatedBy) {
+    truncated.push(callers.truncatedBy === "limit" ? `callers cut at limit ${options.limit}` : `callers cut at ${LIMITS.intel.calls.maxExpanded} expanded symbols`);
+  }
   const walk = walkGraph(graph.imports, file, "dependents", LIMITS.intel.graph.maxDepth);
   if (walk.truncated) truncated.push(`dependents cut at ${LIMITS.intel.graph.maxWalkNodes} files`);
   const tests = new Map<string, ReachingTest>();

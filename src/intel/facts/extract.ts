@@ -79,7 +79,7 @@ const validatedRules = new WeakMap<LanguageExtractor, Map<string, Rule[]>>();
  */
 function rulesFor(extractor: LanguageExtractor, id: LanguageId, calls: boolean): Rule[] {
   let byLanguage = validatedRules.get(extractor);
-  if (!byLanguage) validatedRules.set(extractor, (byLanguage = new Map()));
+  if (!byLanguage) validatedRules.set(extractor, byLanguage = new Map());
   const key = calls ? id : `${id}\u0000nocalls`;
   const cached = byLanguage.get(key);
   if (cached) return cached;

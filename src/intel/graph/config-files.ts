@@ -73,8 +73,7 @@ export class ConfigFiles {
 
   /** A new session's workspace over the same roots; the cached reads stay valid only if the roots are the same. */
   useWorkspace(workspace: Workspace): void {
-    const same =
-      workspace.roots.length === this.#workspace.roots.length &&
+    const same = workspace.roots.length === this.#workspace.roots.length &&
       workspace.roots.every((root, index) => root.real === this.#workspace.roots[index]?.real && root.path === this.#workspace.roots[index]?.path);
     this.#workspace = workspace;
     if (!same) this.invalidate();
@@ -133,9 +132,9 @@ export class ConfigFiles {
     const key = path.normalize(absolute);
     let pending = this.#denials.get(key);
     if (!pending) {
-      pending = insideRoots(this.#workspace, key)
-        ? this.#workspace.check(key, "read").then((decision) => decision.code === "path_denied", () => false)
-        : Promise.resolve(false);
+      pending = insideRoots(this.#workspace, key) ?
+        this.#workspace.check(key, "read").then((decision) => decision.code === "path_denied", () => false) :
+        Promise.resolve(false);
       this.#denials.set(key, pending);
     }
     return pending;

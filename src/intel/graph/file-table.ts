@@ -17,7 +17,7 @@ export class FileTable {
       this.byReal.set(file.real, file);
       const directory = path.dirname(file.real);
       let list = this.byDirectory.get(directory);
-      if (!list) this.byDirectory.set(directory, (list = []));
+      if (!list) this.byDirectory.set(directory, list = []);
       list.push(file);
       let current = directory;
       while (!this.directories.has(current)) {

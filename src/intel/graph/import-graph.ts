@@ -198,8 +198,7 @@ export class ImportGraph {
     for (const file of files) {
       if (file.facts.imports.length === 0) continue;
       const kept = previous.get(file.real);
-      const redo =
-        everything ||
+      const redo = everything ||
         !kept ||
         kept.sha256 !== file.sha256 ||
         (jvmChanged && familyOf(file.language) === "jvm") ||
@@ -228,7 +227,7 @@ export class ImportGraph {
     for (const imports of perFile.values()) {
       for (const edge of imports.edges) {
         let list = reverse.get(edge.to);
-        if (!list) reverse.set(edge.to, (list = []));
+        if (!list) reverse.set(edge.to, list = []);
         list.push(edge);
       }
     }
@@ -237,7 +236,7 @@ export class ImportGraph {
     this.#reverse = reverse;
     if (everything || resolvers.script.problems.size > 0) {
       const merged = new Map<string, TsConfigProblem>();
-      if (!everything) for (const problem of this.#problems) merged.set(`${problem.config}\0${problem.message}`, problem);
+      if (!everything) { for (const problem of this.#problems) merged.set(`${problem.config}\0${problem.message}`, problem); }
       for (const [key, problem] of resolvers.script.problems) merged.set(key, problem);
       this.#problems = [...merged.values()];
     }
@@ -248,9 +247,9 @@ export class ImportGraph {
     const result: FileImports = { sha256: file.sha256, edges: [], unresolved: [], externals: new Map() };
     const family = familyOf(file.language);
     for (const fact of file.facts.imports) {
-      const resolution: Resolution = family
-        ? await resolvers.for(family).resolve(file, fact)
-        : { kind: "unresolved", reason: "unsupported", detail: `imports of ${file.language} files are not resolved` };
+      const resolution: Resolution = family ?
+        await resolvers.for(family).resolve(file, fact) :
+        { kind: "unresolved", reason: "unsupported", detail: `imports of ${file.language} files are not resolved` };
       if (resolution.kind === "file") {
         for (const target of resolution.targets) {
           if (target === file.real) continue;

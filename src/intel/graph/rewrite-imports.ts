@@ -48,7 +48,9 @@ export function rewriteScriptSpecifier(importer: string, oldSpecifier: string, o
   if (written === oldTarget) style = "exact";
   else if (written === path.dirname(oldTarget) && /^index\./.test(oldBase)) style = "folder";
   else if (written === oldTarget.slice(0, oldTarget.length - oldExtension.length)) style = "extensionless";
-  else if (SCRIPT_SOURCE_EXTENSIONS.test(written) && written.slice(0, written.length - path.extname(written).length) === oldTarget.slice(0, oldTarget.length - oldExtension.length)) style = "emitted";
+  else if (
+    SCRIPT_SOURCE_EXTENSIONS.test(written) && written.slice(0, written.length - path.extname(written).length) === oldTarget.slice(0, oldTarget.length - oldExtension.length)
+  ) style = "emitted";
   else return { ok: false, reason: `${oldSpecifier} does not name ${oldBase} in a way that can be carried over` };
 
   const newStem = newTarget.slice(0, newTarget.length - newExtension.length);

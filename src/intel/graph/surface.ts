@@ -76,7 +76,8 @@ interface SurfaceState {
 }
 
 function isPublicMember(symbol: SymbolFact): boolean {
-  return symbol.local !== true && symbol.visibility !== "private" && symbol.visibility !== "protected" && symbol.visibility !== "file" && (symbol.exported || symbol.visibility === "public");
+  return symbol.local !== true && symbol.visibility !== "private" && symbol.visibility !== "protected" && symbol.visibility !== "file" &&
+    (symbol.exported || symbol.visibility === "public");
 }
 
 function declaredSurface(file: IndexedFile): SurfaceEntry[] {
@@ -147,7 +148,15 @@ async function surfaceOf(file: IndexedFile, state: SurfaceState, stack: string[]
         entries.set(exported.name, entryFor(file, symbol, exported.name));
       } else if (!IDENTIFIER_TEXT.test(local)) {
         // `export default <expression>`: the value itself is the export.
-        entries.set(exported.name, { name: exported.name, kind: "value", signature: `${exported.name} = ${local}`, path: file.display, startLine: exported.line, endLine: exported.line, qualifiedName: exported.name });
+        entries.set(exported.name, {
+          name: exported.name,
+          kind: "value",
+          signature: `${exported.name} = ${local}`,
+          path: file.display,
+          startLine: exported.line,
+          endLine: exported.line,
+          qualifiedName: exported.name,
+        });
       } else {
         state.problems.push({ name: exported.name, file: file.display, reason: `no declaration or import named ${JSON.stringify(local)} in this file` });
       }

@@ -43,7 +43,11 @@ export function lineCount(text: string): number {
 }
 
 /** A file asked for by path, read whole and classified; throws when it cannot have facts (the walk records a status instead). */
-export async function readSourceFile(resolved: ResolvedPath, detector: LanguageDetector, limit: number): Promise<{ loaded: { bytes: Buffer; stats: Stats }; text: string; language: LanguageId }> {
+export async function readSourceFile(
+  resolved: ResolvedPath,
+  detector: LanguageDetector,
+  limit: number,
+): Promise<{ loaded: { bytes: Buffer; stats: Stats }; text: string; language: LanguageId }> {
   if (resolved.kind !== "file" || !resolved.exists) {
     throw new ToolError(resolved.exists ? "not_a_file" : "file_not_found", `${resolved.display} ${resolved.exists ? "is not a regular file" : "does not exist"}.`);
   }
@@ -51,7 +55,7 @@ export async function readSourceFile(resolved: ResolvedPath, detector: LanguageD
   if (loaded === "gone") throw new ToolError("file_not_found", `${resolved.display} does not exist (it disappeared while being read).`);
   if (loaded === "too_large" || "skipped" in loaded) {
     throw new ToolError("file_too_large", `${resolved.display} is larger than ${limit} bytes, too large to parse for an outline.`, {
-      hint: 'Read it in line ranges with file_read (mode: "text").',
+      hint: "Read it in line ranges with file_read (mode: \"text\").",
     });
   }
   const verdict = classifySource(loaded.bytes, resolved.relative, detector, false);
@@ -60,7 +64,7 @@ export async function readSourceFile(resolved: ResolvedPath, detector: LanguageD
   if (verdict.kind !== "source") {
     const detected = verdict.kind === "no_parser" ? verdict.language : undefined;
     throw new ToolError("invalid_input", `${resolved.display} has no language with a syntax tree parser here${detected === undefined ? "" : ` (detected ${detected})`}.`, {
-      hint: 'Read it with file_read (mode: "text"); [languages].overrides in the config can assign a language to a file pattern.',
+      hint: "Read it with file_read (mode: \"text\"); [languages].overrides in the config can assign a language to a file pattern.",
     });
   }
   return { loaded, text: verdict.text, language: verdict.language };

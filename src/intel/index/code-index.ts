@@ -52,7 +52,6 @@ export interface IndexHooks {
   closed(index: CodeIndex): void;
 }
 
-
 async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   signal.throwIfAborted();
@@ -128,9 +127,19 @@ export class CodeIndex {
     }
     this.#readScratch = new ReadScratch(this.#tuning.readScratchBytes);
     this.#tree = new IndexTree({ workspace: () => this.#workspace, detector: () => this.#detector, watcher: () => this.#freshness.watcher });
-    this.#freshness = new Freshness(this.#tree, { watch: options.watch ?? "auto", fullCheckIntervalMs: this.#tuning.fullCheckIntervalMs, maxWatchedDirectories: this.#tuning.maxWatchedDirectories });
+    this.#freshness = new Freshness(this.#tree, {
+      watch: options.watch ?? "auto",
+      fullCheckIntervalMs: this.#tuning.fullCheckIntervalMs,
+      maxWatchedDirectories: this.#tuning.maxWatchedDirectories,
+    });
     this.#snapshot = new SnapshotKeeper(
-      { persist: () => this.#settings.persist, closed: () => this.#closed, generation: () => this.#tree.generation, extractorVersion: () => this.#extractorVersion, files: () => this.files() },
+      {
+        persist: () => this.#settings.persist,
+        closed: () => this.#closed,
+        generation: () => this.#tree.generation,
+        extractorVersion: () => this.#extractorVersion,
+        files: () => this.files(),
+      },
       this.rootReals,
       options.cacheDir,
       this.#tuning.snapshot,
@@ -474,7 +483,18 @@ export class CodeIndex {
       return;
     }
     if (tree.files.get(state.real) !== state) return;
-    const indexed: IndexedFile = { real: state.real, display: state.display, rootReal: state.rootReal, relative: state.relative, language, size, mtimeMs, sha256, lines: lineCount(text), facts };
+    const indexed: IndexedFile = {
+      real: state.real,
+      display: state.display,
+      rootReal: state.rootReal,
+      relative: state.relative,
+      language,
+      size,
+      mtimeMs,
+      sha256,
+      lines: lineCount(text),
+      facts,
+    };
     tree.setStatus(state, "indexed", indexed);
   }
 

@@ -41,7 +41,13 @@ export interface IndexTuning {
   snapshot: SnapshotTiming;
 }
 
-export const DEFAULT_INDEX_TUNING: IndexTuning = { concurrency: 4, readScratchBytes: 2 * 1024 * 1024, fullCheckIntervalMs: 60_000, maxWatchedDirectories: 8192, snapshot: DEFAULT_SNAPSHOT_TIMING };
+export const DEFAULT_INDEX_TUNING: IndexTuning = {
+  concurrency: 4,
+  readScratchBytes: 2 * 1024 * 1024,
+  fullCheckIntervalMs: 60_000,
+  maxWatchedDirectories: 8192,
+  snapshot: DEFAULT_SNAPSHOT_TIMING,
+};
 
 export interface CodeIndexOptions {
   /** Where snapshots go; default: the user cache directory (see cache-dir.ts). */
@@ -62,4 +68,3 @@ export interface EnsureFreshOptions {
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
-

@@ -69,7 +69,8 @@ export interface TreeHost {
 }
 
 /** How a cut by directory depth is reported: the limit, and what a caller can still do. */
-const TOO_DEEP_LIMIT = `directory depth ${LIMITS.intel.index.maxDirectoryDepth}: deeper directories are not indexed (not configurable); file_read and the other path tools still open files there by path`;
+const TOO_DEEP_LIMIT =
+  `directory depth ${LIMITS.intel.index.maxDirectoryDepth}: deeper directories are not indexed (not configurable); file_read and the other path tools still open files there by path`;
 
 export function signatureOf(stats: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
   return `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
@@ -146,7 +147,10 @@ export class IndexTree {
   indexedFiles(rootReals: readonly string[]): IndexedFile[] {
     const out: IndexedFile[] = [];
     for (const state of this.files.values()) if (state.indexed) out.push(state.indexed);
-    return out.sort((a, b) => (a.rootReal === b.rootReal ? (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0) : rootReals.indexOf(a.rootReal) - rootReals.indexOf(b.rootReal)));
+    return out.sort((
+      a,
+      b,
+    ) => (a.rootReal === b.rootReal ? (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0) : rootReals.indexOf(a.rootReal) - rootReals.indexOf(b.rootReal)));
   }
 
   /** What the walk and the limits left out, and whether the answer is complete. */
@@ -212,7 +216,23 @@ export class IndexTree {
   }
 
   #newDir(real: string, rootReal: string, rootIndex: number, relative: string, parent: string | undefined, depth: number): DirState {
-    return { real, rootReal, rootIndex, relative, signature: "", parent, rootInherited: [], chain: [], ignoreSignature: "", files: new Set(), dirs: new Set(), ignored: 0, denied: 0, depth, tooDeep: 0 };
+    return {
+      real,
+      rootReal,
+      rootIndex,
+      relative,
+      signature: "",
+      parent,
+      rootInherited: [],
+      chain: [],
+      ignoreSignature: "",
+      files: new Set(),
+      dirs: new Set(),
+      ignored: 0,
+      denied: 0,
+      depth,
+      tooDeep: 0,
+    };
   }
 
   /**

@@ -18,7 +18,18 @@ import { readBounded, realTarget } from "../../policy/open.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { type DecodedFile, decodeForEdit, detectBom, looksBinary } from "../../text/index.ts";
-import { astGrepLanguageFor, type CompiledQuery, describeMatches, type LanguageId, matchText, napi, passesLiterals, releaseTreesLater, type StructuralMatch, TreeRelease } from "../../syntax/index.ts";
+import {
+  astGrepLanguageFor,
+  type CompiledQuery,
+  describeMatches,
+  type LanguageId,
+  matchText,
+  napi,
+  passesLiterals,
+  releaseTreesLater,
+  type StructuralMatch,
+  TreeRelease,
+} from "../../syntax/index.ts";
 
 export interface RunFile {
   /** Real path the policy approved for reading. */

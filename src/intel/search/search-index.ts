@@ -80,7 +80,6 @@ interface FileEntry extends ChunkFile {
   body: boolean;
 }
 
-
 export class SearchIndex {
   readonly #source: SearchSource;
   readonly #embedder: Embedder;

@@ -150,7 +150,6 @@ function codePointClass(codePoint: number): number {
   return found;
 }
 
-
 /**
  * Term ids of identifiers already split, by their exact spelling: most identifiers repeat, so a
  * refresh splits each distinct one once. Kept for the length of one refresh (the dictionary's ids
@@ -243,7 +242,6 @@ function copyInto(target: Int32Array<ArrayBuffer>, source: Int32Array): Int32Arr
   target.set(source.subarray(0, Math.min(source.length, target.length)));
   return target;
 }
-
 
 /**
  * Counts the terms of every identifier in text[start, end) — what termCounts(text.slice(start, end))

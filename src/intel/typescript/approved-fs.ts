@@ -39,7 +39,6 @@ function isInside(parent: string, child: string): boolean {
 /** Directories listed (or files stat'ed) at once. */
 export const LIST_CONCURRENCY = 16;
 
-
 function sameEntries(a: Map<string, ApprovedEntry>, b: Map<string, ApprovedEntry>): boolean {
   if (a.size !== b.size) return false;
   for (const [name, entry] of a) {
@@ -220,7 +219,7 @@ export class ApprovedFileSystem {
   }
 
   #hasListedAncestor(key: string): boolean {
-    for (let current = path.dirname(key); ; current = path.dirname(current)) {
+    for (let current = path.dirname(key);; current = path.dirname(current)) {
       if (this.#listings.get(current)?.state === "listed") return true;
       if (path.dirname(current) === current) return false;
     }

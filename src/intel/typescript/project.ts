@@ -54,7 +54,20 @@ function versionOf(stats: { mtimeMs: number; ctimeMs: number; size: number; ino:
 /** The repository may ask for anything; these options make sure the compiler only reads. */
 export function hardenOptions(options: TS.CompilerOptions): TS.CompilerOptions {
   const hardened: TS.CompilerOptions = { ...options, noEmit: true, incremental: false, composite: false };
-  for (const key of ["tsBuildInfoFile", "emitDeclarationOnly", "plugins", "generateTrace", "generateCpuProfile", "diagnostics", "extendedDiagnostics", "listFiles", "listEmittedFiles", "traceResolution"]) {
+  for (
+    const key of [
+      "tsBuildInfoFile",
+      "emitDeclarationOnly",
+      "plugins",
+      "generateTrace",
+      "generateCpuProfile",
+      "diagnostics",
+      "extendedDiagnostics",
+      "listFiles",
+      "listEmittedFiles",
+      "traceResolution",
+    ]
+  ) {
     delete hardened[key];
   }
   hardened.maxNodeModuleJsDepth = Math.min(options.maxNodeModuleJsDepth ?? 0, 2);
@@ -275,7 +288,13 @@ export class TsProject {
     return version;
   }
 
-  #matchFiles(root: string, extensions: readonly string[] | undefined, excludes: readonly string[] | undefined, includes: readonly string[] | undefined, depth: number | undefined): string[] {
+  #matchFiles(
+    root: string,
+    extensions: readonly string[] | undefined,
+    excludes: readonly string[] | undefined,
+    includes: readonly string[] | undefined,
+    depth: number | undefined,
+  ): string[] {
     const match = (this.ts as unknown as { matchFiles?: MatchFiles }).matchFiles;
     const entries = (directory: string) => this.#fs.entriesOf(directory);
     const realpath = (target: string) => this.#fs.realpath(target);
@@ -311,7 +330,7 @@ export class TsProject {
     /** Real paths of the files the parse read: the config and its extends chain. */
     const read = new Set<string>();
     let parsed: { options: TS.CompilerOptions; fileNames: string[]; errors: readonly TS.Diagnostic[] };
-    for (let round = 0; ; round++) {
+    for (let round = 0;; round++) {
       this.#fs.clearWanted();
       read.clear();
       if (this.configFile) {
@@ -339,7 +358,9 @@ export class TsProject {
 
     const notes: string[] = [];
     // The final round's errors: a missing or refused extends, an unknown option, no inputs.
-    for (const error of parsed.errors.slice(0, 5)) notes.push(`config: ${ts.flattenDiagnosticMessageText(error.messageText, " ").slice(0, LIMITS.intel.typescript.maxMessageChars)}`);
+    for (const error of parsed.errors.slice(0, 5)) {
+      notes.push(`config: ${ts.flattenDiagnosticMessageText(error.messageText, " ").slice(0, LIMITS.intel.typescript.maxMessageChars)}`);
+    }
     let fileNames = parsed.fileNames;
     if (fileNames.length > LIMITS.intel.typescript.maxProjectFiles) {
       notes.push(`the project has ${fileNames.length} files; only the first ${LIMITS.intel.typescript.maxProjectFiles} are roots (LIMITS.intel.typescript.maxProjectFiles)`);
@@ -397,7 +418,7 @@ export class TsProject {
 
   /** Builds the program, approving what it asked for, until it asks for nothing new. */
   async #stableProgram(): Promise<TS.Program> {
-    for (let round = 0; ; round++) {
+    for (let round = 0;; round++) {
       this.#fs.clearWanted();
       const program = this.#service.getProgram();
       if (!program) throw new Error("the language service produced no program");

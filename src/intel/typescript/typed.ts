@@ -124,7 +124,11 @@ async function sourceFileOf(session: ProjectSession, resolved: ResolvedPath): Pr
     if (/\.[cm]?jsx?$/.test(resolved.real) && program.getCompilerOptions().allowJs !== true) {
       throw new ToolError("invalid_input", `${resolved.display} is JavaScript and its project's tsconfig does not set allowJs, so the compiler does not read it.`, { hint });
     }
-    throw new ToolError("file_too_large", `${resolved.display} is not part of the TypeScript program (larger than ${LIMITS.intel.typescript.maxFileBytes} bytes, or not readable).`, { hint });
+    throw new ToolError(
+      "file_too_large",
+      `${resolved.display} is not part of the TypeScript program (larger than ${LIMITS.intel.typescript.maxFileBytes} bytes, or not readable).`,
+      { hint },
+    );
   }
   return { program, sourceFile };
 }
@@ -135,11 +139,17 @@ const CALLABLE_KINDS: ReadonlySet<DeclarationKind> = new Set(["function", "metho
 
 function signaturesOf(ts: TypeScriptModule, checker: TS.TypeChecker, site: DeclarationSite): readonly TS.Signature[] {
   const node = site.node;
-  if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) {
+  if (
+    ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)
+  ) {
     const signature = checker.getSignatureFromDeclaration(node);
     return signature ? [signature] : [];
   }
-  const initializer = ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isPropertyAssignment(node) ? node.initializer : ts.isExportAssignment(node) ? node.expression : undefined;
+  const initializer = ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isPropertyAssignment(node) ?
+    node.initializer :
+    ts.isExportAssignment(node) ?
+    node.expression :
+    undefined;
   if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
     const signature = checker.getSignatureFromDeclaration(initializer);
     return signature ? [signature] : [];
@@ -237,8 +247,7 @@ function calleeAt(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.SourceFile
   if (parent && ts.isPropertyAccessExpression(parent) && parent.name === node) expression = parent;
   const user = expression.parent;
   if (!user) return undefined;
-  const called =
-    ((ts.isCallExpression(user) || ts.isNewExpression(user)) && user.expression === expression) ||
+  const called = ((ts.isCallExpression(user) || ts.isNewExpression(user)) && user.expression === expression) ||
     (ts.isTaggedTemplateExpression(user) && user.tag === expression) ||
     (ts.isDecorator(user) && user.expression === expression) ||
     ((ts.isJsxOpeningElement(user) || ts.isJsxSelfClosingElement(user)) && user.tagName === expression);
@@ -261,10 +270,9 @@ export async function typedReferences(workspace: Workspace, resolved: ResolvedPa
     const ts = session.ts;
     const { program, sourceFile } = await sourceFileOf(session, resolved);
     const checker = program.getTypeChecker();
-    const position =
-      "symbolName" in target
-        ? siteFor(ts, checker, sourceFile, resolved, target.symbolName).nameNode.getStart(sourceFile)
-        : positionOf(sourceFile, resolved, target.line, target.column);
+    const position = "symbolName" in target ?
+      siteFor(ts, checker, sourceFile, resolved, target.symbolName).nameNode.getStart(sourceFile) :
+      positionOf(sourceFile, resolved, target.line, target.column);
     const found = session.service.findReferences(resolved.real, position);
     if (!found || found.length === 0) {
       const where = "symbolName" in target ? JSON.stringify(target.symbolName) : `line ${target.line}, column ${target.column}`;

@@ -25,7 +25,10 @@ beforeAll(async () => {
   repo = await makeRepo({
     "src/fmt/util.ts": {
       content: UTIL,
-      symbols: [sym("format", { startLine: 1, endLine: 3, signature: "export function format(value: string): string" }), sym("helper", { startLine: 5, endLine: 7, signature: "export function helper(value: string): string" })],
+      symbols: [
+        sym("format", { startLine: 1, endLine: 3, signature: "export function format(value: string): string" }),
+        sym("helper", { startLine: 5, endLine: 7, signature: "export function helper(value: string): string" }),
+      ],
       calls: [call("helper", { caller: "format", line: 2, column: 10 })],
     },
     "src/fmt/index.ts": {
@@ -109,7 +112,10 @@ beforeAll(async () => {
     // Java: a static import names a member of the imported type; same-package types need no import.
     "java/com/acme/Bar.java": { content: "package com.acme;\n", symbols: [sym("Bar", { kind: "class" }), sym("baz", { kind: "method", parent: "Bar" })] },
     "java/com/acme/Helper.java": { content: "package com.acme;\n", symbols: [sym("Helper", { kind: "class" }), sym("run", { kind: "method", parent: "Helper" })] },
-    "java/org/other/Helper.java": { content: "package org.other;\n", symbols: [sym("Helper", { kind: "class" }), sym("run", { kind: "method", parent: "Helper" }), sym("baz", { kind: "method", parent: "Helper" })] },
+    "java/org/other/Helper.java": {
+      content: "package org.other;\n",
+      symbols: [sym("Helper", { kind: "class" }), sym("run", { kind: "method", parent: "Helper" }), sym("baz", { kind: "method", parent: "Helper" })],
+    },
     "java/com/acme/App.java": {
       content: "package com.acme;\n",
       imports: [imp("com.acme.Bar", "import", ["baz"], 2)],
@@ -194,7 +200,11 @@ describe("callers", () => {
   test("Java: static imports and same-package types resolve exactly, not to a same-name type in another package", () => {
     const main = find("App.main");
     const { edges } = graph.calleesOf(main);
-    expect(edges.map((edge) => `${edge.site.fact.callee} → ${edge.targets.map((target) => `${path.relative(repo.root, target.file)}#${target.qualifiedName}`).join(",")} ${edge.confidence}`)).toEqual([
+    expect(
+      edges.map((edge) =>
+        `${edge.site.fact.callee} → ${edge.targets.map((target) => `${path.relative(repo.root, target.file)}#${target.qualifiedName}`).join(",")} ${edge.confidence}`
+      ),
+    ).toEqual([
       "baz → java/com/acme/Bar.java#Bar.baz exact",
       "Helper.run → java/com/acme/Helper.java#Helper.run exact",
       "Helper → java/com/acme/Helper.java#Helper exact",
@@ -257,7 +267,19 @@ describe("impact", () => {
   });
 
   test("test files by convention", () => {
-    for (const name of ["src/a.test.ts", "src/a.spec.tsx", "tests/test_models.py", "pkg/models_test.py", "x/y_test.go", "spec/user_spec.rb", "src/test/java/FooTest.java", "__tests__/a.js", "test/helpers.ts"]) {
+    for (
+      const name of [
+        "src/a.test.ts",
+        "src/a.spec.tsx",
+        "tests/test_models.py",
+        "pkg/models_test.py",
+        "x/y_test.go",
+        "spec/user_spec.rb",
+        "src/test/java/FooTest.java",
+        "__tests__/a.js",
+        "test/helpers.ts",
+      ]
+    ) {
       expect(isTestFile(name)).toBe(true);
     }
     for (const name of ["src/attest.ts", "src/contest.py", "src/latest.go", "src/testing-utils.ts"]) expect(isTestFile(name)).toBe(false);
@@ -281,7 +303,7 @@ describe("context", () => {
     ]);
     expect(packed.sections.at(-1)!.text).toContain("[ambiguous]");
     expect(packed.sections[0]!.text).toContain("return helper(value).trim();");
-    expect(packed.sections[1]!.text).toContain('return value + " ";');
+    expect(packed.sections[1]!.text).toContain("return value + \" \";");
     expect(packed.usedTokens).toBeLessThanOrEqual(1000);
     expect(packed.omitted).toEqual([]);
   });

@@ -8,9 +8,9 @@ const file = (language: string) => ({ language }) as GraphFile;
 
 describe("names an import binds", () => {
   test("a Go import binds its package name, skipping a major-version suffix and a go- prefix", () => {
-    expect(bindings(file("go"), imp('"example.com/x/v2"'))).toEqual([{ local: "x", imported: "*" }]);
-    expect(bindings(file("go"), imp('"gopkg.in/yaml.v3"'))).toEqual([{ local: "yaml", imported: "*" }]);
-    expect(bindings(file("go"), imp('"github.com/a/go-shlex"'))).toEqual([{ local: "shlex", imported: "*" }]);
+    expect(bindings(file("go"), imp("\"example.com/x/v2\""))).toEqual([{ local: "x", imported: "*" }]);
+    expect(bindings(file("go"), imp("\"gopkg.in/yaml.v3\""))).toEqual([{ local: "yaml", imported: "*" }]);
+    expect(bindings(file("go"), imp("\"github.com/a/go-shlex\""))).toEqual([{ local: "shlex", imported: "*" }]);
   });
 
   test("Python binds a plain import's module, Rust a use's last segment or a mod, and explicit names win everywhere", () => {
@@ -25,7 +25,10 @@ describe("names an import binds", () => {
 describe("meanings and qualifiers", () => {
   test("meanings found along several paths merge without duplicates; an outside name survives only alone", () => {
     const symbol = { file: "/r/a.ts", qualifiedName: "f", name: "f", kind: "function", startLine: 1, endLine: 1 } as never;
-    expect(merge([{ symbols: [symbol], modules: ["/r/m.ts"] }, { symbols: [symbol], modules: ["/r/m.ts"], external: "react" }])).toEqual({ symbols: [symbol], modules: ["/r/m.ts"] });
+    expect(merge([{ symbols: [symbol], modules: ["/r/m.ts"] }, { symbols: [symbol], modules: ["/r/m.ts"], external: "react" }])).toEqual({
+      symbols: [symbol],
+      modules: ["/r/m.ts"],
+    });
     expect(merge([{ symbols: [], modules: [], external: "react" }])).toEqual({ symbols: [], modules: [], external: "react" });
   });
 

@@ -46,7 +46,7 @@ describe("extractFacts", () => {
   });
 
   test("calls: false leaves calls out but keeps the imports that calls make", () => {
-    const script = 'const a = require("a");\nrequire("b");\nasync function f() { await import("c"); g(); new H(); }\n';
+    const script = "const a = require(\"a\");\nrequire(\"b\");\nasync function f() { await import(\"c\"); g(); new H(); }\n";
     const full = extractFacts("javascript", script);
     const lean = extractFacts("javascript", script, undefined, { calls: false });
     expect(full.calls.length).toBeGreaterThan(0);
@@ -54,12 +54,14 @@ describe("extractFacts", () => {
     expect(lean.imports).toEqual(full.imports);
     expect(lean.imports.map((fact) => `${fact.kind}:${fact.specifier}`)).toEqual(["require:a", "require:b", "dynamic:c"]);
     expect(lean.symbols).toEqual(full.symbols);
-    for (const [language, text, specifier] of [
-      ["ruby", 'require "json"\nputs 1\n', "json"],
-      ["lua", 'local x = require("m")\nprint(x)\n', "m"],
-      ["bash", "source ./env.sh\necho hi\n", "./env.sh"],
-      ["python", "import os\nos.getcwd()\n", "os"],
-    ] as const) {
+    for (
+      const [language, text, specifier] of [
+        ["ruby", "require \"json\"\nputs 1\n", "json"],
+        ["lua", "local x = require(\"m\")\nprint(x)\n", "m"],
+        ["bash", "source ./env.sh\necho hi\n", "./env.sh"],
+        ["python", "import os\nos.getcwd()\n", "os"],
+      ] as const
+    ) {
       const facts = extractFacts(language, text, undefined, { calls: false });
       expect(facts.calls).toEqual([]);
       expect(facts.imports.map((fact) => fact.specifier)).toEqual([specifier]);
@@ -86,8 +88,8 @@ describe("extractFacts", () => {
   });
 
   test("comments inside a declaration head are left out of its signature", () => {
-    const facts = extractFacts("typescript", 'export function f(\n  a: string, // the name\n  /* legacy */ b = "http://x",\n): void {}\n');
-    expect(facts.symbols[0]!.signature).toBe('function f( a: string, b = "http://x", ): void');
+    const facts = extractFacts("typescript", "export function f(\n  a: string, // the name\n  /* legacy */ b = \"http://x\",\n): void {}\n");
+    expect(facts.symbols[0]!.signature).toBe("function f( a: string, b = \"http://x\", ): void");
   });
 
   test("a comment separated by a blank line, or trailing other code, is not documentation", () => {

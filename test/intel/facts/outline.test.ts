@@ -20,7 +20,7 @@ function languageOf(file: string): string {
 
 function factsOf(file: string): FileFacts {
   let facts = cache.get(file);
-  if (!facts) cache.set(file, (facts = extractFacts(languageOf(file), textOf(file))));
+  if (!facts) cache.set(file, facts = extractFacts(languageOf(file), textOf(file)));
   return facts;
 }
 
@@ -38,7 +38,14 @@ function expectSymbols(file: string, rows: Row[]): void {
   for (const [qualifiedName, kind, lines, visibility, exported, signature, doc] of rows) {
     const symbol = find(facts, qualifiedName, kind);
     const [start, end] = lines.split("-").map(Number);
-    expect({ qualifiedName, lines: `${symbol.startLine}-${symbol.endLine}`, visibility: symbol.visibility, exported: symbol.exported, signature: symbol.signature, doc: symbol.doc }).toEqual({
+    expect({
+      qualifiedName,
+      lines: `${symbol.startLine}-${symbol.endLine}`,
+      visibility: symbol.visibility,
+      exported: symbol.exported,
+      signature: symbol.signature,
+      doc: symbol.doc,
+    }).toEqual({
       qualifiedName,
       lines: `${start}-${end}`,
       visibility,
@@ -78,7 +85,37 @@ const ALL_FIXTURES = readdirSync(FIXTURES).sort();
 describe("every outline fixture", () => {
   test("covers every language with a fixture", () => {
     const languages = new Set(ALL_FIXTURES.map(languageOf));
-    for (const id of ["typescript", "tsx", "javascript", "python", "go", "rust", "java", "kotlin", "c", "cpp", "csharp", "ruby", "php", "swift", "scala", "lua", "bash", "elixir", "haskell", "dart", "sql", "json", "yaml", "toml", "markdown", "html", "css"]) {
+    for (
+      const id of [
+        "typescript",
+        "tsx",
+        "javascript",
+        "python",
+        "go",
+        "rust",
+        "java",
+        "kotlin",
+        "c",
+        "cpp",
+        "csharp",
+        "ruby",
+        "php",
+        "swift",
+        "scala",
+        "lua",
+        "bash",
+        "elixir",
+        "haskell",
+        "dart",
+        "sql",
+        "json",
+        "yaml",
+        "toml",
+        "markdown",
+        "html",
+        "css",
+      ]
+    ) {
       expect(languages.has(id)).toBe(true);
     }
   });
@@ -127,7 +164,7 @@ describe("TypeScript", () => {
       ["UserId", "type", "27-27", "public", true, "type UserId = string"],
       ["Handler", "type", "29-29", "file", false, "type Handler = (event: Event) => void"],
       ["Color", "enum", "31-34", "public", true, "enum Color"],
-      ["Color.Green", "enum_member", "33-33", "public", true, 'Green = "green"'],
+      ["Color.Green", "enum_member", "33-33", "public", true, "Green = \"green\""],
       ["Flags.All", "enum_member", "36-36", "public", false, "All = 1"],
       ["UserService", "class", "39-70", "public", true, "class UserService extends BaseService implements Service, Disposable", "Creates users."],
       ["UserService.cache", "field", "41-41", "private", false, "private readonly cache = new Map<string, User>()"],
@@ -149,7 +186,7 @@ describe("TypeScript", () => {
       ["Geometry", "namespace", "98-103", "public", true, "namespace Geometry"],
       ["Geometry.distance", "function", "99-101", "public", true, "function distance(a: Point, b: Point): number"],
       ["Geometry.local", "constant", "102-102", "private", false, "const local = 1"],
-      ["external-lib", "module", "105-107", "file", false, 'module "external-lib"'],
+      ["external-lib", "module", "105-107", "file", false, "module \"external-lib\""],
       ["external-lib.patched", "function", "106-106", "public", false, "function patched(): void"],
       ["declared", "function", "109-109", "file", false, "function declared(x: number): void"],
       ["default", "constant", "117-123", "public", true, "export default defineComponent({…})"],
@@ -246,7 +283,7 @@ describe("JavaScript", () => {
   const file = "sample.js";
   test("CommonJS requires and exports, classes with #private members, object-literal methods", () => {
     expectSymbols(file, [
-      ["path", "constant", "2-2", "file", false, 'const path = require("node:path")'],
+      ["path", "constant", "2-2", "file", false, "const path = require(\"node:path\")"],
       ["DEFAULT_PORT", "constant", "7-7", "file", false, "const DEFAULT_PORT = 8080", "Default port of the server."],
       ["legacyCounter", "variable", "8-8", "file", false, "var legacyCounter = 0"],
       ["ConnectionPool", "class", "13-35", "public", true, "class ConnectionPool extends EventEmitter", "Keeps track of connections."],
@@ -289,15 +326,15 @@ describe("Python", () => {
     expectSymbols(file, [
       ["MAX_USERS", "constant", "11-11", "public", true, "MAX_USERS: int = 100"],
       // __all__ decides the surface: public names left out of it are not exported.
-      ["default_name", "variable", "12-12", "public", false, 'default_name = "anonymous"'],
+      ["default_name", "variable", "12-12", "public", false, "default_name = \"anonymous\""],
       ["_cache", "variable", "13-13", "private", false, "_cache = {}"],
       ["UserId", "type", "14-14", "public", false, "type UserId = int"],
       ["Repository", "class", "17-46", "public", true, "class Repository(BaseRepository, metaclass=ABCMeta)", "Stores users."],
-      ["Repository.table", "field", "20-20", "public", true, 'table = "users"'],
-      ["Repository._secret", "field", "21-21", "private", false, '_secret: str = "x"'],
+      ["Repository.table", "field", "20-20", "public", true, "table = \"users\""],
+      ["Repository._secret", "field", "21-21", "private", false, "_secret: str = \"x\""],
       ["Repository.__init__", "constructor", "23-25", "public", true, "def __init__(self, db)"],
       ["Repository.size", "property", "27-30", "public", true, "def size(self) -> int", "Number of stored users."],
-      ["Repository.build", "method", "32-34", "public", true, 'def build(config: dict) -> "Repository"'],
+      ["Repository.build", "method", "32-34", "public", true, "def build(config: dict) -> \"Repository\""],
       ["Repository.save", "method", "36-37", "public", true, "async def save(self, user: User) -> None"],
       ["Repository._validate", "method", "39-40", "private", false, "def _validate(self, user)"],
       ["Repository.__private", "method", "42-43", "private", false, "def __private(self)"],
@@ -336,9 +373,9 @@ describe("Go", () => {
   test("functions, methods under their receiver, structs, interfaces, consts, vars and capitalised exports", () => {
     expectSymbols(file, [
       ["MaxUsers", "constant", "14-14", "public", true, "const MaxUsers = 100", "MaxUsers is the largest number of users."],
-      ["defaultName", "constant", "17-17", "package", false, 'const defaultName = "anonymous"'],
-      ["Version", "constant", "19-19", "public", true, 'const Version = "1.0"', "Version of the store."],
-      ["ErrNotFound", "variable", "22-22", "public", true, 'var ErrNotFound = fmt.Errorf("not found")'],
+      ["defaultName", "constant", "17-17", "package", false, "const defaultName = \"anonymous\""],
+      ["Version", "constant", "19-19", "public", true, "const Version = \"1.0\"", "Version of the store."],
+      ["ErrNotFound", "variable", "22-22", "public", true, "var ErrNotFound = fmt.Errorf(\"not found\")"],
       ["UserID", "type", "25-25", "public", true, "type UserID = string", "UserID identifies a user."],
       ["Repository", "struct", "28-33", "public", true, "type Repository struct", "Repository stores users in a database."],
       ["Repository.DB", "field", "30-30", "public", true, "DB *db.Conn", "DB is the connection."],
@@ -375,7 +412,7 @@ describe("Rust", () => {
       ["api", "module", "8-12", "public", true, "pub mod api"],
       ["api.version", "function", "9-11", "public", true, "pub fn version() -> &'static str"],
       ["MAX_USERS", "constant", "15-15", "public", true, "pub const MAX_USERS: usize = 100", "Largest number of users."],
-      ["GREETING", "variable", "16-16", "private", false, 'static GREETING: &str = "hello"'],
+      ["GREETING", "variable", "16-16", "private", false, "static GREETING: &str = \"hello\""],
       ["UserId", "type", "19-19", "public", true, "pub type UserId = u64", "Identifies a user."],
       ["Repository", "struct", "23-28", "public", true, "pub struct Repository<T>", "Stores users."],
       ["Repository.rows", "field", "25-25", "public", true, "pub rows: Vec<T>", "The rows."],
@@ -431,11 +468,11 @@ describe("Java", () => {
       ["UserRepository.Cache", "class", "38-40", "package", false, "static class Cache"],
       ["Repository", "interface", "43-49", "package", false, "interface Repository"],
       ["Repository.size", "method", "46-48", "public", false, "default int size()"],
-      ["Status.SUSPENDED", "enum_member", "53-53", "public", false, 'SUSPENDED("s")'],
+      ["Status.SUSPENDED", "enum_member", "53-53", "public", false, "SUSPENDED(\"s\")"],
       ["Point", "class", "64-68", "package", false, "record Point(int x, int y)"],
       ["Point.x", "field", "64-64", "public", false, "int x"],
       ["Audited", "interface", "70-72", "package", false, "@interface Audited"],
-      ["Audited.value", "method", "71-71", "public", false, 'String value() default ""'],
+      ["Audited.value", "method", "71-71", "public", false, "String value() default \"\""],
     ]);
     expect(find(factsOf(file), "UserRepository", "class").heritage).toEqual(["BaseRepository", "Repository", "AutoCloseable"]);
     expectImports(file, [
@@ -459,17 +496,25 @@ describe("Kotlin", () => {
       ["MAX_USERS", "constant", "8-8", "public", true, "const val MAX_USERS = 100", "Largest number of users."],
       ["counter", "property", "9-9", "private", false, "private var counter = 0"],
       ["UserId", "type", "11-11", "public", true, "typealias UserId = Long"],
-      ["UserRepository", "class", "16-36", "public", true, "open class UserRepository(private val db: Database, val name: String) : BaseRepository<User>(), Repository", "Stores users."],
+      [
+        "UserRepository",
+        "class",
+        "16-36",
+        "public",
+        true,
+        "open class UserRepository(private val db: Database, val name: String) : BaseRepository<User>(), Repository",
+        "Stores users.",
+      ],
       ["UserRepository.db", "property", "16-16", "private", false, "private val db: Database"],
       ["UserRepository.cache", "property", "17-17", "internal", false, "internal val cache = mutableMapOf<UserId, User>()"],
       ["UserRepository.hits", "property", "18-18", "protected", true, "protected var hits: Int = 0"],
-      ["UserRepository.constructor", "constructor", "24-24", "public", true, 'constructor(db: Database) : this(db, "users")'],
+      ["UserRepository.constructor", "constructor", "24-24", "public", true, "constructor(db: Database) : this(db, \"users\")"],
       ["UserRepository.find", "method", "27-29", "public", true, "override suspend fun find(id: UserId): User?", "Finds a user."],
       ["UserRepository.log", "method", "31-31", "private", false, "private fun log(message: String)"],
       ["UserRepository.Companion.create", "method", "34-34", "public", true, "fun create(): UserRepository"],
       ["Repository", "interface", "38-41", "public", true, "interface Repository"],
       ["Status", "enum", "45-50", "public", true, "enum class Status(val code: String)"],
-      ["Status.ACTIVE", "enum_member", "46-46", "public", true, 'ACTIVE("a")'],
+      ["Status.ACTIVE", "enum_member", "46-46", "public", true, "ACTIVE(\"a\")"],
       ["Result.Empty", "class", "53-53", "public", true, "object Empty : Result()"],
       ["shout", "function", "62-62", "public", true, "fun String.shout(): String"],
       ["load", "function", "64-67", "internal", false, "internal fun load(path: String): List<User>"],
@@ -532,7 +577,7 @@ describe("C", () => {
       ["status.STATUS_SUSPENDED", "enum_member", "21-21", "public", true, "STATUS_SUSPENDED = 2"],
       ["compare_fn", "type", "23-23", "public", true, "typedef int (*compare_fn)(const void *, const void *)"],
       ["user_count", "variable", "25-25", "public", true, "int user_count = 0"],
-      ["greeting", "constant", "26-26", "file", false, 'static const char *greeting = "hello"'],
+      ["greeting", "constant", "26-26", "file", false, "static const char *greeting = \"hello\""],
       ["log_message", "function", "41-45", "file", false, "static void log_message(const char *message)"],
     ]);
     const findUser = factsOf(file).symbols.filter((symbol) => symbol.name === "find_user");
@@ -587,7 +632,7 @@ describe("C#", () => {
       ["Example.Store.UserRepository", "class", "14-37", "public", true, "public class UserRepository : BaseRepository<User>, IRepository, IDisposable", "Stores users."],
       ["Example.Store.UserRepository.MaxUsers", "constant", "17-17", "public", true, "public const int MaxUsers = 100"],
       ["Example.Store.UserRepository._cache", "field", "18-18", "private", false, "private readonly Dictionary<long, User> _cache = new()"],
-      ["Example.Store.UserRepository.Name", "property", "20-20", "internal", false, 'internal string Name { get; set; } = "users"'],
+      ["Example.Store.UserRepository.Name", "property", "20-20", "internal", false, "internal string Name { get; set; } = \"users\""],
       ["Example.Store.UserRepository.Changed", "field", "21-21", "public", true, "public event UserChanged Changed"],
       ["Example.Store.UserRepository.FindAsync", "method", "29-32", "public", true, "public async Task<User?> FindAsync(long id)", "Finds a user."],
       ["Example.Store.UserRepository.Log", "method", "34-34", "private", false, "private static void Log(string message)"],
@@ -617,7 +662,7 @@ describe("Ruby", () => {
       ["Store.MAX_USERS", "constant", "7-7", "public", true, "MAX_USERS = 100", "Largest number of users."],
       ["Store.UserRepository", "class", "10-46", "public", true, "class UserRepository < BaseRepository", "Stores users in a database."],
       ["Store.UserRepository.db", "property", "14-14", "public", true, "attr_reader :db"],
-      ["Store.UserRepository.initialize", "constructor", "17-21", "public", true, 'def initialize(db, name = "users")', "Creates a repository."],
+      ["Store.UserRepository.initialize", "constructor", "17-21", "public", true, "def initialize(db, name = \"users\")", "Creates a repository."],
       ["Store.UserRepository.build", "method", "28-30", "public", true, "def self.build(config)"],
       ["Store.UserRepository.cache", "method", "34-36", "protected", false, "def cache"],
       ["Store.UserRepository.log", "method", "40-43", "private", false, "def log(message)"],
@@ -683,13 +728,13 @@ describe("Swift", () => {
       ["UserRepository", "class", "11-37", "public", true, "open class UserRepository: BaseRepository, Repository", "Stores users."],
       ["UserRepository.cache", "property", "12-12", "private", false, "private var cache: [UserID: User] = [:]"],
       ["UserRepository.name", "property", "14-14", "internal", false, "let name: String"],
-      ["UserRepository.init", "constructor", "16-19", "public", true, 'public init(database: Database, name: String = "users")'],
+      ["UserRepository.init", "constructor", "16-19", "public", true, "public init(database: Database, name: String = \"users\")"],
       ["UserRepository.deinit", "method", "21-23", "internal", false, "deinit"],
       ["UserRepository.find", "method", "26-28", "public", true, "public func find(id: UserID) async throws -> User?", "Finds a user by id."],
       ["Repository", "interface", "39-42", "public", true, "public protocol Repository"],
       ["Repository.count", "property", "41-41", "public", true, "var count: Int"],
       ["Point", "struct", "44-51", "internal", false, "struct Point"],
-      ["Status.suspended", "enum_member", "55-55", "public", false, 'case suspended = "s"'],
+      ["Status.suspended", "enum_member", "55-55", "public", false, "case suspended = \"s\""],
       // Members of an extension are named under the extended type.
       ["UserRepository.description", "property", "61-61", "public", true, "public var description: String"],
       ["makeRepository", "function", "64-66", "internal", false, "func makeRepository() -> UserRepository"],
@@ -713,9 +758,9 @@ describe("Lua", () => {
   const file = "sample.lua";
   test("local and global functions, table methods, the returned module and requires", () => {
     expectSymbols(file, [
-      ["json", "variable", "1-1", "file", false, 'local json = require("cjson")'],
+      ["json", "variable", "1-1", "file", false, "local json = require(\"cjson\")"],
       ["MAX_USERS", "constant", "5-5", "file", false, "local MAX_USERS = 100", "Largest number of users."],
-      ["DEFAULT_NAME", "constant", "6-6", "public", true, 'DEFAULT_NAME = "anonymous"'],
+      ["DEFAULT_NAME", "constant", "6-6", "public", true, "DEFAULT_NAME = \"anonymous\""],
       ["M", "module", "8-8", "public", true, "local M = {}"],
       ["M.new", "method", "11-15", "public", true, "function M.new(db)", "Creates a repository."],
       ["M.find", "method", "18-20", "public", true, "function M:find(id)", "Finds a user by id."],
@@ -740,7 +785,7 @@ describe("Bash", () => {
   test("functions in both forms, readonly/exported variables, sourced files and commands", () => {
     expectSymbols(file, [
       ["MAX_USERS", "constant", "8-8", "file", false, "readonly MAX_USERS=100", "Largest number of users."],
-      ["STORE_DIR", "variable", "9-9", "public", true, 'export STORE_DIR="/var/lib/store"'],
+      ["STORE_DIR", "variable", "9-9", "public", true, "export STORE_DIR=\"/var/lib/store\""],
       ["counter", "variable", "10-10", "file", false, "counter=0"],
       ["log", "function", "13-16", "public", true, "log()", "Prints a message with a timestamp."],
       ["find_user", "function", "19-23", "public", true, "function find_user", "Finds a user by id."],
@@ -882,11 +927,11 @@ describe("SQL", () => {
 describe("documents", () => {
   test("JSON keys two levels deep with value previews", () => {
     expectSymbols("sample.json", [
-      ["name", "key", "2-2", "public", true, '"name": "store"'],
-      ["scripts", "key", "4-8", "public", true, '"scripts": {…}'],
-      ["scripts.build", "key", "5-5", "public", true, '"build": "tsc"'],
-      ["scripts.nested", "key", "7-7", "public", true, '"nested": {…}'],
-      ["files", "key", "9-9", "public", true, '"files": […]'],
+      ["name", "key", "2-2", "public", true, "\"name\": \"store\""],
+      ["scripts", "key", "4-8", "public", true, "\"scripts\": {…}"],
+      ["scripts.build", "key", "5-5", "public", true, "\"build\": \"tsc\""],
+      ["scripts.nested", "key", "7-7", "public", true, "\"nested\": {…}"],
+      ["files", "key", "9-9", "public", true, "\"files\": […]"],
     ]);
     noSymbol("sample.json", "scripts.nested.deep");
   });
@@ -897,14 +942,14 @@ describe("documents", () => {
       ["server.port", "key", "6-6", "public", true, "port: 8080"],
       ["server.tls", "key", "7-8", "public", true, "tls: {…}"],
       ["databases", "key", "9-11", "public", true, "databases: […]"],
-      ["quoted key", "key", "12-12", "public", true, '"quoted key": yes'],
+      ["quoted key", "key", "12-12", "public", true, "\"quoted key\": yes"],
     ]);
     noSymbol("sample.yaml", "server.tls.enabled");
   });
 
   test("TOML pairs, tables, dotted tables and array tables", () => {
     expectSymbols("sample.toml", [
-      ["title", "key", "2-2", "public", true, 'title = "store"'],
+      ["title", "key", "2-2", "public", true, "title = \"store\""],
       ["server", "key", "5-7", "public", true, "[server]"],
       ["server.port", "key", "7-7", "public", true, "port = 8080"],
       ["server.tls", "key", "9-10", "public", true, "[server.tls]"],
@@ -927,11 +972,11 @@ describe("markup and stylesheets", () => {
 
   test("HTML headings, ids, custom elements, scripts and stylesheets", () => {
     expectSymbols("sample.html", [
-      ["#top", "key", "10-12", "public", true, '<header id="top">'],
+      ["#top", "key", "10-12", "public", true, "<header id=\"top\">"],
       ["User store", "heading", "11-11", "public", true, "<h1> User store"],
       ["User store.Users", "heading", "14-14", "public", true, "<h2> Users"],
-      ["#users", "class", "15-15", "public", true, '<user-list id="users" source="/api/users">'],
-      ["#query", "key", "17-17", "public", true, '<input id="query" type="search">'],
+      ["#users", "class", "15-15", "public", true, "<user-list id=\"users\" source=\"/api/users\">"],
+      ["#query", "key", "17-17", "public", true, "<input id=\"query\" type=\"search\">"],
     ]);
     expectImports("sample.html", [
       { line: 6, kind: "include", specifier: "styles/main.css" },

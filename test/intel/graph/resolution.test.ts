@@ -112,7 +112,9 @@ describe("TypeScript and JavaScript", () => {
 });
 
 test("a specifier naming a file a policy rule hides is denied, not missing", async () => {
-  const repo = await makeRepo({ "src/app.ts": { imports: [imp("../private/secret"), imp("./gone")] }, "src/x.py": { imports: [imp("..private.keys", "import", ["k"])] } }, { rules: [{ path: "private/**", read: "deny" }] });
+  const repo = await makeRepo({ "src/app.ts": { imports: [imp("../private/secret"), imp("./gone")] }, "src/x.py": { imports: [imp("..private.keys", "import", ["k"])] } }, {
+    rules: [{ path: "private/**", read: "deny" }],
+  });
   try {
     // The index never holds denied files; on disk it exists.
     await repo.temp.write("private/secret.ts", "export const s = 1;\n");
@@ -141,7 +143,8 @@ describe("tsconfig paths and baseUrl", () => {
       "apps/web/tsconfig.json": `{ "extends": "../../tsconfig.base.json", "compilerOptions": { "strict": true } }`,
       "apps/api/tsconfig.json": `{ "extends": ["../../tsconfig.base.json", "./tsconfig.paths.json"] }`,
       "apps/api/tsconfig.paths.json": `{ "compilerOptions": { "paths": { "~/*": ["./src/*"] } } }`,
-      "apps/escape/tsconfig.json": `{ "extends": "${outside}/tsconfig.json", "compilerOptions": { "paths": { "@x/*": ["${outside}/x/*"], "@up/*": ["../../../../../../../../../tmp/*"] } } }`,
+      "apps/escape/tsconfig.json":
+        `{ "extends": "${outside}/tsconfig.json", "compilerOptions": { "paths": { "@x/*": ["${outside}/x/*"], "@up/*": ["../../../../../../../../../tmp/*"] } } }`,
       "apps/pkg/tsconfig.json": `{ "extends": "@acme/tsconfig/base.json" }`,
       "apps/pkg/node_modules/@acme/tsconfig/base.json": `{ "compilerOptions": { "paths": { "#shared/*": ["../../../../../shared/*"] } } }`,
       "shared/thing.ts": "",
@@ -187,9 +190,11 @@ describe("tsconfig paths and baseUrl", () => {
   test("steering outside the roots is reported as outside_roots and never probed", async () => {
     const fresh = await makeRepo({});
     try {
-      for (const [relative, content] of Object.entries({
-        "apps/escape/tsconfig.json": await readFile(repo.real("apps/escape/tsconfig.json"), "utf8"),
-      })) await fresh.add(relative, content);
+      for (
+        const [relative, content] of Object.entries({
+          "apps/escape/tsconfig.json": await readFile(repo.real("apps/escape/tsconfig.json"), "utf8"),
+        })
+      ) await fresh.add(relative, content);
       await fresh.add("apps/escape/src/main.ts", { imports: [imp("@x/secret"), imp("@up/anything"), imp("lodash")] });
       const touched: string[] = [];
       const readSpy = spyOn(graphFs, "readFile");
@@ -352,18 +357,30 @@ describe("Python", () => {
 describe("Go", () => {
   test("module path from go.mod; a package is every non-test file of its folder; replace to a local folder", async () => {
     const repo = await makeRepo({
-      "go.mod": "module example.com/app // the app\n\ngo 1.22\n\nreplace example.com/lib => ./third_party/lib\nreplace (\n  example.com/gone v1.0.0 => ../../../../../../../outside\n)\n",
+      "go.mod":
+        "module example.com/app // the app\n\ngo 1.22\n\nreplace example.com/lib => ./third_party/lib\nreplace (\n  example.com/gone v1.0.0 => ../../../../../../../outside\n)\n",
       "internal/util/a.go": "",
       "internal/util/b.go": "",
       "internal/util/a_test.go": "",
       "third_party/lib/lib.go": "",
       "cmd/main.go": {
-        imports: [imp("example.com/app/internal/util"), imp("fmt"), imp("net/http"), imp("github.com/pkg/errors/sub"), imp("example.com/lib"), imp("example.com/app/nothing"), imp("example.com/gone/x")],
+        imports: [
+          imp("example.com/app/internal/util"),
+          imp("fmt"),
+          imp("net/http"),
+          imp("github.com/pkg/errors/sub"),
+          imp("example.com/lib"),
+          imp("example.com/app/nothing"),
+          imp("example.com/gone/x"),
+        ],
       },
     });
     try {
       const graph = await ImportGraph.for(repo.index, repo.workspace);
-      expect(targets(graph, repo, "cmd/main.go")).toEqual({ "example.com/app/internal/util": ["internal/util/a.go", "internal/util/b.go"], "example.com/lib": ["third_party/lib/lib.go"] });
+      expect(targets(graph, repo, "cmd/main.go")).toEqual({
+        "example.com/app/internal/util": ["internal/util/a.go", "internal/util/b.go"],
+        "example.com/lib": ["third_party/lib/lib.go"],
+      });
       expect(via(graph, repo, "cmd/main.go", "example.com/lib")).toBe("go_module");
       expect(unresolvedOf(graph, repo, "cmd/main.go")).toEqual({ "example.com/app/nothing": "not_found", "example.com/gone/x": "outside_roots" });
       expect(graph.externalsOf(repo.real("cmd/main.go"))).toEqual([
@@ -380,13 +397,23 @@ describe("Go", () => {
 describe("Rust", () => {
   test("mod declarations, crate/self/super paths, groups, workspace crates and external crates", async () => {
     const repo = await makeRepo({
-      "Cargo.toml": '[package]\nname = "my-crate"\nversion = "0.1.0"\n',
-      "src/lib.rs": { imports: [imp("a", "mod"), imp("c", "mod"), imp("missing", "mod"), imp("crate::{a::b::Thing, c::D}", "use"), imp("std::io::Read", "use"), imp("serde::Serialize", "use"), imp("helper_crate::api::run", "use")] },
+      "Cargo.toml": "[package]\nname = \"my-crate\"\nversion = \"0.1.0\"\n",
+      "src/lib.rs": {
+        imports: [
+          imp("a", "mod"),
+          imp("c", "mod"),
+          imp("missing", "mod"),
+          imp("crate::{a::b::Thing, c::D}", "use"),
+          imp("std::io::Read", "use"),
+          imp("serde::Serialize", "use"),
+          imp("helper_crate::api::run", "use"),
+        ],
+      },
       "src/a.rs": { imports: [imp("b", "mod"), imp("self::b::Thing", "use"), imp("super::c::D", "use")] },
       "src/a/b.rs": { imports: [imp("super::super::c", "use"), imp("super::Other", "use"), imp("crate::Top", "use")] },
       "src/c/mod.rs": { imports: [imp("super::a::b", "use")] },
       "src/main.rs": { imports: [imp("my_crate::a", "use")] },
-      "helper/Cargo.toml": '[package]\nname = "helper-crate"\n',
+      "helper/Cargo.toml": "[package]\nname = \"helper-crate\"\n",
       "helper/src/lib.rs": { imports: [imp("api", "mod")] },
       "helper/src/api.rs": "",
     });
@@ -418,7 +445,16 @@ describe("Java and Kotlin", () => {
       "core/src/main/kotlin/Helpers.kt": { content: "package com.acme.util\n\nfun slugify(text: String) = text\n", symbols: [sym("slugify")] },
       "app/src/Main.java": {
         content: "package com.acme.app;\n",
-        imports: [imp("com.acme.model.User"), imp("com.acme.model.*"), imp("com.acme.model", "import", [["*", "*"]], 2), imp("com.acme.util.slugify"), imp("com.acme.model.User.Builder"), imp("java.util.List"), imp("org.junit.Test"), imp("com.acme.model.Missing")],
+        imports: [
+          imp("com.acme.model.User"),
+          imp("com.acme.model.*"),
+          imp("com.acme.model", "import", [["*", "*"]], 2),
+          imp("com.acme.util.slugify"),
+          imp("com.acme.model.User.Builder"),
+          imp("java.util.List"),
+          imp("org.junit.Test"),
+          imp("com.acme.model.Missing"),
+        ],
       },
     });
     try {
@@ -471,12 +507,20 @@ describe("C and C++ includes", () => {
     const repo = await makeRepo({
       "include/lib/api.h": "",
       "src/local.h": "",
-      "src/main.c": { imports: [imp('"local.h"', "include"), imp('"lib/api.h"', "include"), imp("<stdio.h>", "include"), imp('"../../../../../../../../etc/x.h"', "include"), imp('"nope.h"', "include")] },
+      "src/main.c": {
+        imports: [
+          imp("\"local.h\"", "include"),
+          imp("\"lib/api.h\"", "include"),
+          imp("<stdio.h>", "include"),
+          imp("\"../../../../../../../../etc/x.h\"", "include"),
+          imp("\"nope.h\"", "include"),
+        ],
+      },
     });
     try {
       const graph = await ImportGraph.for(repo.index, repo.workspace);
-      expect(targets(graph, repo, "src/main.c")).toEqual({ '"local.h"': ["src/local.h"], '"lib/api.h"': ["include/lib/api.h"] });
-      expect(unresolvedOf(graph, repo, "src/main.c")).toEqual({ '"../../../../../../../../etc/x.h"': "outside_roots", '"nope.h"': "not_found" });
+      expect(targets(graph, repo, "src/main.c")).toEqual({ "\"local.h\"": ["src/local.h"], "\"lib/api.h\"": ["include/lib/api.h"] });
+      expect(unresolvedOf(graph, repo, "src/main.c")).toEqual({ "\"../../../../../../../../etc/x.h\"": "outside_roots", "\"nope.h\"": "not_found" });
       expect(graph.externalsOf(repo.real("src/main.c")).map((entry) => entry.package)).toEqual(["stdio.h"]);
     } finally {
       await repo.cleanup();

@@ -45,7 +45,9 @@ describe("public surface", () => {
   test("surface and the call graph stop a re-export chain at the same number of hops", async () => {
     const hops = LIMITS.intel.calls.maxReexportHops;
     const files: Record<string, Parameters<typeof makeRepo>[0][string]> = { "m0.ts": { symbols: [sym("deep")] } };
-    for (let i = 1; i <= hops + 2; i++) files[`m${i}.ts`] = { imports: [imp(`./m${i - 1}`, "reexport", ["deep"])], exportedNames: [{ name: "deep", from: `./m${i - 1}`, line: 1 }] };
+    for (let i = 1; i <= hops + 2; i++) {
+      files[`m${i}.ts`] = { imports: [imp(`./m${i - 1}`, "reexport", ["deep"])], exportedNames: [{ name: "deep", from: `./m${i - 1}`, line: 1 }] };
+    }
     repo = await makeRepo(files);
     const graph = await ImportGraph.for(repo.index, repo.workspace);
     const within = await publicSurface([file(repo, `m${hops - 1}.ts`)], graph, surfaceIndex(repo));

@@ -74,4 +74,3 @@ export async function makeIndexFixture(options: { rules?: Omit<PathRule, "source
 export function indexedPaths(index: CodeIndex): string[] {
   return index.files().map((file) => file.display).sort();
 }
-

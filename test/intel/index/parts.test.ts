@@ -133,7 +133,10 @@ describe("snapshot timing is an option", () => {
   test("with a short idle time the snapshot is written soon after the build", async () => {
     const f = (fixture = await makeIndexFixture());
     await f.write("a.ts", "export const a = 1;\n");
-    const index = f.index({ settings: { persist: true }, tuning: { snapshot: { ...DEFAULT_SNAPSHOT_TIMING, minIntervalMs: 0, idleMs: 20, idleUtilization: 1, maxDelayMs: 1000 } } });
+    const index = f.index({
+      settings: { persist: true },
+      tuning: { snapshot: { ...DEFAULT_SNAPSHOT_TIMING, minIntervalMs: 0, idleMs: 20, idleUtilization: 1, maxDelayMs: 1000 } },
+    });
     await index.ensureFresh();
     const deadline = Date.now() + 1500;
     while (index.stats().snapshot.savedAt === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -25,14 +25,14 @@ describe("[index] and [languages] settings", () => {
       maxFileBytes: DEFAULT_CONFIG.index.max_file_bytes,
       languageOverrides: {},
     });
-    await fx.writeUser('[index]\npersist = false\nmax_files = 100000\n[languages]\noverrides = { "*.tmpl.js" = "javascript", "Jakefile" = "javascript" }\n');
+    await fx.writeUser("[index]\npersist = false\nmax_files = 100000\n[languages]\noverrides = { \"*.tmpl.js\" = \"javascript\", \"Jakefile\" = \"javascript\" }\n");
     const snapshot = await load();
     expect(snapshot.problems).toEqual([]);
     expect(indexSettingsFrom(snapshot.config)).toMatchObject({ persist: false, maxFiles: 100_000, languageOverrides: { "*.tmpl.js": "javascript", Jakefile: "javascript" } });
   });
 
   test("an unknown language in overrides is a configuration problem", async () => {
-    await fx.writeUser('[languages]\noverrides = { "*.x" = "klingon" }\n');
+    await fx.writeUser("[languages]\noverrides = { \"*.x\" = \"klingon\" }\n");
     const snapshot = await load();
     expect(snapshot.problems.map((problem) => problem.keyPath)).toContain("languages.overrides.*.x");
   });
@@ -47,7 +47,7 @@ describe("[index] and [languages] settings", () => {
   });
 
   test("a project file may lower the limits and turn persistence off, never raise or turn it on", async () => {
-    await fx.writeProject('[index]\nmax_files = 10\nmax_file_bytes = 8388608\npersist = false\n[languages]\noverrides = { "*.tpl" = "html" }\n');
+    await fx.writeProject("[index]\nmax_files = 10\nmax_file_bytes = 8388608\npersist = false\n[languages]\noverrides = { \"*.tpl\" = \"html\" }\n");
     const snapshot = await load();
     expect(snapshot.config.index).toEqual({ persist: false, max_files: 10, max_file_bytes: DEFAULT_CONFIG.index.max_file_bytes });
     expect(snapshot.config.languages.overrides).toEqual({ "*.tpl": "html" });
@@ -65,7 +65,9 @@ describe("cache directory", () => {
     expect(userCacheDirectory({ XDG_CACHE_HOME: "/xdg" }, { homeDir: "/home/u", platform: "linux" })).toBe("/xdg/ast-mcp");
     expect(userCacheDirectory({ XDG_CACHE_HOME: "relative" }, { homeDir: "/home/u", platform: "linux" })).toBe("/home/u/.cache/ast-mcp");
     expect(userCacheDirectory({}, { homeDir: "/Users/u", platform: "darwin" })).toBe("/Users/u/Library/Caches/ast-mcp");
-    expect(userCacheDirectory({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, { homeDir: "C:\\Users\\u", platform: "win32" })).toBe("C:\\Users\\u\\AppData\\Local\\ast-mcp\\cache");
+    expect(userCacheDirectory({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, { homeDir: "C:\\Users\\u", platform: "win32" })).toBe(
+      "C:\\Users\\u\\AppData\\Local\\ast-mcp\\cache",
+    );
   });
 
   test("AST_MCP_CACHE_DIR is not reported as an unknown setting", async () => {

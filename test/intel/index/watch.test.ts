@@ -17,7 +17,16 @@ describe.skipIf(process.platform !== "linux")("watch mode under Node", () => {
     const out = await mkdtemp(path.join(cache, "ast-mcp-watch-test-"));
     try {
       const bundle = path.join(out, "harness.mjs");
-      const built = spawnSync(process.execPath, ["build", path.join(import.meta.dir, "watch-harness.ts"), "--target=node", "--format=esm", "--outfile", bundle, "--external", "@ast-grep/*"], {
+      const built = spawnSync(process.execPath, [
+        "build",
+        path.join(import.meta.dir, "watch-harness.ts"),
+        "--target=node",
+        "--format=esm",
+        "--outfile",
+        bundle,
+        "--external",
+        "@ast-grep/*",
+      ], {
         cwd: PROJECT,
         encoding: "utf8",
       });

@@ -2,7 +2,38 @@ import { describe, expect, test } from "bun:test";
 import { SqueezeFormatError, squeeze, unsqueeze } from "../../../src/intel/squeeze.ts";
 import { random } from "../../support/random.ts";
 
-const ALPHABET = ["a", "b", "Z", "0", "7", " ", "\t", "\n", "\r", "\r\n", "§", "<", "*", ">", "<*>", ":", "-", ".", "é", "世", "🌍", "\u2028", "\ud800", "J", "T", "×", "[", "]", "\\", '"'];
+const ALPHABET = [
+  "a",
+  "b",
+  "Z",
+  "0",
+  "7",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "\r\n",
+  "§",
+  "<",
+  "*",
+  ">",
+  "<*>",
+  ":",
+  "-",
+  ".",
+  "é",
+  "世",
+  "🌍",
+  "\u2028",
+  "\ud800",
+  "J",
+  "T",
+  "×",
+  "[",
+  "]",
+  "\\",
+  "\"",
+];
 
 function randomString(next: () => number, length: number): string {
   let out = "";
@@ -21,7 +52,11 @@ function randomLog(next: () => number): string {
     const pick = next();
     clock += Math.floor(next() * 900);
     if (pick < 0.45) {
-      lines.push(`2024-03-0${1 + Math.floor(next() * 3)}T10:${String(Math.floor(clock / 60000) % 60).padStart(2, "0")}:${String(Math.floor(clock / 1000) % 60).padStart(2, "0")}.${clock % 1000}Z ${LEVELS[Math.floor(next() * 4)]} req=${Math.floor(next() * 1e9).toString(16)} ${Math.floor(next() * 500)}ms`);
+      lines.push(
+        `2024-03-0${1 + Math.floor(next() * 3)}T10:${String(Math.floor(clock / 60000) % 60).padStart(2, "0")}:${String(Math.floor(clock / 1000) % 60).padStart(2, "0")}.${
+          clock % 1000
+        }Z ${LEVELS[Math.floor(next() * 4)]} req=${Math.floor(next() * 1e9).toString(16)} ${Math.floor(next() * 500)}ms`,
+      );
     } else if (pick < 0.6) {
       const line = `GET /health ${next() < 0.9 ? 200 : 503}`;
       const times = 1 + Math.floor(next() * 12);
@@ -145,7 +180,7 @@ describe("squeeze compression", () => {
   test("CRLF text is split on CRLF and keeps a stray LF as a JSON line", () => {
     const text = "a\r\nb\nc\r\n";
     const { text: squeezed } = squeeze(text);
-    expect(squeezed).toBe('§squeeze v1 eol=crlf final=1 lines=2\na\n§J "b\\nc"');
+    expect(squeezed).toBe("§squeeze v1 eol=crlf final=1 lines=2\na\n§J \"b\\nc\"");
     expect(unsqueeze(squeezed)).toBe(text);
   });
 });

@@ -18,7 +18,6 @@ const SLOW = 120_000;
 /** The projects these tests share; each describe disposes them when it ends. */
 const projects = new TypeScriptProjects();
 
-
 /** Every path below dir with its size and mtime: proves nothing was written. */
 async function treeState(dir: string): Promise<string[]> {
   const names = (await readdir(dir, { recursive: true })).sort();
@@ -54,12 +53,20 @@ describe("typed answers on a tsconfig project", () => {
     temp = await makeTempDir("ast-mcp-typed-");
     await temp.write("tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" }, include: ["src"] }));
     await temp.write("src/util.ts", UTIL);
-    await temp.write("src/index.ts", 'export * from "./util";\n');
+    await temp.write("src/index.ts", "export * from \"./util\";\n");
     await temp.write(
       "src/app.ts",
-      ['import { add, greet, Box } from "./util";', "export function main() {", "  const box = new Box(add(1, 2));", "  return greet(String(box.get()));", "}", "export const total = [1, 2].map((n) => add(n, n));", ""].join("\n"),
+      [
+        "import { add, greet, Box } from \"./util\";",
+        "export function main() {",
+        "  const box = new Box(add(1, 2));",
+        "  return greet(String(box.get()));",
+        "}",
+        "export const total = [1, 2].map((n) => add(n, n));",
+        "",
+      ].join("\n"),
     );
-    await temp.write("src/via-index.ts", 'import { add } from "./index";\nexport const viaIndex = add(5, 6);\n');
+    await temp.write("src/via-index.ts", "import { add } from \"./index\";\nexport const viaIndex = add(5, 6);\n");
     // Same name, other module: a syntactic "callers" would confuse it with util's add.
     await temp.write("src/decoy.ts", "export function add(a: string) { return a; }\nexport const decoyUse = add('x');\n");
     workspace = (await makeContext([temp.dir])).workspace;
@@ -121,7 +128,9 @@ describe("typed answers on a tsconfig project", () => {
       const result = await typedReferences(workspace, util, { symbolName: "add" }, { projects });
       expect(result.complete).toBe(true);
       expect(result.symbol).toContain("function add(a: number, b: number): number");
-      const places = result.references.map((ref) => `${ref.path}:${ref.line}:${ref.column}${ref.isDefinition ? " def" : ""}${ref.isCall ? " call" : ""}${ref.enclosing ? ` in ${ref.enclosing}` : ""}`);
+      const places = result.references.map((ref) =>
+        `${ref.path}:${ref.line}:${ref.column}${ref.isDefinition ? " def" : ""}${ref.isCall ? " call" : ""}${ref.enclosing ? ` in ${ref.enclosing}` : ""}`
+      );
       expect(places).toEqual([
         "src/app.ts:1:10",
         "src/app.ts:3:23 call in main",
@@ -192,7 +201,7 @@ describe("typed answers on a tsconfig project", () => {
 
       // A new file: every error of the candidate is new.
       const created = await workspace.resolve("src/new-file.ts", "write");
-      const fresh = await diagnosticDelta(workspace, created, undefined, 'import { add } from "./util";\nexport const bad: string = add(1, 2);\n', { projects });
+      const fresh = await diagnosticDelta(workspace, created, undefined, "import { add } from \"./util\";\nexport const bad: string = add(1, 2);\n", { projects });
       expect(fresh.introduced.map((d) => [d.line, d.code])).toEqual([[2, 2322]]);
     },
     SLOW,
@@ -209,7 +218,7 @@ describe("typed answers on a tsconfig project", () => {
       expect(second.symbols.find((symbol) => symbol.qualifiedName === "greet")?.returnType).toBe("number");
 
       // A new importer appears in the references.
-      await temp.write("src/late.ts", 'import { add } from "./util";\nexport const late = add(0, 0);\n');
+      await temp.write("src/late.ts", "import { add } from \"./util\";\nexport const late = add(0, 0);\n");
       const refs = await typedReferences(workspace, util, { symbolName: "add" }, { projects });
       expect(refs.references.some((ref) => ref.path === "src/late.ts" && ref.isCall)).toBe(true);
       await writeFile(path.join(temp.dir, "src/util.ts"), UTIL);
@@ -244,7 +253,7 @@ describe("the repository cannot make the compiler write or read outside", () => 
         }),
       );
       await temp.write("emit/src/a.ts", "export const a = (n: number) => n * 2;\n");
-      await temp.write("emit/src/b.ts", 'import { a } from "./a";\nexport const b = a(2);\n');
+      await temp.write("emit/src/b.ts", "import { a } from \"./a\";\nexport const b = a(2);\n");
       const { workspace } = await makeContext([root]);
       const before = await treeState(root);
       const resolved = await workspace.resolve("src/a.ts", "read");
@@ -264,10 +273,12 @@ describe("the repository cannot make the compiler write or read outside", () => 
       await writeFile(path.join(outside, "base.json"), JSON.stringify({ compilerOptions: { strict: true, noImplicitAny: true } }));
       const past = new Date(Date.UTC(2001, 0, 1));
       await utimes(path.join(outside, "base.json"), past, past);
-      for (const [name, target] of [
-        ["direct", path.join(outside, "base.json")],
-        ["linked", "./base-link.json"],
-      ] as const) {
+      for (
+        const [name, target] of [
+          ["direct", path.join(outside, "base.json")],
+          ["linked", "./base-link.json"],
+        ] as const
+      ) {
         const root = path.join(temp.dir, name);
         await temp.write(`${name}/tsconfig.json`, JSON.stringify({ extends: target, compilerOptions: { noEmit: true } }));
         if (name === "linked") await symlink(path.join(outside, "base.json"), path.join(root, "base-link.json"));
@@ -290,7 +301,7 @@ describe("the repository cannot make the compiler write or read outside", () => 
       const root = path.join(temp.dir, "denied");
       await temp.write("denied/tsconfig.json", JSON.stringify({ compilerOptions: { strict: true } }));
       await temp.write("denied/secret/value.ts", "export const value = 42;\n");
-      await temp.write("denied/src/use.ts", 'import { value } from "../secret/value";\nexport const read = () => value;\n');
+      await temp.write("denied/src/use.ts", "import { value } from \"../secret/value\";\nexport const read = () => value;\n");
       const open = (await makeContext([root])).workspace;
       const use = await open.resolve("src/use.ts", "read");
       expect((await typedOutline(open, use, { projects })).symbols[0]?.returnType).toBe("number");
@@ -315,7 +326,7 @@ describe("projects without a tsconfig and the service bound", () => {
     "JavaScript in an inferred project gets inferred types and references",
     async () => {
       await temp.write("lib.js", "export function twice(n) { return [n, n]; }\n/** @param {string} s */\nexport const shout = (s) => s.toUpperCase();\n");
-      await temp.write("main.mjs", 'import { shout } from "./lib.js";\nshout("x");\n');
+      await temp.write("main.mjs", "import { shout } from \"./lib.js\";\nshout(\"x\");\n");
       const { workspace } = await makeContext([temp.dir]);
       const lib = await workspace.resolve("lib.js", "read");
       const outline = await typedOutline(workspace, lib, { projects });

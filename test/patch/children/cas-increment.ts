@@ -12,7 +12,11 @@ while (counts.ok < wanted) {
   const bytes = await readFile(file);
   const next = Number(bytes.toString("utf8")) + 1;
   try {
-    await commitBatch([{ kind: "write", path: file, expectedBefore: sha256Hex(bytes), after: Buffer.from(String(next)) }], { sessionId: `cas-${process.pid}`, tool: "cas", roots: [root] }, { stateDir, lockTimeoutMs: 2_000 });
+    await commitBatch([{ kind: "write", path: file, expectedBefore: sha256Hex(bytes), after: Buffer.from(String(next)) }], {
+      sessionId: `cas-${process.pid}`,
+      tool: "cas",
+      roots: [root],
+    }, { stateDir, lockTimeoutMs: 2_000 });
     counts.ok += 1;
   } catch (error) {
     if (isToolError(error) && (error.code === "stale_hash" || error.code === "lock_timeout")) counts[error.code] += 1;

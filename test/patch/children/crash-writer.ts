@@ -6,6 +6,9 @@ const [stateDir, root] = process.argv.slice(2) as [string, string];
 let version = await verifyState(root);
 process.stdout.write("ready\n");
 for (;;) {
-  await commitBatch(batchFor(root, version), { sessionId: "crash", tool: "test", roots: [root] }, { stateDir, journalLimits: { maxBatches: 20, maxBytes: 64 * 1024 * 1024, maxAgeDays: 1 } });
+  await commitBatch(batchFor(root, version), { sessionId: "crash", tool: "test", roots: [root] }, {
+    stateDir,
+    journalLimits: { maxBatches: 20, maxBytes: 64 * 1024 * 1024, maxAgeDays: 1 },
+  });
   version += 1;
 }

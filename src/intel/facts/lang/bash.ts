@@ -15,7 +15,16 @@ const functionDefinition: Handler = (node, at, facts) => {
   if (name === undefined) return;
   const body = node.field("body" as never) as SgNode | null;
   const local = facts.inCallable();
-  declare(facts, { name, kind: "function", visibility: local ? "private" : "public", exported: !local, at, signature: headText(facts.text, at.start, body?.range().start.index ?? at.end), docStyle: DOC, role: "callable" });
+  declare(facts, {
+    name,
+    kind: "function",
+    visibility: local ? "private" : "public",
+    exported: !local,
+    at,
+    signature: headText(facts.text, at.start, body?.range().start.index ?? at.end),
+    docStyle: DOC,
+    role: "callable",
+  });
 };
 
 function assignment(statement: SgNode, at: At, facts: FactsBuilder, keyword: string | undefined): void {

@@ -13,7 +13,16 @@ import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
 import { declare, kinds, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { block: "any", line: ["///", "//!", "//"] };
-const TRANSPARENT = new Set(["linkage_specification", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "declaration_list", "template_declaration"]);
+const TRANSPARENT = new Set([
+  "linkage_specification",
+  "preproc_if",
+  "preproc_ifdef",
+  "preproc_else",
+  "preproc_elif",
+  "preproc_elifdef",
+  "declaration_list",
+  "template_declaration",
+]);
 const TYPE_SPECIFIERS: Readonly<Record<string, SymbolKind>> = { struct_specifier: "struct", union_specifier: "union", class_specifier: "class", enum_specifier: "enum" };
 
 interface Context {
@@ -75,7 +84,15 @@ function declaration(node: SgNode, facts: FactsBuilder, context: Context): void 
       const name = (node.field("name" as never) as SgNode | null)?.text();
       if (name === undefined) return;
       const at = facts.at(node);
-      declare(facts, { name, kind: kind === "preproc_def" ? "constant" : "macro", visibility: "public", exported: context.exported, at, signature: collapse(facts.text.slice(at.start, at.end).split("\n")[0]!), docStyle: DOC });
+      declare(facts, {
+        name,
+        kind: kind === "preproc_def" ? "constant" : "macro",
+        visibility: "public",
+        exported: context.exported,
+        at,
+        signature: collapse(facts.text.slice(at.start, at.end).split("\n")[0]!),
+        docStyle: DOC,
+      });
       return;
     }
     case "namespace_definition": {
@@ -87,7 +104,15 @@ function declaration(node: SgNode, facts: FactsBuilder, context: Context): void 
         if (body !== null) walk(body, facts, { visibility: "file", exported: false });
         return;
       }
-      const symbol = declare(facts, { name: name.replace(/::/g, "."), kind: "namespace", visibility: context.visibility, exported: context.exported, at, headEnd: body?.range().start.index, docStyle: DOC });
+      const symbol = declare(facts, {
+        name: name.replace(/::/g, "."),
+        kind: "namespace",
+        visibility: context.visibility,
+        exported: context.exported,
+        at,
+        headEnd: body?.range().start.index,
+        docStyle: DOC,
+      });
       if (body !== null) facts.withScope(facts.scopeOf(symbol), () => walk(body, facts, context));
       return;
     }
@@ -104,7 +129,17 @@ function declaration(node: SgNode, facts: FactsBuilder, context: Context): void 
     case "alias_declaration": {
       const name = (node.field("name" as never) as SgNode | null)?.text();
       const at = facts.at(node);
-      if (name !== undefined) declare(facts, { name, kind: "type", visibility: context.visibility, exported: context.exported, at, signature: collapse(facts.text.slice(at.start, at.end).replace(/;$/, "")), docStyle: DOC });
+      if (name !== undefined) {
+        declare(facts, {
+          name,
+          kind: "type",
+          visibility: context.visibility,
+          exported: context.exported,
+          at,
+          signature: collapse(facts.text.slice(at.start, at.end).replace(/;$/, "")),
+          docStyle: DOC,
+        });
+      }
       return;
     }
     default:
@@ -128,8 +163,9 @@ function functionDefinition(node: SgNode, facts: FactsBuilder, context: Context)
   const kind: SymbolKind = inClass || owner.length > 0 ? (name === parts[parts.length - 1] || name.startsWith("~") ? "constructor" : "method") : "function";
   const record = (): SymbolFact =>
     declare(facts, { name, kind, visibility, exported: context.exported && visibility === "public", at, headEnd: bodyStart, docStyle: DOC, role: "callable", later: true });
-  if (owner.length > 0) facts.withScope({ start: 0, end: Number.MAX_SAFE_INTEGER, role: "container", qualifiedName: qualifiedOwner(facts, owner), exported: context.exported }, record);
-  else record();
+  if (owner.length > 0) {
+    facts.withScope({ start: 0, end: Number.MAX_SAFE_INTEGER, role: "container", qualifiedName: qualifiedOwner(facts, owner), exported: context.exported }, record);
+  } else record();
 }
 
 /** `Type::method` inside namespace `ns` belongs to `ns.Type`. */
@@ -142,7 +178,9 @@ function qualifiedOwner(facts: FactsBuilder, owner: string): string {
 /** A declaration: variables, or function prototypes (members included), plus any type it defines inline. */
 function variableOrPrototype(node: SgNode, facts: FactsBuilder, context: Context): void {
   const typeNode = node.field("type" as never) as SgNode | null;
-  if (typeNode !== null && Object.hasOwn(TYPE_SPECIFIERS, typeNode.kind() as string) && typeNode.field("body" as never) !== null) typeSpecifier(typeNode, facts, context, undefined);
+  if (typeNode !== null && Object.hasOwn(TYPE_SPECIFIERS, typeNode.kind() as string) && typeNode.field("body" as never) !== null) {
+    typeSpecifier(typeNode, facts, context, undefined);
+  }
   const at = facts.at(node);
   const head = facts.text.slice(at.start, at.end);
   const inClass = (facts.top()?.data as { isType?: boolean } | undefined)?.isType === true;
@@ -156,7 +194,16 @@ function variableOrPrototype(node: SgNode, facts: FactsBuilder, context: Context
     if (isFunction) kind = inClass ? (name === facts.top()?.symbol?.name || name.startsWith("~") ? "constructor" : "method") : "function";
     else kind = inClass ? "field" : /\b(?:const|constexpr)\b/.test(head.slice(0, head.indexOf(text))) ? "constant" : "variable";
     const visibility: Visibility = !inClass && hasStatic(head) ? "file" : context.visibility;
-    declare(facts, { name, kind, visibility, exported: context.exported && visibility === "public", at, signature: collapse(head.replace(/;\s*$/, "")), docStyle: DOC, ...(isFunction ? {} : { role: "value" as const, later: true }) });
+    declare(facts, {
+      name,
+      kind,
+      visibility,
+      exported: context.exported && visibility === "public",
+      at,
+      signature: collapse(head.replace(/;\s*$/, "")),
+      docStyle: DOC,
+      ...(isFunction ? {} : { role: "value" as const, later: true }),
+    });
   }
 }
 
@@ -170,7 +217,17 @@ function typeDefinition(node: SgNode, facts: FactsBuilder, context: Context): vo
     typeSpecifier(typeNode, facts, context, anonymous ? names[0] : undefined, anonymous ? at : undefined);
     if (anonymous) names.shift();
   }
-  for (const name of names) declare(facts, { name, kind: "type", visibility: context.visibility, exported: context.exported, at, signature: collapse(facts.text.slice(at.start, at.end).replace(/;\s*$/, "").replace(/\{[\s\S]*\}/, "{…}")), docStyle: DOC });
+  for (const name of names) {
+    declare(facts, {
+      name,
+      kind: "type",
+      visibility: context.visibility,
+      exported: context.exported,
+      at,
+      signature: collapse(facts.text.slice(at.start, at.end).replace(/;\s*$/, "").replace(/\{[\s\S]*\}/, "{…}")),
+      docStyle: DOC,
+    });
+  }
 }
 
 function typeSpecifier(node: SgNode, facts: FactsBuilder, context: Context, typedefName: string | undefined, typedefAt?: At): void {
@@ -182,7 +239,9 @@ function typeSpecifier(node: SgNode, facts: FactsBuilder, context: Context, type
   const nodeStart = node.range().start.index;
   const heritage: string[] = [];
   const base = node.namedChildren().find((child) => child.kind() === "base_class_clause");
-  if (base !== undefined) heritage.push(...splitTopLevel(base.text().replace(/^:/, "")).map((item) => stripTypeArguments(item.replace(/\b(?:public|private|protected|virtual)\b/g, "")).trim()));
+  if (base !== undefined) {
+    heritage.push(...splitTopLevel(base.text().replace(/^:/, "")).map((item) => stripTypeArguments(item.replace(/\b(?:public|private|protected|virtual)\b/g, "")).trim()));
+  }
   const symbol = declare(facts, {
     name: stripTypeArguments(name),
     kind,
@@ -198,7 +257,17 @@ function typeSpecifier(node: SgNode, facts: FactsBuilder, context: Context, type
       for (const enumerator of body.namedChildren()) {
         if (enumerator.kind() !== "enumerator") continue;
         const memberName = (enumerator.field("name" as never) as SgNode | null)?.text();
-        if (memberName !== undefined) declare(facts, { name: memberName, kind: "enum_member", visibility: "public", exported: symbol.exported, at: facts.at(enumerator), signature: collapse(enumerator.text()), docStyle: DOC });
+        if (memberName !== undefined) {
+          declare(facts, {
+            name: memberName,
+            kind: "enum_member",
+            visibility: "public",
+            exported: symbol.exported,
+            at: facts.at(enumerator),
+            signature: collapse(enumerator.text()),
+            docStyle: DOC,
+          });
+        }
       }
       return;
     }

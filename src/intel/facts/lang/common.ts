@@ -37,7 +37,7 @@ export function splitTopLevel(text: string, separator = ","): string[] {
       if (char === quote && text[index - 1] !== "\\") quote = undefined;
       continue;
     }
-    if (char === '"' || char === "'" || char === "`") quote = char;
+    if (char === "\"" || char === "'" || char === "`") quote = char;
     else if ("([{<".includes(char)) depth++;
     else if (")]}>".includes(char) && !(char === ">" && text[index - 1] === "=")) depth = Math.max(0, depth - 1);
     else if (depth === 0 && text.startsWith(separator, index)) {
@@ -130,7 +130,6 @@ export function declare(facts: FactsBuilder, options: DeclareOptions): SymbolFac
 export function spanAt(from: At, to: At): At {
   return { start: from.start, end: to.end, line: from.line, column: from.column, endLine: to.endLine };
 }
-
 
 /**
  * Marks top-level symbols named in exportedNames (without `from`) as exported, for `export { a }`,

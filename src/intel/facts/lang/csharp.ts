@@ -159,7 +159,17 @@ const namespaceDeclaration: Handler = (node, at, facts) => {
   const body = node.field("body" as never) as SgNode | null;
   // A file-scoped namespace covers the rest of the file.
   const end = body === null ? facts.text.length : at.end;
-  declare(facts, { name, kind: "namespace", visibility: "public", exported: true, at, headEnd: body?.range().start.index, signature: `namespace ${name}`, role: "container", scopeEnd: end });
+  declare(facts, {
+    name,
+    kind: "namespace",
+    visibility: "public",
+    exported: true,
+    at,
+    headEnd: body?.range().start.index,
+    signature: `namespace ${name}`,
+    role: "container",
+    scopeEnd: end,
+  });
 };
 
 /** `using A.B;`, `using static A.B;`, `using Alias = A.B;` */

@@ -13,7 +13,15 @@ import type { SymbolKind, Visibility } from "../types.ts";
 import { declare, kinds, spanAt, stripTypeArguments, typeNames } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc" };
-const SIGNATURES = new Set(["function_signature", "getter_signature", "setter_signature", "method_signature", "constructor_signature", "factory_constructor_signature", "operator_signature"]);
+const SIGNATURES = new Set([
+  "function_signature",
+  "getter_signature",
+  "setter_signature",
+  "method_signature",
+  "constructor_signature",
+  "factory_constructor_signature",
+  "operator_signature",
+]);
 
 function dartVisibility(name: string): Visibility {
   return name.startsWith("_") ? "private" : "public";
@@ -72,7 +80,16 @@ function readMembers(list: SgNode, facts: FactsBuilder, inType: boolean, ownerEx
 function record(facts: FactsBuilder, name: string, kind: SymbolKind, at: At, signature: string, ownerExported: boolean, callable: boolean): void {
   const base = name.includes(".") ? name.split(".").pop()! : name;
   const visibility = dartVisibility(base);
-  declare(facts, { name, kind, visibility, exported: ownerExported && visibility === "public", at, signature, docStyle: DOC, ...(callable ? { role: "callable" as const, later: true } : {}) });
+  declare(facts, {
+    name,
+    kind,
+    visibility,
+    exported: ownerExported && visibility === "public",
+    at,
+    signature,
+    docStyle: DOC,
+    ...(callable ? { role: "callable" as const, later: true } : {}),
+  });
 }
 
 /** Fields and top-level variables: `final T a = …, b;`, `static const x = …;`; constructors and abstract methods inside declarations. */
@@ -80,7 +97,17 @@ function declaration(node: SgNode, at: At, facts: FactsBuilder, inType: boolean,
   const inner = node.namedChildren().find((child) => SIGNATURES.has(child.kind() as string));
   if (inner !== undefined) {
     const found = signatureName(inner);
-    if (found !== undefined) record(facts, found.name, found.kind === "function" && inType ? "method" : found.kind, at, collapse(facts.text.slice(at.start, at.end).replace(/;$/, "")), ownerExported, false);
+    if (found !== undefined) {
+      record(
+        facts,
+        found.name,
+        found.kind === "function" && inType ? "method" : found.kind,
+        at,
+        collapse(facts.text.slice(at.start, at.end).replace(/;$/, "")),
+        ownerExported,
+        false,
+      );
+    }
     return;
   }
   const text = facts.text.slice(at.start, at.end);
@@ -122,12 +149,30 @@ function typeDeclaration(kind: SymbolKind): Handler {
     const heritage: string[] = [];
     for (const clause of head.matchAll(/\b(?:extends|with|implements|on)\s+([\s\S]*?)(?=\s+(?:extends|with|implements|on)\b|\s*$)/g)) heritage.push(...typeNames(clause[1]!));
     const visibility = dartVisibility(name);
-    const symbol = declare(facts, { name, kind, visibility, exported: visibility === "public", at, headEnd: body?.range().start.index, docStyle: DOC, heritage: heritage.map(stripTypeArguments), role: "container" });
+    const symbol = declare(facts, {
+      name,
+      kind,
+      visibility,
+      exported: visibility === "public",
+      at,
+      headEnd: body?.range().start.index,
+      docStyle: DOC,
+      heritage: heritage.map(stripTypeArguments),
+      role: "container",
+    });
     if (body === undefined) return;
     if (kind === "enum") {
       for (const constant of body.namedChildren()) {
         if (constant.kind() !== "enum_constant") continue;
-        declare(facts, { name: constant.text().split(/[\s(]/)[0]!, kind: "enum_member", visibility: "public", exported: symbol.exported, at: facts.at(constant), signature: collapse(constant.text()), docStyle: DOC });
+        declare(facts, {
+          name: constant.text().split(/[\s(]/)[0]!,
+          kind: "enum_member",
+          visibility: "public",
+          exported: symbol.exported,
+          at: facts.at(constant),
+          signature: collapse(constant.text()),
+          docStyle: DOC,
+        });
       }
       return;
     }

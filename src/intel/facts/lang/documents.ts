@@ -30,12 +30,22 @@ function preview(facts: FactsBuilder, at: At, valueStart: number | undefined, co
 }
 
 /** Adds one key; when its value is a container and depth allows, walks into it under the key. */
-function key(walk: Walk, name: string, at: At, value: SgNode | undefined, depth: number, descend: (value: SgNode, depth: number) => void, containerOf: (value: SgNode) => "{…}" | "[…]" | undefined): void {
+function key(
+  walk: Walk,
+  name: string,
+  at: At,
+  value: SgNode | undefined,
+  depth: number,
+  descend: (value: SgNode, depth: number) => void,
+  containerOf: (value: SgNode) => "{…}" | "[…]" | undefined,
+): void {
   if (full(walk)) return;
   walk.count++;
   const container = value === undefined ? undefined : containerOf(value);
   const symbol = declare(walk.facts, { name, kind: "key", visibility: "public", exported: true, at, signature: preview(walk.facts, at, value?.range().start.index, container) });
-  if (value !== undefined && container === "{…}" && depth + 1 < LIMITS.intel.facts.documentKeyDepth) walk.facts.withScope(walk.facts.scopeOf(symbol), () => descend(value, depth + 1));
+  if (value !== undefined && container === "{…}" && depth + 1 < LIMITS.intel.facts.documentKeyDepth) {
+    walk.facts.withScope(walk.facts.scopeOf(symbol), () => descend(value, depth + 1));
+  }
 }
 
 // JSON ---------------------------------------------------------------------------------------

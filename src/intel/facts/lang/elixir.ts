@@ -14,9 +14,50 @@ import { declare, kinds, splitTopLevel } from "./common.ts";
 
 const DEFINITIONS = /^(defmodule|defprotocol|defimpl|defmacrop|defmacro|defguardp|defguard|defdelegate|defp|def|defstruct|defexception|alias|import|use|require)\b/;
 /** Special forms and definition macros: not calls worth a call-graph edge. */
-const NOT_CALLS = new Set(["if", "unless", "case", "cond", "with", "for", "quote", "unquote", "unquote_splicing", "try", "receive", "raise", "reraise", "fn", "super", "__MODULE__", "__block__"]);
+const NOT_CALLS = new Set([
+  "if",
+  "unless",
+  "case",
+  "cond",
+  "with",
+  "for",
+  "quote",
+  "unquote",
+  "unquote_splicing",
+  "try",
+  "receive",
+  "raise",
+  "reraise",
+  "fn",
+  "super",
+  "__MODULE__",
+  "__block__",
+]);
 const ATTRIBUTE_KINDS: Readonly<Record<string, SymbolKind>> = { type: "type", typep: "type", opaque: "type", callback: "method", macrocallback: "macro" };
-const RESERVED_ATTRIBUTES = new Set(["doc", "moduledoc", "typedoc", "spec", "impl", "behaviour", "derive", "deprecated", "since", "dialyzer", "compile", "on_load", "external_resource", "before_compile", "after_compile", "enforce_keys", "optional_callbacks", "vsn", "file", "tag", "describetag", "moduletag"]);
+const RESERVED_ATTRIBUTES = new Set([
+  "doc",
+  "moduledoc",
+  "typedoc",
+  "spec",
+  "impl",
+  "behaviour",
+  "derive",
+  "deprecated",
+  "since",
+  "dialyzer",
+  "compile",
+  "on_load",
+  "external_resource",
+  "before_compile",
+  "after_compile",
+  "enforce_keys",
+  "optional_callbacks",
+  "vsn",
+  "file",
+  "tag",
+  "describetag",
+  "moduletag",
+]);
 
 /** The first sentence of a `@doc`/`@moduledoc` string ending right above `index` (skipping `@spec`/`@impl` lines). */
 function docAbove(text: string, index: number): string | undefined {
@@ -28,8 +69,8 @@ function docAbove(text: string, index: number): string | undefined {
       cursor = start - 1;
       continue;
     }
-    if (line === '"""' || line.endsWith('"""')) {
-      const open = text.lastIndexOf('@doc """', start);
+    if (line === "\"\"\"" || line.endsWith("\"\"\"")) {
+      const open = text.lastIndexOf("@doc \"\"\"", start);
       if (open === -1) return undefined;
       return firstSentence(dedentDoc(text.slice(open + 8, start)));
     }
@@ -108,7 +149,14 @@ function moduleBody(body: SgNode, facts: FactsBuilder): void {
       const kind = ATTRIBUTE_KINDS[attribute[1]!];
       const name = kind === undefined ? attribute[1]! : /^([\p{L}\p{N}_?!]+)/u.exec(attribute[2]!)?.[1];
       if (name === undefined) continue;
-      declare(facts, { name, kind: kind ?? "constant", visibility: attribute[1] === "typep" ? "private" : "public", exported: owner?.exported === true && attribute[1] !== "typep" && kind !== undefined, at, signature: collapse(source.split("\n")[0]!) });
+      declare(facts, {
+        name,
+        kind: kind ?? "constant",
+        visibility: attribute[1] === "typep" ? "private" : "public",
+        exported: owner?.exported === true && attribute[1] !== "typep" && kind !== undefined,
+        at,
+        signature: collapse(source.split("\n")[0]!),
+      });
     } else if (/^def(?:struct|exception)\b/.test(source)) {
       const fields = /^def(?:struct|exception)\s*\(?\s*\[?([\s\S]*?)\]?\s*\)?\s*$/.exec(source)?.[1] ?? "";
       for (const part of splitTopLevel(fields)) {
@@ -151,7 +199,12 @@ function directive(at: At, facts: FactsBuilder, keyword: string): void {
   const modules = match[2] !== undefined ? splitTopLevel(match[2]).map((part) => `${base}.${part.trim()}`) : [base];
   for (const module of modules) {
     const last = module.split(".").pop()!;
-    facts.addImport({ specifier: module, kind: "import", names: keyword === "alias" ? [{ local: match[3] ?? last, imported: last }] : [{ local: "*", imported: "*" }], line: at.line });
+    facts.addImport({
+      specifier: module,
+      kind: "import",
+      names: keyword === "alias" ? [{ local: match[3] ?? last, imported: last }] : [{ local: "*", imported: "*" }],
+      line: at.line,
+    });
   }
 }
 

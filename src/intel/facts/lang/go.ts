@@ -40,8 +40,10 @@ function sourceFile(node: SgNode, facts: FactsBuilder): void {
     const kind = declaration.kind() as string;
     if (kind === "function_declaration") functionDeclaration(declaration, facts);
     else if (kind === "method_declaration") methodDeclaration(declaration, facts);
-    else if (kind === "type_declaration") for (const spec of declaration.namedChildren()) typeSpec(spec, facts);
-    else if (kind === "const_declaration" || kind === "var_declaration") for (const spec of declaration.namedChildren()) valueSpec(spec, facts, kind === "const_declaration" ? "const" : "var");
+    else if (kind === "type_declaration") { for (const spec of declaration.namedChildren()) typeSpec(spec, facts); }
+    else if (kind === "const_declaration" || kind === "var_declaration") {
+      for (const spec of declaration.namedChildren()) valueSpec(spec, facts, kind === "const_declaration" ? "const" : "var");
+    }
   }
 }
 
@@ -49,7 +51,17 @@ function functionDeclaration(node: SgNode, facts: FactsBuilder): void {
   const name = (node.field("name" as never) as SgNode | null)?.text();
   if (name === undefined) return;
   const at = facts.at(node);
-  declare(facts, { name, kind: "function", visibility: goVisibility(name), exported: isExported(name), at, headEnd: bodyStart(node), docStyle: DOC, role: "callable", later: true });
+  declare(facts, {
+    name,
+    kind: "function",
+    visibility: goVisibility(name),
+    exported: isExported(name),
+    at,
+    headEnd: bodyStart(node),
+    docStyle: DOC,
+    role: "callable",
+    later: true,
+  });
 }
 
 function methodDeclaration(node: SgNode, facts: FactsBuilder): void {
@@ -94,7 +106,18 @@ function typeSpec(spec: SgNode, facts: FactsBuilder): void {
     signature = collapse(`type ${text.slice(at.start, brace === -1 ? at.end : brace)}`);
   }
   const heritage: string[] = [];
-  const symbol = declare(facts, { name, kind, visibility: goVisibility(name), exported: isExported(name), at, signature, docStyle: DOC, docAt: docStart(facts, at.start), role: "container", later: true });
+  const symbol = declare(facts, {
+    name,
+    kind,
+    visibility: goVisibility(name),
+    exported: isExported(name),
+    at,
+    signature,
+    docStyle: DOC,
+    docAt: docStart(facts, at.start),
+    role: "container",
+    later: true,
+  });
   if (kind === "struct" || kind === "interface") {
     facts.withScope(facts.scopeOf(symbol), () => members(typeNode, kind, facts, heritage));
     if (heritage.length > 0) symbol.heritage = heritage;
@@ -114,10 +137,30 @@ function members(typeNode: SgNode, kind: SymbolKind, facts: FactsBuilder, herita
         heritage.push(stripTypeArguments((member.field("type" as never) as SgNode | null)?.text().replace(/^\*/, "") ?? ""));
         continue;
       }
-      for (const name of names) declare(facts, { name, kind: "field", visibility: goVisibility(name), exported: isExported(name), at, signature: collapse(facts.text.slice(at.start, at.end)), docStyle: DOC });
+      for (const name of names) {
+        declare(facts, {
+          name,
+          kind: "field",
+          visibility: goVisibility(name),
+          exported: isExported(name),
+          at,
+          signature: collapse(facts.text.slice(at.start, at.end)),
+          docStyle: DOC,
+        });
+      }
     } else if (memberKind === "method_elem") {
       const name = (member.field("name" as never) as SgNode | null)?.text();
-      if (name !== undefined) declare(facts, { name, kind: "method", visibility: goVisibility(name), exported: isExported(name), at, signature: collapse(facts.text.slice(at.start, at.end)), docStyle: DOC });
+      if (name !== undefined) {
+        declare(facts, {
+          name,
+          kind: "method",
+          visibility: goVisibility(name),
+          exported: isExported(name),
+          at,
+          signature: collapse(facts.text.slice(at.start, at.end)),
+          docStyle: DOC,
+        });
+      }
     } else if (memberKind === "type_elem") heritage.push(stripTypeArguments(member.text()));
   }
 }

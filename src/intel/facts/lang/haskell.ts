@@ -27,7 +27,7 @@ const notes = new WeakMap<FactsBuilder, HaskellNotes>();
 
 function notesOf(facts: FactsBuilder): HaskellNotes {
   let found = notes.get(facts);
-  if (!found) notes.set(facts, (found = { instances: new Map(), exports: undefined, exportAll: new Set() }));
+  if (!found) notes.set(facts, found = { instances: new Map(), exports: undefined, exportAll: new Set() });
   return found;
 }
 
@@ -108,7 +108,18 @@ function declarations(node: SgNode, facts: FactsBuilder): void {
       }
       signature ??= collapse(facts.text.slice(at.start, at.end).split("=")[0]!);
       const exported = exportedName(facts, name);
-      declare(facts, { name, kind: hasArguments ? "function" : "constant", visibility: exported ? "public" : "private", exported, at: spanAt(at, last), signature, doc: haddock(facts, at.start), role: "callable", scopeStart: kind === "signature" ? last.start : at.start, later: true });
+      declare(facts, {
+        name,
+        kind: hasArguments ? "function" : "constant",
+        visibility: exported ? "public" : "private",
+        exported,
+        at: spanAt(at, last),
+        signature,
+        doc: haddock(facts, at.start),
+        role: "callable",
+        scopeStart: kind === "signature" ? last.start : at.start,
+        later: true,
+      });
       continue;
     }
     if (kind === "data_type" || kind === "newtype") dataType(child, at, facts, kind);
@@ -129,11 +140,17 @@ function dataType(node: SgNode, at: At, facts: FactsBuilder, kind: string): void
   const name = (node.field("name" as never) as SgNode | null)?.text();
   if (name === undefined) return;
   const deriving = (node.field("deriving" as never) as SgNode | null)?.text();
-  const heritage = deriving === undefined ? [] : splitTopLevel(deriving.replace(/^deriving\s*(?:stock|anyclass|newtype)?\s*/, "").replace(/^\(/, "").replace(/\)$/, "")).map((item) => item.trim());
+  const heritage = deriving === undefined ?
+    [] :
+    splitTopLevel(deriving.replace(/^deriving\s*(?:stock|anyclass|newtype)?\s*/, "").replace(/^\(/, "").replace(/\)$/, "")).map((item) => item.trim());
   const constructorsNode = (node.field(kind === "newtype" ? "constructor" : "constructors") as unknown as SgNode | null) ?? null;
   const constructors = constructorsNode === null ? [] : kind === "newtype" ? [constructorsNode] : constructorsNode.namedChildren();
   const records = constructors.filter((constructor) => /\{/.test(constructor.text()));
-  const symbolKind: SymbolKind = records.length > 0 ? "struct" : kind === "data_type" && constructors.length > 0 && constructors.every((constructor) => !/\s/.test(constructor.text().trim())) ? "enum" : "type";
+  const symbolKind: SymbolKind = records.length > 0 ?
+    "struct" :
+    kind === "data_type" && constructors.length > 0 && constructors.every((constructor) => !/\s/.test(constructor.text().trim())) ?
+    "enum" :
+    "type";
   const head = facts.text.slice(at.start, constructorsNode?.range().start.index ?? at.end).replace(/=\s*$/, "");
   const symbol = symbolFor(facts, name, symbolKind, at, collapse(head), undefined, heritage);
   facts.withScope(facts.scopeOf(symbol), () => {
@@ -183,7 +200,16 @@ function instance(node: SgNode, facts: FactsBuilder): void {
       if (memberName === undefined || seen.has(memberName) || !DECLARATION_KINDS.has(member.kind() as string)) continue;
       seen.add(memberName);
       const memberAt = facts.at(member);
-      declare(facts, { name: memberName, kind: "method", visibility: "public", exported: exportedName(facts, type) || exportedName(facts, className), at: memberAt, signature: collapse(member.text().split("=")[0]!), role: "callable", later: true });
+      declare(facts, {
+        name: memberName,
+        kind: "method",
+        visibility: "public",
+        exported: exportedName(facts, type) || exportedName(facts, className),
+        at: memberAt,
+        signature: collapse(member.text().split("=")[0]!),
+        role: "callable",
+        later: true,
+      });
     }
   });
 }

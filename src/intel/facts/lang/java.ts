@@ -87,7 +87,19 @@ function members(body: SgNode, facts: FactsBuilder, owner: Scope): void {
     const at = facts.at(member);
     if (kind === "enum_constant") {
       const name = (member.field("name" as never) as SgNode | null)?.text();
-      if (name !== undefined) declare(facts, { name, kind: "enum_member", visibility: "public", exported: owner.exported, at, signature: signatureOf(facts, at, bodyStart(member)), docStyle: DOC, role: "value", later: true });
+      if (name !== undefined) {
+        declare(facts, {
+          name,
+          kind: "enum_member",
+          visibility: "public",
+          exported: owner.exported,
+          at,
+          signature: signatureOf(facts, at, bodyStart(member)),
+          docStyle: DOC,
+          role: "value",
+          later: true,
+        });
+      }
       continue;
     }
     if (kind === "field_declaration" || kind === "constant_declaration") {

@@ -57,7 +57,16 @@ function typeDeclaration(node: SgNode, at: At, facts: FactsBuilder): void {
     .namedChildren()
     .filter((child) => child.kind() === "delegation_specifier")
     .flatMap((child) => typeNames(child.text().replace(/\bby\b[\s\S]*$/, "")));
-  const symbol = declare(facts, { name, kind, ...placement(facts, modifiers), at, signature: headText(text, at.start, body?.range().start.index ?? at.end), docStyle: DOC, heritage, role: "container" });
+  const symbol = declare(facts, {
+    name,
+    kind,
+    ...placement(facts, modifiers),
+    at,
+    signature: headText(text, at.start, body?.range().start.index ?? at.end),
+    docStyle: DOC,
+    heritage,
+    role: "container",
+  });
   const scope = facts.top()!;
   const constructor = node.namedChildren().find((child) => child.kind() === "primary_constructor");
   if (constructor !== undefined) constructorProperties(constructor, facts, symbol.exported);
@@ -84,11 +93,32 @@ function members(body: SgNode, facts: FactsBuilder, owner: Scope): void {
       const at = facts.at(member);
       const bodyNode = member.namedChildren().find((child) => child.kind() === "statements");
       const brace = bodyNode === undefined ? undefined : facts.text.lastIndexOf("{", bodyNode.range().start.index);
-      declare(facts, { name: "constructor", kind: "constructor", ...placement(facts, modifiersOf(member, facts, at)), at, headEnd: brace === undefined || brace < at.start ? at.end : brace, docStyle: DOC, role: "callable", later: true });
+      declare(facts, {
+        name: "constructor",
+        kind: "constructor",
+        ...placement(facts, modifiersOf(member, facts, at)),
+        at,
+        headEnd: brace === undefined || brace < at.start ? at.end : brace,
+        docStyle: DOC,
+        role: "callable",
+        later: true,
+      });
     } else if (kind === "enum_entry") {
       const at = facts.at(member);
       const name = /^[\p{L}_][\p{L}\p{N}_]*/u.exec(member.text())?.[0];
-      if (name !== undefined) declare(facts, { name, kind: "enum_member", visibility: "public", exported: owner.exported, at, signature: collapse(member.text().split("{")[0]!), docStyle: DOC, role: "value", later: true });
+      if (name !== undefined) {
+        declare(facts, {
+          name,
+          kind: "enum_member",
+          visibility: "public",
+          exported: owner.exported,
+          at,
+          signature: collapse(member.text().split("{")[0]!),
+          docStyle: DOC,
+          role: "value",
+          later: true,
+        });
+      }
     }
   }
 }
@@ -101,7 +131,16 @@ function property(node: SgNode, facts: FactsBuilder): void {
   const modifiers = modifiersOf(node, facts, at);
   const kind: SymbolKind = /\bconst\b/.test(modifiers) ? "constant" : "property";
   const firstLine = text.split("\n")[0]!;
-  declare(facts, { name: match[2]!.replace(/`/g, ""), kind, ...placement(facts, modifiers), at, signature: collapse(firstLine + (firstLine.length < text.length ? " …" : "")), docStyle: DOC, role: "value", later: true });
+  declare(facts, {
+    name: match[2]!.replace(/`/g, ""),
+    kind,
+    ...placement(facts, modifiers),
+    at,
+    signature: collapse(firstLine + (firstLine.length < text.length ? " …" : "")),
+    docStyle: DOC,
+    role: "value",
+    later: true,
+  });
 }
 
 const functionDeclaration: Handler = (node, at, facts) => {
@@ -111,7 +150,15 @@ const functionDeclaration: Handler = (node, at, facts) => {
   if (!match) return;
   const top = facts.top();
   const kind: SymbolKind = top?.role === "container" ? "method" : "function";
-  declare(facts, { name: match[1]!.replace(/`/g, ""), kind, ...placement(facts, modifiersOf(node, facts, at)), at, headEnd: body?.range().start.index, docStyle: DOC, role: "callable" });
+  declare(facts, {
+    name: match[1]!.replace(/`/g, ""),
+    kind,
+    ...placement(facts, modifiersOf(node, facts, at)),
+    at,
+    headEnd: body?.range().start.index,
+    docStyle: DOC,
+    role: "callable",
+  });
 };
 
 /** Top-level properties and type aliases, from the file's declaration list. */
@@ -126,7 +173,16 @@ function sourceFile(node: SgNode, facts: FactsBuilder): void {
 function typeAlias(node: SgNode, facts: FactsBuilder): void {
   const at = facts.at(node);
   const match = new RegExp(`\\btypealias\\s+(${NAME})`, "u").exec(facts.text.slice(at.start, at.end));
-  if (match) declare(facts, { name: match[1]!, kind: "type", ...placement(facts, modifiersOf(node, facts, at)), at, signature: collapse(facts.text.slice(at.start, at.end)), docStyle: DOC });
+  if (match) {
+    declare(facts, {
+      name: match[1]!,
+      kind: "type",
+      ...placement(facts, modifiersOf(node, facts, at)),
+      at,
+      signature: collapse(facts.text.slice(at.start, at.end)),
+      docStyle: DOC,
+    });
+  }
 }
 
 const importHeader: Handler = (_node, at, facts) => {

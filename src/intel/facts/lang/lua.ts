@@ -18,7 +18,17 @@ function record(facts: FactsBuilder, name: string, owner: string | undefined, at
   const inFunction = facts.inCallable();
   const visibility: Visibility = inFunction ? "private" : local ? "file" : "public";
   const add = (): void => {
-    declare(facts, { name, kind: kind ?? (owner === undefined ? "function" : "method"), visibility, exported: !inFunction && !local, at, signature: headText(facts.text, at.start, headEnd ?? at.end), docStyle: DOC, role: "callable", later: true });
+    declare(facts, {
+      name,
+      kind: kind ?? (owner === undefined ? "function" : "method"),
+      visibility,
+      exported: !inFunction && !local,
+      at,
+      signature: headText(facts.text, at.start, headEnd ?? at.end),
+      docStyle: DOC,
+      role: "callable",
+      later: true,
+    });
   };
   if (owner === undefined) add();
   else facts.withScope({ start: 0, end: Number.MAX_SAFE_INTEGER, role: "container", qualifiedName: owner, exported: !local }, add);
@@ -51,7 +61,9 @@ function chunk(node: SgNode, facts: FactsBuilder): void {
     const required = /^require\s*\(?\s*/.exec(value);
     if (required) {
       const specifier = leadingStringLiteral(value.slice(required[0].length));
-      if (specifier !== undefined) facts.addImport({ specifier, kind: "require", names: names.length === 1 && IDENTIFIER.test(names[0]!) ? [{ local: names[0]!, imported: "*" }] : [], line: at.line });
+      if (specifier !== undefined) {
+        facts.addImport({ specifier, kind: "require", names: names.length === 1 && IDENTIFIER.test(names[0]!) ? [{ local: names[0]!, imported: "*" }] : [], line: at.line });
+      }
     }
     for (const name of names) {
       const path = name.split(".");
@@ -65,7 +77,17 @@ function chunk(node: SgNode, facts: FactsBuilder): void {
       const kind: SymbolKind = /^[A-Z][A-Z0-9_]*$/.test(last) ? "constant" : "variable";
       const firstLine = text.split("\n")[0]!;
       const add = (): void => {
-        declare(facts, { name: last, kind: path.length > 0 ? "field" : kind, visibility: local ? "file" : "public", exported: !local, at, signature: collapse(firstLine + (firstLine.length < text.length ? " …" : "")), docStyle: DOC, role: "value", later: true });
+        declare(facts, {
+          name: last,
+          kind: path.length > 0 ? "field" : kind,
+          visibility: local ? "file" : "public",
+          exported: !local,
+          at,
+          signature: collapse(firstLine + (firstLine.length < text.length ? " …" : "")),
+          docStyle: DOC,
+          role: "value",
+          later: true,
+        });
       };
       if (path.length > 0) facts.withScope({ start: 0, end: Number.MAX_SAFE_INTEGER, role: "container", qualifiedName: path.join("."), exported: !local }, add);
       else add();

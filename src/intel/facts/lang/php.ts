@@ -64,7 +64,9 @@ function members(body: SgNode, facts: FactsBuilder, owner: Scope, heritage: stri
     }
     if (kind === "enum_case") {
       const name = (member.field("name" as never) as SgNode | null)?.text();
-      if (name !== undefined) declare(facts, { name, kind: "enum_member", visibility: "public", exported: owner.exported, at, signature: collapse(member.text().replace(/;$/, "")), docStyle: DOC });
+      if (name !== undefined) {
+        declare(facts, { name, kind: "enum_member", visibility: "public", exported: owner.exported, at, signature: collapse(member.text().replace(/;$/, "")), docStyle: DOC });
+      }
       continue;
     }
     if (kind === "method_declaration") {
@@ -147,7 +149,17 @@ const constDeclaration: Handler = (node, at, facts) => {
   for (const element of node.namedChildren()) {
     if (element.kind() !== "const_element") continue;
     const name = /^([\p{L}\p{N}_]+)/u.exec(element.text())?.[1];
-    if (name !== undefined) declare(facts, { name, kind: "constant", visibility: "public", exported: true, at, signature: collapse(facts.text.slice(at.start, at.end).replace(/;$/, "")), docStyle: DOC });
+    if (name !== undefined) {
+      declare(facts, {
+        name,
+        kind: "constant",
+        visibility: "public",
+        exported: true,
+        at,
+        signature: collapse(facts.text.slice(at.start, at.end).replace(/;$/, "")),
+        docStyle: DOC,
+      });
+    }
   }
 };
 
@@ -157,7 +169,16 @@ const namespaceDefinition: Handler = (node, at, facts) => {
   if (name === undefined) return;
   const body = node.field("body" as never) as SgNode | null;
   const qualifiedName = name.replace(/\\/g, ".");
-  declare(facts, { name: qualifiedName, kind: "namespace", visibility: "public", exported: true, at, signature: `namespace ${name}`, role: "container", scopeEnd: body === null ? facts.text.length : at.end });
+  declare(facts, {
+    name: qualifiedName,
+    kind: "namespace",
+    visibility: "public",
+    exported: true,
+    at,
+    signature: `namespace ${name}`,
+    role: "container",
+    scopeEnd: body === null ? facts.text.length : at.end,
+  });
 };
 
 /** `use A\B;`, `use A\{B, C as D};`, `use function A\f;` */
@@ -220,7 +241,11 @@ export const phpExtractor: LanguageExtractor = {
   rules: kinds(...Object.keys(HANDLERS)),
   handlers: HANDLERS,
   calls: CALLS,
-  callKinds: { function_call_expression: null, member_call_expression: null, nullsafe_member_call_expression: null, scoped_call_expression: null, object_creation_expression: null },
+  callKinds: {
+    function_call_expression: null,
+    member_call_expression: null,
+    nullsafe_member_call_expression: null,
+    scoped_call_expression: null,
+    object_creation_expression: null,
+  },
 };
-
-

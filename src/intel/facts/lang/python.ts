@@ -61,7 +61,9 @@ const classDefinition: Handler = (node, at, facts) => {
   const body = node.field("body" as never) as SgNode | null;
   const bodyStart = body?.range().start.index;
   const superclasses = (node.field("superclasses" as never) as SgNode | null)?.text();
-  const heritage = superclasses === undefined ? [] : splitTopLevel(superclasses.replace(/^\(/, "").replace(/\)$/, "")).filter((item) => !/^\*|=/.test(item)).map(stripTypeArguments);
+  const heritage = superclasses === undefined ?
+    [] :
+    splitTopLevel(superclasses.replace(/^\(/, "").replace(/\)$/, "")).filter((item) => !/^\*|=/.test(item)).map(stripTypeArguments);
   const local = facts.inCallable();
   const top = facts.top();
   const visibility: Visibility = local ? "private" : pythonVisibility(name);
@@ -89,7 +91,17 @@ function statements(facts: FactsBuilder, body: SgNode, level: "module" | "class"
       const at = facts.at(statement);
       const left = (statement.field("left" as never) as SgNode | null)?.text() ?? "";
       const name = /^[\p{L}\p{N}_]+/u.exec(left)?.[0];
-      if (name !== undefined) declare(facts, { name, kind: "type", visibility: pythonVisibility(name), exported: pythonVisibility(name) === "public", at, signature: collapse(statement.text()), docStyle: LINE_DOC });
+      if (name !== undefined) {
+        declare(facts, {
+          name,
+          kind: "type",
+          visibility: pythonVisibility(name),
+          exported: pythonVisibility(name) === "public",
+          at,
+          signature: collapse(statement.text()),
+          docStyle: LINE_DOC,
+        });
+      }
       continue;
     }
     if (kind !== "expression_statement") continue;
@@ -99,7 +111,9 @@ function statements(facts: FactsBuilder, body: SgNode, level: "module" | "class"
     const left = (assignment.field("left" as never) as SgNode | null)?.text() ?? "";
     const right = assignment.field("right" as never) as SgNode | null;
     if (level === "module" && left === "__all__") {
-      if (right !== null) for (const item of splitTopLevel(right.text().replace(/^[[(]/, "").replace(/[\])]$/, ""))) if (/^["']/.test(item)) facts.addExportedName(unquote(item), at.line);
+      if (right !== null) {
+        for (const item of splitTopLevel(right.text().replace(/^[[(]/, "").replace(/[\])]$/, ""))) if (/^["']/.test(item)) facts.addExportedName(unquote(item), at.line);
+      }
       continue;
     }
     const names = left.split(",").map((part) => part.trim()).filter((part) => /^[\p{L}_][\p{L}\p{N}_]*$/u.test(part));
@@ -114,7 +128,9 @@ function statements(facts: FactsBuilder, body: SgNode, level: "module" | "class"
       else symbolKind = /^[A-Z][A-Z0-9_]*$/.test(name) ? "constant" : "variable";
       const newline = facts.text.indexOf("\n", at.start);
       const lineEnd = newline === -1 || newline > at.end ? at.end : newline;
-      const signature = rightKind === "lambda" ? facts.text.slice(at.start, (right!.field("body" as never) as SgNode | null)?.range().start.index ?? lineEnd) : facts.text.slice(at.start, lineEnd) + (lineEnd < at.end ? " …" : "");
+      const signature = rightKind === "lambda" ?
+        facts.text.slice(at.start, (right!.field("body" as never) as SgNode | null)?.range().start.index ?? lineEnd) :
+        facts.text.slice(at.start, lineEnd) + (lineEnd < at.end ? " …" : "");
       declare(facts, {
         name,
         kind: symbolKind,

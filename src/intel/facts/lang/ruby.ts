@@ -45,7 +45,17 @@ function readBody(body: SgNode | null, facts: FactsBuilder, exported: boolean): 
       const left = (statement.field("left" as never) as SgNode | null)?.text();
       if (left !== undefined && /^[A-Z][A-Za-z0-9_]*$/.test(left)) {
         const at = facts.at(statement);
-        declare(facts, { name: left, kind: "constant", visibility: "public", exported, at, signature: collapse(facts.text.slice(at.start, at.end).split("\n")[0]!), docStyle: DOC, role: "value", later: true });
+        declare(facts, {
+          name: left,
+          kind: "constant",
+          visibility: "public",
+          exported,
+          at,
+          signature: collapse(facts.text.slice(at.start, at.end).split("\n")[0]!),
+          docStyle: DOC,
+          role: "value",
+          later: true,
+        });
       }
       continue;
     }

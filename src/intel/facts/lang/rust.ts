@@ -27,7 +27,7 @@ const notes = new WeakMap<FactsBuilder, RustNotes>();
 
 function notesOf(facts: FactsBuilder): RustNotes {
   let found = notes.get(facts);
-  if (!found) notes.set(facts, (found = { implemented: new Map() }));
+  if (!found) notes.set(facts, found = { implemented: new Map() });
   return found;
 }
 
@@ -78,7 +78,9 @@ function item(kind: SymbolKind, role: "callable" | "container" | "value"): Handl
     if (kind === "struct" || kind === "enum" || kind === "union") heritage.push(...derivesAbove(facts.text, at.start));
     if (kind === "trait") {
       const bounds = (node.field("bounds" as never) as SgNode | null)?.text();
-      if (bounds !== undefined) heritage.push(...bounds.replace(/^:/, "").split("+").map((bound) => stripTypeArguments(bound.trim())).filter((bound) => bound.length > 0 && !bound.startsWith("'")));
+      if (bounds !== undefined) {
+        heritage.push(...bounds.replace(/^:/, "").split("+").map((bound) => stripTypeArguments(bound.trim())).filter((bound) => bound.length > 0 && !bound.startsWith("'")));
+      }
     }
     const symbol = declare(facts, {
       name,
@@ -137,7 +139,14 @@ const implItem: Handler = (node, at, facts) => {
     const implemented = notesOf(facts).implemented;
     implemented.set(typeName, [...(implemented.get(typeName) ?? []), trait]);
   }
-  const scope: Scope = { start: at.start, end: at.end, role: "container", qualifiedName: typeName, exported: true, data: { traitMembersPublic: traitText !== undefined } satisfies ImplData };
+  const scope: Scope = {
+    start: at.start,
+    end: at.end,
+    role: "container",
+    qualifiedName: typeName,
+    exported: true,
+    data: { traitMembersPublic: traitText !== undefined } satisfies ImplData,
+  };
   facts.pushScope(scope);
 };
 
@@ -147,7 +156,16 @@ const modItem: Handler = (node, at, facts) => {
   if (name === undefined) return;
   const body = bodyStart(node);
   if (body === undefined) facts.addImport({ specifier: name, kind: "mod", names: [], line: at.line });
-  declare(facts, { name, kind: "module", ...placement(facts, at), at, headEnd: body, ...(body === undefined ? { signature: collapse(facts.text.slice(at.start, at.end).replace(/;\s*$/, "")) } : {}), docStyle: DOC, role: "container" });
+  declare(facts, {
+    name,
+    kind: "module",
+    ...placement(facts, at),
+    at,
+    headEnd: body,
+    ...(body === undefined ? { signature: collapse(facts.text.slice(at.start, at.end).replace(/;\s*$/, "")) } : {}),
+    docStyle: DOC,
+    role: "container",
+  });
 };
 
 /** `use a::{b, c::d as e, self}` → one import per path; `pub use` also re-exports. */
@@ -228,4 +246,10 @@ function finish(facts: FactsBuilder): void {
   }
 }
 
-export const rustExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, finish, callKinds: { call_expression: null, macro_invocation: null } };
+export const rustExtractor: LanguageExtractor = {
+  rules: kinds(...Object.keys(HANDLERS)),
+  handlers: HANDLERS,
+  calls: CALLS,
+  finish,
+  callKinds: { call_expression: null, macro_invocation: null },
+};

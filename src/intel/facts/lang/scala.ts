@@ -86,7 +86,17 @@ function members(body: SgNode, facts: FactsBuilder, owner: Scope): void {
     else if (kind === "enum_case_definitions") {
       for (const enumCase of member.namedChildren()) {
         const name = (enumCase.field("name" as never) as SgNode | null)?.text();
-        if (name !== undefined) declare(facts, { name, kind: "enum_member", visibility: "public", exported: owner.exported, at: facts.at(enumCase), signature: collapse(enumCase.text()), docStyle: DOC });
+        if (name !== undefined) {
+          declare(facts, {
+            name,
+            kind: "enum_member",
+            visibility: "public",
+            exported: owner.exported,
+            at: facts.at(enumCase),
+            signature: collapse(enumCase.text()),
+            docStyle: DOC,
+          });
+        }
       }
     }
   }
@@ -98,7 +108,9 @@ function valueMember(node: SgNode, facts: FactsBuilder): void {
   const text = facts.text;
   if (kind === "type_definition") {
     const name = (node.field("name" as never) as SgNode | null)?.text();
-    if (name !== undefined) declare(facts, { name, kind: "type", ...placement(facts, modifiersOf(facts, at, /\btype\b/)), at, signature: collapse(text.slice(at.start, at.end)), docStyle: DOC });
+    if (name !== undefined) {
+      declare(facts, { name, kind: "type", ...placement(facts, modifiersOf(facts, at, /\btype\b/)), at, signature: collapse(text.slice(at.start, at.end)), docStyle: DOC });
+    }
     return;
   }
   const nameNode = (node.field("pattern" as never) ?? node.field("name" as never)) as SgNode | null;
@@ -111,7 +123,15 @@ function valueMember(node: SgNode, facts: FactsBuilder): void {
   const signature = collapse(text.slice(at.start, lineEnd) + (lineEnd < at.end ? " …" : ""));
   const symbolKind: SymbolKind = kind.startsWith("val") && (facts.top() === undefined || /^[A-Z]/.test(names[0] ?? "")) ? "constant" : "field";
   for (const name of names) {
-    declare(facts, { name, kind: facts.top() === undefined ? (kind.startsWith("val") ? "constant" : "variable") : symbolKind, ...placement(facts, modifiers), at, signature, docStyle: DOC, ...(value === null ? {} : { role: "value" as const, later: true }) });
+    declare(facts, {
+      name,
+      kind: facts.top() === undefined ? (kind.startsWith("val") ? "constant" : "variable") : symbolKind,
+      ...placement(facts, modifiers),
+      at,
+      signature,
+      docStyle: DOC,
+      ...(value === null ? {} : { role: "value" as const, later: true }),
+    });
   }
 }
 
@@ -184,4 +204,9 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("function" as never) as SgNode | null) ?? node.namedChildren()[0] ?? null,
 };
 
-export const scalaExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, callKinds: { call_expression: null, instance_expression: null } };
+export const scalaExtractor: LanguageExtractor = {
+  rules: kinds(...Object.keys(HANDLERS)),
+  handlers: HANDLERS,
+  calls: CALLS,
+  callKinds: { call_expression: null, instance_expression: null },
+};

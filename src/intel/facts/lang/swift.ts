@@ -53,14 +53,23 @@ const typeDeclaration: Handler = (node, at, facts) => {
   if (declarationKind === "extension") {
     const typeName = stripTypeArguments(name);
     let byType = extensions.get(facts);
-    if (!byType) extensions.set(facts, (byType = new Map()));
+    if (!byType) extensions.set(facts, byType = new Map());
     byType.set(typeName, [...(byType.get(typeName) ?? []), ...heritage]);
     const scope: Scope = { start: at.start, end: at.end, role: "container", qualifiedName: typeName, exported: true };
     facts.pushScope(scope);
     if (body !== null) members(body, facts, scope);
     return;
   }
-  declare(facts, { name, kind: TYPE_KINDS[declarationKind] ?? "class", ...placement(facts, node), at, headEnd: body?.range().start.index, docStyle: DOC, heritage, role: "container" });
+  declare(facts, {
+    name,
+    kind: TYPE_KINDS[declarationKind] ?? "class",
+    ...placement(facts, node),
+    at,
+    headEnd: body?.range().start.index,
+    docStyle: DOC,
+    heritage,
+    role: "container",
+  });
   const scope = facts.top()!;
   if (body !== null) members(body, facts, scope);
 };
@@ -69,7 +78,17 @@ const protocolDeclaration: Handler = (node, at, facts) => {
   const name = (node.field("name" as never) as SgNode | null)?.text();
   if (name === undefined) return;
   const body = node.field("body" as never) as SgNode | null;
-  declare(facts, { name, kind: "interface", ...placement(facts, node), at, headEnd: body?.range().start.index, docStyle: DOC, heritage: inheritance(node), role: "container", scopeData: { protocol: true } });
+  declare(facts, {
+    name,
+    kind: "interface",
+    ...placement(facts, node),
+    at,
+    headEnd: body?.range().start.index,
+    docStyle: DOC,
+    heritage: inheritance(node),
+    role: "container",
+    scopeData: { protocol: true },
+  });
   const scope = facts.top()!;
   if (body !== null) members(body, facts, scope);
 };
@@ -87,7 +106,15 @@ function members(body: SgNode, facts: FactsBuilder, owner: Scope): void {
     } else if (kind === "enum_entry") {
       const at = facts.at(member);
       for (const nameNode of member.fieldChildren("name" as never)) {
-        declare(facts, { name: (nameNode as SgNode).text(), kind: "enum_member", visibility: "public", exported: owner.exported, at, signature: collapse(facts.text.slice(at.start, at.end)), docStyle: DOC });
+        declare(facts, {
+          name: (nameNode as SgNode).text(),
+          kind: "enum_member",
+          visibility: "public",
+          exported: owner.exported,
+          at,
+          signature: collapse(facts.text.slice(at.start, at.end)),
+          docStyle: DOC,
+        });
       }
     }
   }
@@ -151,7 +178,12 @@ const importDeclaration: Handler = (_node, at, facts) => {
   const match = /^(?:@[\w]+\s+)*import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?([\p{L}\p{N}_.]+)/u.exec(facts.text.slice(at.start, at.end));
   if (!match) return;
   const path = match[1]!;
-  facts.addImport({ specifier: path, kind: "import", names: [{ local: path.includes(".") ? path.split(".").pop()! : "*", imported: path.includes(".") ? path.split(".").pop()! : "*" }], line: at.line });
+  facts.addImport({
+    specifier: path,
+    kind: "import",
+    names: [{ local: path.includes(".") ? path.split(".").pop()! : "*", imported: path.includes(".") ? path.split(".").pop()! : "*" }],
+    line: at.line,
+  });
 };
 
 const HANDLERS: Record<string, Handler> = {
@@ -184,5 +216,3 @@ function finish(facts: FactsBuilder): void {
 }
 
 export const swiftExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, finish, callKinds: { call_expression: null } };
-
-

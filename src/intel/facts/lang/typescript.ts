@@ -199,7 +199,17 @@ function objectPair(facts: FactsBuilder, pair: SgNode, ownerExported: boolean): 
   const key = (pair.field("key" as never) as SgNode | null)?.text();
   if (key === undefined) return;
   const at = facts.at(pair);
-  declare(facts, { name: unquote(key), kind: "method", visibility: "public", exported: ownerExported, at, headEnd: bodyStartOf(value.node), docStyle: DOC, role: "callable", later: true });
+  declare(facts, {
+    name: unquote(key),
+    kind: "method",
+    visibility: "public",
+    exported: ownerExported,
+    at,
+    headEnd: bodyStartOf(value.node),
+    docStyle: DOC,
+    role: "callable",
+    later: true,
+  });
 }
 
 /** `constructor(private readonly repo: Repo)` declares a field of the class. */
@@ -263,7 +273,15 @@ function variableDeclarator(node: SgNode, at: At, facts: FactsBuilder, context: 
       signature = `${keyword} ${text.slice(at.start, lineEnd)}${lineEnd < at.end ? " …" : ""}`;
     }
     // A destructuring declares several names: calls in its initialiser belong to none of them.
-    const symbol = declare(facts, { name, kind: keyword === "const" ? "constant" : "variable", ...place, at: symbolAt, signature: collapse(signature), doc, ...(names.length === 1 ? { role: "value" as const, ...scope } : {}) });
+    const symbol = declare(facts, {
+      name,
+      kind: keyword === "const" ? "constant" : "variable",
+      ...place,
+      at: symbolAt,
+      signature: collapse(signature),
+      doc,
+      ...(names.length === 1 ? { role: "value" as const, ...scope } : {}),
+    });
     if (value.shape === "object" && names.length === 1) objectMembers(facts, value.node!, facts.scopeOf(symbol));
   }
 }
@@ -359,7 +377,7 @@ const importStatement: Handler = (_node, at, facts) => {
   }
   const names: ImportFact["names"] = [];
   const braces = /\{([\s\S]*)\}/.exec(clause);
-  if (braces) for (const { left, right } of specifierList(braces[1]!)) names.push({ local: right, imported: left });
+  if (braces) { for (const { left, right } of specifierList(braces[1]!)) names.push({ local: right, imported: left }); }
   for (const raw of clause.replace(/\{[\s\S]*\}/, "").split(",")) {
     const part = raw.trim();
     const namespaceImport = /^\*\s*as\s+([\p{L}\p{N}_$]+)$/u.exec(part);
@@ -437,7 +455,8 @@ function defaultExport(facts: FactsBuilder, at: At, value: SgNode, statement: st
 
 /** A named declaration found by the tree-wide search (function, class, interface, …). */
 /** The name after the declaration keyword, read from the text (decorated or unusual heads ask the tree). */
-const DECLARATION_HEAD = /^(?:(?:declare|abstract|async|const|default|export)\s+)*(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+([\p{L}\p{N}_$.]+|"[^"\n]*"|'[^'\n]*')/u;
+const DECLARATION_HEAD =
+  /^(?:(?:declare|abstract|async|const|default|export)\s+)*(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+([\p{L}\p{N}_$.]+|"[^"\n]*"|'[^'\n]*')/u;
 
 function declaration(kind: SymbolKind, role: "callable" | "container" | "value", heritage = false): Handler {
   return (node, at, facts) => {
@@ -616,4 +635,3 @@ export function typescriptExtractor(napiLanguage: string): LanguageExtractor {
   cache.set(napiLanguage, extractor);
   return extractor;
 }
-
