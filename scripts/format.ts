@@ -30,7 +30,8 @@ function typeScriptFiles(entry: string, out: string[]): string[] {
     return out;
   }
   for (const name of names.sort()) {
-    if (name === "node_modules" || name === "dist" || name === "results" || name.startsWith(".")) continue;
+    // Fixtures are inputs whose bytes tests pin (line numbers, spacing): never reformatted.
+    if (name === "node_modules" || name === "dist" || name === "results" || name === "fixtures" || name.startsWith(".")) continue;
     typeScriptFiles(path.join(absolute, name), out);
   }
   return out;
