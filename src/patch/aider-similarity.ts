@@ -2,6 +2,7 @@
  * Similarity of a search text to windows of whole lines, for the fuzzy stage and the nearest-text
  * report of the Aider engine: bounded edit distances, pruned by character histograms.
  */
+import { editDistance } from "../helpers/edit-distance.ts";
 
 /** A fuzzy window whose similarity is within this of the best one makes the match ambiguous. */
 export const FUZZY_AMBIGUITY_MARGIN = 0.02;
@@ -184,43 +185,10 @@ function deepeningLevenshtein(a: string, b: string, lowerBound: number, cap: num
   let band = Math.max(1, lowerBound);
   for (;;) {
     const limit = Math.min(band, cap);
-    const distance = boundedLevenshtein(a, b, limit, work);
+    const distance = editDistance(a, b, limit, work);
     if (distance <= limit || limit >= cap) return distance;
     band *= 2;
   }
-}
-
-/** Levenshtein distance of a and b, or any value above `cap` once it is certain to exceed it. */
-function boundedLevenshtein(a: string, b: string, cap: number, work: { spent: number }): number {
-  if (a === b) return 0;
-  if (cap < 0) return 1;
-  if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  const over = cap + 1;
-  const width = b.length;
-  let previous = new Int32Array(width + 1);
-  let current = new Int32Array(width + 1);
-  for (let column = 0; column <= width; column++) previous[column] = column <= cap ? column : over;
-  for (let row = 1; row <= a.length; row++) {
-    const low = Math.max(1, row - cap);
-    const high = Math.min(width, row + cap);
-    current[0] = row <= cap ? row : over;
-    if (low > 1) current[low - 1] = over;
-    let rowMinimum = low === 1 ? current[0]! : over;
-    const charA = a.charCodeAt(row - 1);
-    for (let column = low; column <= high; column++) {
-      const substitute = previous[column - 1]! + (charA === b.charCodeAt(column - 1) ? 0 : 1);
-      const value = Math.min(substitute, previous[column]! + 1, current[column - 1]! + 1, over);
-      current[column] = value;
-      if (value < rowMinimum) rowMinimum = value;
-    }
-    if (high < width) current[high + 1] = over;
-    work.spent += high - low + 1;
-    if (rowMinimum > cap) return over;
-    [previous, current] = [current, previous];
-  }
-  return previous[width]!;
 }
 
 /** Three decimals, rounded down so a near-identical window never shows as 1. */

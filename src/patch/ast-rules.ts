@@ -24,6 +24,8 @@ import {
   parseTreeAsync,
   patternLiterals,
   patternProblemOf,
+  patternVariables,
+  METAVARIABLE,
   sameStatement,
   statementRunsParseApart,
   supportsSyntaxTree,
@@ -95,24 +97,11 @@ export interface TreePart {
 
 type FixPart = { literal: string } | { variable: string };
 
-const VARIABLE = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$?([A-Z_][A-Z0-9_]*)/g;
-
-/** Metavariables a pattern defines, each marked multi when written $$$NAME. Names starting with "_" capture nothing. */
-function patternVariables(pattern: string): Map<string, "single" | "multi"> {
-  const variables = new Map<string, "single" | "multi">();
-  for (const match of pattern.matchAll(VARIABLE)) {
-    const name = match[1] ?? match[2]!;
-    if (name.startsWith("_")) continue;
-    variables.set(name, match[1] !== undefined ? "multi" : (variables.get(name) ?? "single"));
-  }
-  return variables;
-}
-
 function parseFix(fix: string, defined: Map<string, "single" | "multi">): { parts: FixPart[]; literal: string[] } {
   const parts: FixPart[] = [];
   const literal = new Set<string>();
   let last = 0;
-  for (const match of fix.matchAll(VARIABLE)) {
+  for (const match of fix.matchAll(METAVARIABLE)) {
     const name = match[1] ?? match[2]!;
     if (!defined.has(name)) {
       literal.add(name);

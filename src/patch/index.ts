@@ -3,9 +3,9 @@
  * or inspects the journal goes through these exports.
  */
 export { commitBatchReceipt, createWriteServices, undoBatch, writeBatch } from "./write-batch.ts";
-export type { BatchOptions, BatchSummary, WriteContext, WriteServices } from "./write-batch.ts";
+export type { WriteContext, WriteServices } from "./write-batch.ts";
 export type { Diagnose, WriteEntry } from "./strategies.ts";
-export type { BatchReport, Change, FileFacts, FileOutcome, TypeErrors } from "./report.ts";
+export type { BatchReport, FileOutcome } from "./report.ts";
 export type { AstRule } from "./ast-rules.ts";
 export type { CommittedEvent } from "./pipeline.ts";
 export { commitBatch } from "./commit.ts";

@@ -151,7 +151,7 @@ export function planEntry(entry: WriteEntry, run: PlanningRun): Promise<Planned 
   return strategy(entry, run);
 }
 
-export function changeOf(before: { sha256: string } | null, afterSha: string): Change {
+function changeOf(before: { sha256: string } | null, afterSha: string): Change {
   if (!before) return "created";
   return before.sha256 === afterSha ? "unchanged" : "modified";
 }

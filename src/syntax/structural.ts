@@ -47,12 +47,13 @@ export interface StructuralMatch {
   captures: Record<string, string>;
 }
 
-const VARIABLE = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$?([A-Z_][A-Z0-9_]*)/g;
+/** A metavariable in a pattern or a fix: $$$NAME (group 1) or $NAME / $$NAME (group 2). */
+export const METAVARIABLE = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$?([A-Z_][A-Z0-9_]*)/g;
 
 /** Metavariables of a pattern ("_"-prefixed ones capture nothing). */
 export function patternVariables(pattern: string): Map<string, "single" | "multi"> {
   const variables = new Map<string, "single" | "multi">();
-  for (const match of pattern.matchAll(VARIABLE)) {
+  for (const match of pattern.matchAll(METAVARIABLE)) {
     const name = match[1] ?? match[2]!;
     if (name.startsWith("_")) continue;
     variables.set(name, match[1] !== undefined ? "multi" : (variables.get(name) ?? "single"));

@@ -51,8 +51,6 @@ export function toItemError(error: unknown, display: string): ItemError {
   return { code: toolError.code, message: toolError.message, hint: toolError.hint, retryable: toolError.retryable };
 }
 
-export { fileSystemError, readFileBytes, sha256Hex };
-
 /** Hashes a file: small files in one synchronous read, larger ones in chunks so hashing never holds them in memory. */
 export async function hashFileStream(resolved: ResolvedPath, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
   const small = readSmallRegularFileSync(resolved);

@@ -9,7 +9,7 @@ import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, FailedPath, MaxTokens, footer } from "./outline.ts";
+import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, FailedPath, MaxTokens, footer, limitNotes } from "./outline.ts";
 
 const DigestFile = z.object({
   path: z.string(),
@@ -158,13 +158,6 @@ export const digestTool = defineTool({
         `call digest with paths naming the folders not shown (first: ${JSON.stringify(path.posix.dirname(omitted[0]!))}), or raise maxTokens` :
         "narrow paths or glob" :
       null;
-    const extraLimits = limitedBy === "maxTokens" ?
-      [`maxTokens = ${args.maxTokens}`] :
-      limitedBy === "outputLimit" ?
-      [`output limit = ${LIMITS.output.maxTextChars} characters`] :
-      limitedBy === "maxFiles" ?
-      [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`] :
-      [];
     return {
       directories,
       summary,
@@ -172,7 +165,7 @@ export const digestTool = defineTool({
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
       cut: { truncated, limitedBy, next, tokens },
-      coverage: coverageOut(collected.coverage, extraLimits),
+      coverage: coverageOut(collected.coverage, limitNotes(limitedBy, args.maxTokens)),
     };
   },
   render: (result) => {

@@ -22,6 +22,7 @@ import {
   symbolOut,
   visibleSymbols,
   footer,
+  limitNotes,
 } from "./outline.ts";
 
 const MapFile = z.object({
@@ -156,20 +157,13 @@ export const mapTool = defineTool({
       if (limitedBy === "maxFiles") hints.push(`narrow paths or glob (at most ${LIMITS.intel.outline.maxFiles} files per call)`);
       next = hints.join("; ");
     }
-    const extraLimits = limitedBy === "maxTokens" ?
-      [`maxTokens = ${args.maxTokens}`] :
-      limitedBy === "outputLimit" ?
-      [`output limit = ${LIMITS.output.maxTextChars} characters`] :
-      limitedBy === "maxFiles" ?
-      [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`] :
-      [];
     return {
       files,
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
       cut: { truncated, limitedBy, next, tokens },
-      coverage: coverageOut(collected.coverage, extraLimits),
+      coverage: coverageOut(collected.coverage, limitNotes(limitedBy, args.maxTokens)),
       ...(typedNotes.length > 0 ? { typedNotes } : {}),
     };
   },

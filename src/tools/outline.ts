@@ -56,6 +56,14 @@ export function coverageOut(coverage: Coverage | undefined, extra: string[] = []
   return { complete: (coverage?.complete ?? true) && extra.length === 0, limits };
 }
 
+/** The coverage note for the limit that cut a map or digest answer. */
+export function limitNotes(limitedBy: string | null, maxTokens: number): string[] {
+  if (limitedBy === "maxTokens") return [`maxTokens = ${maxTokens}`];
+  if (limitedBy === "outputLimit") return [`output limit = ${LIMITS.output.maxTextChars} characters`];
+  if (limitedBy === "maxFiles") return [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`];
+  return [];
+}
+
 export function progressOf(context: ToolContext): { signal: AbortSignal; onProgress?: (done: number, total: number) => void } {
   return context.progress ? { signal: context.signal, onProgress: context.progress } : { signal: context.signal };
 }

@@ -41,7 +41,7 @@ function normalizeQuery(query: string): string {
 }
 
 /** Symbols a query names: the exact qualified name, else a dotted suffix ("Class.method"), else the same case-insensitively. */
-export function matchSymbols(symbols: readonly SymbolFact[], query: string): SymbolFact[] {
+function matchSymbols(symbols: readonly SymbolFact[], query: string): SymbolFact[] {
   const wanted = normalizeQuery(query);
   const attempts: Array<(symbol: SymbolFact) => boolean> = [
     (symbol) => symbol.qualifiedName === wanted,

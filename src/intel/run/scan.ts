@@ -107,7 +107,7 @@ async function readForScan(file: RunFile): Promise<ReadOutcome> {
 }
 
 /** Reads a file for matching or rewriting; undefined when it is gone, too large or not text. */
-export async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
+async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
   const read = await readForScan(file);
   if (typeof read === "string") return undefined;
   try {
