@@ -9,6 +9,9 @@
  * swapped for a link meanwhile is never followed.
  * Until the batch is marked committed (its record renamed) any failure rolls every earlier step back, so a refused or
  * failed batch leaves every byte as it was.
+ *
+ * Over 600 lines on purpose: the commit is one state machine whose steps share the held directories
+ * and the rollback list; split across files, its crash-consistency argument could not be read whole.
  */
 import { lstatSync } from "node:fs";
 import path from "node:path";

@@ -2,6 +2,9 @@
  * The call-graph tools: callers, callees, trace, implements, impact, context. Every edge carries
  * its confidence (exact: through imports or scope; inferred: the only declaration of that name;
  * ambiguous: several, listed). Answers say whether they are complete and which limit cut them.
+ *
+ * Over 600 lines for now: six tools share their edge rendering and target resolution here; one file
+ * per tool is the house rule, and this file is next to be split.
  */
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";

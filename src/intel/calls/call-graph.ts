@@ -6,6 +6,9 @@
  * of that name in a compatible language (one — `inferred`; several — `ambiguous`, all listed).
  * Finding the callers of a symbol looks only at calls of its name and of the names it is imported
  * or re-exported under, so a query never resolves the whole workspace.
+ *
+ * Over 600 lines on purpose: resolution through imports, scope and the workspace fallback shares one
+ * memo per index generation; the language rules that stand alone are in names.ts.
  */
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";

@@ -18,6 +18,9 @@
  * the libuv thread pool (parseTreeAsync) with a few files in flight while the main thread extracts
  * facts from finished trees. Stored facts own their strings (facts/compact.ts). `generation`
  * increases on every change, so derived caches (graphs, search) know to update.
+ *
+ * Over 600 lines on purpose: a refresh is one sequence (walk, classify, parse, extract, publish a
+ * generation) over per-file state every step shares; what stands alone is in the parts above.
  */
 import { lstatSync, type Stats } from "node:fs";
 import path from "node:path";
