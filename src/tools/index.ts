@@ -4,18 +4,26 @@ import { TypeScriptProjects } from "../intel/typescript/index.ts";
 import type { AnyTool } from "./contract.ts";
 import type { ToolServices } from "./services.ts";
 import { SearchService } from "../intel/search/index.ts";
-import { CALL_TOOLS } from "./calls.ts";
+import { calleesTool } from "./callees.ts";
+import { callersTool } from "./callers.ts";
+import { contextTool } from "./context.ts";
+import { cyclesTool } from "./cycles.ts";
+import { depsTool } from "./deps.ts";
 import { digestTool } from "./digest.ts";
 import { documentQueryTool } from "./document.ts";
 import { fileCapabilitiesTool, fileHashTool, fileReadTool } from "./files.ts";
-import { GRAPH_TOOLS } from "./graph.ts";
+import { graphTool } from "./graph.ts";
+import { impactTool } from "./impact.ts";
+import { implementsTool } from "./implements.ts";
 import { indexTool } from "./index-tool.ts";
 import { mapTool } from "./map.ts";
+import { reverseDepsTool } from "./reverse-deps.ts";
 import { runTool } from "./run.ts";
 import { findRelatedTool, searchTool } from "./search.ts";
 import { showTool } from "./show.ts";
 import { squeezeTool } from "./squeeze.ts";
 import { surfaceTool } from "./surface.ts";
+import { traceTool } from "./trace.ts";
 import { configStatusTool, policyCheckTool } from "./workspace.ts";
 import { fileChattrTool } from "./file-chattr.ts";
 import { fileDeleteTool } from "./file-delete.ts";
@@ -40,8 +48,16 @@ export const TOOLS: AnyTool[] = [
   showTool,
   surfaceTool,
   indexTool,
-  ...GRAPH_TOOLS,
-  ...CALL_TOOLS,
+  depsTool,
+  reverseDepsTool,
+  graphTool,
+  cyclesTool,
+  callersTool,
+  calleesTool,
+  traceTool,
+  implementsTool,
+  impactTool,
+  contextTool,
   searchTool,
   findRelatedTool,
   squeezeTool,

@@ -12,7 +12,7 @@ import type { ImportEdge } from "../intel/graph/types.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { WriteEntry } from "../patch/index.ts";
 import type { ToolContext } from "./contract.ts";
-import { graphOptions } from "./graph.ts";
+import { graphOptions } from "./graph-common.ts";
 
 const MOVABLE = /\.(?:[cm]?[jt]sx?|d\.[cm]?ts|pyi?)$/;
 

@@ -16,7 +16,7 @@ import { languageIdFromName, type LanguageId } from "../syntax/index.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
-import { graphOptions } from "./graph.ts";
+import { graphOptions } from "./graph-common.ts";
 import { phasedProgress } from "./progress.ts";
 
 const SIGNALS = ["name", "signature", "doc", "body", "embedding", "definition", "proximity"] as const;

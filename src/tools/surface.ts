@@ -8,7 +8,7 @@ import { packageFiles, publicSurface, type SurfaceEntry } from "../intel/graph/s
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { openImportGraph } from "./graph.ts";
+import { openImportGraph } from "./graph-common.ts";
 import { budgetOf, clip, coverageOut, CoverageOut, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
 
 const SurfaceMember = z.object({ name: z.string(), kind: z.string(), signature: z.string(), startLine: z.number().int(), endLine: z.number().int() });

@@ -1,6 +1,6 @@
 /** typed: true on the read tools: the TypeScript compiler's answers through the tools' own schemas. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { callersTool } from "../../src/tools/calls.ts";
+import { callersTool } from "../../src/tools/callers.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { mapTool } from "../../src/tools/map.ts";
 import { showTool } from "../../src/tools/show.ts";

@@ -1,0 +1,236 @@
+/**
+ * What the call-graph tools share (callers, callees, trace, implements, impact, context, one file
+ * each): the call graph over the import graph, target resolution, the symbol and edge shapes and
+ * their rendering, the callers/callees walk. Every edge carries its confidence (exact: through
+ * imports or scope; inferred: the only declaration of that name; ambiguous: several, listed).
+ * Answers say whether they are complete and which limit cut them.
+ */
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { CallGraph } from "../intel/calls/call-graph.ts";
+import { type LeveledEdge, walkCalls } from "../intel/calls/queries.ts";
+import type { CallEdge, Confidence, SymbolRef } from "../intel/calls/types.ts";
+import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
+import { plural } from "./common.ts";
+import type { ToolContext } from "./contract.ts";
+import { graphOptions, type IntelSession, openImportGraph, renderIncomplete, resolveScope } from "./graph-common.ts";
+
+interface CallSession extends IntelSession {
+  calls: CallGraph;
+}
+
+export async function openCallGraph(context: ToolContext): Promise<CallSession> {
+  const session = await openImportGraph(context);
+  const calls = await CallGraph.for(session.index, context.workspace, graphOptions(session.index, context));
+  return { ...session, calls };
+}
+
+export const SymbolInput = z
+  .string()
+  .min(1)
+  .max(LIMITS.pathChars)
+  .describe("A declaration: a name (\"format\"), a qualified name (\"UserService.create\"), or \"path#Name\" to pick the file.");
+
+export const ConfidenceEnum = z.enum(["exact", "inferred", "ambiguous"]);
+
+export const SymbolOut = z
+  .object({
+    name: z.string().describe("Qualified name, e.g. UserService.create."),
+    kind: z.string().describe("function, method, class, …"),
+    path: z.string().describe("The declaring file, usable as input."),
+    startLine: z.number().int().describe("First line (1-based)."),
+    endLine: z.number().int().describe("Last line (inclusive)."),
+    signature: z.string().describe("The declaration's head."),
+  })
+  .describe("A declaration.");
+export type SymbolOut = z.infer<typeof SymbolOut>;
+
+export function symbolOut(symbol: SymbolRef, display: (real: string) => string): SymbolOut {
+  return { name: symbol.qualifiedName, kind: symbol.kind, path: display(symbol.file), startLine: symbol.startLine, endLine: symbol.endLine, signature: symbol.signature };
+}
+
+export function place(symbol: SymbolOut): string {
+  return `${symbol.path}:${symbol.startLine}`;
+}
+
+export const CallComplete = {
+  complete: z.boolean().describe("Whether nothing was cut: the index was complete and no limit stopped the answer."),
+  limits: z.array(z.string()).describe("When incomplete: what cut it."),
+};
+
+/** "path#Name" or a name with an optional separate path → exactly one declaration (or a listed ambiguity). */
+export async function resolveSymbol(session: CallSession, context: ToolContext, spec: string, pathInput: string | undefined, what: string): Promise<SymbolRef> {
+  let query = spec.trim();
+  let location = pathInput;
+  // "src/x.ts#Name": the part before "#" must look like a path, so private names ("A.#m") stay names.
+  const split = /^(.+?\.[A-Za-z0-9]+|[^#]*\/[^#]*)#(.+)$/.exec(query);
+  if (split && location === undefined) {
+    location = split[1]!;
+    query = split[2]!;
+  }
+  let within: { real: string; directory: boolean } | undefined;
+  if (location !== undefined) {
+    const scope = await resolveScope(session, context, location);
+    within = { real: scope.resolved.real, directory: scope.directory };
+  }
+  const found = session.calls.findSymbols(query, within);
+  if (found.length === 0) {
+    throw new ToolError("symbol_not_found", `${what}: no declaration named ${JSON.stringify(query)}${location !== undefined ? ` in ${location}` : " in the workspace"}.`, {
+      details: { symbol: query, ...(location !== undefined ? { path: location } : {}) },
+    });
+  }
+  const exactName = found.filter((symbol) => symbol.qualifiedName === query.replace(/::/g, "."));
+  const pool = exactName.length > 0 ? exactName : found;
+  const nonLocal = pool.filter((symbol) => !symbol.local);
+  const candidates = nonLocal.length > 0 ? nonLocal : pool;
+  // One declaration split over lines (TypeScript overloads) counts once: same file and qualified name.
+  const distinct = new Map(candidates.map((symbol) => [`${symbol.file}\0${symbol.qualifiedName}`, symbol]));
+  if (distinct.size > 1) {
+    const listed = [...distinct.values()].slice(0, LIMITS.intel.calls.maxCandidates).map((symbol) =>
+      `${session.display(symbol.file)}#${symbol.qualifiedName} (${symbol.kind}, line ${symbol.startLine})`
+    );
+    throw new ToolError(
+      "ambiguous_symbol",
+      `${what}: ${distinct.size} declarations match ${JSON.stringify(query)}: ${listed.join("; ")}${distinct.size > listed.length ? "; …" : ""}.`,
+      {
+        details: { candidates: listed },
+      },
+    );
+  }
+  const chosen = [...distinct.values()][0]!;
+  // Overloads: the implementation is the last (and longest) declaration of the name in the file.
+  const same = candidates.filter((symbol) => symbol.file === chosen.file && symbol.qualifiedName === chosen.qualifiedName);
+  return same.sort((a, b) => b.endLine - b.startLine - (a.endLine - a.startLine))[0] ?? chosen;
+}
+
+export const CallOut = z
+  .object({
+    path: z.string().describe("File of the call."),
+    line: z.number().int().describe("1-based line of the call."),
+    column: z.number().int().describe("1-based column of the call."),
+    callee: z.string().describe("The callee expression as written."),
+    caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
+    confidence: ConfidenceEnum.describe("exact: through imports or scope; inferred: the only declaration of that name; ambiguous: several could be meant."),
+    depth: z.number().int().describe("1 = direct; n = n calls away."),
+    targets: z.array(z.string()).describe("What the call resolves to (\"path#Name\"); several when ambiguous (the first few)."),
+    candidates: z.number().int().optional().describe("For ambiguous calls: how many declarations could be meant."),
+  })
+  .describe("One call site.");
+export type CallOut = z.infer<typeof CallOut>;
+
+export function callOut(edge: CallEdge & { depth?: number }, display: (real: string) => string): CallOut {
+  const out: CallOut = {
+    path: display(edge.site.file),
+    line: edge.site.fact.line,
+    column: edge.site.fact.column,
+    callee: edge.site.fact.callee,
+    confidence: edge.confidence,
+    depth: edge.depth ?? 1,
+    targets: edge.targets.slice(0, LIMITS.intel.calls.maxCandidates).map((target) => `${display(target.file)}#${target.qualifiedName}`),
+  };
+  if (edge.caller) out.caller = edge.caller.qualifiedName;
+  if (edge.confidence === "ambiguous") out.candidates = edge.targets.length;
+  return out;
+}
+
+function countBy(calls: CallOut[]): Record<Confidence, number> {
+  const counts: Record<Confidence, number> = { exact: 0, inferred: 0, ambiguous: 0 };
+  for (const call of calls) counts[call.confidence] += 1;
+  return counts;
+}
+
+export function renderCall(call: CallOut, direction: "callers" | "callees"): string {
+  const indent = "  ".repeat(call.depth);
+  const candidates = (call.candidates ?? 0) <= 3 ? call.targets.join(", ") : `${call.candidates} candidates`;
+  const tag = call.confidence === "exact" ? "" : ` [${call.confidence}${call.confidence === "ambiguous" ? `: ${candidates}` : ""}]`;
+  if (direction === "callers") return `${indent}${call.path}:${call.line} ${call.caller ?? "(module level)"} → ${call.callee}${tag}`;
+  return `${indent}${call.path}:${call.line} ${call.callee} → ${call.confidence === "ambiguous" ? "?" : call.targets.join(", ")}${tag}`;
+}
+
+export const DepthInput = z
+  .number()
+  .int()
+  .min(1)
+  .max(LIMITS.intel.calls.maxDepth)
+  .optional()
+  .describe(`Levels of calls to follow (default ${LIMITS.intel.calls.defaultDepth}, at most ${LIMITS.intel.calls.maxDepth}); ambiguous edges are listed but not followed.`);
+
+export const WalkOutput = z.object({
+  symbol: SymbolOut,
+  depth: z.number().int().describe("Levels followed."),
+  calls: z.array(CallOut).describe("Call sites, level by level, exact first."),
+  counts: z.object({ exact: z.number().int(), inferred: z.number().int(), ambiguous: z.number().int() }).describe("Listed calls per confidence."),
+  unresolved: z.number().int().optional().describe("callees: calls inside the symbol that resolve to nothing in the workspace (external or unknown)."),
+  typed: z.boolean().optional().describe("callers with typed: true on TS/JS: the TypeScript compiler resolved every call (all exact)."),
+  ...CallComplete,
+});
+export type WalkOutput = z.infer<typeof WalkOutput>;
+
+/** callers with typed: true: the compiler's references instead of the syntactic graph (undefined: fall back). */
+async function typedWalk(session: CallSession, context: ToolContext, symbol: SymbolRef, depth: number, limit: number): Promise<WalkOutput | undefined> {
+  const resolved = await context.workspace.resolve(symbol.file, "read");
+  let typed;
+  try {
+    typed = await typedCallers(context.workspace, resolved, symbol.qualifiedName, { depth, limit, projects: context.services.typescript, signal: context.signal });
+  } catch (error) {
+    // The compiler names the declaration differently: the syntactic answer still stands.
+    if (error instanceof ToolError && error.code === "invalid_input") return undefined;
+    throw error;
+  }
+  const calls: CallOut[] = typed.calls.map((call) => ({
+    path: call.path,
+    line: call.line,
+    column: call.column,
+    callee: call.callee,
+    ...(call.caller !== undefined ? { caller: call.caller } : {}),
+    confidence: "exact",
+    depth: call.depth,
+    targets: [call.target],
+  }));
+  const limits = [...typed.limits, ...typed.project.notes];
+  return { symbol: symbolOut(symbol, session.display), depth, calls, counts: countBy(calls), typed: true, complete: limits.length === 0, limits };
+}
+
+export async function walkTool(
+  args: { symbol: string; path?: string | undefined; depth?: number | undefined; limit?: number | undefined; minConfidence?: Confidence | undefined; typed?: boolean | undefined },
+  context: ToolContext,
+  direction: "callers" | "callees",
+): Promise<WalkOutput> {
+  const session = await openCallGraph(context);
+  const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
+  const depth = args.depth ?? LIMITS.intel.calls.defaultDepth;
+  const limit = args.limit ?? LIMITS.intel.calls.defaultLimit;
+  if (args.typed === true && direction === "callers" && supportsTypedAnswers(symbol.file)) {
+    const typed = await typedWalk(session, context, symbol, depth, limit);
+    if (typed) return typed;
+  }
+  const walk = walkCalls(session.calls, symbol, direction, depth, limit, args.minConfidence ?? "ambiguous");
+  const limits = [...session.limits];
+  if (walk.truncatedBy === "limit") limits.push(`limit = ${limit}`);
+  if (walk.truncatedBy === "maxExpanded") limits.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}`);
+  const calls = walk.edges.map((edge: LeveledEdge) => callOut(edge, session.display));
+  const result: WalkOutput = {
+    symbol: symbolOut(symbol, session.display),
+    depth,
+    calls,
+    counts: countBy(calls),
+    complete: session.coverage.complete && limits.length === 0,
+    limits,
+  };
+  if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
+  return result;
+}
+
+export function renderWalk(result: WalkOutput, direction: "callers" | "callees"): string {
+  const { exact, inferred, ambiguous } = result.counts;
+  const lines = [
+    `${direction} of ${result.symbol.name} (${place(result.symbol)}), depth ${result.depth}: ${
+      plural(result.calls.length, "call")
+    } (${exact} exact, ${inferred} inferred, ${ambiguous} ambiguous)${result.typed ? ", resolved by the TypeScript compiler" : ""}`,
+  ];
+  for (const call of result.calls) lines.push(renderCall(call, direction));
+  if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
+  renderIncomplete(result, lines);
+  return lines.join("\n");
+}

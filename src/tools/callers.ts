@@ -1,0 +1,34 @@
+/** callers: the call sites of a declaration, with depth > 1 the callers' callers; typed: true asks the TypeScript compiler. */
+import { z } from "zod";
+import { LIMITS } from "../core/limits.ts";
+import { PathInput } from "./common.ts";
+import { defineTool, READ_ONLY } from "./contract.ts";
+import { ConfidenceEnum, DepthInput, renderWalk, SymbolInput, WalkOutput, walkTool } from "./call-common.ts";
+
+export const callersTool = defineTool({
+  name: "callers",
+  title: "Who calls a function",
+  description:
+    "The call sites of a function, method or class, resolved syntactically through imports (re-exports, aliases and namespaces followed) and scope; each edge is exact, inferred (the only declaration of that name) or ambiguous (several candidates, listed). depth > 1 walks up through the callers' callers.",
+  input: z.strictObject({
+    symbol: SymbolInput,
+    path: PathInput.optional().describe("File or folder the declaration is in, when the name alone is ambiguous."),
+    depth: DepthInput,
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.intel.calls.maxLimit)
+      .optional()
+      .describe(`Call sites listed at most (default ${LIMITS.intel.calls.defaultLimit}).`),
+    minConfidence: ConfidenceEnum.optional().describe("Drop edges weaker than this: exact, inferred, or ambiguous (default: keep all)."),
+    typed: z
+      .boolean()
+      .optional()
+      .describe("TS/JS: let the TypeScript compiler resolve the call sites (slower; precise through aliases, re-exports and methods). Other languages ignore it."),
+  }),
+  output: WalkOutput,
+  annotations: READ_ONLY,
+  handler: (args, context) => walkTool(args, context, "callers"),
+  render: (result) => renderWalk(result, "callers"),
+});

@@ -1,0 +1,104 @@
+/** impact: what changing a declaration or a file can break: callers, importing files, the tests to run. */
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import { impactOf } from "../intel/calls/queries.ts";
+import type { SymbolRef } from "../intel/calls/types.ts";
+import { PathInput, plural } from "./common.ts";
+import { defineTool, READ_ONLY } from "./contract.ts";
+import { CallComplete, CallOut, callOut, openCallGraph, place, renderCall, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import { renderIncomplete, resolveScope } from "./graph-common.ts";
+
+const ImpactOutput = z.object({
+  symbol: SymbolOut.optional().describe("The declaration asked about (absent for a whole file)."),
+  path: z.string().describe("The file changed."),
+  callers: z.array(CallOut).describe("Exact and inferred callers, transitively."),
+  dependents: z.array(z.object({ path: z.string(), depth: z.number().int() })).describe("Files importing the file, transitively, nearest first."),
+  totalDependents: z.number().int().describe("Dependents before the list was cut."),
+  tests: z
+    .array(
+      z.object({
+        path: z.string().describe("The test file."),
+        via: z.enum(["calls", "imports", "name"]).describe(
+          "calls: it calls the target through the callers; imports: it imports the file through the dependents; name: only named after it.",
+        ),
+        distance: z.number().int().describe("Calls or import hops to the target (0 for name)."),
+      }),
+    )
+    .describe("Test files (by convention: *.test.*, *.spec.*, test_*.py, *_test.go, tests/ folders, …) that reach the target."),
+  ...CallComplete,
+});
+type ImpactOutput = z.infer<typeof ImpactOutput>;
+
+export const impactTool = defineTool({
+  name: "impact",
+  title: "What a change affects",
+  description:
+    "What changing a declaration (symbol) or a whole file (path) can break: its callers (exact and inferred, transitively), the files importing its file (transitively), and the test files that reach it by calls, by imports or by name — the tests to run after the change.",
+  input: z
+    .strictObject({
+      symbol: SymbolInput.optional(),
+      path: PathInput.optional().describe("The file (or, with symbol, the file or folder the declaration is in)."),
+      depth: z
+        .number()
+        .int()
+        .min(1)
+        .max(LIMITS.intel.calls.maxDepth)
+        .optional()
+        .describe(`Caller levels to follow (default ${LIMITS.intel.calls.impactDepth}).`),
+    })
+    .refine((args) => args.symbol !== undefined || args.path !== undefined, "pass symbol, path, or both"),
+  output: ImpactOutput,
+  annotations: READ_ONLY,
+  handler: async (args, context) => {
+    const session = await openCallGraph(context);
+    let symbol: SymbolRef | undefined;
+    let file: string;
+    if (args.symbol !== undefined) {
+      symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
+      file = symbol.file;
+    } else {
+      const scope = await resolveScope(session, context, args.path!);
+      if (scope.directory) throw new ToolError("not_a_file", `${scope.resolved.display} is a folder; impact takes a file or a symbol.`);
+      file = scope.resolved.real;
+    }
+    const depth = args.depth ?? LIMITS.intel.calls.impactDepth;
+    const impact = impactOf(session.calls, file, symbol, { depth, limit: LIMITS.intel.calls.maxLimit, display: session.display });
+    const limits = [...session.limits, ...impact.truncated];
+    const dependents = [...impact.dependents].sort((a, b) => a[1] - b[1] || (session.display(a[0]) < session.display(b[0]) ? -1 : 1));
+    const shown = dependents.slice(0, LIMITS.intel.graph.defaultMaxEdges);
+    if (dependents.length > shown.length) limits.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} dependents listed`);
+    const result: ImpactOutput = {
+      path: session.display(file),
+      callers: impact.callers.map((edge) => callOut(edge, session.display)),
+      dependents: shown.map(([real, level]) => ({ path: session.display(real), depth: level })),
+      totalDependents: dependents.length,
+      tests: impact.tests.map((test) => ({ path: session.display(test.file), via: test.via, distance: test.distance })),
+      complete: session.coverage.complete && limits.length === 0,
+      limits,
+    };
+    if (symbol) result.symbol = symbolOut(symbol, session.display);
+    return result;
+  },
+  render: (result: ImpactOutput) => {
+    const target = result.symbol ? `${result.symbol.name} (${place(result.symbol)})` : result.path;
+    const lines = [
+      `impact of ${target}: ${plural(result.callers.length, "caller")}, ${plural(result.totalDependents, "dependent file")}, ${plural(result.tests.length, "test file")}`,
+    ];
+    if (result.tests.length > 0) {
+      lines.push("tests:");
+      for (const test of result.tests) lines.push(`  ${test.path} (${test.via}${test.via === "name" ? "" : `, ${test.distance} away`})`);
+    }
+    if (result.callers.length > 0) {
+      lines.push("callers:");
+      for (const call of result.callers) lines.push(renderCall(call, "callers"));
+    }
+    if (result.dependents.length > 0) {
+      lines.push("dependents:");
+      for (const dependent of result.dependents) lines.push(`  ${dependent.depth > 1 ? `[${dependent.depth}] ` : ""}${dependent.path}`);
+      if (result.totalDependents > result.dependents.length) lines.push(`  … ${result.totalDependents - result.dependents.length} more`);
+    }
+    renderIncomplete(result, lines);
+    return lines.join("\n");
+  },
+});
