@@ -142,7 +142,7 @@ export const LIMITS = {
       maxSnapshots: 16,
     },
 
-    /** Module resolution and the import graph (src/intel/graph/, src/tools/graph.ts). */
+    /** Module resolution and the import graph (src/intel/graph/, src/tools/graph-common.ts and the graph tools). */
     graph: {
       /** Largest resolution-steering file read (tsconfig.json, package.json, go.mod, Cargo.toml). */
       maxConfigBytes: 1 * MiB,
@@ -166,7 +166,7 @@ export const LIMITS = {
       maxUnresolvedListed: 100,
     },
 
-    /** The call graph and its tools (src/intel/calls/, src/tools/calls.ts). */
+    /** The call graph and its tools (src/intel/calls/, src/tools/call-common.ts and the call tools). */
     calls: {
       /** Re-export and import hops followed to find a declaration (cycles stop earlier). */
       maxReexportHops: 16,
@@ -195,7 +195,7 @@ export const LIMITS = {
       inferenceHops: 2,
     },
 
-    /** The outline tools (src/tools/outline.ts). */
+    /** The outline tools (map, digest, show, surface; their shared parts in src/tools/outline.ts). */
     outline: {
       /** Default token budget of map and digest output. */
       defaultMaxTokens: 6000,
