@@ -104,14 +104,19 @@ export function loneCrLines(text: string): ((offset: number) => { line: number; 
   };
 }
 
-/** The offset where the line holding `offset` starts (any of the three line breaks ends a line). */
+/**
+ * The offset where the line holding `offset` starts (any of the three line breaks ends a line).
+ * Scans back only over that line: a search for the last "\r" would cross a whole LF-only file.
+ */
 export function lineStartBefore(text: string, offset: number): number {
-  const feed = text.lastIndexOf("\n", offset - 1);
-  const ret = text.lastIndexOf("\r", offset - 1);
-  if (ret <= feed) return feed + 1;
+  let index = offset - 1;
   // A "\r" right before `offset` whose "\n" is at `offset` is half of a CRLF inside this line's terminator.
-  if (ret === offset - 1 && text.charCodeAt(offset) === 0x0a) return lineStartBefore(text, ret);
-  return ret + 1;
+  if (index >= 0 && text.charCodeAt(index) === 0x0d && text.charCodeAt(offset) === 0x0a) index--;
+  for (; index >= 0; index--) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0a || code === 0x0d) return index + 1;
+  }
+  return 0;
 }
 
 /** 1-based line and column (in UTF-16 code units) of a character offset. */
