@@ -136,7 +136,6 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     });
   },
   transform: async (entry, run) => {
-    run.context.signal.throwIfAborted();
     const { resolved, source, decoded } = await openTarget(entry, entry.expectedSha256, run);
     if (!source || !decoded) return undefined;
     const text = entry.transform(decoded.text, resolved.display);

@@ -6,6 +6,7 @@
  */
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { eachLimited } from "../helpers/concurrency.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { FormatterCache } from "./formatter-cache.ts";
@@ -276,20 +277,15 @@ async function planEntries(
 ): Promise<Planned[]> {
   const planned: Array<Planned | undefined> = [];
   const failures: Array<{ index: number; error: unknown }> = [];
-  let next = 0;
-  const worker = async () => {
-    while (failures.length === 0 && next < entries.length) {
-      const index = next++;
-      const entry = entries[index] as WriteEntry;
-      try {
-        refuseIfCancelled(signal);
-        planned[index] = await named(entry.key, entry.kind === "transform" ? (_key, error) => error : nameFailure, () => plan(entry));
-      } catch (error) {
-        failures.push({ index, error });
-      }
+  await eachLimited(entries, concurrency, async (entry, index) => {
+    if (failures.length > 0) return;
+    try {
+      refuseIfCancelled(signal);
+      planned[index] = await named(entry.key, entry.kind === "transform" ? (_key, error) => error : nameFailure, () => plan(entry));
+    } catch (error) {
+      failures.push({ index, error });
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, entries.length)) }, worker));
+  });
   if (failures.length > 0) throw failures.reduce((first, failure) => (failure.index < first.index ? failure : first)).error;
   return planned.filter((item): item is Planned => item !== undefined);
 }
