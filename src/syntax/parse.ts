@@ -51,9 +51,23 @@ export interface TopLevelStatements {
   at(index: number): TopLevelStatement;
 }
 
+/**
+ * The text of each tree parsed here from text holding a "\r": tree-sitter counts rows by "\n" alone,
+ * so topLevelStatements numbers such a tree's lines from offsets by lineStarts. An entry goes with its tree.
+ */
+const crTexts = new WeakMap<SgRoot, string>();
+
+function parsedFrom(root: SgRoot, text: string): SgRoot {
+  if (text.includes("\r")) crTexts.set(root, text);
+  return root;
+}
+
+/** The root's direct children, with lines counted as text/lines.ts counts them (CR, LF and CRLF alike). */
 export function topLevelStatements(root: SgRoot): TopLevelStatements {
   const nodes = root.root().children();
   const read = new Map<number, TopLevelStatement>();
+  const source = crTexts.get(root);
+  const crLines = source === undefined ? undefined : loneCrLines(source);
   return {
     length: nodes.length,
     at(index) {
@@ -66,8 +80,8 @@ export function topLevelStatements(root: SgRoot): TopLevelStatements {
       const statement = {
         start: range.start.index,
         end: range.end.index,
-        startLine: range.start.line,
-        endLine: range.end.line,
+        startLine: crLines?.(range.start.index).line ?? range.start.line,
+        endLine: crLines?.(range.end.index).line ?? range.end.line,
         kind,
         namesModule: kind === "import_statement" || (kind === "export_statement" && node.field("source" as never) !== null),
       };
@@ -129,7 +143,7 @@ export function sameStatement(a: TopLevelStatement, b: TopLevelStatement | undef
 /** The tree alone, without locating syntax errors; undefined when the language has no parser here. */
 export function parseTree(id: string, text: string): SgRoot | undefined {
   const language = astGrepLanguageFor(id);
-  return language === undefined ? undefined : napi().parse(language, text);
+  return language === undefined ? undefined : parsedFrom(napi().parse(language, text), text);
 }
 
 /**
@@ -138,21 +152,21 @@ export function parseTree(id: string, text: string): SgRoot | undefined {
  */
 export async function parseTreeAsync(id: string, text: string): Promise<SgRoot | undefined> {
   const language = astGrepLanguageFor(id);
-  return language === undefined ? undefined : napi().parseAsync(language, text);
+  return language === undefined ? undefined : parsedFrom(await napi().parseAsync(language, text), text);
 }
 
 /** Parses `text` as language `id`; undefined when the language has no parser here. */
 export function parseSource(id: string, text: string): ParsedSource | undefined {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
-  return withErrors(napi().parse(language, text), text, language);
+  return withErrors(parsedFrom(napi().parse(language, text), text), text, language);
 }
 
 /** parseSource with the parse itself on the libuv thread pool (the write path formats meanwhile). */
 export async function parseSourceAsync(id: string, text: string): Promise<ParsedSource | undefined> {
   const language = astGrepLanguageFor(id);
   if (language === undefined) return undefined;
-  return withErrors(await napi().parseAsync(language, text), text, language);
+  return withErrors(parsedFrom(await napi().parseAsync(language, text), text), text, language);
 }
 
 function withErrors(root: SgRoot, text: string, language: string): ParsedSource {
