@@ -4,7 +4,7 @@
  * ours alone: a directory another user owns or may write to could feed us a forged journal whose
  * "rollback" overwrites files, so such a directory is refused rather than used.
  */
-import { lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
@@ -69,22 +69,6 @@ function ensurePrivateDirectory(dir: string, platform: NodeJS.Platform, uid: num
   }
 }
 
-/** What a checked directory looked like: the same inode, owner and mode mean the checks still hold. */
-function signature(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}:${stats.uid}:${stats.mode}:${stats.isDirectory()}`;
-}
-
-/** The directory last checked (a process uses one), with what it looked like then: each commit re-checks with three lstat calls. */
-let checked: { key: string; real: string; signatures: string[] } | undefined;
-
-function signaturesOf(dir: string, real: string): string[] | undefined {
-  try {
-    return [dir, path.join(real, JOURNAL_SUBDIR), path.join(real, LOCK_DIRS_SUBDIR)].map((entry) => signature(lstatSync(entry)));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Creates (mode 0700) and checks the state directory and its journal and lock-dirs subdirectories;
  * returns its real path.
@@ -93,18 +77,9 @@ export async function stateDirectory(env: NodeJS.ProcessEnv = process.env, optio
   const platform = options.platform ?? process.platform;
   const uid = options.uid ?? (platform === "win32" ? undefined : process.getuid?.());
   const dir = stateDirectoryPath(env, options);
-  const key = `${platform}\0${uid ?? ""}\0${dir}`;
-  const known = platform === process.platform && checked?.key === key ? checked : undefined;
-  if (known !== undefined) {
-    const now = signaturesOf(dir, known.real);
-    if (now !== undefined && now.every((entry, index) => entry === known.signatures[index])) return known.real;
-    checked = undefined;
-  }
   ensurePrivateDirectory(dir, platform, uid);
   const real = realpathSync(dir);
   for (const sub of [JOURNAL_SUBDIR, LOCK_DIRS_SUBDIR]) ensurePrivateDirectory(path.join(real, sub), platform, uid);
-  const signatures = platform === process.platform ? signaturesOf(dir, real) : undefined;
-  if (signatures !== undefined) checked = { key, real, signatures };
   return real;
 }
 
