@@ -39,33 +39,34 @@ export function sameEntry(a: EntryIdentity, b: EntryIdentity): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 
-let descriptorPaths: boolean | undefined;
+/** Process-wide by nature: what the kernel offers does not change while the process runs, so it is probed once. */
+const kernelProbe: { descriptorPaths?: boolean | undefined } = {};
 
 /**
  * Whether held directories can be named through `/proc/self/fd` here: checked once, by opening
  * the file system root and comparing what the descriptor path names with the descriptor itself.
  */
 export function descriptorPathsWork(): boolean {
-  if (descriptorPaths !== undefined) return descriptorPaths;
-  descriptorPaths = false;
-  if (process.platform === "win32") return descriptorPaths;
+  kernelProbe.descriptorPaths ??= probeDescriptorPaths();
+  return kernelProbe.descriptorPaths;
+}
+
+function probeDescriptorPaths(): boolean {
+  if (process.platform === "win32") return false;
   let fd: number | undefined;
   try {
     fd = openSync("/", constants.O_RDONLY | O_DIRECTORY);
-    const held = fstatSync(fd);
-    const named = lstatSync(`${DESCRIPTOR_DIRECTORY}/${fd}/.`);
-    descriptorPaths = sameEntry(identityOf(held), identityOf(named));
+    return sameEntry(identityOf(fstatSync(fd)), identityOf(lstatSync(`${DESCRIPTOR_DIRECTORY}/${fd}/.`)));
   } catch {
-    descriptorPaths = false;
+    return false;
   } finally {
     if (fd !== undefined) closeQuietly(fd);
   }
-  return descriptorPaths;
 }
 
 /** Test seam: pretend descriptor paths are (un)available; undefined detects again. */
 export function setDescriptorPathsForTest(value: boolean | undefined): void {
-  descriptorPaths = value;
+  kernelProbe.descriptorPaths = value;
 }
 
 function closeQuietly(fd: number): void {

@@ -62,7 +62,7 @@ const DYNAMIC: Readonly<Record<string, string>> = {
  * legitimately be empty (markdown's block_continuation, an empty <script>'s raw_text), so an
  * empty leaf of any other kind is a token the parser had to assume: a MISSING node.
  */
-const SCANNER_TOKENS: Readonly<Record<string, readonly string[]>> = {
+export const SCANNER_TOKENS: Readonly<Record<string, readonly string[]>> = {
   JavaScript: ["html_comment", "jsx_text", "escape_sequence", "regex_pattern"],
   TypeScript: ["html_comment", "jsx_text", "escape_sequence", "regex_pattern"],
   Tsx: ["html_comment", "jsx_text", "escape_sequence", "regex_pattern"],
@@ -157,11 +157,6 @@ const SCANNER_TOKENS: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-/** For tests: the scanner token table (napi language name → kinds). */
-export function scannerTokenTable(): Readonly<Record<string, readonly string[]>> {
-  return SCANNER_TOKENS;
-}
-
 /** The shape every @ast-grep/lang-* package exports. */
 interface LanguagePackage {
   libraryPath: string;
@@ -231,15 +226,17 @@ interface DynamicState {
 const require = createRequire(import.meta.url);
 /** The working directory at start, to go back to if it is gone by the time the grammars register (see inUsableDirectory). */
 const startDirectory = currentDirectory();
-let napiModule: Napi | undefined;
-let dynamicState: DynamicState | undefined;
-/** When set, the only dynamic packages this process registers (see limitDynamicLanguages). */
-let dynamicSubset: ReadonlySet<string> | undefined;
+/**
+ * Process-wide by nature: napi keeps the first grammar registration of a process, so the module, what
+ * it registered (`dynamic`) and the only dynamic packages it may register (`subset`, see
+ * limitDynamicLanguages) are one per process.
+ */
+const napiProcess: { module?: Napi; dynamic?: DynamicState; subset?: ReadonlySet<string> } = {};
 
 /** The napi module, required on first use (the only require of it in the product). */
 export function napi(): Napi {
-  napiModule ??= require("@ast-grep/napi") as Napi;
-  return napiModule;
+  napiProcess.module ??= require("@ast-grep/napi") as Napi;
+  return napiProcess.module;
 }
 
 function currentDirectory(): string | undefined {
@@ -274,18 +271,14 @@ function inUsableDirectory<T>(work: () => T): T {
   }
 }
 
-function loadPackage(name: string): LanguagePackage {
+/** The registration of a package as this module computes it (name as in @ast-grep/lang-<name>); throws when its parser library is missing (also for tests and `ast-mcp doctor`). */
+export function packageRegistration(name: string): LanguagePackage {
   const exported = PACKAGE_EXPORTS[name];
   if (exported === undefined) throw new Error("no registration is known for this package");
   const libraryPath = packageLibraryPath(name);
   // napi aborts the registration (or the process) on a library it cannot open, so check first.
   if (!existsSync(libraryPath)) throw new Error(`its parser library ${libraryPath} is missing`);
   return { ...exported, extensions: [...exported.extensions], libraryPath };
-}
-
-/** The registration of a package as this module computes it (name as in @ast-grep/lang-<name>); throws when its parser library is missing (tests, `ast-mcp doctor`). */
-export function packageRegistration(name: string): LanguagePackage {
-  return loadPackage(name);
 }
 
 /**
@@ -295,19 +288,19 @@ export function packageRegistration(name: string): LanguagePackage {
  * nothing, once the grammars are registered (registration happens once per process).
  */
 export function limitDynamicLanguages(ids: readonly string[]): boolean {
-  if (dynamicState) return false;
-  dynamicSubset = new Set(ids.map(normalizeId).filter((id) => Object.hasOwn(DYNAMIC, id)).map((id) => DYNAMIC[id]!));
+  if (napiProcess.dynamic) return false;
+  napiProcess.subset = new Set(ids.map(normalizeId).filter((id) => Object.hasOwn(DYNAMIC, id)).map((id) => DYNAMIC[id]!));
   return true;
 }
 
 function registerDynamicLanguages(): DynamicState {
-  if (dynamicState) return dynamicState;
+  if (napiProcess.dynamic) return napiProcess.dynamic;
   const state: DynamicState = { expando: new Map(), failed: new Map() };
   const registrations: Record<string, LanguagePackage> = {};
   for (const name of new Set(Object.values(DYNAMIC))) {
-    if (dynamicSubset && !dynamicSubset.has(name)) continue;
+    if (napiProcess.subset && !napiProcess.subset.has(name)) continue;
     try {
-      registrations[name] = loadPackage(name);
+      registrations[name] = packageRegistration(name);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       state.failed.set(name, reason);
@@ -333,7 +326,7 @@ function registerDynamicLanguages(): DynamicState {
     log.warn("registering the ast-grep language packages failed", { reason });
   }
   log.debug("registered ast-grep language packages", { count: state.expando.size, ms: Math.round(performance.now() - started) });
-  dynamicState = state;
+  napiProcess.dynamic = state;
   return state;
 }
 
@@ -363,7 +356,7 @@ export function syntaxTreeUnavailable(id: string): string | undefined {
   const key = normalizeId(id);
   if (!Object.hasOwn(DYNAMIC, key)) return undefined;
   const name = DYNAMIC[key]!;
-  if (dynamicSubset && !dynamicSubset.has(name)) return undefined;
+  if (napiProcess.subset && !napiProcess.subset.has(name)) return undefined;
   return registerDynamicLanguages().failed.get(name);
 }
 

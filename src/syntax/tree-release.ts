@@ -21,12 +21,18 @@ export const TREE_RELEASE_DEFAULTS = {
 } as const;
 
 type Collector = (options?: { type: "minor" }) => void;
-let collector: Collector | null | undefined;
+
+/**
+ * Process-wide by nature: one engine heap holds every dead tree, so the process has one collector
+ * (found on first use; null where none can be reached), one pending later release, and one count of
+ * the releases run (tests watch it).
+ */
+export const treeReleaseProcess: { collector?: Collector | null; laterRelease?: NodeJS.Timeout | undefined; runs: number } = { runs: 0 };
 
 /** The engine's collector, or null where it cannot be reached (then trees go on V8's own schedule). */
 function gcFunction(): Collector | null {
-  if (collector !== undefined) return collector;
-  collector = null;
+  if (treeReleaseProcess.collector !== undefined) return treeReleaseProcess.collector;
+  let collector: Collector | null = null;
   try {
     const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
     if (bun !== undefined) collector = () => bun.gc(true);
@@ -40,6 +46,7 @@ function gcFunction(): Collector | null {
   } catch (error) {
     log.debug("no garbage collector to call: syntax trees are freed on the engine's schedule", { error: String(error) });
   }
+  treeReleaseProcess.collector = collector;
   return collector;
 }
 
@@ -104,10 +111,6 @@ async function releaseTrees(young = false): Promise<boolean> {
   return true;
 }
 
-let laterRelease: NodeJS.Timeout | undefined;
-/** Releases run by releaseTreesLater so far (tests watch it). */
-export const treeReleaseCounter = { runs: 0 };
-
 /**
  * For work that leaves a batch of dead trees behind when it returns (a run): nothing makes V8
  * collect their small wrappers soon, so repeated runs piled their trees up (about 10 MB more
@@ -116,14 +119,14 @@ export const treeReleaseCounter = { runs: 0 };
  * awaited; calls meanwhile share one release.
  */
 export function releaseTreesLater(delayMs: number = TREE_RELEASE_DEFAULTS.releaseDelayMs): void {
-  if (laterRelease !== undefined) return;
-  laterRelease = setTimeout(() => {
-    laterRelease = undefined;
+  if (treeReleaseProcess.laterRelease !== undefined) return;
+  treeReleaseProcess.laterRelease = setTimeout(() => {
+    treeReleaseProcess.laterRelease = undefined;
     void releaseTrees().then((released) => {
-      if (released) treeReleaseCounter.runs++;
+      if (released) treeReleaseProcess.runs++;
     });
   }, delayMs);
-  laterRelease.unref?.();
+  treeReleaseProcess.laterRelease.unref?.();
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   packageRegistration,
   parseSource,
   patternExpandoFor,
-  scannerTokenTable,
+  SCANNER_TOKENS,
   supportsSyntaxTree,
   TreeBudget,
 } from "../../src/syntax/index.ts";
@@ -170,7 +170,7 @@ describe("scanner token table", () => {
   // Recomputes, from each package's grammar.json, the named tokens its external scanner makes
   // (under their own names or aliases); the table must follow grammar upgrades.
   const require = createRequire(import.meta.url);
-  const table = scannerTokenTable();
+  const table = SCANNER_TOKENS;
 
   function scannerTokens(grammar: { externals?: Array<{ type: string; name?: string }>; rules: Record<string, unknown> }): string[] {
     const externals = new Set((grammar.externals ?? []).filter((entry) => entry.type === "SYMBOL").map((entry) => entry.name!));

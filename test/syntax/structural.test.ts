@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { LIMITS } from "../../src/core/limits.ts";
-import { compileQuery, matchText, patternLiterals, patternVariables, type LanguageId, TREE_RELEASE_DEFAULTS, TreeRelease, treeReleaseCounter } from "../../src/syntax/index.ts";
+import { compileQuery, matchText, patternLiterals, patternVariables, type LanguageId, TREE_RELEASE_DEFAULTS, TreeRelease, treeReleaseProcess } from "../../src/syntax/index.ts";
 import { batchBySize, scanFiles, type RunFile, type ScanResult } from "../../src/intel/run/scan.ts";
 import { makeTempDir, type TempDir } from "../support/context.ts";
 
@@ -84,14 +84,14 @@ describe("scanFiles", () => {
   test("releases the trees it leaves behind once it has returned, one release for runs close together", async () => {
     const files = [await file("a.ts", "g(1);\n"), await file("b.ts", "g(2);\n")];
     const compiled = compileQuery({ pattern: "g($A)" }, "typescript");
-    const before = treeReleaseCounter.runs;
+    const before = treeReleaseProcess.runs;
     await scanFiles(files, new Map([["typescript", compiled]]));
     await scanFiles(files, new Map([["typescript", compiled]]));
     // Not while the caller still holds the answer…
-    expect(treeReleaseCounter.runs).toBe(before);
+    expect(treeReleaseProcess.runs).toBe(before);
     // …but soon after (Bun collects through Bun.gc, Node through a run-time --expose-gc).
     await new Promise((resolve) => setTimeout(resolve, TREE_RELEASE_DEFAULTS.releaseDelayMs + 50));
-    expect(treeReleaseCounter.runs).toBe(before + 1);
+    expect(treeReleaseProcess.runs).toBe(before + 1);
   });
 
   test("counts the files whose native results arrive after findInFiles has resolved", async () => {
