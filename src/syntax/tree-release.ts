@@ -1,6 +1,9 @@
 /**
- * Releasing native syntax trees: V8 does not see their memory, so code that parses many files asks
- * for collections (see TreeBudget, TreeRelease, releaseTreesLater).
+ * Releasing native syntax trees (docs/decisions/0010). V8 does not see their memory (tens of times
+ * the source size), and a tree is freed only after two collections with a turn of the event loop
+ * between them: the first collects the node wrappers, whose finalizers release the root on a later
+ * turn; the second the root itself. Left to V8's schedule, dead trees pile up, so code that parses
+ * many files asks for collections (TreeBudget, TreeRelease, releaseTreesLater).
  */
 import { createRequire } from "node:module";
 import { log } from "../core/log.ts";
@@ -9,10 +12,7 @@ const require = createRequire(import.meta.url);
 
 /** Engine tuning of the release (not limits a client sees); the classes and releaseTreesLater take other values. */
 export const TREE_RELEASE_DEFAULTS = {
-  /**
-   * Source parsed between two collections a TreeBudget asks for. 512 KiB: on the Go corpus 37 MB
-   * less resident after the cold index than 1 MiB, for 5% more index time.
-   */
+  /** Source parsed between two collections a TreeBudget asks for. */
   budgetBytes: 512 * 1024,
   /** Share of a batch's matching time its full collections may take before TreeRelease turns to young-generation ones. */
   fullCollectionShare: 0.25,
@@ -51,13 +51,8 @@ function gcFunction(): Collector | null {
 }
 
 /**
- * Code that parses many files in a row: V8 does not see the native memory of syntax trees
- * (tens of times the source size), and a tree is freed only after two collections (the first
- * collects the node wrappers, whose finalizers release the root on a later turn of the event
- * loop; the second the root itself). Left to V8's schedule, hundreds of dead trees piled up
- * between collections and the allocator kept their memory. A TreeBudget counts parsed bytes and
- * asks for a collection each time `limit` bytes of source have been parsed (TREE_RELEASE_DEFAULTS.budgetBytes),
- * so dead trees never add up to much more than that.
+ * For code that parses many files in a row: counts parsed bytes and asks for a collection each time
+ * `limit` bytes of source have been parsed, so dead trees never add up to much more than that.
  */
 export class TreeBudget {
   #bytes = 0;
@@ -76,12 +71,10 @@ export class TreeBudget {
 }
 
 /**
- * For code that parses in batches (run): frees the trees of a finished batch with two collections
- * and a turn of the event loop between them. Full collections free them all, but cost time in
- * proportion to the live heap (with a large index in the heap they made run half again slower
- * than the ast-grep CLI). So they are used while they cost at most `share` of the batch they
- * follow, and young-generation collections after that (they free most of a batch's trees in
- * milliseconds, as its wrappers die young).
+ * For code that parses in batches (run): frees the trees of a finished batch. Full collections free
+ * them all but cost time in proportion to the live heap, so they are used while they cost at most
+ * `share` of the batch they follow, and young-generation collections after that (a batch's
+ * wrappers die young).
  */
 export class TreeRelease {
   #young = false;
@@ -99,11 +92,7 @@ export class TreeRelease {
   }
 }
 
-/**
- * Frees dead syntax trees: a tree goes only after two collections with a turn of the event loop
- * between them (the first collects the node wrappers, whose finalizers release the root on a later
- * turn; the second the root itself). False where the engine lets no code ask for a collection.
- */
+/** Frees dead syntax trees (two collections, a turn between); false where no code may ask for a collection. */
 async function releaseTrees(young = false): Promise<boolean> {
   if (!collectGarbage(young)) return false;
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -113,10 +102,8 @@ async function releaseTrees(young = false): Promise<boolean> {
 
 /**
  * For work that leaves a batch of dead trees behind when it returns (a run): nothing makes V8
- * collect their small wrappers soon, so repeated runs piled their trees up (about 10 MB more
- * resident after each run over the Python corpus, freed only by a collection V8 had no reason to
- * start). Two collections shortly after, once the answer has gone out rather than while it is
- * awaited; calls meanwhile share one release.
+ * collect their small wrappers soon, so repeated runs piled their trees up. Two collections shortly
+ * after, once the answer has gone out rather than while it is awaited; calls meanwhile share one release.
  */
 export function releaseTreesLater(delayMs: number = TREE_RELEASE_DEFAULTS.releaseDelayMs): void {
   if (treeReleaseProcess.laterRelease !== undefined) return;
