@@ -69,11 +69,12 @@ export function setDescriptorPathsForTest(value: boolean | undefined): void {
   kernelProbe.descriptorPaths = value;
 }
 
-function closeQuietly(fd: number): void {
+/** Closes a descriptor opened only to walk or read: it loses nothing when its close fails. */
+export function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch {
-    // A descriptor opened only to walk or read loses nothing when its close fails.
+    // Nothing was written through it.
   }
 }
 

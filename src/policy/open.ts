@@ -6,12 +6,12 @@
  * path_changed, never the other file's bytes. Non-blocking, so a FIFO swapped in cannot stall the
  * open. Read tools, the code index, run's scan and the write pipeline all read through it.
  */
-import { closeSync, fstatSync, read, readSync, type Stats } from "node:fs";
+import { fstatSync, read, readSync, type Stats } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { type ErrorCode, isToolError, ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { ChangedBeneath, changedError, type EntryIdentity, identityOf, openFileBeneath, sameEntry } from "./beneath.ts";
+import { ChangedBeneath, changedError, closeQuietly, type EntryIdentity, identityOf, openFileBeneath, sameEntry } from "./beneath.ts";
 import { locateReal } from "./roots.ts";
 import type { Root } from "./types.ts";
 import type { ResolvedPath } from "./workspace.ts";
@@ -85,16 +85,8 @@ function openTarget(target: ReadTarget): { fd: number; stats: Stats } {
   }
 }
 
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Closing a descriptor only read from cannot lose data.
-  }
-}
-
 /** A regular file opened by the reader; close it when done. */
-export class OpenedFile {
+class OpenedFile {
   #closed = false;
 
   constructor(

@@ -14,7 +14,6 @@ import { BASE_RULE, type Operation, type Root, type RuleRef } from "./types.ts";
 
 /** What a rule can decide: the three operations, and whether links are followed. */
 export type Aspect = Operation | "follow";
-const ASPECTS: readonly Aspect[] = ["read", "write", "delete", "follow"];
 
 /** A path inside a configured root: the root's index and the POSIX path relative to its real path. */
 export interface PolicyLocation {
@@ -106,11 +105,6 @@ export class RuleSet {
     }
     if (!best) return { allowed: true, rule: BASE_RULE };
     return { allowed: best.access === "allow", rule: { path: best.rule.path, source: best.rule.source, access: best.access } };
-  }
-
-  /** Every aspect in ASPECTS has a verdict; handy for reports such as policy_check. */
-  decideAll(location: PolicyLocation): Record<Aspect, Verdict> {
-    return Object.fromEntries(ASPECTS.map((aspect) => [aspect, this.decide(aspect, location)])) as Record<Aspect, Verdict>;
   }
 
   private bestSpecificity(patterns: readonly Pattern[], location: PolicyLocation): number {

@@ -11,13 +11,13 @@ import { LIMITS } from "../core/limits.ts";
 import { assertWellFormedPath, findControlCharacter, relativeInside, toPosix } from "../helpers/path-text.ts";
 import { ChangedBeneath, changedError, type EntryIdentity, holdBeneath, sameEntry } from "./beneath.ts";
 import * as messages from "./messages.ts";
+import { resolvedTarget } from "./open.ts";
 import { type WalkOptions, type WalkResult, walkRealPath } from "./resolve.ts";
 import { loadRoots, locateLexically, locateReal, realForm, type RootLocation } from "./roots.ts";
 import { RuleSet, type Aspect, type PolicyLocation, type Verdict } from "./rules.ts";
 import { BASE_RULE, type Operation, type PathKind, type Root, type RuleRef } from "./types.ts";
 
 export type { Operation, PathKind, Root, RuleRef } from "./types.ts";
-export { BASE_RULE } from "./types.ts";
 
 export interface ResolvedPath {
   input: string;
@@ -82,11 +82,6 @@ function ruleFromDenial(error: ToolError): RuleRef | undefined {
   return { path: rule.path, source: rule.source, access: "deny" };
 }
 
-/** The segments of a resolved path below its root, for opening it beneath the root. */
-export function segmentsOf(resolved: Pick<ResolvedPath, "relative">): string[] {
-  return resolved.relative === "" ? [] : resolved.relative.split("/");
-}
-
 /**
  * Reads a resolved directory through a descriptor held from its root, confirming it is the
  * directory the policy resolved: a swap of it or a parent for a link is path_changed, never a listing of elsewhere.
@@ -94,7 +89,7 @@ export function segmentsOf(resolved: Pick<ResolvedPath, "relative">): string[] {
 function readHeldDirectory(directory: ResolvedPath): Dirent[] {
   let held;
   try {
-    held = holdBeneath(directory.root.real, segmentsOf(directory));
+    held = holdBeneath(directory.root.real, resolvedTarget(directory).segments);
   } catch (error) {
     if (error instanceof ChangedBeneath) throw changedError(directory.display, error);
     throw messages.ioError(directory.display, error);
