@@ -1,42 +1,20 @@
 /**
- * Where the code index persists its snapshots: the user's cache directory, never the repository.
- * $AST_MCP_CACHE_DIR, else $XDG_CACHE_HOME/ast-mcp, else ~/Library/Caches/ast-mcp (macOS),
- * %LOCALAPPDATA%\ast-mcp\cache (Windows) or ~/.cache/ast-mcp. The directory the snapshots go in is
- * created with mode 0700 and refused when another user owns it or others may write to it: a
- * forged snapshot would feed wrong answers.
+ * Where the code index persists its snapshots: the user's cache directory (see userDirectory),
+ * never the repository. The directory the snapshots go in is created with mode 0700 and refused
+ * when another user owns it or others may write to it: a forged snapshot would feed wrong answers.
  */
 import { lstat, mkdir, realpath } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { CACHE_DIR_ENV } from "./env.ts";
 import { relativeInside } from "../helpers/path-text.ts";
+import { userDirectory } from "./state-dir.ts";
 
-const APP_DIR = "ast-mcp";
 /** The subdirectory of the cache directory that holds index snapshots. */
 const INDEX_SUBDIR = "index";
 
-export interface CacheDirOptions {
-  platform?: NodeJS.Platform;
-  homeDir?: string;
-  cwd?: string;
-}
-
 /** The cache directory for this environment (nothing is touched). */
-export function userCacheDirectory(env: NodeJS.ProcessEnv = process.env, options: CacheDirOptions = {}): string {
-  const platform = options.platform ?? process.platform;
-  const paths = platform === "win32" ? path.win32 : path.posix;
-  const home = options.homeDir ?? os.homedir();
-  const override = env[CACHE_DIR_ENV]?.trim();
-  if (override !== undefined && override !== "") return paths.resolve(options.cwd ?? process.cwd(), override);
-  const xdg = env.XDG_CACHE_HOME;
-  // A relative XDG_CACHE_HOME is invalid per the XDG spec and ignored.
-  if (xdg !== undefined && xdg !== "" && paths.isAbsolute(xdg)) return paths.join(xdg, APP_DIR);
-  if (platform === "win32") {
-    const local = env.LOCALAPPDATA;
-    return paths.join(local !== undefined && local !== "" ? local : paths.join(home, "AppData", "Local"), APP_DIR, "cache");
-  }
-  if (platform === "darwin") return paths.join(home, "Library", "Caches", APP_DIR);
-  return paths.join(home, ".cache", APP_DIR);
+export function userCacheDirectory(env: NodeJS.ProcessEnv = process.env, options: { platform?: NodeJS.Platform; homeDir?: string; cwd?: string } = {}): string {
+  return userDirectory("cache", env, options).path;
 }
 
 /** The real path of `target`, or of its nearest existing ancestor joined with the rest. */

@@ -6,7 +6,6 @@ import path from "node:path";
 import { CONFIG_LEAVES, PATH_KEYS } from "./keys.ts";
 import type { ConfigLeaf } from "./keys.ts";
 import type { ConfigProblem } from "./types.ts";
-import { STATE_DIR_ENV } from "./state-dir.ts";
 
 const ENV_PREFIX = "AST_MCP_";
 /** The bearer token for HTTP: a secret, kept out of the configuration. */
@@ -16,6 +15,8 @@ export const CONFIG_PATH_ENV = "AST_MCP_CONFIG";
 
 /** Directory of the code index's persisted snapshots, replacing the platform cache directory. */
 export const CACHE_DIR_ENV = "AST_MCP_CACHE_DIR";
+/** Where the write journal and locks live, replacing the platform state directory. */
+export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
 
 /** The benchmark's choice of CLI build (read by bench/lib.ts only). */
 const BENCH_CLI_ENV = "AST_MCP_BENCH_CLI";

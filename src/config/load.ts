@@ -15,11 +15,11 @@ import { CONFIG_LEAVES, PATH_KEYS } from "./keys.ts";
 import type { ConfigLeaf } from "./keys.ts";
 import { DEFAULT_CONFIG, DEFAULT_RULES } from "./schema.ts";
 import type { ConfigFile, EffectiveConfig, PathRule } from "./schema.ts";
+import { userDirectory } from "./state-dir.ts";
 import { filterProjectFile, PROJECT_PERMISSIONS } from "./trust.ts";
 import type { ConfigProblem, ConfigSnapshot, ValueSource } from "./types.ts";
 
 export const CONFIG_FILE_NAME = "ast-mcp.toml";
-const APP_DIR = "ast-mcp";
 
 export interface CliOverrides {
   host: string;
@@ -46,23 +46,9 @@ export const CLI_FLAGS: Readonly<Record<keyof CliOverrides, string>> = {
 export const CLI_ROOTS_SOURCE = "cli:ROOT" satisfies ValueSource;
 
 /** Where the user configuration file lives, and whether AST_MCP_CONFIG chose it. */
-export function userConfigLocation(
-  env: NodeJS.ProcessEnv,
-  homeDir: string,
-  platform: NodeJS.Platform,
-  cwd: string,
-): { path: string; explicit: boolean } {
-  const paths = platform === "win32" ? path.win32 : path.posix;
-  const override = env[CONFIG_PATH_ENV];
-  if (override !== undefined && override.trim() !== "") return { path: paths.resolve(cwd, override.trim()), explicit: true };
-  const xdg = env.XDG_CONFIG_HOME;
-  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-  if (xdg !== undefined && xdg !== "" && paths.isAbsolute(xdg)) return { path: paths.join(xdg, APP_DIR, CONFIG_FILE_NAME), explicit: false };
-  if (platform === "win32") {
-    const appData = env.APPDATA !== undefined && env.APPDATA !== "" ? env.APPDATA : paths.join(homeDir, "AppData", "Roaming");
-    return { path: paths.join(appData, APP_DIR, CONFIG_FILE_NAME), explicit: false };
-  }
-  return { path: paths.join(homeDir, ".config", APP_DIR, CONFIG_FILE_NAME), explicit: false };
+export function userConfigLocation(env: NodeJS.ProcessEnv, homeDir: string, platform: NodeJS.Platform, cwd: string): { path: string; explicit: boolean } {
+  const location = userDirectory("config", env, { homeDir, platform, cwd });
+  return location.explicit ? location : { path: (platform === "win32" ? path.win32 : path.posix).join(location.path, CONFIG_FILE_NAME), explicit: false };
 }
 
 async function realOrResolved(target: string): Promise<string> {

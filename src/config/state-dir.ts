@@ -9,9 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
+import { CACHE_DIR_ENV, CONFIG_PATH_ENV, STATE_DIR_ENV } from "./env.ts";
 
-/** Where the write journal and locks live, replacing the platform state directory (src/config/env.ts lists it among the special variables). */
-export const STATE_DIR_ENV = "AST_MCP_STATE_DIR";
 const APP_DIR = "ast-mcp";
 export const JOURNAL_SUBDIR = "journal";
 /** Each process's list of the directories it may leave write-lock entries in (see locks.ts). */
@@ -25,6 +24,50 @@ export interface StateDirOptions {
   cwd?: string;
 }
 
+/**
+ * The per-user directories: the AST_MCP_* variable that names one outright, the XDG variable, and the
+ * platform's place (Windows: the variable that names the base, the AppData folder it defaults to, and
+ * what follows the app's folder; below the home directory on macOS and elsewhere).
+ */
+const USER_DIRECTORIES = {
+  config: { override: CONFIG_PATH_ENV, xdg: "XDG_CONFIG_HOME", windows: { base: "APPDATA", appData: "Roaming", under: [] }, darwin: [".config"], other: [".config"] },
+  state: {
+    override: STATE_DIR_ENV,
+    xdg: "XDG_STATE_HOME",
+    windows: { base: "LOCALAPPDATA", appData: "Local", under: [] },
+    darwin: ["Library", "Application Support"],
+    other: [".local", "state"],
+  },
+  cache: {
+    override: CACHE_DIR_ENV,
+    xdg: "XDG_CACHE_HOME",
+    windows: { base: "LOCALAPPDATA", appData: "Local", under: ["cache"] },
+    darwin: ["Library", "Caches"],
+    other: [".cache"],
+  },
+} as const;
+
+/**
+ * Where a per-user directory of ast-mcp is for this environment (nothing is touched); `explicit` when
+ * its AST_MCP_* variable chose it (for the configuration that variable names the file itself).
+ */
+export function userDirectory(kind: keyof typeof USER_DIRECTORIES, env: NodeJS.ProcessEnv, options: Omit<StateDirOptions, "uid"> = {}): { path: string; explicit: boolean } {
+  const spec = USER_DIRECTORIES[kind];
+  const platform = options.platform ?? process.platform;
+  const paths = platform === "win32" ? path.win32 : path.posix;
+  const home = options.homeDir ?? os.homedir();
+  const override = env[spec.override]?.trim();
+  if (override !== undefined && override !== "") return { path: paths.resolve(options.cwd ?? process.cwd(), override), explicit: true };
+  const xdg = env[spec.xdg];
+  // The XDG spec says a relative XDG_*_HOME is invalid and must be ignored.
+  if (xdg !== undefined && xdg !== "" && paths.isAbsolute(xdg)) return { path: paths.join(xdg, APP_DIR), explicit: false };
+  if (platform === "win32") {
+    const base = env[spec.windows.base];
+    return { path: paths.join(base !== undefined && base !== "" ? base : paths.join(home, "AppData", spec.windows.appData), APP_DIR, ...spec.windows.under), explicit: false };
+  }
+  return { path: paths.join(home, ...(platform === "darwin" ? spec.darwin : spec.other), APP_DIR), explicit: false };
+}
+
 function stateDirError(message: string): ToolError {
   return new ToolError("io_error", message, {
     retryable: false,
@@ -34,20 +77,7 @@ function stateDirError(message: string): ToolError {
 
 /** Where the state directory is for this environment (nothing is touched). */
 export function stateDirectoryPath(env: NodeJS.ProcessEnv = process.env, options: StateDirOptions = {}): string {
-  const platform = options.platform ?? process.platform;
-  const paths = platform === "win32" ? path.win32 : path.posix;
-  const home = options.homeDir ?? os.homedir();
-  const override = env[STATE_DIR_ENV]?.trim();
-  if (override !== undefined && override !== "") return paths.resolve(options.cwd ?? process.cwd(), override);
-  const xdg = env.XDG_STATE_HOME;
-  // As with XDG_CONFIG_HOME, a relative XDG_STATE_HOME is invalid and ignored.
-  if (xdg !== undefined && xdg !== "" && paths.isAbsolute(xdg)) return paths.join(xdg, APP_DIR);
-  if (platform === "win32") {
-    const local = env.LOCALAPPDATA;
-    return local !== undefined && local !== "" ? paths.join(local, APP_DIR) : paths.join(home, "AppData", "Local", APP_DIR);
-  }
-  if (platform === "darwin") return paths.join(home, "Library", "Application Support", APP_DIR);
-  return paths.join(home, ".local", "state", APP_DIR);
+  return userDirectory("state", env, options).path;
 }
 
 /** Synchronous like the other metadata calls here: a few µs each, where a thread-pool round trip costs more (the hook runs this per call). */

@@ -277,11 +277,7 @@ export async function readBounded(
   try {
     if (!file.stats.isFile()) return "gone";
     if (file.size > maxBytes) return { skipped: "tooLarge", stats: file.stats };
-    if (file.size <= LIMITS.read.syncIoBytes) {
-      const bytes = readToEndSync(file.fd, file.size, maxBytes);
-      return bytes === undefined ? "too_large" : { bytes, stats: file.stats };
-    }
-    const bytes = await file.readToEnd(maxBytes);
+    const bytes = file.size <= LIMITS.read.syncIoBytes ? readToEndSync(file.fd, file.size, maxBytes) : await file.readToEnd(maxBytes);
     return bytes === undefined ? "too_large" : { bytes, stats: file.stats };
   } finally {
     file.close();

@@ -3,7 +3,7 @@ import { chmod, chown, lstat, mkdir, mkdtemp, realpath, rm, symlink } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../../src/core/errors.ts";
-import { assertOutsideRoots, stateDirectory, stateDirectoryPath } from "../../src/config/state-dir.ts";
+import { assertOutsideRoots, stateDirectory, stateDirectoryPath, userDirectory } from "../../src/config/state-dir.ts";
 
 let base: string;
 beforeEach(async () => {
@@ -22,6 +22,41 @@ async function refusal(promise: Promise<unknown>): Promise<ToolError> {
   }
   throw new Error("expected a refusal");
 }
+
+describe("where the per-user directories are", () => {
+  test("each kind by its variable, then an absolute XDG directory, then the platform's place", () => {
+    const at = (kind: "config" | "state" | "cache", env: NodeJS.ProcessEnv, platform: NodeJS.Platform, homeDir = platform === "win32" ? "C:\\Users\\u" : "/home/u") =>
+      userDirectory(kind, env, { platform, homeDir, cwd: platform === "win32" ? "C:\\w" : "/w" });
+    for (
+      const [kind, variable, xdg] of [["config", "AST_MCP_CONFIG", "XDG_CONFIG_HOME"], ["state", "AST_MCP_STATE_DIR", "XDG_STATE_HOME"], [
+        "cache",
+        "AST_MCP_CACHE_DIR",
+        "XDG_CACHE_HOME",
+      ]] as const
+    ) {
+      expect(at(kind, { [variable]: " rel ", [xdg]: "/x" }, "linux")).toEqual({ path: "/w/rel", explicit: true });
+      expect(at(kind, { [variable]: " ", [xdg]: "/x" }, "linux")).toEqual({ path: "/x/ast-mcp", explicit: false });
+      expect(at(kind, { [xdg]: "relative" }, "linux").path).toBe(at(kind, {}, "linux").path);
+    }
+    expect(["config", "state", "cache"].map((kind) => at(kind as "config", {}, "linux").path)).toEqual([
+      "/home/u/.config/ast-mcp",
+      "/home/u/.local/state/ast-mcp",
+      "/home/u/.cache/ast-mcp",
+    ]);
+    expect(["config", "state", "cache"].map((kind) => at(kind as "config", {}, "darwin", "/Users/u").path)).toEqual([
+      "/Users/u/.config/ast-mcp",
+      "/Users/u/Library/Application Support/ast-mcp",
+      "/Users/u/Library/Caches/ast-mcp",
+    ]);
+    expect(["config", "state", "cache"].map((kind) => at(kind as "config", {}, "win32").path)).toEqual([
+      "C:\\Users\\u\\AppData\\Roaming\\ast-mcp",
+      "C:\\Users\\u\\AppData\\Local\\ast-mcp",
+      "C:\\Users\\u\\AppData\\Local\\ast-mcp\\cache",
+    ]);
+    expect(at("cache", { LOCALAPPDATA: "D:\\L" }, "win32").path).toBe("D:\\L\\ast-mcp\\cache");
+    expect(at("config", { APPDATA: "D:\\R" }, "win32").path).toBe("D:\\R\\ast-mcp");
+  });
+});
 
 describe("where the state directory is", () => {
   test("AST_MCP_STATE_DIR wins, then an absolute XDG_STATE_HOME, then the platform default", () => {
