@@ -46,35 +46,6 @@ export function estimateTokens(text: string): number {
   return tokens;
 }
 
-export interface BudgetFit<T> {
-  /** The items kept, in their original order. */
-  kept: T[];
-  /** How many items did not fit (they follow the kept ones: fitting never skips an item to take a later one). */
-  dropped: number;
-  /** Estimated tokens of the kept items. */
-  usedTokens: number;
-  /** Whether anything was dropped. */
-  truncated: boolean;
-}
-
-/**
- * Keeps the longest prefix of `items` whose estimated tokens fit in `budget`. `cost` gives an
- * item's text (estimated here) or an already estimated token count. The first item is kept only
- * if it fits, so a caller that must always show something cuts it first (see cutToTokens).
- */
-export function fitToBudget<T>(items: readonly T[], budget: number, cost: (item: T) => string | number): BudgetFit<T> {
-  const kept: T[] = [];
-  let usedTokens = 0;
-  for (const item of items) {
-    const measured = cost(item);
-    const tokens = typeof measured === "number" ? measured : estimateTokens(measured);
-    if (usedTokens + tokens > budget) break;
-    usedTokens += tokens;
-    kept.push(item);
-  }
-  return { kept, dropped: items.length - kept.length, usedTokens, truncated: kept.length < items.length };
-}
-
 export interface CutText {
   text: string;
   /** Estimated tokens of the returned text. */

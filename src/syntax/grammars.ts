@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { log } from "../core/log.ts";
-import { isLanguage, LANGUAGES, languageFromPath, type LanguageId } from "./language-names.ts";
+import { isLanguage, languageFromPath, type LanguageId } from "./language-names.ts";
 
 export type Napi = typeof import("@ast-grep/napi");
 
@@ -362,11 +362,6 @@ export function syntaxTreeUnavailable(id: string): string | undefined {
 
 export function supportsSyntaxTree(id: string): boolean {
   return astGrepLanguageFor(id) !== undefined;
-}
-
-/** Language ids with a syntax tree parser available in this process. */
-export function listSupportedLanguages(): LanguageId[] {
-  return LANGUAGES.filter((id) => supportsSyntaxTree(id));
 }
 
 /**

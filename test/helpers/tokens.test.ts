@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { cutToTokens, estimateTokens, fitToBudget } from "../../src/helpers/tokens.ts";
+import { cutToTokens, estimateTokens } from "../../src/helpers/tokens.ts";
 
 const PROJECT = path.join(import.meta.dir, "..", "..");
 
@@ -58,25 +58,6 @@ describe("estimateTokens (calibrated against gpt-tokenizer o200k)", () => {
     expect(estimateTokens("const x = 1;")).toBe(countTokens("const x = 1;"));
     // A long identifier costs more than a short one.
     expect(estimateTokens("getUserAccountSettingsFromRemoteStorageProvider")).toBeGreaterThan(3);
-  });
-});
-
-describe("fitToBudget", () => {
-  test("keeps the longest prefix that fits and says how many were dropped", () => {
-    const items = ["alpha beta", "gamma delta", "epsilon zeta", "eta theta"];
-    const each = estimateTokens(items[0]!);
-    const fit = fitToBudget(items, each * 2 + 1, (item) => item);
-    expect(fit.kept).toEqual(items.slice(0, 2));
-    expect(fit.dropped).toBe(2);
-    expect(fit.truncated).toBe(true);
-    expect(fit.usedTokens).toBeLessThanOrEqual(each * 2 + 1);
-    expect(fitToBudget(items, 10_000, (item) => item)).toMatchObject({ kept: items, dropped: 0, truncated: false });
-  });
-
-  test("accepts precomputed costs and never skips ahead", () => {
-    const fit = fitToBudget([5, 50, 1], 10, (cost) => cost);
-    expect(fit.kept).toEqual([5]);
-    expect(fit.dropped).toBe(2);
   });
 });
 
