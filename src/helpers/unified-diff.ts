@@ -7,7 +7,7 @@
  */
 import { diffArrays } from "diff";
 import { LIMITS } from "../core/limits.ts";
-import { utf8Length } from "../text/index.ts";
+import { lineStarts, utf8Length } from "../text/index.ts";
 import { lastIndexWhere } from "../core/bisect.ts";
 
 export interface UnifiedDiff {
@@ -71,17 +71,10 @@ export function unifiedDiff(displayPath: string, before: string | undefined, aft
 
 /** Lines with their terminators ("\n", "\r\n" or a lone "\r"); the last may have none. */
 function splitKeepingTerminators(text: string): string[] {
-  const lines: string[] = [];
-  let start = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0a || (code === 0x0d && text.charCodeAt(index + 1) !== 0x0a)) {
-      lines.push(text.slice(start, index + 1));
-      start = index + 1;
-    }
-  }
-  if (start < text.length) lines.push(text.slice(start));
-  return lines;
+  const starts = lineStarts(text);
+  // After a final terminator the table ends with an empty last line, which is no line here.
+  if (starts[starts.length - 1] === text.length) starts.pop();
+  return starts.map((start, index) => text.slice(start, starts[index + 1] ?? text.length));
 }
 
 // ---------------------------------------------------------------------------------------------

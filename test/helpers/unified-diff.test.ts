@@ -51,6 +51,12 @@ describe("unifiedDiff", () => {
     expect(result).toMatchObject({ added: 1, removed: 1 });
   });
 
+  test("a lone CR ends a line as LF and CRLF do", () => {
+    const result = unifiedDiff("m.txt", "one\rtwo\rthree", "one\rTWO\rthree", BIG);
+    expect(result.diff).toBe("--- a/m.txt\n+++ b/m.txt\n@@ -1,3 +1,3 @@\n one\r\n-two\r\n+TWO\r\n three\n\\ No newline at end of file\n");
+    expect(result).toMatchObject({ added: 1, removed: 1 });
+  });
+
   test("distant changes make separate hunks; near ones share one", () => {
     const lines = Array.from({ length: 40 }, (_, index) => `line ${index + 1}\n`);
     const far = [...lines];
