@@ -22,9 +22,12 @@ export interface DecodedFile {
   finalNewline: boolean;
 }
 
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
-const UTF16BE_BOM = Buffer.from([0xfe, 0xff]);
+/** Each encoding an edit writes back: its byte-order mark and its encoder. */
+const ENCODERS: Readonly<Record<EditEncoding, { bom: Buffer; encode: (text: string) => Buffer }>> = {
+  "utf-8": { bom: Buffer.from([0xef, 0xbb, 0xbf]), encode: (text) => Buffer.from(text, "utf8") },
+  "utf-16le": { bom: Buffer.from([0xff, 0xfe]), encode: (text) => Buffer.from(text, "utf16le") },
+  "utf-16be": { bom: Buffer.from([0xfe, 0xff]), encode: (text) => Buffer.from(text, "utf16le").swap16() },
+};
 const LINE_BREAK = /\r\n|\r|\n/g;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -68,20 +71,9 @@ export function encodeLike(text: string, like: Pick<DecodedFile, "encoding" | "b
   if (LONE_SURROGATE.test(text)) {
     throw new ToolError("invalid_input", "The text contains an unpaired UTF-16 surrogate, which cannot be encoded; send well-formed Unicode.");
   }
-  switch (like.encoding) {
-    case "utf-8": {
-      const body = Buffer.from(text, "utf8");
-      return like.bom ? Buffer.concat([UTF8_BOM, body]) : body;
-    }
-    case "utf-16le": {
-      const body = Buffer.from(text, "utf16le");
-      return like.bom ? Buffer.concat([UTF16LE_BOM, body]) : body;
-    }
-    case "utf-16be": {
-      const body = Buffer.from(text, "utf16le").swap16();
-      return like.bom ? Buffer.concat([UTF16BE_BOM, body]) : body;
-    }
-  }
+  const encoder = ENCODERS[like.encoding];
+  const body = encoder.encode(text);
+  return like.bom ? Buffer.concat([encoder.bom, body]) : body;
 }
 
 /** Converts every line break of inserted text ("\n", "\r\n" or a lone "\r") to the file's style. */

@@ -114,22 +114,7 @@ export function findInvalidUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
-/** Bytes `text` occupies in UTF-8, without allocating an encoded copy. */
+/** Bytes `text` occupies in UTF-8 (an unpaired surrogate counts as the 3 bytes of U+FFFD), without encoding it. */
 export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index += 1;
-      } else {
-        bytes += 3;
-      }
-    } else bytes += 3;
-  }
-  return bytes;
+  return Buffer.byteLength(text, "utf8");
 }
