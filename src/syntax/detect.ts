@@ -66,21 +66,15 @@ export function looksMinified(text: string, tuning: { sniffChars: number; lineCh
 }
 
 /** languageOf with one set of [languages].overrides compiled once (the index asks it for every file). */
-export class LanguageDetector {
-  readonly #overrides: LanguageOverrides;
-
-  constructor(overrides: Readonly<Record<string, string>>) {
-    this.#overrides = new LanguageOverrides(overrides);
-  }
-
+export class LanguageDetector extends LanguageOverrides {
   /** A language from the overrides or the file name alone; undefined when only content could tell. */
   fromName(relative: string): LanguageId | undefined {
-    return this.#overrides.match(relative) ?? languageFromPath(relative) ?? undefined;
+    return this.match(relative) ?? languageFromPath(relative) ?? undefined;
   }
 
   /** The language by overrides, name, then shebang; undefined when nothing matches. */
   detect(relative: string, firstLine: string | undefined): LanguageId | undefined {
-    return languageOf(relative, firstLine, this.#overrides);
+    return languageOf(relative, firstLine, this);
   }
 }
 

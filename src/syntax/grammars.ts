@@ -4,10 +4,9 @@
  * Nothing else requires @ast-grep/napi: code that needs napi itself (run's findInFiles) asks napi().
  *
  * napi keeps only the FIRST registerDynamicLanguage call of a process (later calls are silently
- * ignored, measured with 0.51.2), so the dynamic grammars cannot be added one by one: the first
- * time any of them is needed, every installed @ast-grep/lang-* package is registered in one call
- * (about 30 ms for all 22, mostly requiring the small package entry points). Nothing else in the
- * process may call registerDynamicLanguage. A short-lived process that needs only a few grammars
+ * ignored, as of 0.51.2), so the dynamic grammars cannot be added one by one: the first time any of
+ * them is needed, every installed @ast-grep/lang-* package is registered in one call. Nothing else in
+ * the process may call registerDynamicLanguage. A short-lived process that needs only a few grammars
  * (the editor hook needs bash) names them first with limitDynamicLanguages and pays for those alone.
  */
 import { existsSync } from "node:fs";
