@@ -109,48 +109,24 @@ function shrink(value: unknown, budget: number): unknown {
     const longest = lastIndexWhere(Math.min(value.length, budget) + 1, (length) => jsonBytes(value.slice(0, safeEnd(length))) <= budget);
     return value.slice(0, safeEnd(Math.max(0, longest)));
   }
-  if (Array.isArray(value)) {
-    if (budget < 2) return undefined;
-    const kept: unknown[] = [];
-    let used = 2;
-    for (const item of value) {
-      const separator = kept.length > 0 ? 1 : 0;
-      const itemBytes = jsonBytes(item);
-      if (used + separator + itemBytes <= budget) {
-        kept.push(item);
-        used += separator + itemBytes;
-        continue;
-      }
-      const room = budget - used - separator;
-      if (room >= MIN_PARTIAL_BYTES) {
-        const partial = shrink(item, room);
-        if (partial !== undefined) kept.push(partial);
-      }
-      break;
-    }
-    return kept;
-  }
   if (value !== null && typeof value === "object") {
     if (budget < 2) return undefined;
-    const kept: Record<string, unknown> = {};
+    // Arrays and objects alike keep their leading entries; an object's entry also pays for its key.
+    const array = Array.isArray(value);
+    const kept: unknown[] | Record<string, unknown> = array ? [] : {};
     let used = 2;
     let count = 0;
-    for (const [key, item] of Object.entries(value)) {
-      const separator = count > 0 ? 1 : 0;
-      const keyBytes = jsonBytes(key) + 1;
+    for (const [key, item] of (array ? value.entries() : Object.entries(value)) as Iterable<[number | string, unknown]>) {
+      const room = budget - used - (count > 0 ? 1 : 0) - (array ? 0 : jsonBytes(key) + 1);
       const itemBytes = jsonBytes(item);
-      if (used + separator + keyBytes + itemBytes <= budget) {
-        defineEntry(kept, key, item);
-        used += separator + keyBytes + itemBytes;
-        count++;
-        continue;
+      const entry = itemBytes <= room ? item : room >= MIN_PARTIAL_BYTES ? shrink(item, room) : undefined;
+      if (entry !== undefined) {
+        if (Array.isArray(kept)) kept.push(entry);
+        else defineEntry(kept, String(key), entry);
       }
-      const room = budget - used - separator - keyBytes;
-      if (room >= MIN_PARTIAL_BYTES) {
-        const partial = shrink(item, room);
-        if (partial !== undefined) defineEntry(kept, key, partial);
-      }
-      break;
+      if (itemBytes > room) break;
+      used = budget - room + itemBytes;
+      count++;
     }
     return kept;
   }
