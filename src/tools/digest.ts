@@ -9,7 +9,8 @@ import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, FailedPath, MaxTokens, footer, limitNotes } from "./outline.ts";
+import { budgetCut, budgetOf, collectFiles, compareDisplay, Cut, FailedPath, MaxTokens, footer } from "./outline.ts";
+import { Completeness, completeness } from "./completeness.ts";
 
 const DigestFile = z.object({
   path: z.string(),
@@ -106,7 +107,7 @@ export const digestTool = defineTool({
     omittedFiles: z.array(z.string()).describe("Files left out by the budget (first 50)."),
     omittedCount: z.number().int(),
     cut: Cut,
-    coverage: CoverageOut,
+    ...Completeness,
   }),
   annotations: READ_ONLY,
   handler: async (args, context) => {
@@ -158,14 +159,15 @@ export const digestTool = defineTool({
         `call digest with paths naming the folders not shown (first: ${JSON.stringify(path.posix.dirname(omitted[0]!))}), or raise maxTokens` :
         "narrow paths or glob" :
       null;
+    const cut = { truncated, limitedBy, next, tokens };
     return {
       directories,
       summary,
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
-      cut: { truncated, limitedBy, next, tokens },
-      coverage: coverageOut(collected.coverage, limitNotes(limitedBy, args.maxTokens)),
+      cut,
+      ...completeness(collected.coverage, budgetCut(cut, args.maxTokens)),
     };
   },
   render: (result) => {
@@ -176,7 +178,7 @@ export const digestTool = defineTool({
       for (const file of directory.files) out.push(renderDigestFile(file, directory.path));
     }
     for (const failed of result.failed) out.push(renderItemError(failed.path, failed.error));
-    out.push(...footer(result.cut, result.coverage, result.omittedCount));
+    out.push(...footer(result, result.omittedCount));
     return capText(out.join("\n"), LIMITS.output.maxTextChars);
   },
 });

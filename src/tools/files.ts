@@ -10,6 +10,7 @@ import { LIMITS } from "../core/limits.ts";
 import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFinalNewline, looksBinary, splitLines, takeLineWindow, usesTabIndentation } from "../text/index.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { CodeIndex } from "../intel/index/code-index.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
@@ -182,12 +183,13 @@ export const fileReadTool = defineTool({
       .max(LIMITS.batchPaths)
       .describe(`Files and ranges to read, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`),
   }),
-  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedItem])).describe("One entry per request, in order.") }),
+  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedItem])).describe("One entry per request, in order."), ...Completeness }),
   annotations: READ_ONLY,
   handler: async ({ files }, context) => {
     let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
     let returnedAnyContent = false;
     const results = [];
+    const cuts: string[] = [];
     for (const request of files) {
       results.push(
         await perItem(context, request.filePath, async (setDisplay): Promise<ReadFileResult | AstReadFileResult> => {
@@ -196,6 +198,7 @@ export const fileReadTool = defineTool({
           if (await wantsAst(request, resolved, context)) {
             const item = await readAst(request, resolved, context, outputBudget);
             outputBudget = Math.max(0, outputBudget - renderAstRead(item).length);
+            if (item.truncated) cuts.push(`${item.path}: output limit = ${LIMITS.output.maxTextChars} characters; read fewer files per call, ask for fewer symbols, or use map`);
             return item;
           }
           const loaded = await loadTextFile(
@@ -227,6 +230,15 @@ export const fileReadTool = defineTool({
           if (window.lines.length > 0) returnedAnyContent = true;
           const hasMore = window.endLine < totalLines;
           const limitedBy: ReadFileResult["limitedBy"] = window.limitedBy ?? (request.endLine === undefined && hasMore ? "maxLines" : null);
+          if (limitedBy !== null || window.cutLine !== null) {
+            const key = {
+              maxLines: `read.defaultMaxLines = ${LIMITS.read.defaultMaxLines}`,
+              maxBytes: `maxBytes = ${request.maxBytes ?? LIMITS.read.defaultMaxBytes}`,
+              outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
+            }[limitedBy ?? "outputLimit"];
+            const line = window.cutLine === null ? "" : ` (line ${window.cutLine.line} cut to ${window.cutLine.keptChars} characters)`;
+            cuts.push(`${resolved.display}: ${key}${line}${hasMore ? `; call again with startLine ${window.endLine + 1}` : ""}`);
+          }
           return {
             path: resolved.display,
             sha256: loaded.sha256,
@@ -249,9 +261,13 @@ export const fileReadTool = defineTool({
         }),
       );
     }
-    return { files: results };
+    return { files: results, ...completeness(undefined, cuts) };
   },
-  render: ({ files }) => capText(files.map(renderReadFile).join("\n\n"), LIMITS.output.maxTextChars),
+  render: (result) => {
+    const lines = [result.files.map(renderReadFile).join("\n\n")];
+    renderIncomplete(result, lines);
+    return capText(lines.join("\n"), LIMITS.output.maxTextChars);
+  },
 });
 
 type AstReadFileResult = z.output<typeof AstReadFile>;

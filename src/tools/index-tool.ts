@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { progressOf } from "./outline.ts";
 
@@ -12,8 +13,7 @@ const IndexOutput = z.object({
   files: z.number().int().describe("Indexed files in scope."),
   bytes: z.number().int(),
   lines: z.number().int(),
-  complete: z.boolean(),
-  limits: z.array(z.string()),
+  ...Completeness,
   skipped: z
     .object({
       tooLarge: z.number().int(),
@@ -77,8 +77,7 @@ export const indexTool = defineTool({
       files: files.length,
       bytes: files.reduce((sum, file) => sum + file.size, 0),
       lines: files.reduce((sum, file) => sum + file.lines, 0),
-      complete: coverage.complete,
-      limits: coverage.limits,
+      ...completeness(coverage),
       skipped: coverage.skipped,
       ms,
       generation: index.generation,
@@ -106,10 +105,9 @@ export const indexTool = defineTool({
       .map(([reason, count]) => `${reason} ${count}`)
       .join(", ");
     const out = [
-      `index ${result.scope}: ${plural(result.files, "file")}, ${plural(result.lines, "line")}, ${result.bytes} bytes · ${
-        result.complete ? "complete" : `incomplete (${result.limits.join(", ")})`
-      } · ${result.ms} ms · generation ${result.generation}`,
+      `index ${result.scope}: ${plural(result.files, "file")}, ${plural(result.lines, "line")}, ${result.bytes} bytes · ${result.ms} ms · generation ${result.generation}`,
     ];
+    renderIncomplete(result, out);
     if (skipped) out.push(`skipped: ${skipped}`);
     if (result.languages) out.push(`languages: ${Object.entries(result.languages).sort((a, b) => b[1] - a[1]).map(([language, count]) => `${language} ${count}`).join(", ")}`);
     if (result.parseErrors !== undefined) {

@@ -10,8 +10,7 @@ import {
   budgetOf,
   collectFiles,
   compareDisplay,
-  coverageOut,
-  CoverageOut,
+  budgetCut,
   Cut,
   DETAILS,
   FailedPath,
@@ -22,8 +21,8 @@ import {
   symbolOut,
   visibleSymbols,
   footer,
-  limitNotes,
 } from "./outline.ts";
+import { Completeness, completeness } from "./completeness.ts";
 
 const MapFile = z.object({
   path: z.string().describe("The file, as a path usable as input."),
@@ -78,7 +77,7 @@ export const mapTool = defineTool({
     omittedFiles: z.array(z.string()).describe(`Files left out by the budget (first ${LIMITS.batchPaths}), to pass as paths in a follow-up call.`),
     omittedCount: z.number().int().describe("How many files were left out in all."),
     cut: Cut,
-    coverage: CoverageOut,
+    ...Completeness,
     typedNotes: z.array(z.string()).optional().describe("With typed: files without types, or what the compiler's project reported."),
   }),
   annotations: READ_ONLY,
@@ -157,13 +156,14 @@ export const mapTool = defineTool({
       if (limitedBy === "maxFiles") hints.push(`narrow paths or glob (at most ${LIMITS.intel.outline.maxFiles} files per call)`);
       next = hints.join("; ");
     }
+    const cut = { truncated, limitedBy, next, tokens };
     return {
       files,
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
-      cut: { truncated, limitedBy, next, tokens },
-      coverage: coverageOut(collected.coverage, limitNotes(limitedBy, args.maxTokens)),
+      cut,
+      ...completeness(collected.coverage, budgetCut(cut, args.maxTokens)),
       ...(typedNotes.length > 0 ? { typedNotes } : {}),
     };
   },
@@ -179,7 +179,7 @@ export const mapTool = defineTool({
     }
     for (const failed of result.failed) out.push(renderItemError(failed.path, failed.error));
     for (const note of result.typedNotes ?? []) out.push(`[typed: ${note}]`);
-    out.push(...footer(result.cut, result.coverage, result.omittedCount));
+    out.push(...footer(result, result.omittedCount));
     return capText(out.join("\n"), LIMITS.output.maxTextChars);
   },
 });

@@ -14,6 +14,7 @@ import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index
 import { SKIPPED_DIRECTORY_NAMES } from "../syntax/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { ItemErrorSchema, plural, toItemError, type ItemError } from "./common.ts";
+import { type Completeness, renderIncomplete } from "./completeness.ts";
 import type { ToolContext } from "./contract.ts";
 
 export const DETAILS = ["names", "signatures", "full"] as const;
@@ -33,13 +34,6 @@ export const MaxTokens = (fallback: number) =>
       `Token budget of the answer (estimated o200k tokens, default ${fallback}). The text is also bounded by the ${LIMITS.output.maxTextChars}-character output limit; what does not fit is named with how to ask for it.`,
     );
 
-export const CoverageOut = z
-  .object({
-    complete: z.boolean().describe("Whether the index behind this answer covers everything the policy and .gitignore leave in (no limit cut it)."),
-    limits: z.array(z.string()).describe("The limits that cut the index or this answer, e.g. \"index.max_files = 50000\" or \"maxTokens = 6000\"."),
-  })
-  .describe("Completeness of the answer.");
-
 export const Cut = z
   .object({
     truncated: z.boolean().describe("Whether something was left out to fit the budget."),
@@ -51,17 +45,14 @@ export const Cut = z
 
 export const FailedPath = z.object({ path: z.string(), error: ItemErrorSchema });
 
-export function coverageOut(coverage: Coverage | undefined, extra: string[] = []): z.infer<typeof CoverageOut> {
-  const limits = [...(coverage?.limits ?? []), ...extra];
-  return { complete: (coverage?.complete ?? true) && extra.length === 0, limits };
-}
-
-/** The coverage note for the limit that cut a map or digest answer. */
-export function limitNotes(limitedBy: string | null, maxTokens: number): string[] {
-  if (limitedBy === "maxTokens") return [`maxTokens = ${maxTokens}`];
-  if (limitedBy === "outputLimit") return [`output limit = ${LIMITS.output.maxTextChars} characters`];
-  if (limitedBy === "maxFiles") return [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`];
-  return [];
+/** The limit that cut an answer to a budget (Cut.limitedBy), as the completeness statement names it, with how to get the rest. */
+export function budgetCut(cut: z.infer<typeof Cut>, maxTokens: number): string[] {
+  const key = {
+    maxTokens: `maxTokens = ${maxTokens}`,
+    outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
+    maxFiles: `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
+  }[cut.limitedBy ?? "maxTokens"];
+  return cut.truncated ? [cut.next === null ? key : `${key}: ${cut.next}`] : [];
 }
 
 export function progressOf(context: ToolContext): { signal: AbortSignal; onProgress?: (done: number, total: number) => void } {
@@ -247,13 +238,10 @@ export function budgetOf(maxTokens: number): Budget {
   return { maxTokens, maxChars: LIMITS.output.maxTextChars - RENDER_RESERVE_CHARS };
 }
 
-export function footer(cut: z.infer<typeof Cut>, coverage: z.infer<typeof CoverageOut>, omittedCount = 0): string[] {
-  const out: string[] = [];
-  if (cut.truncated) {
-    const what = omittedCount > 0 ? `${plural(omittedCount, "more file")} not shown` : "cut";
-    out.push(`[${what} (${cut.limitedBy ?? "budget"}); ${cut.next ?? ""}]`);
-  }
-  if (!coverage.complete) out.push(`[incomplete: ${coverage.limits.join(", ")}]`);
+/** The closing lines of a budgeted answer: what was left out, then the shared incomplete line (which says how to get it). */
+export function footer(result: Completeness & { cut: z.infer<typeof Cut> }, omittedCount = 0): string[] {
+  const out = omittedCount > 0 ? [`${plural(omittedCount, "more file")} not shown (${result.cut.limitedBy})`] : [];
+  renderIncomplete(result, out);
   return out;
 }
 

@@ -15,6 +15,7 @@ import type { Coverage, IndexedFile } from "../intel/index/types.ts";
 import { languageIdFromName, type LanguageId } from "../syntax/index.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
 import { PathInput, plural } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph-common.ts";
 import { phasedProgress } from "./progress.ts";
@@ -40,11 +41,7 @@ const Result = z.object({
   snippet: Snippet,
 });
 
-const Completeness = {
-  complete: z.boolean().describe("Whether every indexed file was searchable in full."),
-  limits: z.array(z.string()).describe("Limits that cut what was searched, when incomplete."),
-  notes: z.array(z.string()).describe("Other things to know (unused query terms, no import graph)."),
-};
+const Notes = z.array(z.string()).describe("Other things to know (unused query terms, no import graph).");
 
 const SearchOutput = z.object({
   query: z.string().describe("The query as given."),
@@ -53,6 +50,7 @@ const SearchOutput = z.object({
   indexed: z.object({ files: z.number().int().describe("Files searched."), chunks: z.number().int().describe("Chunks searched.") }).describe("What the search ran over."),
   embedder: z.string().describe("The embedding model in use (\"none\": lexical ranking only)."),
   ...Completeness,
+  notes: Notes,
 });
 
 const RelatedOutput = z.object({
@@ -72,6 +70,7 @@ const RelatedOutput = z.object({
     )
     .describe("Best first; the anchor chunk itself is left out."),
   ...Completeness,
+  notes: Notes,
 });
 
 type SearchOutput = z.infer<typeof SearchOutput>;
@@ -95,19 +94,20 @@ async function prepare(context: ToolContext): Promise<Prepared> {
   return { index, search, coverage, refresh };
 }
 
-function completeness(prepared: Prepared): { complete: boolean; limits: string[] } {
-  const limits = [...prepared.coverage.limits];
+/** What cut the searched text: the index's limits, files searched by names only, files that could not be read. */
+function searchCompleteness(prepared: Prepared): Completeness {
+  const cuts: string[] = [];
   if (prepared.refresh.bodiesSkipped > 0) {
-    limits.push(
+    cuts.push(
       `LIMITS.intel.search.maxChunkedFileBytes (${
         plural(prepared.refresh.bodiesSkipped, "file")
       } over ${LIMITS.intel.search.maxChunkedFileBytes} bytes searched by symbol names only)`,
     );
   }
   if (prepared.refresh.unreadable.length > 0) {
-    limits.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
+    cuts.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
   }
-  return { complete: prepared.coverage.complete && limits.length === 0, limits };
+  return completeness(prepared.coverage, cuts);
 }
 
 function isInside(real: string, directory: string): boolean {
@@ -246,7 +246,7 @@ export const searchTool = defineTool({
       results,
       indexed: { files: prepared.refresh.files, chunks: prepared.search.chunkCount },
       embedder: prepared.search.embedder.id,
-      ...completeness(prepared),
+      ...searchCompleteness(prepared),
       notes,
     };
   },
@@ -254,11 +254,11 @@ export const searchTool = defineTool({
     const lines = [
       `search ${JSON.stringify(result.query)}: ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${
         plural(result.indexed.files, "file")
-      }${result.complete ? "" : " (incomplete)"}`,
+      }`,
     ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
-    if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
+    renderIncomplete(result, lines);
     return lines.join("\n");
   },
 });
@@ -299,20 +299,18 @@ export const findRelatedTool = defineTool({
         ...(anchor?.symbol === undefined ? {} : { symbol: anchor.symbol }),
       },
       results,
-      ...completeness(prepared),
+      ...searchCompleteness(prepared),
       notes,
     };
   },
   render: (result: RelatedOutput) => {
     const { anchor } = result;
     const lines = [
-      `related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}${
-        result.complete ? "" : " (incomplete)"
-      }`,
+      `related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}`,
     ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
-    if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
+    renderIncomplete(result, lines);
     return lines.join("\n");
   },
 });

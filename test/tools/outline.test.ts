@@ -144,7 +144,7 @@ describe("map", () => {
     const result = await runTool(mapTool, { paths: ["src", "../outside.ts"], glob: "**/service.ts" }, context);
     expect(result.files.map((file: { path: string }) => file.path)).toEqual(["src/orders/service.ts", "src/users/service.ts"]);
     expect(result.failed).toEqual([{ path: "../outside.ts", error: expect.objectContaining({ code: "path_outside_roots" }) }]);
-    expect(result.coverage.complete).toBe(true);
+    expect(result).toMatchObject({ complete: true, limits: [] });
   });
 
   test("a folder the walk skips can still be mapped by name", async () => {
@@ -166,7 +166,8 @@ describe("map", () => {
     expect(result.omittedFiles[0]).toBe(`many/file${String(result.files.length).padStart(2, "0")}.ts`);
     expect(result.cut.next).toContain(result.omittedFiles[0]);
     expect(result.cut.next).toContain("maxTokens");
-    expect(result.coverage).toEqual({ complete: false, limits: ["maxTokens = 1500"] });
+    expect(result.complete).toBe(false);
+    expect(result.limits).toEqual([`maxTokens = 1500: ${result.cut.next}`]);
     expect(text).toContain(`${result.omittedCount} more files not shown (maxTokens)`);
   });
 
