@@ -9,7 +9,7 @@ import { ToolError } from "../core/errors.ts";
 import { decodeText, type TextEncodingName } from "../text/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
-import type { ResolvedPath } from "../policy/workspace.ts";
+import type { Decision, ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
 
 /** Large files are hashed in chunks of this size. */
@@ -26,6 +26,28 @@ export const ItemErrorSchema = z
   })
   .describe("Why this item failed; the other items are unaffected.");
 export type ItemError = z.infer<typeof ItemErrorSchema>;
+
+/** What the workspace policy decides for one operation on a path (policy_check, file_capabilities). */
+export const DecisionOut = z.object({
+  allowed: z.boolean(),
+  code: z.string().optional().describe("The error code the operation would fail with, when not allowed (path_denied, path_outside_roots, invalid_path, no_roots)."),
+  reason: z.string().describe("Why the operation is allowed or not."),
+  rule: z
+    .object({
+      path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
+      source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
+      access: z.enum(["allow", "deny"]),
+    })
+    .optional()
+    .describe("The rule that decided, when one did."),
+});
+
+export function decisionOut(decision: Decision): z.input<typeof DecisionOut> {
+  const out: z.input<typeof DecisionOut> = { allowed: decision.allowed, reason: decision.reason };
+  if (decision.code !== undefined) out.code = decision.code;
+  if (decision.rule !== undefined) out.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
+  return out;
+}
 
 /**
  * Resolves `input` for reading and insists on an existing regular file. Every file access of the

@@ -9,13 +9,26 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFinalNewline, looksBinary, splitLines, takeLineWindow, usesTabIndentation } from "../text/index.ts";
 import { capText } from "../helpers/text-cap.ts";
-import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
+import type { Operation, ResolvedPath } from "../policy/workspace.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { CodeIndex } from "../intel/index/code-index.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
 import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
-import { hashFileStream, ItemErrorSchema, loadTextFile, PathInput, plural, readWholeOrHead, renderItemError, resolveReadableFile, toItemError, type ItemError } from "./common.ts";
+import {
+  DecisionOut,
+  decisionOut,
+  hashFileStream,
+  ItemErrorSchema,
+  loadTextFile,
+  PathInput,
+  plural,
+  readWholeOrHead,
+  renderItemError,
+  resolveReadableFile,
+  toItemError,
+  type ItemError,
+} from "./common.ts";
 
 const FilePathInput = PathInput.describe("A file path, absolute or relative to the first root.");
 const ResultPath = z.string().describe("The file's path as the workspace displays it; usable as input to any tool.");
@@ -392,21 +405,6 @@ const READ_MODES = ["text", "document"] as const;
 const SHEBANG_PEEK_BYTES = 256;
 const OPERATIONS: readonly Operation[] = ["read", "write", "delete"];
 
-const RuleSchema = z
-  .object({
-    path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
-    source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
-    access: z.enum(["allow", "deny"]),
-  })
-  .describe("The rule that decided.");
-
-const OperationDecision = z.object({
-  allowed: z.boolean(),
-  code: z.string().optional().describe("Error code the operation would fail with, when not allowed."),
-  reason: z.string().describe("Why the operation is allowed or not."),
-  rule: RuleSchema.optional(),
-});
-
 const FileCapabilities = z.object({
   path: ResultPath,
   size: z.number().int().describe("File size in bytes."),
@@ -425,7 +423,7 @@ const FileCapabilities = z.object({
     .array(z.enum(["aider_block", "ast"]))
     .describe("file_patch strategies this file supports: aider_block for any editable text file, ast where a syntax tree parser exists."),
   policy: z
-    .object({ read: OperationDecision, write: OperationDecision, delete: OperationDecision })
+    .object({ read: DecisionOut, write: DecisionOut, delete: DecisionOut })
     .describe("What the workspace policy decides for each operation on this path."),
   parseHealth: z
     .object({
@@ -496,7 +494,7 @@ export const fileCapabilitiesTool = defineTool({
             lineEnding,
             readModes,
             patchStrategies: patchStrategiesFor(language, lineEnding !== null, size),
-            policy: { read: briefDecision(read!), write: briefDecision(write!), delete: briefDecision(remove!) },
+            policy: { read: decisionOut(read!), write: decisionOut(write!), delete: decisionOut(remove!) },
             parseHealth,
             notes,
           };
@@ -522,14 +520,7 @@ async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes
   }
 }
 
-function briefDecision(decision: Decision): z.input<typeof OperationDecision> {
-  const brief: z.input<typeof OperationDecision> = { allowed: decision.allowed, reason: decision.reason };
-  if (decision.code !== undefined) brief.code = decision.code;
-  if (decision.rule !== undefined) brief.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
-  return brief;
-}
-
-function renderDecision(operation: string, decision: z.output<typeof OperationDecision>): string {
+function renderDecision(operation: string, decision: z.output<typeof DecisionOut>): string {
   const verdict = decision.allowed ? "allowed" : `denied (${decision.code ?? "path_denied"})`;
   const rule = decision.rule && decision.rule.path !== "<roots>" ? ` by ${JSON.stringify(decision.rule.path)} from ${decision.rule.source}` : "";
   return `${operation} ${verdict}${rule}`;

@@ -9,6 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../intel/graph/import-graph.ts";
 import type { FileImports, GraphFile, ImportEdge, UnresolvedImport } from "../intel/graph/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
@@ -53,8 +54,7 @@ export async function resolveScope(session: IntelSession, context: ToolContext, 
   const resolved = await context.workspace.resolve(input, "read");
   if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
   if (resolved.kind === "directory") {
-    const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
-    const files = session.graph.files().filter((file) => file.real.startsWith(prefix));
+    const files = session.graph.files().filter((file) => relativeInside(resolved.real, file.real, path.sep) !== undefined);
     return { resolved, directory: true, files };
   }
   if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
@@ -67,8 +68,7 @@ export const indexTool = defineTool({
       const resolved = await context.workspace.resolve(args.path, "read");
       if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
       scope = resolved.display;
-      const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
-      inScope = (file) => file.real === resolved.real || file.real.startsWith(prefix);
+      inScope = (file) => relativeInside(resolved.real, file.real, path.sep) !== undefined;
     }
     const files = index.files().filter(inScope);
     const stats = index.stats();

@@ -9,6 +9,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { isToolError, ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside, toPosix } from "../helpers/path-text.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
 import { SKIPPED_DIRECTORY_NAMES } from "../syntax/index.ts";
@@ -171,12 +172,10 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       continue;
     }
     collected.coverage ??= await index.ensureFresh(progressOf(context));
-    const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
-    const inside = (real: string) => real === resolved.real || real.startsWith(prefix);
     if (index.covers(resolved.real)) {
       for (const file of index.files()) {
-        if (!inside(file.real)) continue;
-        if (matches && !matches(path.relative(resolved.real, file.real).split(path.sep).join("/"))) continue;
+        const relative = relativeInside(resolved.real, file.real, path.sep);
+        if (relative === undefined || (matches && !matches(toPosix(relative, path.sep)))) continue;
         add(file);
       }
     } else {
@@ -216,8 +215,7 @@ async function walkOutsideIndex(
         continue;
       }
       if (entry.kind !== "file") continue;
-      const relative = path.relative(directory.real, entry.real).split(path.sep).join("/");
-      if (matches && !matches(relative)) continue;
+      if (matches && !matches(toPosix(path.relative(directory.real, entry.real), path.sep))) continue;
       if (index.languageFor(entry.relative) === undefined) continue;
       try {
         add(await index.fileFor(await context.workspace.resolve(entry.real, "read")));

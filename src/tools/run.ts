@@ -11,6 +11,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { isToolError, ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
 import { type CompiledQuery, compileQuery, type LanguageId, languageIdFromName, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
@@ -115,10 +116,6 @@ function nameByPath(display: string, error: ToolError): ToolError {
   });
 }
 
-function isInside(real: string, directory: string): boolean {
-  return real === directory || real.startsWith(directory.endsWith(path.sep) ? directory : directory + path.sep);
-}
-
 /**
  * The files in scope: index files under the given paths, filtered by glob and language, plus files
  * named explicitly (searched even when the index skips them; with `lang`, parsed as that language).
@@ -141,7 +138,7 @@ async function collectTargets(args: RunInput, index: CodeIndex, language: Langua
         named.push({ real: file.real, display: file.display, language: file.language });
       }
     }
-    if (directories.length > 0) walked.push(...index.files().filter((file) => directories.some((directory) => isInside(file.real, directory.real))));
+    if (directories.length > 0) walked.push(...index.files().filter((file) => directories.some((directory) => relativeInside(directory.real, file.real, path.sep) !== undefined)));
   }
   let chosen: Array<RunFile & { relative?: string }> = [...walked.filter((file) => language === undefined || file.language === language), ...named];
   if (args.glob !== undefined) {

@@ -8,13 +8,14 @@ import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { log } from "../core/log.ts";
 import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
 import { languageIdFromName, type LanguageId } from "../syntax/index.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
-import { PathInput, plural } from "./common.ts";
+import { PathInput, plural, resolveReadableFile } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph-common.ts";
@@ -108,10 +109,6 @@ function searchCompleteness(prepared: Prepared): Completeness {
     cuts.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
   }
   return completeness(prepared.coverage, cuts);
-}
-
-function isInside(real: string, directory: string): boolean {
-  return real === directory || real.startsWith(directory.endsWith(path.sep) ? directory : directory + path.sep);
 }
 
 function parseLanguages(names: readonly string[] | undefined): Set<LanguageId> | undefined {
@@ -232,7 +229,8 @@ export const searchTool = defineTool({
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
     const accept = scopeReal === undefined && languageSet === undefined ?
       undefined :
-      (file: ChunkFile) => (scopeReal === undefined || isInside(file.real, scopeReal)) && (languageSet === undefined || languageSet.has(file.language));
+      (file: ChunkFile) =>
+        (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
     const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
     if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
     if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
@@ -276,9 +274,7 @@ export const findRelatedTool = defineTool({
   output: RelatedOutput,
   annotations: READ_ONLY,
   handler: async ({ path: input, line, topK = LIMITS.intel.search.defaultTopK }, context) => {
-    const resolved = await context.workspace.resolve(input, "read");
-    if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
-    if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+    const resolved = await resolveReadableFile(context, input);
     const prepared = await prepare(context);
     const file = prepared.index.get(resolved.real) ?? (await prepared.index.fileFor(resolved));
     if (line > Math.max(file.lines, 1)) throw new ToolError("invalid_range", `line ${line} is past the end of ${file.display} (${plural(file.lines, "line")}).`);

@@ -8,23 +8,14 @@ import { LIMITS } from "../core/limits.ts";
 import { redactedView } from "../config/view.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { ItemErrorSchema, PathInput, renderItemError, type ItemError } from "./common.ts";
+import { DecisionOut, decisionOut, ItemErrorSchema, PathInput, renderItemError, type ItemError } from "./common.ts";
 
 const OPERATION = z.enum(["read", "write", "delete"]);
-
-const RuleSchema = z.object({
-  path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
-  source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
-  access: z.enum(["allow", "deny"]),
-});
 
 const PolicyDecision = z.object({
   path: z.string().describe("The path as given."),
   operation: OPERATION,
-  allowed: z.boolean(),
-  code: z.string().optional().describe("The error code the operation would fail with (path_denied, path_outside_roots, invalid_path, no_roots)."),
-  rule: RuleSchema.optional().describe("The rule that decided, when one did."),
-  reason: z.string().describe("Why, in words."),
+  ...DecisionOut.shape,
   display: z.string().optional().describe("The in-root path the decision is about, as tools display it."),
 });
 
@@ -54,11 +45,7 @@ export const policyCheckTool = defineTool({
       context.signal.throwIfAborted();
       try {
         const decision = await context.workspace.check(path, operation);
-        const entry: z.input<typeof PolicyDecision> = { path: decision.path, operation: decision.operation, allowed: decision.allowed, reason: decision.reason };
-        if (decision.code !== undefined) entry.code = decision.code;
-        if (decision.rule !== undefined) entry.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
-        if (decision.display !== undefined) entry.display = decision.display;
-        decisions.push(entry);
+        decisions.push({ path: decision.path, operation: decision.operation, ...decisionOut(decision), ...(decision.display === undefined ? {} : { display: decision.display }) });
       } catch (error) {
         // check() reports policy refusals itself; what remains is an I/O failure while inspecting the path.
         if (!isToolError(error)) throw error;
