@@ -27,6 +27,9 @@ export const ItemErrorSchema = z
   .describe("Why this item failed; the other items are unaffected.");
 export type ItemError = z.infer<typeof ItemErrorSchema>;
 
+/** A batch item that failed: its path (as displayed once resolved, else as given) and why. */
+export const FailedPath = z.object({ path: z.string().describe("The file's path as the workspace displays it, or as given when it did not resolve."), error: ItemErrorSchema });
+
 /** What the workspace policy decides for one operation on a path (policy_check, file_capabilities). */
 export const DecisionOut = z.object({
   allowed: z.boolean(),
@@ -138,6 +141,11 @@ export async function loadTextFile(resolved: ResolvedPath, maxBytes: number, too
 /** "1 line", "3 lines". */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** "typescript 12, python 3": counts, most first. */
+export function renderCounts(counts: Record<string, number>): string {
+  return Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([name, count]) => `${name} ${count}`).join(", ");
 }
 
 /** One-line rendering of a failed item. */

@@ -7,9 +7,9 @@ import { estimateTokens } from "../helpers/tokens.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
-import { PathInput, plural, renderItemError } from "./common.ts";
+import { FailedPath, PathInput, plural, renderCounts, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetCut, budgetOf, collectFiles, compareDisplay, Cut, FailedPath, MaxTokens, footer } from "./outline.ts";
+import { budgetCut, budgetOf, collectFiles, compareDisplay, Cut, MaxTokens, footer } from "./outline.ts";
 import { Completeness, completeness } from "./completeness.ts";
 
 const DigestFile = z.object({
@@ -184,9 +184,6 @@ export const digestTool = defineTool({
 });
 
 function renderDigestSummary(summary: { files: number; languages: Record<string, number>; lines: number }): string {
-  const languages = Object.entries(summary.languages)
-    .sort((a, b) => b[1] - a[1])
-    .map(([language, count]) => `${language} ${count}`)
-    .join(", ");
+  const languages = renderCounts(summary.languages);
   return `${plural(summary.files, "file")}, ${plural(summary.lines, "line")}${languages ? ` (${languages})` : ""}`;
 }

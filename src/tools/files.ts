@@ -18,8 +18,8 @@ import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
 import {
   DecisionOut,
   decisionOut,
+  FailedPath,
   hashFileStream,
-  ItemErrorSchema,
   loadTextFile,
   PathInput,
   plural,
@@ -39,8 +39,6 @@ const FilePathsInput = z
   .min(1)
   .max(LIMITS.batchPaths)
   .describe(`Files to process, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`);
-
-const FailedItem = z.object({ path: ResultPath, error: ItemErrorSchema });
 
 /** Runs one batch item, turning its tool or I/O failure into a per-item error; aborts and bugs still propagate. */
 async function perItem<T>(context: ToolContext, input: string, run: (setDisplay: (display: string) => void) => Promise<T>): Promise<T | { path: string; error: ItemError }> {
@@ -74,7 +72,7 @@ export const fileHashTool = defineTool({
   description:
     "SHA-256 and size of each file's raw bytes, without content. Use it to check whether files changed and to get the expectedSha256 guarded writes require. Works on any file, text or binary.",
   input: z.strictObject({ filePaths: FilePathsInput }),
-  output: z.object({ files: z.array(z.union([HashedFile, FailedItem])).describe("One entry per requested path, in order.") }),
+  output: z.object({ files: z.array(z.union([HashedFile, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
   handler: async ({ filePaths }, context) => {
     const files = [];
@@ -196,7 +194,7 @@ export const fileReadTool = defineTool({
       .max(LIMITS.batchPaths)
       .describe(`Files and ranges to read, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`),
   }),
-  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedItem])).describe("One entry per request, in order."), ...Completeness }),
+  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedPath])).describe("One entry per request, in order."), ...Completeness }),
   annotations: READ_ONLY,
   handler: async ({ files }, context) => {
     let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
@@ -442,7 +440,7 @@ export const fileCapabilitiesTool = defineTool({
   description:
     "What each file is (kind, language, encoding, line endings, size), how it can be read (file_read text, document_query), and what the policy allows (read, write, delete, with the deciding rule).",
   input: z.strictObject({ filePaths: FilePathsInput }),
-  output: z.object({ files: z.array(z.union([FileCapabilities, FailedItem])).describe("One entry per requested path, in order.") }),
+  output: z.object({ files: z.array(z.union([FileCapabilities, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
   handler: async ({ filePaths }, context) => {
     const files = [];

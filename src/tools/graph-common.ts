@@ -17,6 +17,7 @@ import type { ResolvedPath } from "../policy/workspace.ts";
 import { PathInput, plural } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import type { ToolContext } from "./contract.ts";
+import { progressOf } from "./progress.ts";
 
 export interface IntelSession {
   index: CodeIndex;
@@ -32,7 +33,7 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
 /** The fresh index and import graph for this call's workspace. */
 export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
   const index = CodeIndex.forContext(context);
-  const coverage = await index.ensureFresh({ signal: context.signal, ...(context.progress ? { onProgress: context.progress } : {}) });
+  const coverage = await index.ensureFresh(progressOf(context));
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   return {
     index,

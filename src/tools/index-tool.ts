@@ -4,10 +4,10 @@ import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
-import { PathInput, plural } from "./common.ts";
+import { PathInput, plural, renderCounts } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { progressOf } from "./outline.ts";
+import { progressOf } from "./progress.ts";
 
 const IndexOutput = z.object({
   scope: z.string().describe("The path reported on (\".\" for everything)."),
@@ -109,7 +109,7 @@ export const indexTool = defineTool({
     ];
     renderIncomplete(result, out);
     if (skipped) out.push(`skipped: ${skipped}`);
-    if (result.languages) out.push(`languages: ${Object.entries(result.languages).sort((a, b) => b[1] - a[1]).map(([language, count]) => `${language} ${count}`).join(", ")}`);
+    if (result.languages) out.push(`languages: ${renderCounts(result.languages)}`);
     if (result.parseErrors !== undefined) {
       out.push(
         `parse errors: ${result.parseErrors}${

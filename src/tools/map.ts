@@ -4,24 +4,9 @@ import { LIMITS } from "../core/limits.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { estimateTokens } from "../helpers/tokens.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
-import { PathInput, plural, renderItemError } from "./common.ts";
+import { FailedPath, PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import {
-  budgetOf,
-  collectFiles,
-  compareDisplay,
-  budgetCut,
-  Cut,
-  DETAILS,
-  FailedPath,
-  MaxTokens,
-  OutlineSymbol,
-  renderSymbol,
-  roundUp,
-  symbolOut,
-  visibleSymbols,
-  footer,
-} from "./outline.ts";
+import { budgetOf, collectFiles, compareDisplay, budgetCut, Cut, DETAILS, MaxTokens, OutlineSymbol, renderSymbol, roundUp, symbolOut, visibleSymbols, footer } from "./outline.ts";
 import { Completeness, completeness } from "./completeness.ts";
 
 const MapFile = z.object({

@@ -14,9 +14,10 @@ import type { SymbolFact } from "../intel/facts/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
 import { SKIPPED_DIRECTORY_NAMES } from "../syntax/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
-import { ItemErrorSchema, plural, toItemError, type ItemError } from "./common.ts";
+import { plural, toItemError, type ItemError } from "./common.ts";
 import { type Completeness, renderIncomplete } from "./completeness.ts";
 import type { ToolContext } from "./contract.ts";
+import { progressOf } from "./progress.ts";
 
 export const DETAILS = ["names", "signatures", "full"] as const;
 type Detail = (typeof DETAILS)[number];
@@ -44,8 +45,6 @@ export const Cut = z
   })
   .describe("Budget accounting.");
 
-export const FailedPath = z.object({ path: z.string(), error: ItemErrorSchema });
-
 /** The limit that cut an answer to a budget (Cut.limitedBy), as the completeness statement names it, with how to get the rest. */
 export function budgetCut(cut: z.infer<typeof Cut>, maxTokens: number): string[] {
   const key = {
@@ -54,10 +53,6 @@ export function budgetCut(cut: z.infer<typeof Cut>, maxTokens: number): string[]
     maxFiles: `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
   }[cut.limitedBy ?? "maxTokens"];
   return cut.truncated ? [cut.next === null ? key : `${key}: ${cut.next}`] : [];
-}
-
-export function progressOf(context: ToolContext): { signal: AbortSignal; onProgress?: (done: number, total: number) => void } {
-  return context.progress ? { signal: context.signal, onProgress: context.progress } : { signal: context.signal };
 }
 
 /** Symbols an outline shows: locals only with `private`, private members only with `private`. */

@@ -40,7 +40,7 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
   const coverage = await index.ensureFresh({ signal: context.signal });
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   if (!coverage.complete) {
-    for (const move of relevant) note(move.from, `the index is incomplete (${coverage.limits.join("; ") || "files skipped"}): importers it does not hold are not updated`);
+    for (const move of relevant) note(move.from, `the index is incomplete (${coverage.limits.join("; ")}): importers it does not hold are not updated`);
   }
   const destination = new Map(relevant.map((move) => [move.from, move.to]));
   const moving = new Set(moves.map((move) => move.from));
