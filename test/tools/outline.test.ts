@@ -234,6 +234,8 @@ describe("show", () => {
     const shown = result.results[0].symbols[0];
     expect(shown.shownEndLine).toBeLessThan(shown.endLine);
     expect(result.cut.truncated).toBe(true);
+    expect(result.complete).toBe(false);
+    expect(result.limits).toEqual([`maxTokens = 200: ${result.cut.next}`]);
     expect(showTool.render(result)).toContain(`file_read with startLine ${shown.shownEndLine + 1}`);
   });
 });
