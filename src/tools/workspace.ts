@@ -69,6 +69,19 @@ export const policyCheckTool = defineTool({
     ),
 });
 
+const PathRule = z
+  .object({
+    path: z.string(),
+    read: z.enum(["allow", "deny"]).optional(),
+    write: z.enum(["allow", "deny"]).optional(),
+    delete: z.enum(["allow", "deny"]).optional(),
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+    follow_symlinks: z.boolean().optional(),
+    source: z.string(),
+  })
+  .describe("A path rule.");
+
 const ValueSourceText = z.string().describe("default, user:<file>, project:<file>, env:<VARIABLE> or cli:<flag>.");
 
 export const configStatusTool = defineTool({
@@ -96,22 +109,7 @@ export const configStatusTool = defineTool({
     settings: z
       .record(z.string(), z.object({ value: z.unknown(), source: ValueSourceText }))
       .describe("Dotted key (e.g. http.port) → effective value and its source; secret values are replaced by \"[redacted]\"."),
-    rules: z
-      .array(
-        z
-          .object({
-            path: z.string(),
-            read: z.enum(["allow", "deny"]).optional(),
-            write: z.enum(["allow", "deny"]).optional(),
-            delete: z.enum(["allow", "deny"]).optional(),
-            include: z.array(z.string()).optional(),
-            exclude: z.array(z.string()).optional(),
-            follow_symlinks: z.boolean().optional(),
-            source: z.string(),
-          })
-          .describe("A path rule."),
-      )
-      .describe("Path rules in evaluation order, each with its source."),
+    rules: z.array(PathRule).describe("Path rules in evaluation order, each with its source."),
     token: z
       .object({ set: z.boolean(), source: z.string().nullable() })
       .describe("Whether an HTTP bearer token is configured and where from; the token itself is never shown."),
@@ -166,18 +164,7 @@ export const configStatusTool = defineTool({
   },
 });
 
-function renderRule(
-  rule: {
-    path: string;
-    read?: string | undefined;
-    write?: string | undefined;
-    delete?: string | undefined;
-    include?: string[] | undefined;
-    exclude?: string[] | undefined;
-    follow_symlinks?: boolean | undefined;
-    source: string;
-  },
-): string {
+function renderRule(rule: z.output<typeof PathRule>): string {
   const access = (["read", "write", "delete"] as const).filter((operation) => rule[operation] !== undefined).map((operation) => `${operation}=${rule[operation]}`);
   if (rule.include) access.push(`include=${rule.include.join(",")}`);
   if (rule.exclude) access.push(`exclude=${rule.exclude.join(",")}`);
