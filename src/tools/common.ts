@@ -7,6 +7,7 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError } from "../core/errors.ts";
 import { decodeText, type TextEncodingName } from "../text/index.ts";
+import { type LanguageId, languageIdFromName } from "../syntax/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
 import type { Decision, ResolvedPath } from "../policy/workspace.ts";
@@ -136,6 +137,17 @@ export async function loadTextFile(resolved: ResolvedPath, maxBytes: number, too
     throw new ToolError("unsupported_encoding", `${resolved.display} has encoding "unknown": ${decoded.reason}.`);
   }
   return { bytes, sha256: sha256Hex(bytes), text: decoded.text, encoding: decoded.encoding, bom: decoded.bom };
+}
+
+/** A language argument (an id or a file extension) → its id; an unknown one, or one `usable` refuses, is invalid_input naming the field. */
+export function languageArg(field: string, name: string, usable: (id: LanguageId) => boolean = () => true): LanguageId {
+  const id = languageIdFromName(name);
+  if (id === undefined || !usable(id)) {
+    throw new ToolError("invalid_input", `${field}: unknown language ${JSON.stringify(name)}.`, {
+      hint: "Use a language id such as typescript, tsx, python, go or rust, or a file extension.",
+    });
+  }
+  return id;
 }
 
 /** "1 line", "3 lines". */

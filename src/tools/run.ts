@@ -14,11 +14,11 @@ import { LIMITS } from "../core/limits.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
-import { type CompiledQuery, compileQuery, type LanguageId, languageIdFromName, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
+import { type CompiledQuery, compileQuery, type LanguageId, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
 import { type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
 import { type AstRule, commitBatchReceipt, type FileOutcome, type WriteEntry, writeBatch } from "../patch/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
-import { PathInput, plural } from "./common.ts";
+import { languageArg, PathInput, plural } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, type ToolContext } from "./contract.ts";
 import { writeContext } from "./mutation.ts";
@@ -284,15 +284,7 @@ export const runTool = defineTool({
         suggestedNextCall: { tool: "run", arguments: { ...args, write: undefined } },
       });
     }
-    let explicit: LanguageId | undefined;
-    if (args.lang !== undefined) {
-      explicit = languageIdFromName(args.lang);
-      if (explicit === undefined || !supportsSyntaxTree(explicit)) {
-        throw new ToolError("invalid_input", `lang: unknown language ${JSON.stringify(args.lang)}.`, {
-          hint: "Use a language id such as typescript, tsx, python, go or rust, or a file extension.",
-        });
-      }
-    }
+    const explicit = args.lang === undefined ? undefined : languageArg("lang", args.lang, supportsSyntaxTree);
     const query: StructuralQuery = { pattern: args.pattern };
     if (args.selector !== undefined) query.selector = args.selector;
     if (args.constraints !== undefined) query.constraints = args.constraints;

@@ -13,9 +13,8 @@ import { log } from "../core/log.ts";
 import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
-import { languageIdFromName, type LanguageId } from "../syntax/index.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
-import { PathInput, plural, resolveReadableFile } from "./common.ts";
+import { languageArg, PathInput, plural, resolveReadableFile } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph-common.ts";
@@ -109,21 +108,6 @@ function searchCompleteness(prepared: Prepared): Completeness {
     cuts.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
   }
   return completeness(prepared.coverage, cuts);
-}
-
-function parseLanguages(names: readonly string[] | undefined): Set<LanguageId> | undefined {
-  if (names === undefined) return undefined;
-  const ids = new Set<LanguageId>();
-  for (const name of names) {
-    const id = languageIdFromName(name);
-    if (id === undefined) {
-      throw new ToolError("invalid_input", `languages: unknown language ${JSON.stringify(name)}.`, {
-        hint: "Use language ids such as typescript, python, go, or file extensions.",
-      });
-    }
-    ids.add(id);
-  }
-  return ids;
 }
 
 /** Reads result files once each for snippets (recent ones from `recent`); a file that cannot be read shows no snippet lines. */
@@ -222,7 +206,7 @@ export const searchTool = defineTool({
   output: SearchOutput,
   annotations: READ_ONLY,
   handler: async ({ query, path: scope, topK = LIMITS.intel.search.defaultTopK, languages, contextFile }, context) => {
-    const languageSet = parseLanguages(languages);
+    const languageSet = languages === undefined ? undefined : new Set(languages.map((name) => languageArg("languages", name)));
     const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
     const prepared = await prepare(context);
     const notes: string[] = [];
