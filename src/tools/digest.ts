@@ -9,7 +9,7 @@ import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { FailedPath, PathInput, plural, renderCounts, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetCut, budgetOf, collectFiles, compareDisplay, Cut, MaxTokens, footer } from "./outline.ts";
+import { budgetCut, budgetOf, type BudgetLimit, collectFiles, compareDisplay, Cut, MaxTokens, footer } from "./outline.ts";
 import { Completeness, completeness } from "./completeness.ts";
 
 const DigestFile = z.object({
@@ -126,7 +126,7 @@ export const digestTool = defineTool({
     const omitted: string[] = [];
     let tokens = estimateTokens(renderDigestSummary(summary));
     let chars = 0;
-    let limitedBy: "maxTokens" | "outputLimit" | "maxFiles" | null = null;
+    let limitedBy: BudgetLimit | null = null;
     for (const { file } of sorted) {
       if (limitedBy !== null) {
         omitted.push(file.display);
@@ -153,21 +153,19 @@ export const digestTool = defineTool({
       group.languages[file.language] = (group.languages[file.language] ?? 0) + 1;
     }
     if (limitedBy === null && collected.overMaxFiles > 0) limitedBy = "maxFiles";
-    const truncated = limitedBy !== null;
-    const next = truncated ?
+    const next = limitedBy !== null ?
       omitted.length > 0 ?
         `call digest with paths naming the folders not shown (first: ${JSON.stringify(path.posix.dirname(omitted[0]!))}), or raise maxTokens` :
         "narrow paths or glob" :
       null;
-    const cut = { truncated, limitedBy, next, tokens };
     return {
       directories,
       summary,
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
-      cut,
-      ...completeness(collected.coverage, budgetCut(cut, args.maxTokens)),
+      cut: { next, tokens },
+      ...completeness(collected.coverage, budgetCut(limitedBy, next, args.maxTokens)),
     };
   },
   render: (result) => {

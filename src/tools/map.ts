@@ -6,7 +6,22 @@ import { estimateTokens } from "../helpers/tokens.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { FailedPath, PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, collectFiles, compareDisplay, budgetCut, Cut, DETAILS, MaxTokens, OutlineSymbol, renderSymbol, roundUp, symbolOut, visibleSymbols, footer } from "./outline.ts";
+import {
+  budgetOf,
+  type BudgetLimit,
+  collectFiles,
+  compareDisplay,
+  budgetCut,
+  Cut,
+  DETAILS,
+  MaxTokens,
+  OutlineSymbol,
+  renderSymbol,
+  roundUp,
+  symbolOut,
+  visibleSymbols,
+  footer,
+} from "./outline.ts";
 import { Completeness, completeness } from "./completeness.ts";
 
 const MapFile = z.object({
@@ -75,7 +90,7 @@ export const mapTool = defineTool({
     const omitted: string[] = [];
     let tokens = 0;
     let chars = 0;
-    let limitedBy: "maxTokens" | "outputLimit" | "maxFiles" | null = null;
+    let limitedBy: BudgetLimit | null = null;
     let neededTokens = 0;
     const sorted = [...collected.files].sort((a, b) => compareDisplay(a.file.display, b.file.display));
     const typedNotes: string[] = [];
@@ -130,9 +145,8 @@ export const mapTool = defineTool({
     }
     if (limitedBy === null && collected.overMaxFiles > 0) limitedBy = "maxFiles";
     const partial = files.find((file) => file.symbols.length < file.symbolsTotal);
-    const truncated = limitedBy !== null;
     let next: string | null = null;
-    if (truncated) {
+    if (limitedBy !== null) {
       const hints: string[] = [];
       if (partial) hints.push(`call show with symbol names from ${partial.path}, or map it alone with detail "names"`);
       if (omitted.length > 0) hints.push(`call map with paths ${JSON.stringify(omitted.slice(0, 5))}${omitted.length > 5 ? " …" : ""}`);
@@ -141,14 +155,13 @@ export const mapTool = defineTool({
       if (limitedBy === "maxFiles") hints.push(`narrow paths or glob (at most ${LIMITS.intel.outline.maxFiles} files per call)`);
       next = hints.join("; ");
     }
-    const cut = { truncated, limitedBy, next, tokens };
     return {
       files,
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
-      cut,
-      ...completeness(collected.coverage, budgetCut(cut, args.maxTokens)),
+      cut: { next, tokens },
+      ...completeness(collected.coverage, budgetCut(limitedBy, next, args.maxTokens)),
       ...(typedNotes.length > 0 ? { typedNotes } : {}),
     };
   },

@@ -36,23 +36,23 @@ export const MaxTokens = (fallback: number) =>
       `Token budget of the answer (estimated o200k tokens, default ${fallback}). The text is also bounded by the ${LIMITS.output.maxTextChars}-character output limit; what does not fit is named with how to ask for it.`,
     );
 
-export const Cut = z
-  .object({
-    truncated: z.boolean().describe("Whether something was left out to fit the budget."),
-    limitedBy: z.enum(["maxTokens", "outputLimit", "maxFiles"]).nullable().describe("What cut the answer; null when nothing did."),
-    next: z.string().nullable().describe("How to ask for what was left out; null when nothing was."),
-    tokens: z.number().int().describe("Estimated tokens of the text answer."),
-  })
-  .describe("Budget accounting.");
+/** Budget accounting beside the completeness pair (which names the limit that cut the answer). */
+export const Cut = z.object({
+  next: z.string().nullable().describe("How to ask for what was left out; null when nothing was."),
+  tokens: z.number().int().describe("Estimated tokens of the text answer."),
+});
 
-/** The limit that cut an answer to a budget (Cut.limitedBy), as the completeness statement names it, with how to get the rest. */
-export function budgetCut(cut: z.infer<typeof Cut>, maxTokens: number): string[] {
+export type BudgetLimit = "maxTokens" | "outputLimit" | "maxFiles";
+
+/** The limit that cut an answer to its budget, as the completeness pair names it, with how to get the rest. */
+export function budgetCut(limitedBy: BudgetLimit | null, next: string | null, maxTokens: number): string[] {
+  if (limitedBy === null) return [];
   const key = {
     maxTokens: `maxTokens = ${maxTokens}`,
     outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
     maxFiles: `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
-  }[cut.limitedBy ?? "maxTokens"];
-  return cut.truncated ? [cut.next === null ? key : `${key}: ${cut.next}`] : [];
+  }[limitedBy];
+  return [next === null ? key : `${key}: ${next}`];
 }
 
 /** Symbols an outline shows: locals only with `private`, private members only with `private`. */
@@ -232,8 +232,8 @@ export function budgetOf(maxTokens: number): Budget {
 }
 
 /** The closing lines of a budgeted answer: what was left out, then the shared incomplete line (which says how to get it). */
-export function footer(result: Completeness & { cut: z.infer<typeof Cut> }, omittedCount = 0): string[] {
-  const out = omittedCount > 0 ? [`${plural(omittedCount, "more file")} not shown (${result.cut.limitedBy})`] : [];
+export function footer(result: Completeness, omittedCount = 0): string[] {
+  const out = omittedCount > 0 ? [`${plural(omittedCount, "more file")} not shown`] : [];
   renderIncomplete(result, out);
   return out;
 }

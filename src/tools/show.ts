@@ -191,20 +191,15 @@ export const showTool = defineTool({
       for (const [symbol, types] of typed.matches) Object.assign(symbol, { returnType: types.returnType, typedSignature: types.signature });
       typedNote = typed.note;
     }
-    const cut = {
-      truncated: shown.truncated,
-      limitedBy: shown.truncated ? ("maxTokens" as const) : null,
-      next: shown.truncated ? "raise maxTokens, ask for fewer symbols, or read the remaining lines with file_read" : null,
-      tokens: shown.tokens,
-    };
+    const next = shown.truncated ? "raise maxTokens, ask for fewer symbols, or read the remaining lines with file_read" : null;
     return {
       path: file.display,
       language: file.language,
       sha256: file.sha256,
       lines: file.lines,
       results: shown.results,
-      cut,
-      ...completeness(undefined, budgetCut(cut, args.maxTokens)),
+      cut: { next, tokens: shown.tokens },
+      ...completeness(undefined, budgetCut(shown.truncated ? "maxTokens" : null, next, args.maxTokens)),
       ...(typedNote !== undefined ? { typedNote } : {}),
     };
   },

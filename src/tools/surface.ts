@@ -93,22 +93,17 @@ export const surfaceTool = defineTool({
       entries.push(entry);
     }
     const truncated = entries.length < all.length;
-    const cut = {
-      truncated,
-      limitedBy: truncated ? ("maxTokens" as const) : null,
-      next: truncated ?
-        `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` :
-        null,
-      tokens,
-    };
+    const next = truncated ?
+      `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` :
+      null;
     return {
       path: resolved.display,
       files: files.map((file) => file.display),
       entries,
       entriesTotal: all.length,
       problems: surface.problems,
-      cut,
-      ...completeness(coverage, budgetCut(cut, args.maxTokens)),
+      cut: { next, tokens },
+      ...completeness(coverage, budgetCut(truncated ? "maxTokens" : null, next, args.maxTokens)),
     };
   },
   render: (result) => {
