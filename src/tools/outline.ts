@@ -1,8 +1,8 @@
 /**
  * What the outline tools share (map, digest, show, surface and index, one file each): the symbol
- * shape and its rendering, the files a list of paths names, the token budget, the coverage and cut
- * statements. Outputs fit a token budget measured by the shared estimator and say what was cut and
- * how to ask for the rest.
+ * shape and its rendering, the files a list of paths names, the token budget and the limit that cut
+ * it (stated through completeness.ts). Outputs fit a token budget measured by the shared estimator
+ * and say what was cut and how to ask for the rest.
  */
 import path from "node:path";
 import picomatch from "picomatch";
