@@ -14,7 +14,8 @@ import type { CallEdge, Confidence, SymbolRef } from "../intel/calls/types.ts";
 import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
 import { plural } from "./common.ts";
 import type { ToolContext } from "./contract.ts";
-import { graphOptions, type IntelSession, openImportGraph, renderIncomplete, resolveScope } from "./graph-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { graphOptions, type IntelSession, openImportGraph, resolveScope } from "./graph-common.ts";
 
 interface CallSession extends IntelSession {
   calls: CallGraph;
@@ -53,11 +54,6 @@ export function symbolOut(symbol: SymbolRef, display: (real: string) => string):
 export function place(symbol: SymbolOut): string {
   return `${symbol.path}:${symbol.startLine}`;
 }
-
-export const CallComplete = {
-  complete: z.boolean().describe("Whether nothing was cut: the index was complete and no limit stopped the answer."),
-  limits: z.array(z.string()).describe("When incomplete: what cut it."),
-};
 
 /** "path#Name" or a name with an optional separate path → exactly one declaration (or a listed ambiguity). */
 export async function resolveSymbol(session: CallSession, context: ToolContext, spec: string, pathInput: string | undefined, what: string): Promise<SymbolRef> {
@@ -163,7 +159,7 @@ export const WalkOutput = z.object({
   counts: z.object({ exact: z.number().int(), inferred: z.number().int(), ambiguous: z.number().int() }).describe("Listed calls per confidence."),
   unresolved: z.number().int().optional().describe("callees: calls inside the symbol that resolve to nothing in the workspace (external or unknown)."),
   typed: z.boolean().optional().describe("callers with typed: true on TS/JS: the TypeScript compiler resolved every call (all exact)."),
-  ...CallComplete,
+  ...Completeness,
 });
 export type WalkOutput = z.infer<typeof WalkOutput>;
 
@@ -188,8 +184,7 @@ async function typedWalk(session: CallSession, context: ToolContext, symbol: Sym
     depth: call.depth,
     targets: [call.target],
   }));
-  const limits = [...typed.limits, ...typed.project.notes];
-  return { symbol: symbolOut(symbol, session.display), depth, calls, counts: countBy(calls), typed: true, complete: limits.length === 0, limits };
+  return { symbol: symbolOut(symbol, session.display), depth, calls, counts: countBy(calls), typed: true, ...completeness(undefined, [...typed.limits, ...typed.project.notes]) };
 }
 
 export async function walkTool(
@@ -206,17 +201,16 @@ export async function walkTool(
     if (typed) return typed;
   }
   const walk = walkCalls(session.calls, symbol, direction, depth, limit, args.minConfidence ?? "ambiguous");
-  const limits = [...session.limits];
-  if (walk.truncatedBy === "limit") limits.push(`limit = ${limit}`);
-  if (walk.truncatedBy === "maxExpanded") limits.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}`);
+  const cuts: string[] = [];
+  if (walk.truncatedBy === "limit") cuts.push(`limit = ${limit}: raise limit or lower depth`);
+  if (walk.truncatedBy === "maxExpanded") cuts.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}: lower depth`);
   const calls = walk.edges.map((edge: LeveledEdge) => callOut(edge, session.display));
   const result: WalkOutput = {
     symbol: symbolOut(symbol, session.display),
     depth,
     calls,
     counts: countBy(calls),
-    complete: session.coverage.complete && limits.length === 0,
-    limits,
+    ...completeness(session.coverage, cuts),
   };
   if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
   return result;

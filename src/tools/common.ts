@@ -7,9 +7,10 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { ToolError } from "../core/errors.ts";
 import { decodeText, type TextEncodingName } from "../text/index.ts";
+import { type LanguageId, languageIdFromName } from "../syntax/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
 import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
-import type { ResolvedPath } from "../policy/workspace.ts";
+import type { Decision, ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
 
 /** Large files are hashed in chunks of this size. */
@@ -26,6 +27,31 @@ export const ItemErrorSchema = z
   })
   .describe("Why this item failed; the other items are unaffected.");
 export type ItemError = z.infer<typeof ItemErrorSchema>;
+
+/** A batch item that failed: its path (as displayed once resolved, else as given) and why. */
+export const FailedPath = z.object({ path: z.string().describe("The file's path as the workspace displays it, or as given when it did not resolve."), error: ItemErrorSchema });
+
+/** What the workspace policy decides for one operation on a path (policy_check, file_capabilities). */
+export const DecisionOut = z.object({
+  allowed: z.boolean(),
+  code: z.string().optional().describe("The error code the operation would fail with, when not allowed (path_denied, path_outside_roots, invalid_path, no_roots)."),
+  reason: z.string().describe("Why the operation is allowed or not."),
+  rule: z
+    .object({
+      path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
+      source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
+      access: z.enum(["allow", "deny"]),
+    })
+    .optional()
+    .describe("The rule that decided, when one did."),
+});
+
+export function decisionOut(decision: Decision): z.input<typeof DecisionOut> {
+  const out: z.input<typeof DecisionOut> = { allowed: decision.allowed, reason: decision.reason };
+  if (decision.code !== undefined) out.code = decision.code;
+  if (decision.rule !== undefined) out.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
+  return out;
+}
 
 /**
  * Resolves `input` for reading and insists on an existing regular file. Every file access of the
@@ -113,9 +139,25 @@ export async function loadTextFile(resolved: ResolvedPath, maxBytes: number, too
   return { bytes, sha256: sha256Hex(bytes), text: decoded.text, encoding: decoded.encoding, bom: decoded.bom };
 }
 
+/** A language argument (an id or a file extension) → its id; an unknown one, or one `usable` refuses, is invalid_input naming the field. */
+export function languageArg(field: string, name: string, usable: (id: LanguageId) => boolean = () => true): LanguageId {
+  const id = languageIdFromName(name);
+  if (id === undefined || !usable(id)) {
+    throw new ToolError("invalid_input", `${field}: unknown language ${JSON.stringify(name)}.`, {
+      hint: "Use a language id such as typescript, tsx, python, go or rust, or a file extension.",
+    });
+  }
+  return id;
+}
+
 /** "1 line", "3 lines". */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** "typescript 12, python 3": counts, most first. */
+export function renderCounts(counts: Record<string, number>): string {
+  return Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([name, count]) => `${name} ${count}`).join(", ");
 }
 
 /** One-line rendering of a failed item. */

@@ -5,8 +5,8 @@ import { packContext } from "../intel/calls/context.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { CallComplete, ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
-import { renderIncomplete } from "./graph-common.ts";
+import { ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 
 const ContextOutput = z.object({
   target: SymbolOut,
@@ -28,7 +28,7 @@ const ContextOutput = z.object({
     .describe("Target first, then callee bodies in call order, then caller signatures."),
   omitted: z.array(z.object({ role: z.enum(["callee", "caller"]), name: z.string(), path: z.string(), line: z.number().int() })).describe("What did not fit (ask show for it)."),
   ambiguousCallees: z.array(z.string()).describe("Calls the graph could not pin to one declaration (not packed)."),
-  ...CallComplete,
+  ...Completeness,
 });
 type ContextOutput = z.infer<typeof ContextOutput>;
 
@@ -60,8 +60,8 @@ export const contextTool = defineTool({
       return file ? session.index.text(file as IndexedFile) : undefined;
     };
     const packed = await packContext(session.calls, target, budget, read, session.display);
-    const limits = [...session.limits];
-    if (packed.omitted.length > 0 || packed.sections[0]?.cut) limits.push(`budget = ${budget}`);
+    const cuts: string[] = [];
+    if (packed.omitted.length > 0 || packed.sections[0]?.cut) cuts.push(`budget = ${budget}: raise budget`);
     return {
       target: symbolOut(target, session.display),
       budget,
@@ -78,8 +78,7 @@ export const contextTool = defineTool({
       })),
       omitted: packed.omitted.map((entry) => ({ role: entry.role, name: entry.name, path: session.display(entry.file), line: entry.line })),
       ambiguousCallees: packed.ambiguousCallees,
-      complete: session.coverage.complete && limits.length === 0,
-      limits,
+      ...completeness(session.coverage, cuts),
     };
   },
   render: (result: ContextOutput) => {

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { Complete, openImportGraph, PathsInput, renderIncomplete, scopeFiles } from "./graph-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { openImportGraph, PathsInput, scopeFiles } from "./graph-common.ts";
 
 const CyclesOutput = z.object({
   cycles: z
@@ -17,7 +18,7 @@ const CyclesOutput = z.object({
     .describe("Import cycles (strongly connected components of more than one file), largest first."),
   total: z.number().int().describe("Cycles found before the list was cut."),
   filesInCycles: z.number().int().describe("Files that are part of some cycle."),
-  ...Complete,
+  ...Completeness,
 });
 type CyclesOutput = z.infer<typeof CyclesOutput>;
 
@@ -37,27 +38,21 @@ export const cyclesTool = defineTool({
     const { graph, display } = session;
     const scope = await scopeFiles(session, context, args.paths);
     const cycles = graph.cycles({ ...(scope ? { scope } : {}), runtimeOnly: args.runtimeOnly ?? false });
-    const limits = [...session.limits];
-    if (cycles.length > LIMITS.intel.graph.maxCycles) limits.push(`intel.graph.maxCycles = ${LIMITS.intel.graph.maxCycles}`);
+    const cuts: string[] = [];
+    if (cycles.length > LIMITS.intel.graph.maxCycles) cuts.push(`intel.graph.maxCycles = ${LIMITS.intel.graph.maxCycles}: narrow paths`);
     const shown = cycles.slice(0, LIMITS.intel.graph.maxCycles).map((cycle) => {
-      if (cycle.members.length > LIMITS.intel.graph.maxCycleMembersShown) limits.push(`intel.graph.maxCycleMembersShown = ${LIMITS.intel.graph.maxCycleMembersShown}`);
+      if (cycle.members.length > LIMITS.intel.graph.maxCycleMembersShown) cuts.push(`intel.graph.maxCycleMembersShown = ${LIMITS.intel.graph.maxCycleMembersShown}: narrow paths`);
       return { size: cycle.members.length, files: cycle.members.slice(0, LIMITS.intel.graph.maxCycleMembersShown).map(display), path: cycle.path.map(display) };
     });
     return {
       cycles: shown,
       total: cycles.length,
       filesInCycles: cycles.reduce((sum, cycle) => sum + cycle.members.length, 0),
-      complete: session.coverage.complete && limits.length === 0,
-      limits: [...new Set(limits)],
+      ...completeness(session.coverage, cuts),
     };
   },
   render: (result: CyclesOutput) => {
-    if (result.total === 0) {
-      const lines = ["no import cycles"];
-      renderIncomplete(result, lines);
-      return lines.join("\n");
-    }
-    const lines = [`${plural(result.total, "import cycle")} over ${plural(result.filesInCycles, "file")}`];
+    const lines = [result.total === 0 ? "no import cycles" : `${plural(result.total, "import cycle")} over ${plural(result.filesInCycles, "file")}`];
     for (const cycle of result.cycles) {
       lines.push(`${cycle.size} files: ${[...cycle.path, cycle.path[0]].join(" → ")}`);
       if (cycle.size > cycle.path.length) {

@@ -7,9 +7,10 @@ import { estimateTokens } from "../helpers/tokens.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
-import { PathInput, plural, renderItemError } from "./common.ts";
+import { FailedPath, PathInput, plural, renderCounts, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, collectFiles, compareDisplay, coverageOut, CoverageOut, Cut, FailedPath, MaxTokens, footer, limitNotes } from "./outline.ts";
+import { budgetCut, budgetOf, type BudgetLimit, collectFiles, compareDisplay, Cut, MaxTokens, footer } from "./outline.ts";
+import { Completeness, completeness } from "./completeness.ts";
 
 const DigestFile = z.object({
   path: z.string(),
@@ -106,7 +107,7 @@ export const digestTool = defineTool({
     omittedFiles: z.array(z.string()).describe("Files left out by the budget (first 50)."),
     omittedCount: z.number().int(),
     cut: Cut,
-    coverage: CoverageOut,
+    ...Completeness,
   }),
   annotations: READ_ONLY,
   handler: async (args, context) => {
@@ -125,7 +126,7 @@ export const digestTool = defineTool({
     const omitted: string[] = [];
     let tokens = estimateTokens(renderDigestSummary(summary));
     let chars = 0;
-    let limitedBy: "maxTokens" | "outputLimit" | "maxFiles" | null = null;
+    let limitedBy: BudgetLimit | null = null;
     for (const { file } of sorted) {
       if (limitedBy !== null) {
         omitted.push(file.display);
@@ -152,8 +153,7 @@ export const digestTool = defineTool({
       group.languages[file.language] = (group.languages[file.language] ?? 0) + 1;
     }
     if (limitedBy === null && collected.overMaxFiles > 0) limitedBy = "maxFiles";
-    const truncated = limitedBy !== null;
-    const next = truncated ?
+    const next = limitedBy !== null ?
       omitted.length > 0 ?
         `call digest with paths naming the folders not shown (first: ${JSON.stringify(path.posix.dirname(omitted[0]!))}), or raise maxTokens` :
         "narrow paths or glob" :
@@ -164,8 +164,8 @@ export const digestTool = defineTool({
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
-      cut: { truncated, limitedBy, next, tokens },
-      coverage: coverageOut(collected.coverage, limitNotes(limitedBy, args.maxTokens)),
+      cut: { next, tokens },
+      ...completeness(collected.coverage, budgetCut(limitedBy, next, args.maxTokens)),
     };
   },
   render: (result) => {
@@ -176,15 +176,12 @@ export const digestTool = defineTool({
       for (const file of directory.files) out.push(renderDigestFile(file, directory.path));
     }
     for (const failed of result.failed) out.push(renderItemError(failed.path, failed.error));
-    out.push(...footer(result.cut, result.coverage, result.omittedCount));
+    out.push(...footer(result, result.omittedCount));
     return capText(out.join("\n"), LIMITS.output.maxTextChars);
   },
 });
 
 function renderDigestSummary(summary: { files: number; languages: Record<string, number>; lines: number }): string {
-  const languages = Object.entries(summary.languages)
-    .sort((a, b) => b[1] - a[1])
-    .map(([language, count]) => `${language} ${count}`)
-    .join(", ");
+  const languages = renderCounts(summary.languages);
   return `${plural(summary.files, "file")}, ${plural(summary.lines, "line")}${languages ? ` (${languages})` : ""}`;
 }

@@ -9,6 +9,7 @@ import { evaluatePointer, parsePointer, PointerSyntaxError } from "../helpers/js
 import { capJsonValue, jsonBytes, normalizeValue, valueTypeOf, type ValueType } from "../helpers/json-value.ts";
 import { DOCUMENT_LANGUAGES, type DocumentLanguage, isDocumentLanguage, languageOf } from "../syntax/index.ts";
 import { capText } from "../helpers/text-cap.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ItemErrorSchema, loadTextFile, PathInput, renderItemError, resolveReadableFile, type ItemError } from "./common.ts";
 
@@ -57,6 +58,7 @@ export const documentQueryTool = defineTool({
     documents: z.number().int().describe("Documents in the file (YAML streams may hold several; otherwise 1)."),
     note: z.string().nullable().describe("Anything the caller should know about how the selectors were applied."),
     results: z.array(SelectorResult).describe("One entry per selector, in order."),
+    ...Completeness,
   }),
   annotations: READ_ONLY,
   handler: async ({ filePath, selectors }, context) => {
@@ -102,13 +104,19 @@ export const documentQueryTool = defineTool({
       };
     });
 
-    return { path: resolved.display, sha256: loaded.sha256, format, documents: parsed.documents, note: parsed.note, results };
+    const cuts = results.filter((item) => item.truncated).map((item) =>
+      `document.maxValueBytes = ${LIMITS.document.maxValueBytes} (or depth ${LIMITS.document.maxValueDepth}, or the output limit) cut ${
+        JSON.stringify(item.selector)
+      }: select a deeper pointer`
+    );
+    return { path: resolved.display, sha256: loaded.sha256, format, documents: parsed.documents, note: parsed.note, results, ...completeness(undefined, cuts) };
   },
   render: (result) => {
     const header = [`${result.path} · ${result.format} · sha256 ${result.sha256}`];
     if (result.note) header.push(result.note);
-    const lines = result.results.map(renderSelectorResult);
-    return capText([...header, ...lines].join("\n"), LIMITS.output.maxTextChars);
+    const lines = [...header, ...result.results.map(renderSelectorResult)];
+    renderIncomplete(result, lines);
+    return capText(lines.join("\n"), LIMITS.output.maxTextChars);
   },
 });
 

@@ -9,12 +9,26 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFinalNewline, looksBinary, splitLines, takeLineWindow, usesTabIndentation } from "../text/index.ts";
 import { capText } from "../helpers/text-cap.ts";
-import type { Decision, Operation, ResolvedPath } from "../policy/workspace.ts";
+import type { Operation, ResolvedPath } from "../policy/workspace.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { CodeIndex } from "../intel/index/code-index.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
 import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
-import { hashFileStream, ItemErrorSchema, loadTextFile, PathInput, plural, readWholeOrHead, renderItemError, resolveReadableFile, toItemError, type ItemError } from "./common.ts";
+import {
+  DecisionOut,
+  decisionOut,
+  FailedPath,
+  hashFileStream,
+  loadTextFile,
+  PathInput,
+  plural,
+  readWholeOrHead,
+  renderItemError,
+  resolveReadableFile,
+  toItemError,
+  type ItemError,
+} from "./common.ts";
 
 const FilePathInput = PathInput.describe("A file path, absolute or relative to the first root.");
 const ResultPath = z.string().describe("The file's path as the workspace displays it; usable as input to any tool.");
@@ -25,8 +39,6 @@ const FilePathsInput = z
   .min(1)
   .max(LIMITS.batchPaths)
   .describe(`Files to process, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`);
-
-const FailedItem = z.object({ path: ResultPath, error: ItemErrorSchema });
 
 /** Runs one batch item, turning its tool or I/O failure into a per-item error; aborts and bugs still propagate. */
 async function perItem<T>(context: ToolContext, input: string, run: (setDisplay: (display: string) => void) => Promise<T>): Promise<T | { path: string; error: ItemError }> {
@@ -60,7 +72,7 @@ export const fileHashTool = defineTool({
   description:
     "SHA-256 and size of each file's raw bytes, without content. Use it to check whether files changed and to get the expectedSha256 guarded writes require. Works on any file, text or binary.",
   input: z.strictObject({ filePaths: FilePathsInput }),
-  output: z.object({ files: z.array(z.union([HashedFile, FailedItem])).describe("One entry per requested path, in order.") }),
+  output: z.object({ files: z.array(z.union([HashedFile, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
   handler: async ({ filePaths }, context) => {
     const files = [];
@@ -182,12 +194,13 @@ export const fileReadTool = defineTool({
       .max(LIMITS.batchPaths)
       .describe(`Files and ranges to read, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`),
   }),
-  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedItem])).describe("One entry per request, in order.") }),
+  output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedPath])).describe("One entry per request, in order."), ...Completeness }),
   annotations: READ_ONLY,
   handler: async ({ files }, context) => {
     let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
     let returnedAnyContent = false;
     const results = [];
+    const cuts: string[] = [];
     for (const request of files) {
       results.push(
         await perItem(context, request.filePath, async (setDisplay): Promise<ReadFileResult | AstReadFileResult> => {
@@ -196,6 +209,7 @@ export const fileReadTool = defineTool({
           if (await wantsAst(request, resolved, context)) {
             const item = await readAst(request, resolved, context, outputBudget);
             outputBudget = Math.max(0, outputBudget - renderAstRead(item).length);
+            if (item.truncated) cuts.push(`${item.path}: output limit = ${LIMITS.output.maxTextChars} characters; read fewer files per call, ask for fewer symbols, or use map`);
             return item;
           }
           const loaded = await loadTextFile(
@@ -227,6 +241,15 @@ export const fileReadTool = defineTool({
           if (window.lines.length > 0) returnedAnyContent = true;
           const hasMore = window.endLine < totalLines;
           const limitedBy: ReadFileResult["limitedBy"] = window.limitedBy ?? (request.endLine === undefined && hasMore ? "maxLines" : null);
+          if (limitedBy !== null || window.cutLine !== null) {
+            const key = {
+              maxLines: `read.defaultMaxLines = ${LIMITS.read.defaultMaxLines}`,
+              maxBytes: `maxBytes = ${request.maxBytes ?? LIMITS.read.defaultMaxBytes}`,
+              outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
+            }[limitedBy ?? "outputLimit"];
+            const line = window.cutLine === null ? "" : ` (line ${window.cutLine.line} cut to ${window.cutLine.keptChars} characters)`;
+            cuts.push(`${resolved.display}: ${key}${line}${hasMore ? `; call again with startLine ${window.endLine + 1}` : ""}`);
+          }
           return {
             path: resolved.display,
             sha256: loaded.sha256,
@@ -249,9 +272,13 @@ export const fileReadTool = defineTool({
         }),
       );
     }
-    return { files: results };
+    return { files: results, ...completeness(undefined, cuts) };
   },
-  render: ({ files }) => capText(files.map(renderReadFile).join("\n\n"), LIMITS.output.maxTextChars),
+  render: (result) => {
+    const lines = [result.files.map(renderReadFile).join("\n\n")];
+    renderIncomplete(result, lines);
+    return capText(lines.join("\n"), LIMITS.output.maxTextChars);
+  },
 });
 
 type AstReadFileResult = z.output<typeof AstReadFile>;
@@ -376,21 +403,6 @@ const READ_MODES = ["text", "document"] as const;
 const SHEBANG_PEEK_BYTES = 256;
 const OPERATIONS: readonly Operation[] = ["read", "write", "delete"];
 
-const RuleSchema = z
-  .object({
-    path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
-    source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
-    access: z.enum(["allow", "deny"]),
-  })
-  .describe("The rule that decided.");
-
-const OperationDecision = z.object({
-  allowed: z.boolean(),
-  code: z.string().optional().describe("Error code the operation would fail with, when not allowed."),
-  reason: z.string().describe("Why the operation is allowed or not."),
-  rule: RuleSchema.optional(),
-});
-
 const FileCapabilities = z.object({
   path: ResultPath,
   size: z.number().int().describe("File size in bytes."),
@@ -409,7 +421,7 @@ const FileCapabilities = z.object({
     .array(z.enum(["aider_block", "ast"]))
     .describe("file_patch strategies this file supports: aider_block for any editable text file, ast where a syntax tree parser exists."),
   policy: z
-    .object({ read: OperationDecision, write: OperationDecision, delete: OperationDecision })
+    .object({ read: DecisionOut, write: DecisionOut, delete: DecisionOut })
     .describe("What the workspace policy decides for each operation on this path."),
   parseHealth: z
     .object({
@@ -428,7 +440,7 @@ export const fileCapabilitiesTool = defineTool({
   description:
     "What each file is (kind, language, encoding, line endings, size), how it can be read (file_read text, document_query), and what the policy allows (read, write, delete, with the deciding rule).",
   input: z.strictObject({ filePaths: FilePathsInput }),
-  output: z.object({ files: z.array(z.union([FileCapabilities, FailedItem])).describe("One entry per requested path, in order.") }),
+  output: z.object({ files: z.array(z.union([FileCapabilities, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
   handler: async ({ filePaths }, context) => {
     const files = [];
@@ -480,7 +492,7 @@ export const fileCapabilitiesTool = defineTool({
             lineEnding,
             readModes,
             patchStrategies: patchStrategiesFor(language, lineEnding !== null, size),
-            policy: { read: briefDecision(read!), write: briefDecision(write!), delete: briefDecision(remove!) },
+            policy: { read: decisionOut(read!), write: decisionOut(write!), delete: decisionOut(remove!) },
             parseHealth,
             notes,
           };
@@ -506,14 +518,7 @@ async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes
   }
 }
 
-function briefDecision(decision: Decision): z.input<typeof OperationDecision> {
-  const brief: z.input<typeof OperationDecision> = { allowed: decision.allowed, reason: decision.reason };
-  if (decision.code !== undefined) brief.code = decision.code;
-  if (decision.rule !== undefined) brief.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
-  return brief;
-}
-
-function renderDecision(operation: string, decision: z.output<typeof OperationDecision>): string {
+function renderDecision(operation: string, decision: z.output<typeof DecisionOut>): string {
   const verdict = decision.allowed ? "allowed" : `denied (${decision.code ?? "path_denied"})`;
   const rule = decision.rule && decision.rule.path !== "<roots>" ? ` by ${JSON.stringify(decision.rule.path)} from ${decision.rule.source}` : "";
   return `${operation} ${verdict}${rule}`;

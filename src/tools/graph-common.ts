@@ -9,19 +9,20 @@ import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../intel/graph/import-graph.ts";
 import type { FileImports, GraphFile, ImportEdge, UnresolvedImport } from "../intel/graph/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { PathInput, plural } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import type { ToolContext } from "./contract.ts";
+import { progressOf } from "./progress.ts";
 
 export interface IntelSession {
   index: CodeIndex;
   coverage: Coverage;
   graph: ImportGraph;
-  /** Limits that cut this answer (the index's first). */
-  limits: string[];
   display(real: string): string;
 }
 
@@ -32,13 +33,12 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
 /** The fresh index and import graph for this call's workspace. */
 export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
   const index = CodeIndex.forContext(context);
-  const coverage = await index.ensureFresh({ signal: context.signal, ...(context.progress ? { onProgress: context.progress } : {}) });
+  const coverage = await index.ensureFresh(progressOf(context));
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   return {
     index,
     coverage,
     graph,
-    limits: [...coverage.limits],
     display: (real) => graph.file(real)?.display ?? context.workspace.display(real),
   };
 }
@@ -55,19 +55,13 @@ export async function resolveScope(session: IntelSession, context: ToolContext, 
   const resolved = await context.workspace.resolve(input, "read");
   if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
   if (resolved.kind === "directory") {
-    const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
-    const files = session.graph.files().filter((file) => file.real.startsWith(prefix));
+    const files = session.graph.files().filter((file) => relativeInside(resolved.real, file.real, path.sep) !== undefined);
     return { resolved, directory: true, files };
   }
   if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
   const known = session.graph.file(resolved.real);
   return { resolved, directory: false, files: [known ?? (await session.index.fileFor(resolved))] };
 }
-
-export const Complete = {
-  complete: z.boolean().describe("Whether the answer covers everything: the index was complete and no limit cut the answer."),
-  limits: z.array(z.string()).describe("When incomplete: the limits that cut it (index limits first)."),
-};
 
 const ImportRef = z.object({
   from: z.string().describe("The importing file."),
@@ -141,10 +135,6 @@ function renderUnresolved(unresolved: UnresolvedOut[], total: number, lines: str
   if (total > unresolved.length) lines.push(`  … ${total - unresolved.length} more`);
 }
 
-export function renderIncomplete(result: { complete: boolean; limits: string[] }, lines: string[]): void {
-  if (!result.complete) lines.push(`incomplete: ${result.limits.join("; ") || "the index did not cover every file"}`);
-}
-
 const DepthInput = z
   .number()
   .int()
@@ -163,7 +153,7 @@ export const DepsOutput = z.object({
   totalUnresolved: z.number().int().describe("Unresolved specifiers before the list was cut."),
   external: z.array(External).describe("Packages outside the workspace imported by the start files, counted per package."),
   totalExternal: z.number().int().describe("Distinct external packages."),
-  ...Complete,
+  ...Completeness,
 });
 export type DepsOutput = z.infer<typeof DepsOutput>;
 
@@ -180,7 +170,7 @@ export async function walkImports(args: z.infer<typeof DepsInput>, context: Tool
   const starts = scope.files.map((file) => file.real);
   const startSet = new Set(starts);
   const imports = await Promise.all(scope.files.map((file) => graph.importsOf(file)));
-  const limits = [...session.limits];
+  const cuts: string[] = [];
 
   // Direct links with their import statements; a file named directly may lie outside what the index walked.
   const direct = new Map<string, ImportEdge[]>();
@@ -196,10 +186,10 @@ export async function walkImports(args: z.infer<typeof DepsInput>, context: Tool
   const levels = new Map<string, number>([...direct.keys()].map((real) => [real, 1]));
   const walk = walkGraph(graph, [...direct.keys()], direction, depth - 1);
   for (const [real, level] of walk.levels) if (!startSet.has(real) && !levels.has(real)) levels.set(real, level + 1);
-  if (walk.truncated) limits.push(`intel.graph.maxWalkNodes = ${LIMITS.intel.graph.maxWalkNodes}`);
+  if (walk.truncated) cuts.push(`intel.graph.maxWalkNodes = ${LIMITS.intel.graph.maxWalkNodes}: lower depth or narrow path`);
   const ordered = [...levels].sort((a, b) => a[1] - b[1] || (display(a[0]) < display(b[0]) ? -1 : 1));
   const shown = ordered.slice(0, LIMITS.intel.graph.defaultMaxEdges);
-  if (ordered.length > shown.length) limits.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} files listed`);
+  if (ordered.length > shown.length) cuts.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} files listed: lower depth or narrow path`);
   const files = shown.map(([real, level]) => {
     const node: z.infer<typeof FileNode> = { path: display(real), depth: level };
     const links = direct.get(real);
@@ -221,8 +211,7 @@ export async function walkImports(args: z.infer<typeof DepsInput>, context: Tool
     totalUnresolved: unresolved.length,
     external: listedExternal,
     totalExternal: external.length,
-    complete: session.coverage.complete && limits.length === 0,
-    limits,
+    ...completeness(session.coverage, cuts),
   };
 }
 

@@ -4,7 +4,8 @@ import { LIMITS } from "../core/limits.ts";
 import type { ImportEdge } from "../intel/graph/types.ts";
 import { plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { Complete, External, openImportGraph, PathsInput, renderExternal, renderIncomplete, scopeFiles } from "./graph-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { External, openImportGraph, PathsInput, renderExternal, scopeFiles } from "./graph-common.ts";
 
 const GraphOutput = z.object({
   format: z.enum(["adjacency", "edges"]).describe("The shape of the listing."),
@@ -29,7 +30,7 @@ const GraphOutput = z.object({
   totalExternal: z.number().int().describe("Distinct external packages."),
   unresolvedByReason: z.record(z.string(), z.number().int()).describe("Unresolved specifiers per reason."),
   configProblems: z.array(z.string()).describe("tsconfig extends chains that could not be followed (outside the roots, missing, cycles)."),
-  ...Complete,
+  ...Completeness,
 });
 type GraphOutput = z.infer<typeof GraphOutput>;
 
@@ -57,7 +58,7 @@ export const graphTool = defineTool({
     const scope = await scopeFiles(session, context, args.paths);
     const format = args.format ?? "adjacency";
     const maxEdges = args.maxEdges ?? LIMITS.intel.graph.defaultMaxEdges;
-    const limits = [...session.limits];
+    const cuts: string[] = [];
     const inScope = graph.files().filter((file) => !scope || scope.has(file.real));
     let edgeCount = 0;
     const rows: Array<{ real: string; targets: string[]; importedBy: number }> = [];
@@ -79,15 +80,14 @@ export const graphTool = defineTool({
       totalExternal: 0,
       unresolvedByReason: {},
       configProblems: graph.configProblems().map((problem) => `${problem.config}: ${problem.message}`),
-      complete: false,
-      limits,
+      ...completeness(session.coverage),
     };
     if (format === "adjacency") {
       rows.sort((a, b) => b.importedBy - a.importedBy || (display(a.real) < display(b.real) ? -1 : 1));
       result.adjacency = [];
       for (const row of rows) {
         if (listed + row.targets.length > maxEdges) {
-          limits.push(`maxEdges = ${maxEdges}`);
+          cuts.push(`maxEdges = ${maxEdges}: raise maxEdges or narrow paths`);
           break;
         }
         listed += row.targets.length;
@@ -96,7 +96,7 @@ export const graphTool = defineTool({
     } else {
       allEdges.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.line - b.line));
       const shown = allEdges.slice(0, maxEdges);
-      if (allEdges.length > shown.length) limits.push(`maxEdges = ${maxEdges}`);
+      if (allEdges.length > shown.length) cuts.push(`maxEdges = ${maxEdges}: raise maxEdges or narrow paths`);
       result.edgeList = shown.map((edge) => ({ from: display(edge.from), to: display(edge.to), line: edge.line, kind: edge.kind }));
       listed = shown.length;
     }
@@ -105,8 +105,7 @@ export const graphTool = defineTool({
     result.external = external.slice(0, LIMITS.intel.graph.maxExternalsListed);
     result.totalExternal = external.length;
     for (const entry of graph.unresolved(scope)) result.unresolvedByReason[entry.reason] = (result.unresolvedByReason[entry.reason] ?? 0) + 1;
-    result.complete = session.coverage.complete && limits.length === 0;
-    return result;
+    return { ...result, ...completeness(session.coverage, cuts) };
   },
   render: (result) => {
     const lines = [`${plural(result.files, "file")}, ${plural(result.edges, "import edge")}${result.listedEdges < result.edges ? ` (${result.listedEdges} listed)` : ""}`];

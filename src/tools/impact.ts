@@ -6,8 +6,9 @@ import { impactOf } from "../intel/calls/queries.ts";
 import type { SymbolRef } from "../intel/calls/types.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { CallComplete, CallOut, callOut, openCallGraph, place, renderCall, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
-import { renderIncomplete, resolveScope } from "./graph-common.ts";
+import { CallOut, callOut, openCallGraph, place, renderCall, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { resolveScope } from "./graph-common.ts";
 
 const ImpactOutput = z.object({
   symbol: SymbolOut.optional().describe("The declaration asked about (absent for a whole file)."),
@@ -26,7 +27,7 @@ const ImpactOutput = z.object({
       }),
     )
     .describe("Test files (by convention: *.test.*, *.spec.*, test_*.py, *_test.go, tests/ folders, …) that reach the target."),
-  ...CallComplete,
+  ...Completeness,
 });
 type ImpactOutput = z.infer<typeof ImpactOutput>;
 
@@ -64,18 +65,17 @@ export const impactTool = defineTool({
     }
     const depth = args.depth ?? LIMITS.intel.calls.impactDepth;
     const impact = impactOf(session.calls, file, symbol, { depth, limit: LIMITS.intel.calls.maxLimit, display: session.display });
-    const limits = [...session.limits, ...impact.truncated];
+    const cuts = [...impact.truncated];
     const dependents = [...impact.dependents].sort((a, b) => a[1] - b[1] || (session.display(a[0]) < session.display(b[0]) ? -1 : 1));
     const shown = dependents.slice(0, LIMITS.intel.graph.defaultMaxEdges);
-    if (dependents.length > shown.length) limits.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} dependents listed`);
+    if (dependents.length > shown.length) cuts.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} dependents listed: lower depth or pass a symbol`);
     const result: ImpactOutput = {
       path: session.display(file),
       callers: impact.callers.map((edge) => callOut(edge, session.display)),
       dependents: shown.map(([real, level]) => ({ path: session.display(real), depth: level })),
       totalDependents: dependents.length,
       tests: impact.tests.map((test) => ({ path: session.display(test.file), via: test.via, distance: test.distance })),
-      complete: session.coverage.complete && limits.length === 0,
-      limits,
+      ...completeness(session.coverage, cuts),
     };
     if (symbol) result.symbol = symbolOut(symbol, session.display);
     return result;

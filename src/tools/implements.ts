@@ -4,8 +4,8 @@ import { LIMITS } from "../core/limits.ts";
 import { implementationsOf } from "../intel/calls/queries.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { CallComplete, ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
-import { renderIncomplete } from "./graph-common.ts";
+import { ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 
 const ImplementsOutput = z.object({
   symbol: SymbolOut,
@@ -18,7 +18,7 @@ const ImplementsOutput = z.object({
       }),
     )
     .describe("Types that extend or implement it, nearest first."),
-  ...CallComplete,
+  ...Completeness,
 });
 type ImplementsOutput = z.infer<typeof ImplementsOutput>;
 
@@ -37,13 +37,12 @@ export const implementsTool = defineTool({
     const session = await openCallGraph(context);
     const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
     const { implementations, truncated } = implementationsOf(session.calls, symbol);
-    const limits = [...session.limits];
-    if (truncated) limits.push(`intel.calls.maxHeritageDepth = ${LIMITS.intel.calls.maxHeritageDepth}`);
+    const cuts: string[] = [];
+    if (truncated) cuts.push(`intel.calls.maxHeritageDepth = ${LIMITS.intel.calls.maxHeritageDepth}: ask implements about a deeper subtype`);
     return {
       symbol: symbolOut(symbol, session.display),
       implementations: implementations.map((entry) => ({ ...symbolOut(entry.symbol, session.display), via: entry.via, confidence: entry.confidence, depth: entry.depth })),
-      complete: session.coverage.complete && limits.length === 0,
-      limits,
+      ...completeness(session.coverage, cuts),
     };
   },
   render: (result: ImplementsOutput) => {

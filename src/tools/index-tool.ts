@@ -2,18 +2,19 @@
 import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
-import { PathInput, plural } from "./common.ts";
+import { PathInput, plural, renderCounts } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { progressOf } from "./outline.ts";
+import { progressOf } from "./progress.ts";
 
 const IndexOutput = z.object({
   scope: z.string().describe("The path reported on (\".\" for everything)."),
   files: z.number().int().describe("Indexed files in scope."),
   bytes: z.number().int(),
   lines: z.number().int(),
-  complete: z.boolean(),
-  limits: z.array(z.string()),
+  ...Completeness,
   skipped: z
     .object({
       tooLarge: z.number().int(),
@@ -67,8 +68,7 @@ export const indexTool = defineTool({
       const resolved = await context.workspace.resolve(args.path, "read");
       if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
       scope = resolved.display;
-      const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
-      inScope = (file) => file.real === resolved.real || file.real.startsWith(prefix);
+      inScope = (file) => relativeInside(resolved.real, file.real, path.sep) !== undefined;
     }
     const files = index.files().filter(inScope);
     const stats = index.stats();
@@ -77,8 +77,7 @@ export const indexTool = defineTool({
       files: files.length,
       bytes: files.reduce((sum, file) => sum + file.size, 0),
       lines: files.reduce((sum, file) => sum + file.lines, 0),
-      complete: coverage.complete,
-      limits: coverage.limits,
+      ...completeness(coverage),
       skipped: coverage.skipped,
       ms,
       generation: index.generation,
@@ -106,12 +105,11 @@ export const indexTool = defineTool({
       .map(([reason, count]) => `${reason} ${count}`)
       .join(", ");
     const out = [
-      `index ${result.scope}: ${plural(result.files, "file")}, ${plural(result.lines, "line")}, ${result.bytes} bytes · ${
-        result.complete ? "complete" : `incomplete (${result.limits.join(", ")})`
-      } · ${result.ms} ms · generation ${result.generation}`,
+      `index ${result.scope}: ${plural(result.files, "file")}, ${plural(result.lines, "line")}, ${result.bytes} bytes · ${result.ms} ms · generation ${result.generation}`,
     ];
+    renderIncomplete(result, out);
     if (skipped) out.push(`skipped: ${skipped}`);
-    if (result.languages) out.push(`languages: ${Object.entries(result.languages).sort((a, b) => b[1] - a[1]).map(([language, count]) => `${language} ${count}`).join(", ")}`);
+    if (result.languages) out.push(`languages: ${renderCounts(result.languages)}`);
     if (result.parseErrors !== undefined) {
       out.push(
         `parse errors: ${result.parseErrors}${

@@ -4,17 +4,16 @@ import { LIMITS } from "../core/limits.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { estimateTokens } from "../helpers/tokens.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
-import { PathInput, plural, renderItemError } from "./common.ts";
+import { FailedPath, PathInput, plural, renderItemError } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import {
   budgetOf,
+  type BudgetLimit,
   collectFiles,
   compareDisplay,
-  coverageOut,
-  CoverageOut,
+  budgetCut,
   Cut,
   DETAILS,
-  FailedPath,
   MaxTokens,
   OutlineSymbol,
   renderSymbol,
@@ -22,8 +21,8 @@ import {
   symbolOut,
   visibleSymbols,
   footer,
-  limitNotes,
 } from "./outline.ts";
+import { Completeness, completeness } from "./completeness.ts";
 
 const MapFile = z.object({
   path: z.string().describe("The file, as a path usable as input."),
@@ -78,7 +77,7 @@ export const mapTool = defineTool({
     omittedFiles: z.array(z.string()).describe(`Files left out by the budget (first ${LIMITS.batchPaths}), to pass as paths in a follow-up call.`),
     omittedCount: z.number().int().describe("How many files were left out in all."),
     cut: Cut,
-    coverage: CoverageOut,
+    ...Completeness,
     typedNotes: z.array(z.string()).optional().describe("With typed: files without types, or what the compiler's project reported."),
   }),
   annotations: READ_ONLY,
@@ -91,7 +90,7 @@ export const mapTool = defineTool({
     const omitted: string[] = [];
     let tokens = 0;
     let chars = 0;
-    let limitedBy: "maxTokens" | "outputLimit" | "maxFiles" | null = null;
+    let limitedBy: BudgetLimit | null = null;
     let neededTokens = 0;
     const sorted = [...collected.files].sort((a, b) => compareDisplay(a.file.display, b.file.display));
     const typedNotes: string[] = [];
@@ -146,9 +145,8 @@ export const mapTool = defineTool({
     }
     if (limitedBy === null && collected.overMaxFiles > 0) limitedBy = "maxFiles";
     const partial = files.find((file) => file.symbols.length < file.symbolsTotal);
-    const truncated = limitedBy !== null;
     let next: string | null = null;
-    if (truncated) {
+    if (limitedBy !== null) {
       const hints: string[] = [];
       if (partial) hints.push(`call show with symbol names from ${partial.path}, or map it alone with detail "names"`);
       if (omitted.length > 0) hints.push(`call map with paths ${JSON.stringify(omitted.slice(0, 5))}${omitted.length > 5 ? " …" : ""}`);
@@ -162,8 +160,8 @@ export const mapTool = defineTool({
       failed: collected.failed,
       omittedFiles: omitted.slice(0, LIMITS.batchPaths),
       omittedCount: omitted.length + collected.overMaxFiles,
-      cut: { truncated, limitedBy, next, tokens },
-      coverage: coverageOut(collected.coverage, limitNotes(limitedBy, args.maxTokens)),
+      cut: { next, tokens },
+      ...completeness(collected.coverage, budgetCut(limitedBy, next, args.maxTokens)),
       ...(typedNotes.length > 0 ? { typedNotes } : {}),
     };
   },
@@ -179,7 +177,7 @@ export const mapTool = defineTool({
     }
     for (const failed of result.failed) out.push(renderItemError(failed.path, failed.error));
     for (const note of result.typedNotes ?? []) out.push(`[typed: ${note}]`);
-    out.push(...footer(result.cut, result.coverage, result.omittedCount));
+    out.push(...footer(result, result.omittedCount));
     return capText(out.join("\n"), LIMITS.output.maxTextChars);
   },
 });

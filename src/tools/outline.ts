@@ -1,20 +1,23 @@
 /**
  * What the outline tools share (map, digest, show, surface and index, one file each): the symbol
- * shape and its rendering, the files a list of paths names, the token budget, the coverage and cut
- * statements. Outputs fit a token budget measured by the shared estimator and say what was cut and
- * how to ask for the rest.
+ * shape and its rendering, the files a list of paths names, the token budget and the limit that cut
+ * it (stated through completeness.ts). Outputs fit a token budget measured by the shared estimator
+ * and say what was cut and how to ask for the rest.
  */
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { isToolError, ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside, toPosix } from "../helpers/path-text.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
 import { SKIPPED_DIRECTORY_NAMES } from "../syntax/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
-import { ItemErrorSchema, plural, toItemError, type ItemError } from "./common.ts";
+import { plural, toItemError, type ItemError } from "./common.ts";
+import { type Completeness, renderIncomplete } from "./completeness.ts";
 import type { ToolContext } from "./contract.ts";
+import { progressOf } from "./progress.ts";
 
 export const DETAILS = ["names", "signatures", "full"] as const;
 type Detail = (typeof DETAILS)[number];
@@ -33,39 +36,23 @@ export const MaxTokens = (fallback: number) =>
       `Token budget of the answer (estimated o200k tokens, default ${fallback}). The text is also bounded by the ${LIMITS.output.maxTextChars}-character output limit; what does not fit is named with how to ask for it.`,
     );
 
-export const CoverageOut = z
-  .object({
-    complete: z.boolean().describe("Whether the index behind this answer covers everything the policy and .gitignore leave in (no limit cut it)."),
-    limits: z.array(z.string()).describe("The limits that cut the index or this answer, e.g. \"index.max_files = 50000\" or \"maxTokens = 6000\"."),
-  })
-  .describe("Completeness of the answer.");
+/** Budget accounting beside the completeness pair (which names the limit that cut the answer). */
+export const Cut = z.object({
+  next: z.string().nullable().describe("How to ask for what was left out; null when nothing was."),
+  tokens: z.number().int().describe("Estimated tokens of the text answer."),
+});
 
-export const Cut = z
-  .object({
-    truncated: z.boolean().describe("Whether something was left out to fit the budget."),
-    limitedBy: z.enum(["maxTokens", "outputLimit", "maxFiles"]).nullable().describe("What cut the answer; null when nothing did."),
-    next: z.string().nullable().describe("How to ask for what was left out; null when nothing was."),
-    tokens: z.number().int().describe("Estimated tokens of the text answer."),
-  })
-  .describe("Budget accounting.");
+export type BudgetLimit = "maxTokens" | "outputLimit" | "maxFiles";
 
-export const FailedPath = z.object({ path: z.string(), error: ItemErrorSchema });
-
-export function coverageOut(coverage: Coverage | undefined, extra: string[] = []): z.infer<typeof CoverageOut> {
-  const limits = [...(coverage?.limits ?? []), ...extra];
-  return { complete: (coverage?.complete ?? true) && extra.length === 0, limits };
-}
-
-/** The coverage note for the limit that cut a map or digest answer. */
-export function limitNotes(limitedBy: string | null, maxTokens: number): string[] {
-  if (limitedBy === "maxTokens") return [`maxTokens = ${maxTokens}`];
-  if (limitedBy === "outputLimit") return [`output limit = ${LIMITS.output.maxTextChars} characters`];
-  if (limitedBy === "maxFiles") return [`outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`];
-  return [];
-}
-
-export function progressOf(context: ToolContext): { signal: AbortSignal; onProgress?: (done: number, total: number) => void } {
-  return context.progress ? { signal: context.signal, onProgress: context.progress } : { signal: context.signal };
+/** The limit that cut an answer to its budget, as the completeness pair names it, with how to get the rest. */
+export function budgetCut(limitedBy: BudgetLimit | null, next: string | null, maxTokens: number): string[] {
+  if (limitedBy === null) return [];
+  const key = {
+    maxTokens: `maxTokens = ${maxTokens}`,
+    outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
+    maxFiles: `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
+  }[limitedBy];
+  return [next === null ? key : `${key}: ${next}`];
 }
 
 /** Symbols an outline shows: locals only with `private`, private members only with `private`. */
@@ -180,12 +167,10 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       continue;
     }
     collected.coverage ??= await index.ensureFresh(progressOf(context));
-    const prefix = resolved.real.endsWith(path.sep) ? resolved.real : resolved.real + path.sep;
-    const inside = (real: string) => real === resolved.real || real.startsWith(prefix);
     if (index.covers(resolved.real)) {
       for (const file of index.files()) {
-        if (!inside(file.real)) continue;
-        if (matches && !matches(path.relative(resolved.real, file.real).split(path.sep).join("/"))) continue;
+        const relative = relativeInside(resolved.real, file.real, path.sep);
+        if (relative === undefined || (matches && !matches(toPosix(relative, path.sep)))) continue;
         add(file);
       }
     } else {
@@ -225,8 +210,7 @@ async function walkOutsideIndex(
         continue;
       }
       if (entry.kind !== "file") continue;
-      const relative = path.relative(directory.real, entry.real).split(path.sep).join("/");
-      if (matches && !matches(relative)) continue;
+      if (matches && !matches(toPosix(path.relative(directory.real, entry.real), path.sep))) continue;
       if (index.languageFor(entry.relative) === undefined) continue;
       try {
         add(await index.fileFor(await context.workspace.resolve(entry.real, "read")));
@@ -247,13 +231,10 @@ export function budgetOf(maxTokens: number): Budget {
   return { maxTokens, maxChars: LIMITS.output.maxTextChars - RENDER_RESERVE_CHARS };
 }
 
-export function footer(cut: z.infer<typeof Cut>, coverage: z.infer<typeof CoverageOut>, omittedCount = 0): string[] {
-  const out: string[] = [];
-  if (cut.truncated) {
-    const what = omittedCount > 0 ? `${plural(omittedCount, "more file")} not shown` : "cut";
-    out.push(`[${what} (${cut.limitedBy ?? "budget"}); ${cut.next ?? ""}]`);
-  }
-  if (!coverage.complete) out.push(`[incomplete: ${coverage.limits.join(", ")}]`);
+/** The closing lines of a budgeted answer: what was left out, then the shared incomplete line (which says how to get it). */
+export function footer(result: Completeness, omittedCount = 0): string[] {
+  const out = omittedCount > 0 ? [`${plural(omittedCount, "more file")} not shown`] : [];
+  renderIncomplete(result, out);
   return out;
 }
 

@@ -4,6 +4,11 @@
  */
 import type { ToolContext } from "./contract.ts";
 
+/** The abort signal and, when the client asked for it, the progress reporter, as the index's refresh takes them. */
+export function progressOf(context: ToolContext): { signal: AbortSignal; onProgress?: (done: number, total: number) => void } {
+  return context.progress ? { signal: context.signal, onProgress: context.progress } : { signal: context.signal };
+}
+
 export interface PhasedProgress {
   /** A reporter for the next phase; undefined when the client asked for no progress. */
   phase(): ((done: number, total: number) => void) | undefined;

@@ -6,13 +6,12 @@
  */
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { familyOf, ImportGraph } from "../intel/graph/import-graph.ts";
+import { familyOf } from "../intel/graph/import-graph.ts";
 import { replaceSpecifier, rewritePythonSpecifier, rewriteScriptSpecifier } from "../intel/graph/rewrite-imports.ts";
 import type { ImportEdge } from "../intel/graph/types.ts";
-import { CodeIndex } from "../intel/index/index.ts";
 import type { WriteEntry } from "../patch/index.ts";
 import type { ToolContext } from "./contract.ts";
-import { graphOptions } from "./graph-common.ts";
+import { openImportGraph } from "./graph-common.ts";
 
 const MOVABLE = /\.(?:[cm]?[jt]sx?|d\.[cm]?ts|pyi?)$/;
 
@@ -36,11 +35,9 @@ export async function planImportUpdates(moves: readonly Move[], context: ToolCon
   };
   const relevant = moves.filter((move) => MOVABLE.test(move.from));
   if (relevant.length === 0) return { entries: [], notes };
-  const index = CodeIndex.forContext(context);
-  const coverage = await index.ensureFresh({ signal: context.signal });
-  const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
+  const { coverage, graph } = await openImportGraph(context);
   if (!coverage.complete) {
-    for (const move of relevant) note(move.from, `the index is incomplete (${coverage.limits.join("; ") || "files skipped"}): importers it does not hold are not updated`);
+    for (const move of relevant) note(move.from, `the index is incomplete (${coverage.limits.join("; ")}): importers it does not hold are not updated`);
   }
   const destination = new Map(relevant.map((move) => [move.from, move.to]));
   const moving = new Set(moves.map((move) => move.from));

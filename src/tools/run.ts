@@ -11,13 +11,15 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { isToolError, ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
-import { type CompiledQuery, compileQuery, type LanguageId, languageIdFromName, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
+import { type CompiledQuery, compileQuery, type LanguageId, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
 import { type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
 import { type AstRule, commitBatchReceipt, type FileOutcome, type WriteEntry, writeBatch } from "../patch/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
-import { PathInput, plural } from "./common.ts";
+import { languageArg, PathInput, plural } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, type ToolContext } from "./contract.ts";
 import { writeContext } from "./mutation.ts";
 import { phasedProgress } from "./progress.ts";
@@ -96,8 +98,7 @@ const RunOutput = z.object({
   previewReceipt: z.string().optional().describe("Preview: commit every change shown with run({previewReceipt}) within 10 minutes."),
   expiresAt: z.string().optional().describe("When the receipt expires (ISO 8601)."),
   batchId: z.string().optional().describe("Written: the journal batch (undo it with file_undo)."),
-  complete: z.boolean().describe("Whether every file in scope was searched and every match listed."),
-  limits: z.array(z.string()).describe("Limits that cut the result, when incomplete."),
+  ...Completeness,
   notes: z.array(z.string()).describe("Other things to know: languages skipped, why nothing matched."),
 });
 type RunOutput = z.infer<typeof RunOutput>;
@@ -113,10 +114,6 @@ function nameByPath(display: string, error: ToolError): ToolError {
     ...(error.suggestedNextCall ? { suggestedNextCall: error.suggestedNextCall } : {}),
     details: { ...error.details, path: display },
   });
-}
-
-function isInside(real: string, directory: string): boolean {
-  return real === directory || real.startsWith(directory.endsWith(path.sep) ? directory : directory + path.sep);
 }
 
 /**
@@ -141,7 +138,7 @@ async function collectTargets(args: RunInput, index: CodeIndex, language: Langua
         named.push({ real: file.real, display: file.display, language: file.language });
       }
     }
-    if (directories.length > 0) walked.push(...index.files().filter((file) => directories.some((directory) => isInside(file.real, directory.real))));
+    if (directories.length > 0) walked.push(...index.files().filter((file) => directories.some((directory) => relativeInside(directory.real, file.real, path.sep) !== undefined)));
   }
   let chosen: Array<RunFile & { relative?: string }> = [...walked.filter((file) => language === undefined || file.language === language), ...named];
   if (args.glob !== undefined) {
@@ -265,8 +262,7 @@ async function commitReceipt(args: RunInput, context: ToolContext): Promise<z.in
     matches: [],
     changes,
     ...(report.batchId === null ? {} : { batchId: report.batchId }),
-    complete: true,
-    limits: [],
+    ...completeness(undefined),
     notes: [],
   };
 }
@@ -288,15 +284,7 @@ export const runTool = defineTool({
         suggestedNextCall: { tool: "run", arguments: { ...args, write: undefined } },
       });
     }
-    let explicit: LanguageId | undefined;
-    if (args.lang !== undefined) {
-      explicit = languageIdFromName(args.lang);
-      if (explicit === undefined || !supportsSyntaxTree(explicit)) {
-        throw new ToolError("invalid_input", `lang: unknown language ${JSON.stringify(args.lang)}.`, {
-          hint: "Use a language id such as typescript, tsx, python, go or rust, or a file extension.",
-        });
-      }
-    }
+    const explicit = args.lang === undefined ? undefined : languageArg("lang", args.lang, supportsSyntaxTree);
     const query: StructuralQuery = { pattern: args.pattern };
     if (args.selector !== undefined) query.selector = args.selector;
     if (args.constraints !== undefined) query.constraints = args.constraints;
@@ -307,14 +295,16 @@ export const runTool = defineTool({
     const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
     const targets = await collectTargets(args, index, explicit, context);
     const notes: string[] = [];
-    const limits = [...coverage.limits];
+    const cuts: string[] = [];
     const queries = compileForLanguages(query, targets, explicit, notes);
     const scanProgress = progress.phase();
     const scan = await scanFiles(targets, queries, { signal: context.signal, ...(scanProgress ? { progress: scanProgress } : {}) });
     const { matches, total } = listMatches(scan.matched);
-    if (total > matches.length) limits.push(`LIMITS.intel.run.maxListedMatches (${LIMITS.intel.run.maxListedMatches} matches listed of ${total})`);
-    if (scan.tooLarge.length > 0) limits.push(`LIMITS.intel.run.maxFileBytes (${plural(scan.tooLarge.length, "file")} not searched: ${scan.tooLarge.slice(0, 5).join(", ")})`);
-    if (scan.unreadable.length > 0) notes.push(`${plural(scan.unreadable.length, "file")} could not be read as text: ${scan.unreadable.slice(0, 5).join(", ")}`);
+    if (total > matches.length) cuts.push(`intel.run.maxListedMatches = ${LIMITS.intel.run.maxListedMatches} (${total} matches): narrow paths or glob`);
+    if (scan.tooLarge.length > 0) {
+      cuts.push(`intel.run.maxFileBytes = ${LIMITS.intel.run.maxFileBytes} (${plural(scan.tooLarge.length, "file")} not searched: ${scan.tooLarge.slice(0, 5).join(", ")})`);
+    }
+    if (scan.unreadable.length > 0) cuts.push(`${plural(scan.unreadable.length, "file")} could not be read as text: ${scan.unreadable.slice(0, 5).join(", ")}`);
     if (total === 0) {
       const problems = [...queries.values()].flatMap((compiled) => (compiled.patternProblem === undefined ? [] : [`${compiled.language}: ${compiled.patternProblem}`]));
       if (problems.length > 0) {
@@ -332,11 +322,11 @@ export const runTool = defineTool({
       matches,
       notes,
     };
-    const complete = () => coverage.complete && limits.length === 0 && scan.unreadable.length === 0;
+    const complete = completeness(coverage, cuts);
 
     if (args.rewrite === undefined) {
       if (args.expectedMatches !== undefined && total !== args.expectedMatches) throw countMismatch(args.expectedMatches, total, scan.matched);
-      return { mode: "search" as const, ...base, complete: complete(), limits };
+      return { mode: "search" as const, ...base, ...complete };
     }
 
     if (scan.matched.length > LIMITS.intel.run.maxWriteFiles) {
@@ -366,15 +356,14 @@ export const runTool = defineTool({
     const changes = report.files.filter((file) => file.facts.change !== "unchanged").map(changeOf);
     const unchanged = report.files.filter((file) => file.facts.change === "unchanged").map((file) => file.path);
     const written = report.batchId === null ? {} : { batchId: report.batchId };
-    if (args.write === true) return { mode: "write" as const, ...base, changes, unchanged, ...written, complete: complete(), limits };
+    if (args.write === true) return { mode: "write" as const, ...base, changes, unchanged, ...written, ...complete };
     return {
       mode: "preview" as const,
       ...base,
       changes,
       unchanged,
       ...(report.receipt ? { previewReceipt: report.receipt.id, expiresAt: report.receipt.expiresAt } : {}),
-      complete: complete(),
-      limits,
+      ...complete,
     };
   },
   render: renderRun,
@@ -421,6 +410,6 @@ function renderRun(result: RunOutput): string {
   if (result.unchanged && result.unchanged.length > 0) lines.push(`unchanged after rewrite: ${result.unchanged.join(", ")}`);
   if (result.previewReceipt) lines.push(`previewReceipt=${result.previewReceipt} (expires ${result.expiresAt}); commit with run({previewReceipt})`);
   for (const note of result.notes) lines.push(`note: ${note}`);
-  if (!result.complete) lines.push(`incomplete: ${result.limits.join("; ") || "some files could not be read"}`);
+  renderIncomplete(result, lines);
   return lines.join("\n");
 }

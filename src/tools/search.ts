@@ -8,13 +8,14 @@ import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 import { log } from "../core/log.ts";
 import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
-import { languageIdFromName, type LanguageId } from "../syntax/index.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
-import { PathInput, plural } from "./common.ts";
+import { languageArg, PathInput, plural, resolveReadableFile } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph-common.ts";
 import { phasedProgress } from "./progress.ts";
@@ -40,11 +41,7 @@ const Result = z.object({
   snippet: Snippet,
 });
 
-const Completeness = {
-  complete: z.boolean().describe("Whether every indexed file was searchable in full."),
-  limits: z.array(z.string()).describe("Limits that cut what was searched, when incomplete."),
-  notes: z.array(z.string()).describe("Other things to know (unused query terms, no import graph)."),
-};
+const Notes = z.array(z.string()).describe("Other things to know (unused query terms, no import graph).");
 
 const SearchOutput = z.object({
   query: z.string().describe("The query as given."),
@@ -53,6 +50,7 @@ const SearchOutput = z.object({
   indexed: z.object({ files: z.number().int().describe("Files searched."), chunks: z.number().int().describe("Chunks searched.") }).describe("What the search ran over."),
   embedder: z.string().describe("The embedding model in use (\"none\": lexical ranking only)."),
   ...Completeness,
+  notes: Notes,
 });
 
 const RelatedOutput = z.object({
@@ -72,6 +70,7 @@ const RelatedOutput = z.object({
     )
     .describe("Best first; the anchor chunk itself is left out."),
   ...Completeness,
+  notes: Notes,
 });
 
 type SearchOutput = z.infer<typeof SearchOutput>;
@@ -95,38 +94,20 @@ async function prepare(context: ToolContext): Promise<Prepared> {
   return { index, search, coverage, refresh };
 }
 
-function completeness(prepared: Prepared): { complete: boolean; limits: string[] } {
-  const limits = [...prepared.coverage.limits];
+/** What cut the searched text: the index's limits, files searched by names only, files that could not be read. */
+function searchCompleteness(prepared: Prepared): Completeness {
+  const cuts: string[] = [];
   if (prepared.refresh.bodiesSkipped > 0) {
-    limits.push(
+    cuts.push(
       `LIMITS.intel.search.maxChunkedFileBytes (${
         plural(prepared.refresh.bodiesSkipped, "file")
       } over ${LIMITS.intel.search.maxChunkedFileBytes} bytes searched by symbol names only)`,
     );
   }
   if (prepared.refresh.unreadable.length > 0) {
-    limits.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
+    cuts.push(`${plural(prepared.refresh.unreadable.length, "file")} could not be read: ${prepared.refresh.unreadable.slice(0, 5).join(", ")}`);
   }
-  return { complete: prepared.coverage.complete && limits.length === 0, limits };
-}
-
-function isInside(real: string, directory: string): boolean {
-  return real === directory || real.startsWith(directory.endsWith(path.sep) ? directory : directory + path.sep);
-}
-
-function parseLanguages(names: readonly string[] | undefined): Set<LanguageId> | undefined {
-  if (names === undefined) return undefined;
-  const ids = new Set<LanguageId>();
-  for (const name of names) {
-    const id = languageIdFromName(name);
-    if (id === undefined) {
-      throw new ToolError("invalid_input", `languages: unknown language ${JSON.stringify(name)}.`, {
-        hint: "Use language ids such as typescript, python, go, or file extensions.",
-      });
-    }
-    ids.add(id);
-  }
-  return ids;
+  return completeness(prepared.coverage, cuts);
 }
 
 /** Reads result files once each for snippets (recent ones from `recent`); a file that cannot be read shows no snippet lines. */
@@ -225,14 +206,15 @@ export const searchTool = defineTool({
   output: SearchOutput,
   annotations: READ_ONLY,
   handler: async ({ query, path: scope, topK = LIMITS.intel.search.defaultTopK, languages, contextFile }, context) => {
-    const languageSet = parseLanguages(languages);
+    const languageSet = languages === undefined ? undefined : new Set(languages.map((name) => languageArg("languages", name)));
     const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
     const prepared = await prepare(context);
     const notes: string[] = [];
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
     const accept = scopeReal === undefined && languageSet === undefined ?
       undefined :
-      (file: ChunkFile) => (scopeReal === undefined || isInside(file.real, scopeReal)) && (languageSet === undefined || languageSet.has(file.language));
+      (file: ChunkFile) =>
+        (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
     const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
     if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
     if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
@@ -246,7 +228,7 @@ export const searchTool = defineTool({
       results,
       indexed: { files: prepared.refresh.files, chunks: prepared.search.chunkCount },
       embedder: prepared.search.embedder.id,
-      ...completeness(prepared),
+      ...searchCompleteness(prepared),
       notes,
     };
   },
@@ -254,11 +236,11 @@ export const searchTool = defineTool({
     const lines = [
       `search ${JSON.stringify(result.query)}: ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${
         plural(result.indexed.files, "file")
-      }${result.complete ? "" : " (incomplete)"}`,
+      }`,
     ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
-    if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
+    renderIncomplete(result, lines);
     return lines.join("\n");
   },
 });
@@ -276,9 +258,7 @@ export const findRelatedTool = defineTool({
   output: RelatedOutput,
   annotations: READ_ONLY,
   handler: async ({ path: input, line, topK = LIMITS.intel.search.defaultTopK }, context) => {
-    const resolved = await context.workspace.resolve(input, "read");
-    if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
-    if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
+    const resolved = await resolveReadableFile(context, input);
     const prepared = await prepare(context);
     const file = prepared.index.get(resolved.real) ?? (await prepared.index.fileFor(resolved));
     if (line > Math.max(file.lines, 1)) throw new ToolError("invalid_range", `line ${line} is past the end of ${file.display} (${plural(file.lines, "line")}).`);
@@ -299,20 +279,18 @@ export const findRelatedTool = defineTool({
         ...(anchor?.symbol === undefined ? {} : { symbol: anchor.symbol }),
       },
       results,
-      ...completeness(prepared),
+      ...searchCompleteness(prepared),
       notes,
     };
   },
   render: (result: RelatedOutput) => {
     const { anchor } = result;
     const lines = [
-      `related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}${
-        result.complete ? "" : " (incomplete)"
-      }`,
+      `related to ${anchor.path}:${anchor.startLine}-${anchor.endLine}${anchor.symbol ? ` ${anchor.symbol}` : ""}: ${plural(result.results.length, "result")}`,
     ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
-    if (!result.complete) lines.push(`limits: ${result.limits.join("; ")}`);
+    renderIncomplete(result, lines);
     return lines.join("\n");
   },
 });

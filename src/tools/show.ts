@@ -10,7 +10,8 @@ import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { budgetOf, Cut, lineRange, MaxTokens } from "./outline.ts";
+import { budgetCut, budgetOf, Cut, lineRange, MaxTokens } from "./outline.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 
 const ShownSymbol = z.object({
   qualifiedName: z.string(),
@@ -173,6 +174,7 @@ export const showTool = defineTool({
     lines: z.number().int(),
     results: z.array(ShowResult).describe("One per requested name, in order."),
     cut: Cut,
+    ...Completeness,
     typedNote: z.string().optional().describe("With typed: why types are missing, or what the compiler's project reported."),
   }),
   annotations: READ_ONLY,
@@ -189,18 +191,15 @@ export const showTool = defineTool({
       for (const [symbol, types] of typed.matches) Object.assign(symbol, { returnType: types.returnType, typedSignature: types.signature });
       typedNote = typed.note;
     }
+    const next = shown.truncated ? "raise maxTokens, ask for fewer symbols, or read the remaining lines with file_read" : null;
     return {
       path: file.display,
       language: file.language,
       sha256: file.sha256,
       lines: file.lines,
       results: shown.results,
-      cut: {
-        truncated: shown.truncated,
-        limitedBy: shown.truncated ? ("maxTokens" as const) : null,
-        next: shown.truncated ? "raise maxTokens, ask for fewer symbols, or read the remaining lines with file_read" : null,
-        tokens: shown.tokens,
-      },
+      cut: { next, tokens: shown.tokens },
+      ...completeness(undefined, budgetCut(shown.truncated ? "maxTokens" : null, next, args.maxTokens)),
       ...(typedNote !== undefined ? { typedNote } : {}),
     };
   },
@@ -208,7 +207,7 @@ export const showTool = defineTool({
     const out = [`${result.path} · ${result.language} · sha256 ${result.sha256}`];
     for (const entry of result.results) out.push(...renderShowResult(entry));
     if (result.typedNote !== undefined) out.push(`[typed: ${result.typedNote}]`);
-    if (result.cut.truncated) out.push(`[cut (${result.cut.limitedBy}); ${result.cut.next}]`);
+    renderIncomplete(result, out);
     return capText(out.join("\n"), LIMITS.output.maxTextChars);
   },
 });

@@ -8,6 +8,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { SQUEEZE_LEGEND, squeeze, type SqueezeResult } from "../intel/squeeze.ts";
 import { loadTextFile, PathInput, plural, resolveReadableFile } from "./common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { lineStarts } from "../text/index.ts";
 
@@ -51,8 +52,7 @@ const Output = z.object({
   startLine: z.number().int().describe("First line squeezed (1-based)."),
   endLine: z.number().int().describe("Last line squeezed (inclusive)."),
   totalLines: z.number().int().describe("Lines in the file."),
-  complete: z.boolean().describe("Whether every requested line is in the squeezed text."),
-  limit: z.string().optional().describe("When incomplete: the limit that stopped it."),
+  ...Completeness,
   nextStartLine: z.number().int().optional().describe("When incomplete: call again with this startLine for the rest."),
   squeezed: z.string().describe("The squeezed text; unsqueeze() of it gives the exact lines back (see legend)."),
   legend: z.string().describe("How to read the squeezed notation."),
@@ -92,6 +92,7 @@ export const squeezeTool = defineTool({
     const lastLine = Math.max(1, Math.min(endLine ?? totalLines, totalLines));
     const window = squeezeWindow(loaded.text, starts, startLine, lastLine, LIMITS.intel.squeeze.maxOutputChars);
     const complete = window.endLine === lastLine;
+    const cut = `intel.squeeze.maxOutputChars = ${LIMITS.intel.squeeze.maxOutputChars} characters: call again with startLine ${window.endLine + 1}`;
     const { fellBack: _fellBack, ...stats } = window.result.stats;
     return {
       path: resolved.display,
@@ -99,8 +100,8 @@ export const squeezeTool = defineTool({
       startLine,
       endLine: totalLines === 0 ? 0 : window.endLine,
       totalLines,
-      complete,
-      ...(complete ? {} : { limit: `LIMITS.intel.squeeze.maxOutputChars (${LIMITS.intel.squeeze.maxOutputChars} characters)`, nextStartLine: window.endLine + 1 }),
+      ...completeness(undefined, complete ? [] : [cut]),
+      ...(complete ? {} : { nextStartLine: window.endLine + 1 }),
       squeezed: window.result.text,
       legend: SQUEEZE_LEGEND,
       stats,
@@ -111,7 +112,8 @@ export const squeezeTool = defineTool({
     const head = `${result.path} L${result.startLine}-${result.endLine} of ${result.totalLines}: ${plural(stats.lines, "line")} → ${plural(stats.records, "record")}, ${
       plural(stats.templates, "template")
     }; ${stats.originalChars} → ${stats.squeezedChars} chars`;
-    const more = result.complete ? "" : `\n[stopped at ${result.limit}; continue with squeeze startLine=${result.nextStartLine}]`;
-    return `${head}\n${result.legend}\n${result.squeezed}${more}`;
+    const lines = [head, result.legend, result.squeezed];
+    renderIncomplete(result, lines);
+    return lines.join("\n");
   },
 });

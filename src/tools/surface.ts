@@ -9,7 +9,8 @@ import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { openImportGraph } from "./graph-common.ts";
-import { budgetOf, clip, coverageOut, CoverageOut, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
+import { budgetCut, budgetOf, clip, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
+import { Completeness, completeness } from "./completeness.ts";
 
 const SurfaceMember = z.object({ name: z.string(), kind: z.string(), signature: z.string(), startLine: z.number().int(), endLine: z.number().int() });
 
@@ -57,7 +58,7 @@ export const surfaceTool = defineTool({
     entriesTotal: z.number().int(),
     problems: z.array(SurfaceProblemSchema).describe("Re-exports that could not be followed."),
     cut: Cut,
-    coverage: CoverageOut,
+    ...Completeness,
   }),
   annotations: READ_ONLY,
   handler: async (args, context) => {
@@ -92,21 +93,17 @@ export const surfaceTool = defineTool({
       entries.push(entry);
     }
     const truncated = entries.length < all.length;
+    const next = truncated ?
+      `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` :
+      null;
     return {
       path: resolved.display,
       files: files.map((file) => file.display),
       entries,
       entriesTotal: all.length,
       problems: surface.problems,
-      cut: {
-        truncated,
-        limitedBy: truncated ? ("maxTokens" as const) : null,
-        next: truncated ?
-          `raise maxTokens (about ${roundUp(all.reduce((sum, entry) => sum + estimateTokens(renderSurfaceEntry(entry)) + 1, 0))}), or show the names you need` :
-          null,
-        tokens,
-      },
-      coverage: coverageOut(coverage, truncated ? [`maxTokens = ${args.maxTokens}`] : []),
+      cut: { next, tokens },
+      ...completeness(coverage, budgetCut(truncated ? "maxTokens" : null, next, args.maxTokens)),
     };
   },
   render: (result) => {
@@ -114,7 +111,7 @@ export const surfaceTool = defineTool({
     for (const entry of result.entries) out.push(renderSurfaceEntry(entry));
     if (result.entries.length < result.entriesTotal) out.push(`… ${result.entriesTotal - result.entries.length} more not shown`);
     for (const problem of result.problems) out.push(`! ${problem.name}${problem.from ? ` from ${JSON.stringify(problem.from)}` : ""} (${problem.file}): ${problem.reason}`);
-    out.push(...footer(result.cut, result.coverage));
+    out.push(...footer(result));
     return capText(out.join("\n"), LIMITS.output.maxTextChars);
   },
 });

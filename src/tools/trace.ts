@@ -4,8 +4,8 @@ import { LIMITS } from "../core/limits.ts";
 import { traceCalls } from "../intel/calls/queries.ts";
 import { plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { CallComplete, ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
-import { renderIncomplete } from "./graph-common.ts";
+import { ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 
 const TraceOutput = z.object({
   from: SymbolOut,
@@ -27,7 +27,7 @@ const TraceOutput = z.object({
       }),
     )
     .describe("Shortest call paths, surest first."),
-  ...CallComplete,
+  ...Completeness,
 });
 type TraceOutput = z.infer<typeof TraceOutput>;
 
@@ -55,10 +55,10 @@ export const traceTool = defineTool({
     const to = await resolveSymbol(session, context, args.to, undefined, "to");
     const maxDepth = args.maxDepth ?? LIMITS.intel.calls.defaultTraceDepth;
     const result = traceCalls(session.calls, [from], [to], maxDepth);
-    const limits = [...session.limits];
-    if (result.truncatedBy === "maxPaths") limits.push(`intel.calls.maxTracePaths = ${LIMITS.intel.calls.maxTracePaths}`);
-    if (result.truncatedBy === "maxExpanded") limits.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}`);
-    if (result.truncatedBy === "maxDepth") limits.push(`maxDepth = ${maxDepth}`);
+    const cuts: string[] = [];
+    if (result.truncatedBy === "maxPaths") cuts.push(`intel.calls.maxTracePaths = ${LIMITS.intel.calls.maxTracePaths}: the shortest paths listed are a sample`);
+    if (result.truncatedBy === "maxExpanded") cuts.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}: lower maxDepth`);
+    if (result.truncatedBy === "maxDepth") cuts.push(`maxDepth = ${maxDepth}: raise maxDepth`);
     const out: TraceOutput = {
       from: symbolOut(from, session.display),
       to: symbolOut(to, session.display),
@@ -69,8 +69,7 @@ export const traceTool = defineTool({
           ...(step.call ? { line: step.call.line, confidence: step.call.confidence } : {}),
         })),
       })),
-      complete: session.coverage.complete && limits.length === 0,
-      limits,
+      ...completeness(session.coverage, cuts),
     };
     if (result.length !== undefined) out.length = result.length;
     return out;

@@ -8,23 +8,14 @@ import { LIMITS } from "../core/limits.ts";
 import { redactedView } from "../config/view.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { ItemErrorSchema, PathInput, renderItemError, type ItemError } from "./common.ts";
+import { DecisionOut, decisionOut, ItemErrorSchema, PathInput, renderItemError, type ItemError } from "./common.ts";
 
 const OPERATION = z.enum(["read", "write", "delete"]);
-
-const RuleSchema = z.object({
-  path: z.string().describe("The rule's path or glob (\"<roots>\" for the implicit allow-inside-roots rule)."),
-  source: z.string().describe("Where the rule came from: default, user:<file> or project:<file>."),
-  access: z.enum(["allow", "deny"]),
-});
 
 const PolicyDecision = z.object({
   path: z.string().describe("The path as given."),
   operation: OPERATION,
-  allowed: z.boolean(),
-  code: z.string().optional().describe("The error code the operation would fail with (path_denied, path_outside_roots, invalid_path, no_roots)."),
-  rule: RuleSchema.optional().describe("The rule that decided, when one did."),
-  reason: z.string().describe("Why, in words."),
+  ...DecisionOut.shape,
   display: z.string().optional().describe("The in-root path the decision is about, as tools display it."),
 });
 
@@ -54,11 +45,7 @@ export const policyCheckTool = defineTool({
       context.signal.throwIfAborted();
       try {
         const decision = await context.workspace.check(path, operation);
-        const entry: z.input<typeof PolicyDecision> = { path: decision.path, operation: decision.operation, allowed: decision.allowed, reason: decision.reason };
-        if (decision.code !== undefined) entry.code = decision.code;
-        if (decision.rule !== undefined) entry.rule = { path: decision.rule.path, source: decision.rule.source, access: decision.rule.access };
-        if (decision.display !== undefined) entry.display = decision.display;
-        decisions.push(entry);
+        decisions.push({ path: decision.path, operation: decision.operation, ...decisionOut(decision), ...(decision.display === undefined ? {} : { display: decision.display }) });
       } catch (error) {
         // check() reports policy refusals itself; what remains is an I/O failure while inspecting the path.
         if (!isToolError(error)) throw error;
@@ -81,6 +68,19 @@ export const policyCheckTool = defineTool({
       LIMITS.output.maxTextChars,
     ),
 });
+
+const PathRule = z
+  .object({
+    path: z.string(),
+    read: z.enum(["allow", "deny"]).optional(),
+    write: z.enum(["allow", "deny"]).optional(),
+    delete: z.enum(["allow", "deny"]).optional(),
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+    follow_symlinks: z.boolean().optional(),
+    source: z.string(),
+  })
+  .describe("A path rule.");
 
 const ValueSourceText = z.string().describe("default, user:<file>, project:<file>, env:<VARIABLE> or cli:<flag>.");
 
@@ -109,22 +109,7 @@ export const configStatusTool = defineTool({
     settings: z
       .record(z.string(), z.object({ value: z.unknown(), source: ValueSourceText }))
       .describe("Dotted key (e.g. http.port) → effective value and its source; secret values are replaced by \"[redacted]\"."),
-    rules: z
-      .array(
-        z
-          .object({
-            path: z.string(),
-            read: z.enum(["allow", "deny"]).optional(),
-            write: z.enum(["allow", "deny"]).optional(),
-            delete: z.enum(["allow", "deny"]).optional(),
-            include: z.array(z.string()).optional(),
-            exclude: z.array(z.string()).optional(),
-            follow_symlinks: z.boolean().optional(),
-            source: z.string(),
-          })
-          .describe("A path rule."),
-      )
-      .describe("Path rules in evaluation order, each with its source."),
+    rules: z.array(PathRule).describe("Path rules in evaluation order, each with its source."),
     token: z
       .object({ set: z.boolean(), source: z.string().nullable() })
       .describe("Whether an HTTP bearer token is configured and where from; the token itself is never shown."),
@@ -179,18 +164,7 @@ export const configStatusTool = defineTool({
   },
 });
 
-function renderRule(
-  rule: {
-    path: string;
-    read?: string | undefined;
-    write?: string | undefined;
-    delete?: string | undefined;
-    include?: string[] | undefined;
-    exclude?: string[] | undefined;
-    follow_symlinks?: boolean | undefined;
-    source: string;
-  },
-): string {
+function renderRule(rule: z.output<typeof PathRule>): string {
   const access = (["read", "write", "delete"] as const).filter((operation) => rule[operation] !== undefined).map((operation) => `${operation}=${rule[operation]}`);
   if (rule.include) access.push(`include=${rule.include.join(",")}`);
   if (rule.exclude) access.push(`exclude=${rule.exclude.join(",")}`);

@@ -182,7 +182,7 @@ describe("context", () => {
     expect(result.usedTokens).toBeLessThanOrEqual(40);
     expect(result.omitted.length).toBeGreaterThan(0);
     expect(result.complete).toBe(false);
-    expect(result.limits).toContain("budget = 40");
+    expect(result.limits).toContain("budget = 40: raise budget");
   });
 });
 

@@ -70,6 +70,7 @@ describe("document_query", () => {
     expect(result.results.map((item: { value: unknown }) => item.value)).toEqual(["demo", "tsc", 20, true, null, JSON.parse(bytes.toString())]);
     expect(result.results.map((item: { type: string }) => item.type)).toEqual(["string", "string", "number", "boolean", "null", "object"]);
     expect(result.results.every((item: { found: boolean; truncated: boolean }) => item.found && !item.truncated)).toBe(true);
+    expect(result).toMatchObject({ complete: true, limits: [] });
   });
 
   test("~0 and ~1 escapes select keys containing ~ and /", async () => {
@@ -139,6 +140,9 @@ describe("document_query", () => {
     expect(jsonBytes(text.value)).toBeLessThanOrEqual(LIMITS.document.maxValueBytes);
     expect(text.value).toMatch(/^z+$/);
     expect(result.results[1]).toMatchObject({ value: 1, truncated: false });
+    expect(result.complete).toBe(false);
+    expect(result.limits).toEqual([expect.stringContaining(`document.maxValueBytes = ${LIMITS.document.maxValueBytes}`)]);
+    expect(result.limits[0]).toContain("\"/text\"");
     expect(documentQueryTool.render(result)).toContain(`cut from ${LIMITS.document.maxValueBytes * 2 + 2} bytes`);
   });
 

@@ -160,6 +160,18 @@ describe("file_read", () => {
     expect(next.content.split("\n")[0]).toBe(`line ${LIMITS.read.defaultMaxLines + 1}`);
   });
 
+  test("the call says it is incomplete, naming each cut file, its limit and where to continue", async () => {
+    const whole = await runTool(fileReadTool, { files: [{ filePath: "src/a.ts" }, { filePath: "long.txt", startLine: 10, endLine: 12 }] }, context);
+    expect(whole).toMatchObject({ complete: true, limits: [] });
+    const cut = await runTool(fileReadTool, { files: [{ filePath: "src/a.ts" }, { filePath: "long.txt" }, { filePath: "long.txt", maxBytes: 20 }] }, context);
+    expect(cut.complete).toBe(false);
+    expect(cut.limits).toEqual([
+      `long.txt: read.defaultMaxLines = ${LIMITS.read.defaultMaxLines}; call again with startLine ${LIMITS.read.defaultMaxLines + 1}`,
+      "long.txt: maxBytes = 20; call again with startLine 4",
+    ]);
+    expect(fileReadTool.render(cut)).toContain(`incomplete: ${cut.limits.join("; ")}`);
+  });
+
   test("endLine past the end is clamped", async () => {
     const item = await read({ filePath: "long.txt", startLine: 999, endLine: 5000 });
     expect(item).toMatchObject({ startLine: 999, endLine: 1000, content: "line 999\nline 1000", hasMore: false, nextStartLine: null, limitedBy: null });

@@ -103,7 +103,7 @@ describe("graph", () => {
     const edges = await runTool(graphTool, { format: "edges", maxEdges: 2 }, context);
     expect(edges.edgeList).toHaveLength(2);
     expect(edges.complete).toBe(false);
-    expect(edges.limits).toContain("maxEdges = 2");
+    expect(edges.limits).toEqual(["maxEdges = 2: raise maxEdges or narrow paths"]);
     expect(graphTool.render(edges)).toContain("incomplete: maxEdges = 2");
   });
 });

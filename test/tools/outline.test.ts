@@ -144,7 +144,7 @@ describe("map", () => {
     const result = await runTool(mapTool, { paths: ["src", "../outside.ts"], glob: "**/service.ts" }, context);
     expect(result.files.map((file: { path: string }) => file.path)).toEqual(["src/orders/service.ts", "src/users/service.ts"]);
     expect(result.failed).toEqual([{ path: "../outside.ts", error: expect.objectContaining({ code: "path_outside_roots" }) }]);
-    expect(result.coverage.complete).toBe(true);
+    expect(result).toMatchObject({ complete: true, limits: [] });
   });
 
   test("a folder the walk skips can still be mapped by name", async () => {
@@ -155,19 +155,20 @@ describe("map", () => {
   test("the output fits maxTokens and says what was cut and how to get the rest", async () => {
     const full = await runTool(mapTool, { paths: ["many"], maxTokens: 100_000 }, context);
     expect(full.files).toHaveLength(40);
-    expect(full.cut.truncated).toBe(false);
+    expect(full).toMatchObject({ complete: true, limits: [], cut: { next: null } });
 
     const result = await runTool(mapTool, { paths: ["many"], maxTokens: 1500 }, context);
     const text = mapTool.render(result);
     expect(estimateTokens(text)).toBeLessThanOrEqual(1500 + 150);
-    expect(result.cut).toMatchObject({ truncated: true, limitedBy: "maxTokens" });
     expect(result.files.length).toBeGreaterThan(0);
     expect(result.files.length + result.omittedCount).toBe(40);
     expect(result.omittedFiles[0]).toBe(`many/file${String(result.files.length).padStart(2, "0")}.ts`);
     expect(result.cut.next).toContain(result.omittedFiles[0]);
     expect(result.cut.next).toContain("maxTokens");
-    expect(result.coverage).toEqual({ complete: false, limits: ["maxTokens = 1500"] });
-    expect(text).toContain(`${result.omittedCount} more files not shown (maxTokens)`);
+    expect(result.complete).toBe(false);
+    expect(result.limits).toEqual([`maxTokens = 1500: ${result.cut.next}`]);
+    expect(text).toContain(`${result.omittedCount} more files not shown`);
+    expect(text).toContain(`incomplete: maxTokens = 1500: ${result.cut.next}`);
   });
 
   test("a single file larger than the budget shows the symbols that fit", async () => {
@@ -193,7 +194,7 @@ describe("digest", () => {
 
   test("fits its one-page budget and says what was left out", async () => {
     const result = await runTool(digestTool, { paths: ["many"], maxTokens: 300 }, context);
-    expect(result.cut.truncated).toBe(true);
+    expect(result.limits).toEqual([`maxTokens = 300: ${result.cut.next}`]);
     expect(result.omittedCount).toBeGreaterThan(0);
     expect(result.summary.files).toBe(40);
     expect(digestTool.render(result)).toContain("more files not shown");
@@ -232,7 +233,8 @@ describe("show", () => {
     const result = await runTool(showTool, { path: "src/long.ts", symbols: ["long"], maxTokens: 200 }, context);
     const shown = result.results[0].symbols[0];
     expect(shown.shownEndLine).toBeLessThan(shown.endLine);
-    expect(result.cut.truncated).toBe(true);
+    expect(result.complete).toBe(false);
+    expect(result.limits).toEqual([`maxTokens = 200: ${result.cut.next}`]);
     expect(showTool.render(result)).toContain(`file_read with startLine ${shown.shownEndLine + 1}`);
   });
 });

@@ -58,7 +58,8 @@ describe("squeeze tool", () => {
       expect(result.squeezed.length).toBeLessThanOrEqual(LIMITS.intel.squeeze.maxOutputChars);
       rebuilt += unsqueeze(result.squeezed);
       if (result.complete) break;
-      expect(result.limit).toContain("maxOutputChars");
+      expect(result.limits[0]).toContain("maxOutputChars");
+      expect(result.limits[0]).toContain(`startLine ${result.nextStartLine}`);
       expect(result.nextStartLine).toBe(result.endLine + 1);
       startLine = result.nextStartLine;
     }
