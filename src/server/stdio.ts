@@ -81,8 +81,6 @@ export class StdioTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
-  /** stdio carries exactly one implicit session. */
-  sessionId?: string | undefined;
 
   readonly #input: Readable;
   readonly #output: Writable;
@@ -136,9 +134,6 @@ export class StdioTransport implements Transport {
   get closed(): boolean {
     return this.#closed;
   }
-
-  /** Batches are answered whatever version was negotiated, so the version changes nothing here. */
-  setProtocolVersion(_version: string): void {}
 
   async start(): Promise<void> {
     if (this.#started) throw new Error("StdioTransport already started; Server.connect() starts it");

@@ -44,9 +44,6 @@ import { contentDependentByName, type FileState, IndexTree, signatureOf } from "
 import { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, DEFAULT_INDEX_TUNING, type EnsureFreshOptions, type IndexTuning } from "./settings.ts";
 import type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats } from "./types.ts";
 
-export type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats, SkippedCounts } from "./types.ts";
-export { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, type EnsureFreshOptions, indexSettingsFrom } from "./settings.ts";
-
 /** What the registry gives the indexes it makes. */
 export interface IndexHooks {
   /** The real facts extractor, loaded once per registry. */
@@ -58,20 +55,12 @@ export interface IndexHooks {
 async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
   });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 export class CodeIndex {

@@ -6,7 +6,8 @@
  */
 import type { ConfigSnapshot } from "../../config/types.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import { CodeIndex, type CodeIndexOptions, indexSettingsFrom } from "./code-index.ts";
+import { CodeIndex } from "./code-index.ts";
+import { type CodeIndexOptions, indexSettingsFrom } from "./settings.ts";
 import type { FactsExtractor } from "./types.ts";
 
 export interface RegistryOptions {

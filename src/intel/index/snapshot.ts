@@ -21,7 +21,7 @@ import type { FileFacts } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-export const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 2;
 
 export interface SnapshotEntry {
   real: string;

@@ -52,7 +52,7 @@ function versionOf(stats: { mtimeMs: number; ctimeMs: number; size: number; ino:
 }
 
 /** The repository may ask for anything; these options make sure the compiler only reads. */
-export function hardenOptions(options: TS.CompilerOptions): TS.CompilerOptions {
+function hardenOptions(options: TS.CompilerOptions): TS.CompilerOptions {
   const hardened: TS.CompilerOptions = { ...options, noEmit: true, incremental: false, composite: false };
   for (
     const key of [
