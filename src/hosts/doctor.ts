@@ -144,6 +144,13 @@ function expand(text: string, he: HostEnvironment): string {
   return text.replace(/\$\{workspaceFolder\}/g, he.cwd).replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => he.env[name] ?? "");
 }
 
+/** The string values of an entry's object (headers, env), with the host's variables expanded. */
+function expandedStrings(value: unknown, he: HostEnvironment): Record<string, string> {
+  const strings: Record<string, string> = {};
+  if (value !== null && typeof value === "object") { for (const [name, item] of Object.entries(value)) if (typeof item === "string") strings[name] = expand(item, he); }
+  return strings;
+}
+
 /** The entry a host file holds for us, or why there is none. */
 function readEntry(format: "json" | "toml", container: string[], text: string): Record<string, unknown> | undefined {
   if (format === "toml") {
@@ -158,17 +165,14 @@ function readEntry(format: "json" | "toml", container: string[], text: string): 
 function probeTargetOf(entry: Record<string, unknown>, he: HostEnvironment): ProbeTarget | undefined {
   const url = entry.url ?? entry.httpUrl;
   if (typeof url === "string") {
-    const headers: Record<string, string> = {};
-    const given = entry.headers;
-    if (given !== null && typeof given === "object") { for (const [name, value] of Object.entries(given)) if (typeof value === "string") headers[name] = expand(value, he); }
+    const headers = expandedStrings(entry.headers, he);
     if (typeof entry.bearer_token_env_var === "string") headers.Authorization = `Bearer ${he.env[entry.bearer_token_env_var] ?? ""}`;
     return { transport: "http", url: expand(url, he), headers };
   }
   if (typeof entry.command !== "string") return undefined;
   const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string").map((arg) => expand(arg, he)) : [];
   // As the host starts it: its own environment plus the entry's.
-  const env: NodeJS.ProcessEnv = { ...he.env };
-  if (entry.env !== null && typeof entry.env === "object") { for (const [name, value] of Object.entries(entry.env)) if (typeof value === "string") env[name] = expand(value, he); }
+  const env: NodeJS.ProcessEnv = { ...he.env, ...expandedStrings(entry.env, he) };
   return { transport: "stdio", command: expand(entry.command, he), args, cwd: he.cwd, env };
 }
 
