@@ -30,6 +30,7 @@ import { Slicer } from "../../core/slicer.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
+import { relativeInside } from "../../helpers/path-text.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { ReadScratch, readBoundedSync, realTarget } from "../../policy/open.ts";
 import { decodeText } from "../../text/index.ts";
@@ -285,11 +286,7 @@ export class CodeIndex {
    * ensureFresh re-reads them (and lists their directories again) whatever their stats say.
    */
   notifyWritten(realPaths: readonly string[]): void {
-    for (const real of realPaths) if (this.#covers(real)) this.#freshness.noteWritten(real);
-  }
-
-  #covers(real: string): boolean {
-    return this.rootReals.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+    for (const real of realPaths) if (this.rootReals.some((root) => relativeInside(root, real, path.sep) !== undefined)) this.#freshness.noteWritten(real);
   }
 
   async #refresh(): Promise<void> {
