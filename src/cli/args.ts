@@ -21,6 +21,17 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/** parseArgs for a command that takes no positionals; undefined once --help has printed `usage`. */
+export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpec>, usage: string, stdout: (text: string) => void): ParsedArgs["flags"] | undefined {
+  const { flags, positionals } = parseArgs(argv, spec);
+  if (flags.help) {
+    stdout(usage);
+    return undefined;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  return flags;
+}
+
 export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec>): ParsedArgs {
   const flags: Record<string, string | boolean> = {};
   const positionals: string[] = [];
