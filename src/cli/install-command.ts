@@ -11,7 +11,7 @@ import { guidanceTemplate, skillTemplateFiles } from "../hosts/package-files.ts"
 import { RecordError } from "../hosts/record.ts";
 import { defaultServiceDeps, type ServiceDeps } from "../hosts/service.ts";
 import { TARGETS, type Scope, type Target } from "../hosts/targets.ts";
-import { parseFlags, UsageError } from "./args.ts";
+import { parseFlags, parsePort, UsageError } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
 export const INSTALL_USAGE = `Usage: ast-mcp install --target T[,T…]|all [--scope local|global] [--transport stdio|http]
@@ -98,13 +98,6 @@ export function parseTargets(value: string | boolean | undefined, fallback: Targ
   return targets;
 }
 
-function parsePort(value: string | boolean | undefined): number | undefined {
-  if (typeof value !== "string") return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError("--port must be a whole number from 1 to 65535");
-  return port;
-}
-
 /** Uninstall needs no executable: it only takes back what the record lists. */
 const NO_EXECUTABLE: ExecutableInfo = { command: "ast-mcp", absolute: "ast-mcp", source: "path", packageRoot: "" };
 
@@ -155,7 +148,7 @@ export async function runInstallCommand(argv: string[], io: CommandIO, deps: Ins
   if (flags.hooks && flags["no-hooks"]) throw new UsageError("--hooks and --no-hooks contradict each other");
   if (flags.service && flags.transport === "stdio") throw new UsageError("--service serves over HTTP; drop --transport stdio");
   const targets = parseTargets(flags.target, undefined);
-  const port = parsePort(flags.port);
+  const port = parsePort(flags.port, 1);
   return guarded(io, "install", async () => {
     const report = await install(
       {
