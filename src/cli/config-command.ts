@@ -8,7 +8,7 @@ import { redactedView } from "../config/view.ts";
 import type { RedactedConfigView } from "../config/view.ts";
 import type { CommandIO } from "./io.ts";
 
-export const CONFIG_USAGE = `Usage: ast-mcp config <command> [--json] [ROOT...]
+const CONFIG_USAGE = `Usage: ast-mcp config <command> [--json] [ROOT...]
 
 Commands:
   validate   Check the user and project configuration; lists every problem.

@@ -82,7 +82,7 @@ export interface InstallCommandDeps {
   cliPath?: string;
 }
 
-export function parseTargets(value: string | boolean | undefined, fallback: Target[] | undefined): Target[] {
+function parseTargets(value: string | boolean | undefined, fallback: Target[] | undefined): Target[] {
   if (value === undefined || value === true || value === false) {
     if (fallback) return fallback;
     throw new UsageError(`--target is required (${TARGETS.join(", ")}, or all)`);
