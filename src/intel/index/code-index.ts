@@ -353,10 +353,7 @@ export class CodeIndex {
       else if (room > 0) {
         room -= 1;
         work.push(state);
-      } else {
-        state.signature = undefined;
-        tree.setStatus(state, "overLimit", undefined);
-      }
+      } else this.#leaveOut(state, "overLimit");
     }
     this.#progress.total += work.length;
     this.#reportProgress();
@@ -400,6 +397,12 @@ export class CodeIndex {
     }
   }
 
+  /** A file held back by a limit: with its signature cleared, the next refresh reads it again. */
+  #leaveOut(state: FileState, status: "overLimit" | "tooLarge"): void {
+    state.signature = undefined;
+    this.#tree.setStatus(state, status, undefined);
+  }
+
   /** A file gone (or no longer a file): its directory's listing will say so; drop it now so no answer shows it. */
   #gone(state: FileState): void {
     this.#tree.removeFile(state);
@@ -430,11 +433,7 @@ export class CodeIndex {
       statsOnly: isMinifiedName(path.basename(state.relative)),
     });
     if (loaded === "gone") return this.#gone(state);
-    if (loaded === "too_large") {
-      state.signature = undefined;
-      tree.setStatus(state, "tooLarge", undefined);
-      return;
-    }
+    if (loaded === "too_large") return this.#leaveOut(state, "tooLarge");
     if ("skipped" in loaded) {
       // Status decided by the descriptor's stats alone: nothing was read.
       state.signature = signatureOf(loaded.stats);
@@ -466,11 +465,7 @@ export class CodeIndex {
       this.#counters.bytes += size;
     }
     // A single-file load() may have taken the last place while this file was parsing.
-    if (!state.indexed && tree.indexedCount >= this.#settings.maxFiles) {
-      state.signature = undefined;
-      tree.setStatus(state, "overLimit", undefined);
-      return;
-    }
+    if (!state.indexed && tree.indexedCount >= this.#settings.maxFiles) return this.#leaveOut(state, "overLimit");
     if (tree.files.get(state.real) !== state) return;
     const indexed: IndexedFile = {
       real: state.real,
