@@ -21,6 +21,25 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/** parseArgs for a command that takes no positionals; undefined once --help has printed `usage`. */
+export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpec>, usage: string, stdout: (text: string) => void): ParsedArgs["flags"] | undefined {
+  const { flags, positionals } = parseArgs(argv, spec);
+  if (flags.help) {
+    stdout(usage);
+    return undefined;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  return flags;
+}
+
+/** A --port value, a whole number from `min` to 65535; undefined when none is given. */
+export function parsePort(value: string | boolean | undefined, min: 0 | 1): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < min || port > 65535) throw new UsageError(`--port must be a whole number from ${min} to 65535`);
+  return port;
+}
+
 export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec>): ParsedArgs {
   const flags: Record<string, string | boolean> = {};
   const positionals: string[] = [];

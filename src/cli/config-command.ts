@@ -6,15 +6,9 @@ import { loadConfig } from "../config/load.ts";
 import type { ConfigSnapshot } from "../config/types.ts";
 import { redactedView } from "../config/view.ts";
 import type { RedactedConfigView } from "../config/view.ts";
+import type { CommandIO } from "./io.ts";
 
-export interface ConfigCommandIo {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
-
-export const CONFIG_USAGE = `Usage: ast-mcp config <command> [--json] [ROOT...]
+const CONFIG_USAGE = `Usage: ast-mcp config <command> [--json] [ROOT...]
 
 Commands:
   validate   Check the user and project configuration; lists every problem.
@@ -100,7 +94,7 @@ function renderDiagnostics(snapshot: ConfigSnapshot): string {
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
-export async function runConfigCommand(argv: string[], io: ConfigCommandIo): Promise<number> {
+export async function runConfigCommand(argv: string[], io: CommandIO): Promise<number> {
   const parsed = parseArgs(argv);
   if ("help" in parsed) {
     io.stdout(CONFIG_USAGE);

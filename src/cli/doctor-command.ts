@@ -3,7 +3,7 @@
  */
 import { hostEnvironment } from "../hosts/environment.ts";
 import { probeWithMcp, renderChecks, runDoctor, type EntryProbe } from "../hosts/doctor.ts";
-import { parseArgs, UsageError } from "./args.ts";
+import { parseFlags } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
 export const DOCTOR_USAGE = `Usage: ast-mcp doctor [--json] [--no-probe]
@@ -26,12 +26,8 @@ export interface DoctorCommandDeps {
 }
 
 export async function runDoctorCommand(argv: string[], io: CommandIO, deps: DoctorCommandDeps = {}): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, FLAGS);
-  if (flags.help) {
-    io.stdout(DOCTOR_USAGE);
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const flags = parseFlags(argv, FLAGS, DOCTOR_USAGE, io.stdout);
+  if (!flags) return 0;
   const checks = await runDoctor({
     he: hostEnvironment({ cwd: io.cwd, env: io.env }),
     cliPath: deps.cliPath ?? process.argv[1] ?? "",

@@ -30,8 +30,7 @@ security boundary.
 // Hosts run the hook before every tool call: on Node ≥ 22.1 keep V8's compiled code of the modules
 // loaded from here on (parser, configuration) between runs. Node 20 has no such cache; then a no-op.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-// The hook parses shell commands and nothing else: registering the other 21 grammars would cost
-// ~40 ms of every answer.
+// The hook parses shell commands and nothing else: the other grammars would only slow every answer.
 limitDynamicLanguages(["bash"]);
 
 const FLAGS = {

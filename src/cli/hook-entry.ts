@@ -8,7 +8,7 @@ import type { ConfigLoader } from "../hosts/hook/run.ts";
 import { hookIO, hookMain } from "./hook-main.ts";
 
 // The configuration loader (zod, smol-toml) is bundled into dist/hook-config.cjs beside this file
-// and read only when the [hook] settings cache misses: compiling it on every run cost ~20 ms.
+// and read only when the [hook] settings cache misses, not compiled on every run (decision 0015).
 const loadConfig: ConfigLoader = async () => createRequire(import.meta.url)("./hook-config.cjs") as Awaited<ReturnType<ConfigLoader>>;
 
 const io = hookIO();

@@ -11,7 +11,7 @@ import { guidanceTemplate, skillTemplateFiles } from "../hosts/package-files.ts"
 import { RecordError } from "../hosts/record.ts";
 import { defaultServiceDeps, type ServiceDeps } from "../hosts/service.ts";
 import { TARGETS, type Scope, type Target } from "../hosts/targets.ts";
-import { parseArgs, UsageError } from "./args.ts";
+import { parseFlags, parsePort, UsageError } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
 export const INSTALL_USAGE = `Usage: ast-mcp install --target T[,T…]|all [--scope local|global] [--transport stdio|http]
@@ -82,7 +82,7 @@ export interface InstallCommandDeps {
   cliPath?: string;
 }
 
-export function parseTargets(value: string | boolean | undefined, fallback: Target[] | undefined): Target[] {
+function parseTargets(value: string | boolean | undefined, fallback: Target[] | undefined): Target[] {
   if (value === undefined || value === true || value === false) {
     if (fallback) return fallback;
     throw new UsageError(`--target is required (${TARGETS.join(", ")}, or all)`);
@@ -96,13 +96,6 @@ export function parseTargets(value: string | boolean | undefined, fallback: Targ
   }
   if (targets.length === 0) throw new UsageError("--target names no target");
   return targets;
-}
-
-function parsePort(value: string | boolean | undefined): number | undefined {
-  if (typeof value !== "string") return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError("--port must be a whole number from 1 to 65535");
-  return port;
 }
 
 /** Uninstall needs no executable: it only takes back what the record lists. */
@@ -150,16 +143,12 @@ async function guarded(io: CommandIO, command: string, action: () => Promise<num
 }
 
 export async function runInstallCommand(argv: string[], io: CommandIO, deps: InstallCommandDeps = {}): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, INSTALL_FLAGS);
-  if (flags.help) {
-    io.stdout(INSTALL_USAGE);
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const flags = parseFlags(argv, INSTALL_FLAGS, INSTALL_USAGE, io.stdout);
+  if (!flags) return 0;
   if (flags.hooks && flags["no-hooks"]) throw new UsageError("--hooks and --no-hooks contradict each other");
   if (flags.service && flags.transport === "stdio") throw new UsageError("--service serves over HTTP; drop --transport stdio");
   const targets = parseTargets(flags.target, undefined);
-  const port = parsePort(flags.port);
+  const port = parsePort(flags.port, 1);
   return guarded(io, "install", async () => {
     const report = await install(
       {
@@ -181,22 +170,14 @@ export async function runInstallCommand(argv: string[], io: CommandIO, deps: Ins
 }
 
 export async function runUpdateCommand(argv: string[], io: CommandIO, deps: InstallCommandDeps = {}): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, UPDATE_FLAGS);
-  if (flags.help) {
-    io.stdout(UPDATE_USAGE);
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const flags = parseFlags(argv, UPDATE_FLAGS, UPDATE_USAGE, io.stdout);
+  if (!flags) return 0;
   return guarded(io, "update", async () => print(io, await update({ dryRun: flags["dry-run"] === true }, await context(io, deps))));
 }
 
 export async function runUninstallCommand(argv: string[], io: CommandIO, deps: InstallCommandDeps = {}): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, UNINSTALL_FLAGS);
-  if (flags.help) {
-    io.stdout(UNINSTALL_USAGE);
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const flags = parseFlags(argv, UNINSTALL_FLAGS, UNINSTALL_USAGE, io.stdout);
+  if (!flags) return 0;
   const targets = parseTargets(flags.target, [...TARGETS]);
   const scope = flags.scope ?? "all";
   const scopes: Scope[] = scope === "all" ? ["global", "local"] : [scope as Scope];

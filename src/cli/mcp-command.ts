@@ -14,7 +14,7 @@ import { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";
 import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
 import { StdioTransport } from "../server/stdio.ts";
-import { parseArgs, UsageError } from "./args.ts";
+import { parseArgs, parsePort } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
 export const MCP_USAGE = `Usage: ast-mcp mcp [--transport stdio|http] [--host H] [--port P] [--json-response] [ROOT…]
@@ -71,11 +71,8 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
   }
   const cliOverrides: { host?: string; port?: number; json_response?: boolean } = {};
   if (typeof flags.host === "string") cliOverrides.host = flags.host;
-  if (typeof flags.port === "string") {
-    const port = Number(flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535`);
-    cliOverrides.port = port;
-  }
+  const port = parsePort(flags.port, 0);
+  if (port !== undefined) cliOverrides.port = port;
   if (flags["json-response"]) cliOverrides.json_response = true;
 
   const store = await ConfigStore.open({ cwd: io.cwd, cliRoots: positionals, cliOverrides, env: io.env });

@@ -116,6 +116,16 @@ function hasPath(data: unknown, keys: string[]): boolean {
   return true;
 }
 
+/** Runs a JSON edit; a file it cannot edit is reported, not thrown through. */
+function jsonEdit<T>(edit: () => T): T {
+  try {
+    return edit();
+  } catch (error) {
+    if (error instanceof JsonEditError) throw new PlanError(error.message);
+    throw error;
+  }
+}
+
 function parseTomlOrThrow(text: string): unknown {
   try {
     return parseToml(text);
@@ -138,15 +148,8 @@ export async function applyArtifact(spec: Owned, existing: ArtifactRecord | unde
     case "json": {
       const base = text ?? "";
       const slot = toSlot(spec.slot);
-      let currentValue: string | undefined;
-      let result;
-      try {
-        currentValue = readJsonSlotText(base, slot);
-        result = setJsonValue(base, slot, spec.value);
-      } catch (error) {
-        if (error instanceof JsonEditError) throw new PlanError(error.message);
-        throw error;
-      }
+      const currentValue = jsonEdit(() => readJsonSlotText(base, slot));
+      const result = jsonEdit(() => setJsonValue(base, slot, spec.value));
       let trace: JsonEditTrace;
       if (existing?.kind === "json" && currentValue !== undefined) trace = existing.trace;
       else if (currentValue !== undefined) trace = { createdContainers: [], replacedText: currentValue };
@@ -222,13 +225,7 @@ export async function undoArtifact(record: ArtifactRecord, files: FileState): Pr
   if (text === null) return undefined;
   switch (record.kind) {
     case "json": {
-      let undone;
-      try {
-        undone = undoJsonEdit(text, toSlot(record.slot), record.trace);
-      } catch (error) {
-        if (error instanceof JsonEditError) throw new PlanError(error.message);
-        throw error;
-      }
+      const undone = jsonEdit(() => undoJsonEdit(text, toSlot(record.slot), record.trace));
       if (!undone.changed) return undefined;
       if (undone.documentEmpty && record.createdFile) files.set(record.file, null);
       else if (undone.documentEmpty && record.originalText !== undefined) files.set(record.file, record.originalText);

@@ -88,6 +88,15 @@ async function configChecks(options: DoctorOptions, checks: Check[]): Promise<vo
   for (const warning of snapshot.warnings) checks.push(check("config", "warn", warning));
 }
 
+/** The formatter plugins the write path loads, each a literal specifier resolved in the installed package. */
+const FORMATTER_PLUGINS: Readonly<Record<string, (require: NodeJS.Require) => string>> = {
+  "@dprint/typescript": (require) => require.resolve("@dprint/typescript/plugin.wasm"),
+  "@dprint/json": (require) => require.resolve("@dprint/json/plugin.wasm"),
+  "@dprint/markdown": (require) => require.resolve("@dprint/markdown/plugin.wasm"),
+  "@dprint/toml": (require) => require.resolve("@dprint/toml/plugin.wasm"),
+  "@dprint/dockerfile": (require) => require.resolve("@dprint/dockerfile/plugin.wasm"),
+};
+
 function parserChecks(packageRoot: string, checks: Check[]): void {
   const require = createRequire(path.join(packageRoot, "package.json"));
   const pkg = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
@@ -111,7 +120,6 @@ function parserChecks(packageRoot: string, checks: Check[]): void {
   if (missing.length === 0) checks.push(check("languages", "ok", `${languages.length} language packages have their parsers`));
   else checks.push(check("languages", "warn", `no parser for ${missing.join(", ")}`, "those languages fall back to plain text; reinstall ast-mcp to restore them"));
 
-  const formatters = dependencies.filter((name) => name.startsWith("@dprint/") && name !== "@dprint/formatter");
   const broken: string[] = [];
   let createFromBuffer: ((buffer: Uint8Array) => unknown) | undefined;
   try {
@@ -120,21 +128,27 @@ function parserChecks(packageRoot: string, checks: Check[]): void {
     checks.push(check("formatters", "fail", `@dprint/formatter does not load: ${(error as Error).message}`, "reinstall ast-mcp"));
   }
   if (createFromBuffer) {
-    for (const name of formatters) {
+    for (const [name, wasmOf] of Object.entries(FORMATTER_PLUGINS)) {
       try {
-        const plugin = require(name) as { getPath: () => string };
-        createFromBuffer(readFileSync(plugin.getPath()));
+        createFromBuffer(readFileSync(wasmOf(require)));
       } catch (error) {
         broken.push(`${name} (${(error as Error).message.split("\n")[0]})`);
       }
     }
-    if (broken.length === 0) checks.push(check("formatters", "ok", `${formatters.length} formatter plugins load`));
+    if (broken.length === 0) checks.push(check("formatters", "ok", `${Object.keys(FORMATTER_PLUGINS).length} formatter plugins load`));
     else checks.push(check("formatters", "warn", `cannot load ${broken.join(", ")}`, "writes to those file types are not formatted; reinstall ast-mcp"));
   }
 }
 
 function expand(text: string, he: HostEnvironment): string {
   return text.replace(/\$\{workspaceFolder\}/g, he.cwd).replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => he.env[name] ?? "");
+}
+
+/** The string values of an entry's object (headers, env), with the host's variables expanded. */
+function expandedStrings(value: unknown, he: HostEnvironment): Record<string, string> {
+  const strings: Record<string, string> = {};
+  if (value !== null && typeof value === "object") { for (const [name, item] of Object.entries(value)) if (typeof item === "string") strings[name] = expand(item, he); }
+  return strings;
 }
 
 /** The entry a host file holds for us, or why there is none. */
@@ -151,17 +165,14 @@ function readEntry(format: "json" | "toml", container: string[], text: string): 
 function probeTargetOf(entry: Record<string, unknown>, he: HostEnvironment): ProbeTarget | undefined {
   const url = entry.url ?? entry.httpUrl;
   if (typeof url === "string") {
-    const headers: Record<string, string> = {};
-    const given = entry.headers;
-    if (given !== null && typeof given === "object") { for (const [name, value] of Object.entries(given)) if (typeof value === "string") headers[name] = expand(value, he); }
+    const headers = expandedStrings(entry.headers, he);
     if (typeof entry.bearer_token_env_var === "string") headers.Authorization = `Bearer ${he.env[entry.bearer_token_env_var] ?? ""}`;
     return { transport: "http", url: expand(url, he), headers };
   }
   if (typeof entry.command !== "string") return undefined;
   const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string").map((arg) => expand(arg, he)) : [];
   // As the host starts it: its own environment plus the entry's.
-  const env: NodeJS.ProcessEnv = { ...he.env };
-  if (entry.env !== null && typeof entry.env === "object") { for (const [name, value] of Object.entries(entry.env)) if (typeof value === "string") env[name] = expand(value, he); }
+  const env: NodeJS.ProcessEnv = { ...he.env, ...expandedStrings(entry.env, he) };
   return { transport: "stdio", command: expand(entry.command, he), args, cwd: he.cwd, env };
 }
 

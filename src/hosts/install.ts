@@ -385,9 +385,7 @@ export async function update(options: { dryRun: boolean }, context: InstallConte
     dirs.push(...planned.dirsToRemove);
     start ??= planned.start;
   }
-  const service: { start?: ServiceSpec } = {};
-  if (start) service.start = start;
-  return finish(context, record, files.changes(), dirs, report, service);
+  return finish(context, record, files.changes(), dirs, report, start ? { start } : {});
 }
 
 export async function uninstall(request: { targets: Target[]; scopes: Scope[]; dryRun: boolean }, context: InstallContext): Promise<Report> {
@@ -419,9 +417,7 @@ export async function uninstall(request: { targets: Target[]; scopes: Scope[]; d
     upsertInstall(record, remaining);
   }
   if (!found) report.notes.push(`nothing to uninstall: no ${request.scopes.join(" or ")} install is recorded${request.scopes.includes("local") ? ` for ${context.he.cwd}` : ""}`);
-  const service: { stop?: ServiceRecord } = {};
-  if (stop) service.stop = stop;
-  return finish(context, record, files.changes(), dirs, report, service);
+  return finish(context, record, files.changes(), dirs, report, stop ? { stop } : {});
 }
 
 /** Human-readable report: diffs for a dry run, one line per file otherwise. */

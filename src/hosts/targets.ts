@@ -37,9 +37,7 @@ export const TARGET_TITLES: Readonly<Record<Target, string>> = {
  *   trees it built, long after they were freed. Two shared arenas hold the same trees.
  * - On Linux, MALLOC_MMAP_THRESHOLD_: without it glibc raises its mapping threshold each time a
  *   large block is freed, so the search index's replaced arrays land in the heap and stay resident.
- * On the Go corpus (bench/intel.ts) the server's peak RSS was 723 MB with none of them, 556–582 MB
- * with the arenas alone and 486–489 MB with all three (with the search build's memory changes);
- * measured again in December 2026: 483 MB with them, 631 MB without (+31%), for the same CPU time.
+ * What each costs and saves: docs/decisions/0011-allocator-settings-in-installed-entries.md.
  * An entry's NODE_OPTIONS replaces one the host would pass on.
  */
 export function serverEnvironment(platform: NodeJS.Platform, tuning: ServerMemoryTuning = SERVER_MEMORY_TUNING): Record<string, string> {
@@ -76,8 +74,7 @@ export type ArtifactSpec =
 /**
  * Set empty in front of hook commands a POSIX shell runs. Hosts pass their environment on, and
  * where it names a CA bundle (common behind corporate proxies) Node 20 reads and parses that
- * bundle at every start: ~75 ms of each hook run, which opens no TLS connection. Node treats an
- * empty value as unset.
+ * bundle at every start, and the hook opens no TLS connection. Node treats an empty value as unset.
  */
 export const HOOK_ENV_PREFIX = "NODE_EXTRA_CA_CERTS=";
 

@@ -18,7 +18,7 @@
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 
-export type SqueezeEol = "lf" | "crlf" | "cr";
+type SqueezeEol = "lf" | "crlf" | "cr";
 
 export interface SqueezeStats {
   /** Lines of the original text (a final line without terminator counts). */

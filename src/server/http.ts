@@ -25,8 +25,6 @@ import {
 } from "./http-guards.ts";
 import { SessionRegistry } from "./sessions.ts";
 
-export { isLoopbackHost } from "./http-guards.ts";
-
 export interface HttpOptions {
   host: string;
   /** 0 picks a free port (tests). */

@@ -6,7 +6,6 @@
  * backpressure from stdout to stdin, and treats a vanished peer as an orderly close.
  */
 import type { Readable, Writable } from "node:stream";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LIMITS } from "../core/limits.ts";
@@ -81,8 +80,6 @@ export class StdioTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
-  /** stdio carries exactly one implicit session. */
-  sessionId?: string | undefined;
 
   readonly #input: Readable;
   readonly #output: Writable;
@@ -136,9 +133,6 @@ export class StdioTransport implements Transport {
   get closed(): boolean {
     return this.#closed;
   }
-
-  /** Batches are answered whatever version was negotiated, so the version changes nothing here. */
-  setProtocolVersion(_version: string): void {}
 
   async start(): Promise<void> {
     if (this.#started) throw new Error("StdioTransport already started; Server.connect() starts it");
@@ -457,11 +451,4 @@ export class StdioTransport implements Transport {
     }, this.#inputEndGraceMs);
     this.#graceTimer.unref?.();
   }
-}
-
-/** Connects `server` over stdio (process.stdin/stdout unless given) and resolves once it is listening. */
-export async function serveOverStdio(server: Server, io?: { input: Readable; output: Writable }): Promise<StdioTransport> {
-  const transport = new StdioTransport(io ? { input: io.input, output: io.output } : {});
-  await server.connect(transport);
-  return transport;
 }

@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { LIMITS } from "../../src/core/limits.ts";
 import { readBodyWithinLimit } from "../../src/server/http-body.ts";
 import { bearerTokenFrom, createHostOriginCheck, createTokenCheck, parseHostHeader } from "../../src/server/http-guards.ts";
-import { type HttpHandle, type HttpOptions, isLoopbackHost, startHttpServer } from "../../src/server/http.ts";
+import { type HttpHandle, type HttpOptions, startHttpServer } from "../../src/server/http.ts";
+import { isLoopbackHost } from "../../src/server/http-guards.ts";
 import { createEchoServer } from "../support/echo-mcp-server.ts";
 
 const INITIALIZE = {

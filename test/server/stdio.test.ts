@@ -4,7 +4,7 @@ import { PassThrough, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { JSONRPCNotificationSchema, ListToolsRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LIMITS } from "../../src/core/limits.ts";
-import { type StdioLimits, StdioTransport, serveOverStdio } from "../../src/server/stdio.ts";
+import { type StdioLimits, StdioTransport } from "../../src/server/stdio.ts";
 
 type Frame = {
   jsonrpc?: string;
@@ -410,11 +410,12 @@ describe("StdioTransport lifecycle", () => {
     expect(counts.closed).toBe(1);
   });
 
-  test("serveOverStdio connects a server to the given streams", async () => {
+  test("Server.connect starts the transport on the given streams, once", async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const { server } = makeServer();
-    const transport = await serveOverStdio(server, { input, output });
+    const transport = new StdioTransport({ input, output });
+    await server.connect(transport);
     const reader = new FrameReader(output).start();
     input.write(line(INIT));
     const init = await reader.reply(0);

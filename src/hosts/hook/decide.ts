@@ -80,11 +80,9 @@ function advice(tool: SuggestedTool): string {
     case "file_write":
       return "use the ast-mcp tool `file_write` instead (or `file_patch` to change part of an existing file)";
     case "file_delete":
-      return "use the ast-mcp tool `file_delete` instead";
     case "file_rename":
-      return "use the ast-mcp tool `file_rename` instead";
     case "file_chattr":
-      return "use the ast-mcp tool `file_chattr` instead";
+      return `use the ast-mcp tool \`${tool}\` instead`;
     case "file_undo":
       return "use the ast-mcp tool `file_undo` to take back an ast-mcp change, or `file_write` to restore content";
     case "run":

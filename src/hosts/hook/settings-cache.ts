@@ -38,7 +38,7 @@ function steeringEnvironment(env: NodeJS.ProcessEnv): Array<[string, string]> {
 
 /**
  * Which cached answer applies: the repository, the steering environment and the platform. Kept as
- * plain text (the file is private to the user): hashing it would load node:crypto, ~7 ms a run.
+ * plain text (the file is private to the user): hashing it would load node:crypto (decision 0015).
  */
 export function settingsCacheKey(repoRoot: string, env: NodeJS.ProcessEnv): string {
   return JSON.stringify([process.platform, path.resolve(repoRoot), steeringEnvironment(env)]);
@@ -84,7 +84,7 @@ async function readEntries(file: string): Promise<CacheEntry[]> {
 
 /**
  * fingerprintFile (config/fingerprint.ts) with a synchronous stat: the first use of fs.promises
- * loads Node's promise-based fs and streams, ~7 ms of a run that needs nothing else from them.
+ * loads Node's promise-based fs and streams, which a hook run needs nothing else from.
  * Same answers: a missing file (or a file under a non-directory) does not exist; any other error
  * gets the fingerprint that never matches a real one.
  */

@@ -358,16 +358,6 @@ export class FactsBuilder {
     return undefined;
   }
 
-  /** The innermost open wrapper of `kind` around `at`. */
-  enclosingWrapper(at: At, kind: string): { start: number; end: number; data?: unknown } | undefined {
-    for (let index = this.#wrappers.length - 1; index >= 0; index--) {
-      const wrapper = this.#wrappers[index]!;
-      if (wrapper.start > at.start || wrapper.end < at.end) return undefined;
-      if (wrapper.kind === kind) return wrapper;
-    }
-    return undefined;
-  }
-
   addImport(fact: ImportFact): void {
     this.imports.push(fact);
   }

@@ -77,6 +77,24 @@ const validatedRules = new WeakMap<LanguageExtractor, Map<string, Rule[]>>();
  * The extractor's rules without the kinds this grammar version does not have (napi rejects a
  * whole search over one unknown kind). Each kind is tried once per language on an empty tree.
  */
+/** Why the grammar of `probe` (an empty tree) rejects a rule (a kind it does not have), or undefined. */
+function rejection(probe: SgRoot, rule: Rule): string | undefined {
+  try {
+    probe.root().findAll({ rule });
+    return undefined;
+  } catch (error) {
+    return String(error);
+  }
+}
+
+/** The extractor for a language id; undefined when there is none or no grammar for it. */
+function extractorFor(id: string): LanguageExtractor | undefined {
+  if (!isLanguage(id)) return undefined;
+  const napiLanguage = astGrepLanguageFor(id);
+  const factory = Object.hasOwn(EXTRACTORS, id) ? EXTRACTORS[id] : undefined;
+  return napiLanguage === undefined || factory === undefined ? undefined : factory(napiLanguage);
+}
+
 function rulesFor(extractor: LanguageExtractor, id: LanguageId, calls: boolean): Rule[] {
   let byLanguage = validatedRules.get(extractor);
   if (!byLanguage) validatedRules.set(extractor, byLanguage = new Map());
@@ -85,14 +103,9 @@ function rulesFor(extractor: LanguageExtractor, id: LanguageId, calls: boolean):
   if (cached) return cached;
   const probe = parseTree(id, "");
   const valid = (calls ? extractor.rules : rulesWithoutCalls(extractor)).filter((rule) => {
-    if (probe === undefined) return true;
-    try {
-      probe.root().findAll({ rule });
-      return true;
-    } catch (error) {
-      log.debug("fact extractor rule left out: the grammar does not know it", { language: id, rule: JSON.stringify(rule), reason: String(error) });
-      return false;
-    }
+    const reason = probe === undefined ? undefined : rejection(probe, rule);
+    if (reason !== undefined) log.debug("fact extractor rule left out: the grammar does not know it", { language: id, rule: JSON.stringify(rule), reason });
+    return reason === undefined;
   });
   byLanguage.set(key, valid);
   return valid;
@@ -104,23 +117,11 @@ function rulesFor(extractor: LanguageExtractor, id: LanguageId, calls: boolean):
  */
 export function unknownExtractorRules(language: string): string[] {
   const id = language.trim().toLowerCase();
-  if (!isLanguage(id)) return [];
-  const napiLanguage = astGrepLanguageFor(id);
-  const factory = Object.hasOwn(EXTRACTORS, id) ? EXTRACTORS[id] : undefined;
-  const probe = parseTree(id, "");
-  if (napiLanguage === undefined || factory === undefined || probe === undefined) return [];
-  const extractor = factory(napiLanguage);
+  const extractor = extractorFor(id);
+  const probe = extractor && parseTree(id, "");
+  if (extractor === undefined || probe === undefined) return [];
   const rules = [...extractor.rules, ...Object.values(extractor.callKinds ?? {}).filter((rule): rule is Rule => rule !== null)];
-  return rules
-    .filter((rule) => {
-      try {
-        probe.root().findAll({ rule });
-        return false;
-      } catch {
-        return true;
-      }
-    })
-    .map((rule) => JSON.stringify(rule));
+  return rules.filter((rule) => rejection(probe, rule) !== undefined).map((rule) => JSON.stringify(rule));
 }
 
 function empty(language: string, parseErrors = 0): FileFacts {
@@ -140,10 +141,8 @@ export function hasFactExtractor(language: string): boolean {
  */
 export function extractFacts(language: string, text: string, root?: SgRoot, options: ExtractOptions = {}): FileFacts {
   const id = language.trim().toLowerCase();
-  if (!isLanguage(id)) return empty(id);
-  const napiLanguage = astGrepLanguageFor(id);
-  const factory = Object.hasOwn(EXTRACTORS, id) ? EXTRACTORS[id] : undefined;
-  if (napiLanguage === undefined || factory === undefined) return empty(id);
+  const extractor = extractorFor(id);
+  if (extractor === undefined || !isLanguage(id)) return empty(id);
   let tree = root;
   let fullErrorCount: number | undefined;
   if (tree === undefined) {
@@ -152,7 +151,6 @@ export function extractFacts(language: string, text: string, root?: SgRoot, opti
     tree = parsed.root;
     fullErrorCount = parsed.errorCount;
   }
-  const extractor = factory(napiLanguage);
   const calls = options.calls !== false;
   const run = runExtractor(tree.root(), text, id, extractor, rulesFor(extractor, id, calls), calls);
   return {

@@ -22,7 +22,7 @@ export function collapseTail(text: string, max: number): string {
  * Removes `/* … *\/` and `// …` comments from a declaration head (a `//` that follows `:` is a
  * URL in a string, not a comment).
  */
-export function withoutComments(text: string): string {
+function withoutComments(text: string): string {
   if (!text.includes("/")) return text;
   return text.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/(^|[\s,({[;])\/\/[^\n]*/g, "$1");
 }

@@ -30,6 +30,7 @@ import { Slicer } from "../../core/slicer.ts";
 import { log } from "../../core/log.ts";
 import { sha256Hex } from "../../helpers/hash.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
+import { relativeInside } from "../../helpers/path-text.ts";
 import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { ReadScratch, readBoundedSync, realTarget } from "../../policy/open.ts";
 import { decodeText } from "../../text/index.ts";
@@ -44,9 +45,6 @@ import { contentDependentByName, type FileState, IndexTree, signatureOf } from "
 import { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, DEFAULT_INDEX_TUNING, type EnsureFreshOptions, type IndexTuning } from "./settings.ts";
 import type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats } from "./types.ts";
 
-export type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats, SkippedCounts } from "./types.ts";
-export { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, type EnsureFreshOptions, indexSettingsFrom } from "./settings.ts";
-
 /** What the registry gives the indexes it makes. */
 export interface IndexHooks {
   /** The real facts extractor, loaded once per registry. */
@@ -58,20 +56,12 @@ export interface IndexHooks {
 async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
   });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 export class CodeIndex {
@@ -296,11 +286,7 @@ export class CodeIndex {
    * ensureFresh re-reads them (and lists their directories again) whatever their stats say.
    */
   notifyWritten(realPaths: readonly string[]): void {
-    for (const real of realPaths) if (this.#covers(real)) this.#freshness.noteWritten(real);
-  }
-
-  #covers(real: string): boolean {
-    return this.rootReals.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+    for (const real of realPaths) if (this.rootReals.some((root) => relativeInside(root, real, path.sep) !== undefined)) this.#freshness.noteWritten(real);
   }
 
   async #refresh(): Promise<void> {
@@ -367,10 +353,7 @@ export class CodeIndex {
       else if (room > 0) {
         room -= 1;
         work.push(state);
-      } else {
-        state.signature = undefined;
-        tree.setStatus(state, "overLimit", undefined);
-      }
+      } else this.#leaveOut(state, "overLimit");
     }
     this.#progress.total += work.length;
     this.#reportProgress();
@@ -414,6 +397,12 @@ export class CodeIndex {
     }
   }
 
+  /** A file held back by a limit: with its signature cleared, the next refresh reads it again. */
+  #leaveOut(state: FileState, status: "overLimit" | "tooLarge"): void {
+    state.signature = undefined;
+    this.#tree.setStatus(state, status, undefined);
+  }
+
   /** A file gone (or no longer a file): its directory's listing will say so; drop it now so no answer shows it. */
   #gone(state: FileState): void {
     this.#tree.removeFile(state);
@@ -444,11 +433,7 @@ export class CodeIndex {
       statsOnly: isMinifiedName(path.basename(state.relative)),
     });
     if (loaded === "gone") return this.#gone(state);
-    if (loaded === "too_large") {
-      state.signature = undefined;
-      tree.setStatus(state, "tooLarge", undefined);
-      return;
-    }
+    if (loaded === "too_large") return this.#leaveOut(state, "tooLarge");
     if ("skipped" in loaded) {
       // Status decided by the descriptor's stats alone: nothing was read.
       state.signature = signatureOf(loaded.stats);
@@ -480,11 +465,7 @@ export class CodeIndex {
       this.#counters.bytes += size;
     }
     // A single-file load() may have taken the last place while this file was parsing.
-    if (!state.indexed && tree.indexedCount >= this.#settings.maxFiles) {
-      state.signature = undefined;
-      tree.setStatus(state, "overLimit", undefined);
-      return;
-    }
+    if (!state.indexed && tree.indexedCount >= this.#settings.maxFiles) return this.#leaveOut(state, "overLimit");
     if (tree.files.get(state.real) !== state) return;
     const indexed: IndexedFile = {
       real: state.real,

@@ -163,8 +163,7 @@ export class Freshness {
     this.#dirtyDirs.clear();
     const changedDirs: string[] = [];
     const changedIgnores: string[] = [];
-    // Synchronous stats, with a turn of the event loop between time slices: several times cheaper
-    // than one promise each (measured 25 ms for 9,000 files).
+    // Synchronous stats, with a turn of the event loop between time slices (decision 0009).
     const slice = new Slicer();
     let checked = 0;
     for (const dir of [...tree.dirs.values()]) {

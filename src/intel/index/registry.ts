@@ -6,7 +6,8 @@
  */
 import type { ConfigSnapshot } from "../../config/types.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import { CodeIndex, type CodeIndexOptions, indexSettingsFrom } from "./code-index.ts";
+import { CodeIndex } from "./code-index.ts";
+import { type CodeIndexOptions, indexSettingsFrom } from "./settings.ts";
 import type { FactsExtractor } from "./types.ts";
 
 export interface RegistryOptions {
@@ -80,14 +81,9 @@ export class IndexRegistry {
     this.#indexes.clear();
   }
 
-  /** The real facts extractor, loaded on first use (it pulls in every grammar's rules). */
+  /** The real facts extractor, loaded on first use (it pulls in every grammar's rules); its snapshots are keyed by the package version alone. */
   #defaultExtractor(): Promise<LoadedExtractor> {
-    this.#extractor ??= import("../facts/extract.ts").then((module: Record<string, unknown>) => {
-      const extract = module.extractFacts as FactsExtractor | undefined;
-      if (typeof extract !== "function") throw new Error("src/intel/facts/extract.ts does not export extractFacts");
-      const version = module.EXTRACTOR_VERSION;
-      return { extract, version: typeof version === "string" || typeof version === "number" ? String(version) : undefined };
-    });
+    this.#extractor ??= import("../facts/extract.ts").then((module) => ({ extract: module.extractFacts, version: undefined }));
     return this.#extractor;
   }
 }

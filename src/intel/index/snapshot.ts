@@ -16,12 +16,13 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import { LIMITS } from "../../core/limits.ts";
+import { Slicer } from "../../core/slicer.ts";
 import { VERSION } from "../../core/version.ts";
 import type { FileFacts } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-export const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 2;
 
 export interface SnapshotEntry {
   real: string;
@@ -45,10 +46,6 @@ interface SnapshotHeader {
 
 /** Text gathered before it goes to the compressor. */
 const CHUNK_CHARS = 64 * 1024;
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A stable name for a set of roots (the snapshot's file name). */
 export function snapshotKey(rootReals: readonly string[]): string {
@@ -80,7 +77,7 @@ export async function loadSnapshot(
     let header: Partial<SnapshotHeader> | undefined;
     let problem: string | undefined;
     let rest = "";
-    let since = performance.now();
+    const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
     const take = (line: string): void => {
       if (line.length === 0 || problem !== undefined) return;
       if (header === undefined) {
@@ -106,10 +103,7 @@ export async function loadSnapshot(
         gunzip.destroy();
         break;
       }
-      if (performance.now() - since > LIMITS.intel.index.syncSliceMs) {
-        await nextTurn();
-        since = performance.now();
-      }
+      await slice.turn();
     }
     if (problem === undefined) {
       await reading;
@@ -152,7 +146,7 @@ export async function saveSnapshot(
   const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, extractor: meta.extractor, key: meta.key, roots: [...meta.roots].sort(), savedAt: new Date().toISOString() };
   async function* lines(): AsyncGenerator<string> {
     let chunk = `${JSON.stringify(header)}\n`;
-    let since = performance.now();
+    const slice = new Slicer(sliceMs);
     for (const indexed of files) {
       const entry: SnapshotEntry = {
         real: indexed.real,
@@ -167,10 +161,7 @@ export async function saveSnapshot(
       if (chunk.length < CHUNK_CHARS) continue;
       yield chunk;
       chunk = "";
-      if (performance.now() - since > sliceMs) {
-        await nextTurn();
-        since = performance.now();
-      }
+      await slice.turn();
     }
     yield chunk;
   }

@@ -16,8 +16,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
 import { readBounded, realTarget } from "../../policy/open.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
-import { sha256Hex } from "../../helpers/hash.ts";
-import { type DecodedFile, decodeForEdit, detectBom, looksBinary } from "../../text/index.ts";
+import { decodeForEdit, detectBom, looksBinary } from "../../text/index.ts";
 import {
   astGrepLanguageFor,
   type CompiledQuery,
@@ -59,7 +58,7 @@ export interface ScanResult {
 }
 
 /** Engine tuning of the scan (not limits a client sees); ScanOptions.tuning may replace any of them. */
-export const SCAN_DEFAULTS = {
+const SCAN_DEFAULTS = {
   /** Files read at once for the literal pre-filter. */
   readConcurrency: 16,
   /**
@@ -84,15 +83,7 @@ export interface ScanOptions {
   progress?: (done: number, total: number) => void;
 }
 
-/** A file as read for matching or rewriting: its bytes, their hash and the decoded text. */
-export interface LoadedFile {
-  bytes: Buffer;
-  sha256: string;
-  mode: number;
-  decoded: DecodedFile;
-}
-
-type ReadOutcome = { bytes: Buffer; mode: number } | "too_large" | "unreadable";
+type ReadOutcome = Buffer | "too_large" | "unreadable";
 
 async function readForScan(file: RunFile): Promise<ReadOutcome> {
   try {
@@ -100,22 +91,26 @@ async function readForScan(file: RunFile): Promise<ReadOutcome> {
     const loaded = await readBounded(realTarget(file.real, file.display), LIMITS.intel.run.maxFileBytes);
     if (loaded === "gone") return "unreadable";
     if (loaded === "too_large" || "skipped" in loaded) return "too_large";
-    return { bytes: loaded.bytes, mode: loaded.stats.mode & 0o7777 };
+    return loaded.bytes;
   } catch {
     return "unreadable";
   }
 }
 
-/** Reads a file for matching or rewriting; undefined when it is gone, too large or not text. */
-async function loadFile(file: RunFile): Promise<LoadedFile | undefined> {
-  const read = await readForScan(file);
-  if (typeof read === "string") return undefined;
+/** The text of bytes read for matching; undefined when they are not text. */
+function decodedOrUndefined(bytes: Buffer, display: string): string | undefined {
   try {
-    return { bytes: read.bytes, sha256: sha256Hex(read.bytes), mode: read.mode, decoded: decodeForEdit(read.bytes, file.display) };
+    return decodeForEdit(bytes, display).text;
   } catch (error) {
     if (!isToolError(error)) throw error;
     return undefined;
   }
+}
+
+/** Reads a file for matching; undefined when it is gone, too large or not text. */
+async function readText(file: RunFile): Promise<string | undefined> {
+  const read = await readForScan(file);
+  return typeof read === "string" ? undefined : decodedOrUndefined(read, file.display);
 }
 
 /** Byte-level pre-filter for UTF-8 files: each literal's UTF-8 bytes must occur. */
@@ -290,19 +285,15 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
       const read = await readForScan(file);
       if (read === "too_large") result.tooLarge.push(file.display);
       else if (read === "unreadable") result.unreadable.push(file.display);
-      else if (detectBom(read.bytes).encoding.startsWith("utf-16")) {
-        try {
-          const { text } = decodeForEdit(read.bytes, file.display);
-          if (passesLiterals(text, query.literals)) decodedText.set(position, text);
-          else result.ruledOut++;
-        } catch (error) {
-          if (!isToolError(error)) throw error;
-          result.unreadable.push(file.display);
-        }
-      } else if (!bytesPassLiterals(read.bytes, query.literals)) result.ruledOut++;
-      else if (looksBinary(read.bytes) || !isUtf8(read.bytes)) result.unreadable.push(file.display);
+      else if (detectBom(read).encoding.startsWith("utf-16")) {
+        const text = decodedOrUndefined(read, file.display);
+        if (text === undefined) result.unreadable.push(file.display);
+        else if (passesLiterals(text, query.literals)) decodedText.set(position, text);
+        else result.ruledOut++;
+      } else if (!bytesPassLiterals(read, query.literals)) result.ruledOut++;
+      else if (looksBinary(read) || !isUtf8(read)) result.unreadable.push(file.display);
       else {
-        sizes.set(position, read.bytes.length);
+        sizes.set(position, read.length);
         const list = native.get(file.language);
         if (list) list.push(position);
         else native.set(file.language, [position]);
@@ -326,14 +317,10 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
   for (const position of inJs.sort((a, b) => a - b)) {
     options.signal?.throwIfAborted();
     const file = files[position]!;
-    let text = decodedText.get(position);
+    const text = decodedText.get(position) ?? (await readText(file));
     if (text === undefined) {
-      const loaded = await loadFile(file);
-      if (!loaded) {
-        result.unreadable.push(file.display);
-        continue;
-      }
-      text = loaded.decoded.text;
+      result.unreadable.push(file.display);
+      continue;
     }
     const found = await matchText(text, queries.get(file.language)!, listLimit);
     counts.set(position, found.count);
@@ -352,8 +339,8 @@ export async function scanFiles(files: readonly RunFile[], queries: ReadonlyMap<
       if (nodes && nodes.length > 0) {
         matches = describeMatches(nodes, nodes[0]!.getRoot().root().text(), queries.get(file.language)!, room);
       } else {
-        const loaded = await loadFile(file);
-        matches = loaded ? (await matchText(loaded.decoded.text, queries.get(file.language)!, room)).matches : [];
+        const text = await readText(file);
+        matches = text === undefined ? [] : (await matchText(text, queries.get(file.language)!, room)).matches;
       }
     }
     const shown = (matches ?? []).slice(0, Math.max(room, 0));

@@ -59,10 +59,6 @@ export class ApprovedFileSystem {
     this.#workspace = workspace;
   }
 
-  get directoryCount(): number {
-    return this.#listings.size;
-  }
-
   /** Directories asked about since the last clearWanted() that are not listed yet. */
   get wanted(): ReadonlySet<string> {
     return this.#wanted;

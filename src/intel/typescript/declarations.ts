@@ -43,7 +43,7 @@ function propertyNameText(ts: TypeScriptModule, name: TS.PropertyName | TS.Bindi
 }
 
 /** The name a node contributes to a qualified name, if any. */
-export function ownName(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.SourceFile): string | undefined {
+function ownName(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.SourceFile): string | undefined {
   if (ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node)) return node.name?.text ?? (hasDefaultModifier(ts, node) ? "default" : undefined);
   if (ts.isConstructorDeclaration(node)) return "constructor";
   if (
@@ -65,7 +65,7 @@ export function ownName(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.Sour
 }
 
 /** `Outer.Inner.member` from the node's own name and every named ancestor. */
-export function qualifiedNameOf(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.SourceFile): string {
+function qualifiedNameOf(ts: TypeScriptModule, node: TS.Node, sourceFile: TS.SourceFile): string {
   const parts: string[] = [];
   for (let current: TS.Node | undefined = node; current && !ts.isSourceFile(current); current = current.parent) {
     const name = ownName(ts, current, sourceFile);

@@ -17,7 +17,7 @@ function lastSegment(name: string): string {
   return name.slice(name.lastIndexOf(".") + 1);
 }
 
-export function matchTyped<T extends Located>(symbols: readonly T[], typed: readonly TypedSymbol[]): Map<T, TypedSymbol> {
+function matchTyped<T extends Located>(symbols: readonly T[], typed: readonly TypedSymbol[]): Map<T, TypedSymbol> {
   const byNameAndLine = new Map<string, TypedSymbol>();
   const byName = new Map<string, TypedSymbol[]>();
   const byShortNameAndLine = new Map<string, TypedSymbol[]>();

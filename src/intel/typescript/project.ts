@@ -52,7 +52,7 @@ function versionOf(stats: { mtimeMs: number; ctimeMs: number; size: number; ino:
 }
 
 /** The repository may ask for anything; these options make sure the compiler only reads. */
-export function hardenOptions(options: TS.CompilerOptions): TS.CompilerOptions {
+function hardenOptions(options: TS.CompilerOptions): TS.CompilerOptions {
   const hardened: TS.CompilerOptions = { ...options, noEmit: true, incremental: false, composite: false };
   for (
     const key of [
@@ -295,21 +295,19 @@ export class TsProject {
     includes: readonly string[] | undefined,
     depth: number | undefined,
   ): string[] {
-    const match = (this.ts as unknown as { matchFiles?: MatchFiles }).matchFiles;
-    const entries = (directory: string) => this.#fs.entriesOf(directory);
-    const realpath = (target: string) => this.#fs.realpath(target);
-    if (typeof match === "function") {
-      return match(root, extensions, excludes, includes, this.#caseSensitive, this.directory, depth, entries, realpath);
-    }
-    // Without the compiler's matcher: every approved script below the root, skipping dependency folders.
-    const found: string[] = [];
-    const walk = (directory: string) => {
-      const { files, directories } = entries(directory);
-      for (const name of files) if (!extensions || extensions.some((extension) => name.endsWith(extension))) found.push(path.join(directory, name));
-      for (const name of directories) if (name !== "node_modules" && !name.startsWith(".")) walk(path.join(directory, name));
-    };
-    walk(root);
-    return found;
+    // The compiler's own include/exclude matcher: internal, present in the typescript version package.json pins.
+    const match = (this.ts as unknown as { matchFiles: MatchFiles }).matchFiles;
+    return match(
+      root,
+      extensions,
+      excludes,
+      includes,
+      this.#caseSensitive,
+      this.directory,
+      depth,
+      (directory) => this.#fs.entriesOf(directory),
+      (target) => this.#fs.realpath(target),
+    );
   }
 
   // ───── configuration ─────

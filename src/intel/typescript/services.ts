@@ -29,7 +29,7 @@ export function requireTypedLanguage(resolved: ResolvedPath): void {
 }
 
 /** The nearest tsconfig.json (or jsconfig.json) from the file up to its root, asked through the policy. */
-export async function findProjectConfig(workspace: Workspace, resolved: ResolvedPath): Promise<string | undefined> {
+async function findProjectConfig(workspace: Workspace, resolved: ResolvedPath): Promise<string | undefined> {
   const stop = resolved.root.real;
   for (let directory = path.dirname(resolved.real);; directory = path.dirname(directory)) {
     for (const name of CONFIG_NAMES) {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config/load.ts";
 import type { ConfigSnapshot } from "../../../src/config/types.ts";
 import { DEFAULT_CONFIG } from "../../../src/config/schema.ts";
-import { indexSettingsFrom } from "../../../src/intel/index/code-index.ts";
+import { indexSettingsFrom } from "../../../src/intel/index/settings.ts";
 import { userCacheDirectory } from "../../../src/config/cache-dir.ts";
 import { makeFixture, type ConfigFixture } from "../../config/fixture.ts";
 

@@ -130,9 +130,10 @@ function members(typeNode: SgNode, kind: SymbolKind, facts: FactsBuilder, herita
   for (const member of list.namedChildren()) {
     const memberKind = member.kind() as string;
     const at = facts.at(member);
-    if (memberKind === "field_declaration") {
+    if (memberKind === "field_declaration" || memberKind === "method_elem") {
+      const field = memberKind === "field_declaration";
       const names = member.fieldChildren("name" as never).map((child) => (child as SgNode).text());
-      if (names.length === 0) {
+      if (field && names.length === 0) {
         // An embedded type: composition, listed as heritage.
         heritage.push(stripTypeArguments((member.field("type" as never) as SgNode | null)?.text().replace(/^\*/, "") ?? ""));
         continue;
@@ -140,20 +141,7 @@ function members(typeNode: SgNode, kind: SymbolKind, facts: FactsBuilder, herita
       for (const name of names) {
         declare(facts, {
           name,
-          kind: "field",
-          visibility: goVisibility(name),
-          exported: isExported(name),
-          at,
-          signature: collapse(facts.text.slice(at.start, at.end)),
-          docStyle: DOC,
-        });
-      }
-    } else if (memberKind === "method_elem") {
-      const name = (member.field("name" as never) as SgNode | null)?.text();
-      if (name !== undefined) {
-        declare(facts, {
-          name,
-          kind: "method",
+          kind: field ? "field" : "method",
           visibility: goVisibility(name),
           exported: isExported(name),
           at,

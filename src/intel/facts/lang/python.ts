@@ -5,7 +5,7 @@
  * is the module's surface; `import` / `from … import` (relative dots kept) anywhere; calls.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
 import { collapse, dedentDoc, docAbove, firstSentence, stringLiteralAt, unquote } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
 import { bodyStart as bodyStartOf, declare, kinds, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
@@ -29,47 +29,14 @@ function withDecorators(facts: FactsBuilder, at: At): At {
   return wrapper === undefined ? at : spanAt({ ...at, start: wrapper.start, line: facts.lineOf(wrapper.start) }, at);
 }
 
-const functionDefinition: Handler = (node, at, facts) => {
-  const name = (node.field("name" as never) as SgNode | null)?.text();
-  if (name === undefined) return;
-  const symbolAt = withDecorators(facts, at);
-  const bodyStart = bodyStartOf(node);
-  const top = facts.top();
-  const inClass = top?.role === "container";
+/** A def or class: its lines start at its first decorator, its doc is the docstring (else the comments above). */
+function definition(facts: FactsBuilder, name: string, kind: SymbolKind, at: At, symbolAt: At, bodyStart: number | undefined, role: ScopeRole, heritage?: string[]): void {
   const local = facts.inCallable();
+  const top = facts.top();
   const visibility: Visibility = local ? "private" : pythonVisibility(name);
-  let kind: SymbolKind = inClass ? "method" : "function";
-  if (inClass && name === "__init__") kind = "constructor";
-  else if (inClass && /^@(?:property|[\w.]+\.(?:setter|getter|deleter)|(?:functools\.)?cached_property)\b/m.test(facts.text.slice(symbolAt.start, at.start))) kind = "property";
   declare(facts, {
     name,
     kind,
-    visibility,
-    exported: !local && visibility === "public" && (inClass ? top.exported : true),
-    at: symbolAt,
-    headStart: at.start,
-    headEnd: bodyStart,
-    doc: docstring(facts, bodyStart) ?? docAbove(facts.text, symbolAt.start, LINE_DOC),
-    role: "callable",
-  });
-};
-
-const classDefinition: Handler = (node, at, facts) => {
-  const name = (node.field("name" as never) as SgNode | null)?.text();
-  if (name === undefined) return;
-  const symbolAt = withDecorators(facts, at);
-  const body = node.field("body" as never) as SgNode | null;
-  const bodyStart = body?.range().start.index;
-  const superclasses = (node.field("superclasses" as never) as SgNode | null)?.text();
-  const heritage = superclasses === undefined ?
-    [] :
-    splitTopLevel(superclasses.replace(/^\(/, "").replace(/\)$/, "")).filter((item) => !/^\*|=/.test(item)).map(stripTypeArguments);
-  const local = facts.inCallable();
-  const top = facts.top();
-  const visibility: Visibility = local ? "private" : pythonVisibility(name);
-  declare(facts, {
-    name,
-    kind: "class",
     visibility,
     exported: !local && visibility === "public" && (top?.role === "container" ? top.exported : true),
     at: symbolAt,
@@ -77,8 +44,30 @@ const classDefinition: Handler = (node, at, facts) => {
     headEnd: bodyStart,
     doc: docstring(facts, bodyStart) ?? docAbove(facts.text, symbolAt.start, LINE_DOC),
     heritage,
-    role: "container",
+    role,
   });
+}
+
+const functionDefinition: Handler = (node, at, facts) => {
+  const name = (node.field("name" as never) as SgNode | null)?.text();
+  if (name === undefined) return;
+  const symbolAt = withDecorators(facts, at);
+  const inClass = facts.top()?.role === "container";
+  let kind: SymbolKind = inClass ? "method" : "function";
+  if (inClass && name === "__init__") kind = "constructor";
+  else if (inClass && /^@(?:property|[\w.]+\.(?:setter|getter|deleter)|(?:functools\.)?cached_property)\b/m.test(facts.text.slice(symbolAt.start, at.start))) kind = "property";
+  definition(facts, name, kind, at, symbolAt, bodyStartOf(node), "callable");
+};
+
+const classDefinition: Handler = (node, at, facts) => {
+  const name = (node.field("name" as never) as SgNode | null)?.text();
+  if (name === undefined) return;
+  const body = node.field("body" as never) as SgNode | null;
+  const superclasses = (node.field("superclasses" as never) as SgNode | null)?.text();
+  const heritage = superclasses === undefined ?
+    [] :
+    splitTopLevel(superclasses.replace(/^\(/, "").replace(/\)$/, "")).filter((item) => !/^\*|=/.test(item)).map(stripTypeArguments);
+  definition(facts, name, "class", at, withDecorators(facts, at), body?.range().start.index, "container", heritage);
   if (body !== null) statements(facts, body, "class");
 };
 

@@ -94,36 +94,24 @@ function item(kind: SymbolKind, role: "callable" | "container" | "value"): Handl
       role,
       ...(kind === "trait" ? { scopeData: { traitMembersPublic: visibilityOf(facts, at) === "public" } satisfies ImplData } : {}),
     });
-    if (kind === "struct" || kind === "union") fields(node, facts, symbol);
-    else if (kind === "enum") variants(node, facts, symbol);
+    if (kind === "struct" || kind === "union") members(node, facts, symbol, "field");
+    else if (kind === "enum") members(node, facts, symbol, "enum_member");
   };
 }
 
-function fields(node: SgNode, facts: FactsBuilder, owner: SymbolFact): void {
+/** A struct's named fields (a braced field list) or an enum's variants, under their type. */
+function members(node: SgNode, facts: FactsBuilder, owner: SymbolFact, kind: "field" | "enum_member"): void {
   const body = node.field("body" as never) as SgNode | null;
-  if (body === null || body.kind() !== "field_declaration_list") return;
+  if (body === null || (kind === "field" && body.kind() !== "field_declaration_list")) return;
+  const memberKind = kind === "field" ? "field_declaration" : "enum_variant";
   facts.withScope(facts.scopeOf(owner), () => {
-    for (const field of body.namedChildren()) {
-      if (field.kind() !== "field_declaration") continue;
-      const name = (field.field("name" as never) as SgNode | null)?.text();
+    for (const member of body.namedChildren()) {
+      if (member.kind() !== memberKind) continue;
+      const name = (member.field("name" as never) as SgNode | null)?.text();
       if (name === undefined) continue;
-      const at = facts.at(field);
-      const visibility = visibilityOf(facts, at);
-      declare(facts, { name, kind: "field", visibility, exported: owner.exported && visibility === "public", at, signature: collapse(field.text()), docStyle: DOC });
-    }
-  });
-}
-
-function variants(node: SgNode, facts: FactsBuilder, owner: SymbolFact): void {
-  const body = node.field("body" as never) as SgNode | null;
-  if (body === null) return;
-  facts.withScope(facts.scopeOf(owner), () => {
-    for (const variant of body.namedChildren()) {
-      if (variant.kind() !== "enum_variant") continue;
-      const name = (variant.field("name" as never) as SgNode | null)?.text();
-      if (name === undefined) continue;
-      const at = facts.at(variant);
-      declare(facts, { name, kind: "enum_member", visibility: "public", exported: owner.exported, at, signature: collapse(variant.text()), docStyle: DOC });
+      const at = facts.at(member);
+      const visibility = kind === "field" ? visibilityOf(facts, at) : "public";
+      declare(facts, { name, kind, visibility, exported: owner.exported && visibility === "public", at, signature: collapse(member.text()), docStyle: DOC });
     }
   });
 }
