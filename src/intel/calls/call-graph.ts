@@ -132,10 +132,6 @@ export class CallGraph {
     this.#generation = this.imports.generation;
   }
 
-  get generation(): number {
-    return this.#generation;
-  }
-
   // ---------------------------------------------------------------- symbols
 
   symbolsOf(real: string): readonly SymbolRef[] {
