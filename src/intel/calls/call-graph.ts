@@ -5,16 +5,14 @@
  * file, enclosing class, same Go package — `exact`), or, failing those, every workspace declaration
  * of that name in a compatible language (one — `inferred`; several — `ambiguous`, all listed).
  * Finding the callers of a symbol looks only at calls of its name and of the names it is imported
- * or re-exported under, so a query never resolves the whole workspace.
- *
- * Over 600 lines on purpose: resolution through imports, scope and the workspace fallback shares one
- * memo per index generation; the language rules that stand alone are in names.ts.
+ * or re-exported under, so a query never resolves the whole workspace. Names through a module's
+ * exports come from the re-export resolver (graph/reexports.ts) that `surface` uses too.
  */
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 import type { CallFact } from "../facts/types.ts";
-import { type GraphOptions, ImportGraph } from "../graph/import-graph.ts";
+import { type GraphOptions, ImportGraph, walkGraph } from "../graph/import-graph.ts";
 import { type LookupRules, lookupExport, ReexportWalk } from "../graph/reexports.ts";
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
 import {
@@ -230,17 +228,13 @@ export class CallGraph {
     },
   };
 
-  #targetsOf(file: GraphFile, specifier: string, line?: number): string[] {
-    return this.imports.targetsOf(file.real, specifier, line);
-  }
-
   /** What a name bound by one of the file's imports refers to; undefined when no import binds it. */
   #importedMeaning(file: GraphFile, local: string, walk: ReexportWalk): Meaning | undefined {
     const meanings: Meaning[] = [];
     for (const fact of file.facts.imports) {
       for (const binding of bindings(file, fact)) {
         if (binding.local !== local) continue;
-        const targets = this.#targetsOf(file, fact.specifier, fact.line);
+        const targets = this.imports.targetsOf(file.real, fact.specifier, fact.line);
         if (targets.length === 0) {
           const unresolved = this.imports.unresolvedOf(file.real).some((entry) => entry.line === fact.line && entry.specifier === fact.specifier);
           meanings.push(unresolved ? NOTHING : { symbols: [], modules: [], external: fact.specifier });
@@ -292,7 +286,7 @@ export class CallGraph {
         const dotted = parts.slice(0, length).join(".");
         const fact = file.facts.imports.find((candidate) => candidate.specifier === dotted && candidate.names.some((name) => name.imported === dotted && name.local === head));
         if (!fact) continue;
-        meaning = { symbols: [], modules: this.#targetsOf(file, fact.specifier, fact.line) };
+        meaning = { symbols: [], modules: this.imports.targetsOf(file.real, fact.specifier, fact.line) };
         rest = parts.slice(length);
       }
       if (meaning) return this.#walkMembers(meaning, rest);
@@ -425,7 +419,7 @@ export class CallGraph {
       if (fact.kind === "reexport") continue;
       const star = fact.names.some((entry) => entry.imported === "*" && entry.local === "*") || /::\*$/.test(fact.specifier);
       if (!star) continue;
-      for (const target of this.#targetsOf(file, fact.specifier, fact.line)) found.push(this.exportOf(target, name, walk));
+      for (const target of this.imports.targetsOf(file.real, fact.specifier, fact.line)) found.push(this.exportOf(target, name, walk));
     }
     return merge(found);
   }
@@ -477,25 +471,12 @@ export class CallGraph {
 
   /** The calling file, its package (Go, Java, Kotlin: its folder) and the files within a few import hops: where a guessed callee may live. */
   #reachable(file: GraphFile): ReadonlySet<string> {
-    let reachable = this.#reach.get(file.real);
-    if (reachable) return reachable;
-    const found = new Set<string>([file.real]);
+    const known = this.#reach.get(file.real);
+    if (known) return known;
+    const found = new Set([file.real, ...walkGraph(this.imports, file.real, "dependencies", LIMITS.intel.calls.inferenceHops, Infinity).levels.keys()]);
     if (file.language === "go" || groupOf(file.language) === "jvm") { for (const other of this.imports.filesIn(path.dirname(file.real))) found.add(other.real); }
-    let frontier = [file.real];
-    for (let hop = 0; hop < LIMITS.intel.calls.inferenceHops && frontier.length > 0; hop++) {
-      const next: string[] = [];
-      for (const real of frontier) {
-        for (const target of this.imports.successors(real)) {
-          if (found.has(target)) continue;
-          found.add(target);
-          next.push(target);
-        }
-      }
-      frontier = next;
-    }
-    reachable = found;
-    this.#reach.set(file.real, reachable);
-    return reachable;
+    this.#reach.set(file.real, found);
+    return found;
   }
 
   #byCount(targets: SymbolRef[]): CallResolution {

@@ -5,10 +5,9 @@
  * name or its words finds it, and a whole-name match counts more (it matches more terms).
  *
  * countTerms has an ASCII path that splits and looks identifiers up straight from the text, with a
- * per-refresh identifier cache, beside the regex path above. It stays because it measured: building
- * the search index of the Go corpus (8,224 files, 50 MB; the whole of search's first call after the
- * index) took 2.3 s of CPU with it and 3.6–4.2 s with countTerms written over the regex path alone
- * (node 20, December 2026). A test holds both paths to the same terms.
+ * per-refresh identifier cache, beside the regex path above: it makes building the search index of
+ * a large tree markedly cheaper (the measurement is in docs/decisions/0012). A test holds both paths
+ * to the same terms.
  */
 
 import type { TermDictionary } from "./dictionary.ts";
