@@ -417,18 +417,6 @@ export class ImportGraph {
       })
       .sort((a, b) => b.members.length - a.members.length || (a.members[0]! < b.members[0]! ? -1 : 1));
   }
-
-  stats(): { files: number; importingFiles: number; edges: number; unresolved: number; externalPackages: number } {
-    let edges = 0;
-    let unresolvedCount = 0;
-    const packages = new Set<string>();
-    for (const imports of this.#perFile.values()) {
-      edges += imports.edges.length;
-      unresolvedCount += imports.unresolved.length;
-      for (const name of imports.externals.keys()) packages.add(name);
-    }
-    return { files: this.#table.byReal.size, importingFiles: this.#perFile.size, edges, unresolved: unresolvedCount, externalPackages: packages.size };
-  }
 }
 
 /** Breadth-first walk over dependencies, dependents or both from one or more files, up to `depth` levels; each file once, with its level (the starts are not listed). */

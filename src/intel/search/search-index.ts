@@ -147,15 +147,6 @@ export class SearchIndex {
     };
   }
 
-  /** Chunks of one file, in line order. */
-  chunksOf(real: string): Chunk[] {
-    const entry = this.#files.get(real);
-    if (!entry) return [];
-    const chunks: Chunk[] = [];
-    for (let id = entry.first; id < entry.first + entry.count; id++) chunks.push(this.#view(id));
-    return chunks;
-  }
-
   /** The chunk holding a line of a file. */
   chunkAt(real: string, line: number): Chunk | undefined {
     const entry = this.#files.get(real);
