@@ -12,12 +12,6 @@ import type { ExportedName } from "../facts/types.ts";
 import type { ImportGraph } from "./import-graph.ts";
 import type { GraphFile } from "./types.ts";
 
-/** Where a walk was cut: a cycle back into `file`, or the hop limit reached at it. */
-export interface Cut {
-  reason: "cycle" | "hops";
-  file: string;
-}
-
 /** Why a re-export could not be followed, at the file (display path) whose export broke. */
 export interface ReexportProblem {
   file: string;
@@ -30,12 +24,12 @@ export class ReexportWalk {
   readonly #seen = new Set<string>();
   readonly #path: string[] = [];
 
-  /** Runs `step` one hop deeper at (real, name): a Cut instead when that closes a cycle or passes the limit, undefined when this walk was already there. */
-  enter<R>(real: string, name: string, step: () => R): R | Cut | undefined {
+  /** Runs `step` one hop deeper at (real, name); instead, why not when that closes a cycle or passes the limit, undefined when this walk was already there. */
+  enter<R extends object>(real: string, name: string, step: () => R): R | "cycle" | "hops" | undefined {
     const key = `${real}\0${name}`;
-    if (this.#path.includes(key)) return { reason: "cycle", file: real };
+    if (this.#path.includes(key)) return "cycle";
     if (this.#seen.has(key)) return undefined;
-    if (this.#path.length > LIMITS.intel.calls.maxReexportHops) return { reason: "hops", file: real };
+    if (this.#path.length > LIMITS.intel.calls.maxReexportHops) return "hops";
     this.#seen.add(key);
     this.#path.push(key);
     try {
@@ -46,12 +40,8 @@ export class ReexportWalk {
   }
 }
 
-function isCut(value: object | undefined): value is Cut {
-  return value !== undefined && "reason" in value;
-}
-
-function cutReason(graph: ImportGraph, cut: Cut): string {
-  return cut.reason === "cycle" ? `re-export cycle through ${graph.file(cut.file)?.display ?? cut.file}` : `more than ${LIMITS.intel.calls.maxReexportHops} re-export hops`;
+function cutReason(cut: "cycle" | "hops", display: string): string {
+  return cut === "cycle" ? `re-export cycle through ${display}` : `more than ${LIMITS.intel.calls.maxReexportHops} re-export hops`;
 }
 
 /** What a name stands for: declarations (as the caller's rules read them), or module files (a namespace). */
@@ -84,30 +74,18 @@ function isEmpty(resolved: Resolved<unknown>): boolean {
 
 /** One answer from several paths: every declaration and module once, the first path's trace, an external or problem only when nothing was found. */
 function mergeResolved<T>(list: readonly Resolved<T>[]): Resolved<T> {
-  const found = new Set<T>();
-  const modules = new Set<string>();
-  let via: string[] | undefined;
-  let external: string | undefined;
-  let problem: ReexportProblem | undefined;
-  for (const resolved of list) {
-    for (const value of resolved.found) found.add(value);
-    for (const module of resolved.modules) modules.add(module);
-    if (!isEmpty(resolved)) via ??= resolved.via;
-    external ??= resolved.external;
-    problem ??= resolved.problem;
-  }
-  const merged: Resolved<T> = { found: [...found], modules: [...modules], via: via ?? [] };
-  if (isEmpty(merged)) {
-    if (external !== undefined) merged.external = external;
-    if (problem) merged.problem = problem;
-  }
-  return merged;
+  const found = new Set(list.flatMap((resolved) => resolved.found));
+  const modules = new Set(list.flatMap((resolved) => resolved.modules));
+  const merged: Resolved<T> = { found: [...found], modules: [...modules], via: list.find((resolved) => !isEmpty(resolved))?.via ?? [] };
+  if (!isEmpty(merged)) return merged;
+  const external = list.find((resolved) => resolved.external !== undefined)?.external;
+  const problem = list.find((resolved) => resolved.problem)?.problem;
+  return { ...merged, ...(external === undefined ? {} : { external }), ...(problem ? { problem } : {}) };
 }
 
 function isStarExport(exported: ExportedName): boolean {
   return exported.name === "*" && (exported.local === undefined || exported.local === "*");
 }
-
 /**
  * Where an exported name comes from: its own `from` and the import statement that brought the name
  * in (languages write the module differently in the two: Rust's `pub use a::b::C` names module
@@ -148,66 +126,62 @@ function linkOf(
   return { ...source, targets };
 }
 
-/** Looks `name` up in `target` one hop on from `file`'s link, with the target on the trace and a cut or a missing name as that link's problem. */
-function follow<T>(graph: ImportGraph, file: GraphFile, specifier: string, target: string, name: string, rules: LookupRules<T>, walk: ReexportWalk): Resolved<T> {
-  const found = lookupAt(graph, target, name, rules, walk);
-  const display = graph.file(target)!.display;
-  if (isCut(found)) return { ...NONE, problem: { file: file.display, from: specifier, reason: cutReason(graph, found) } };
-  if (found === undefined) return NONE;
-  if (isEmpty(found)) {
-    return found.problem || found.external !== undefined ?
-      found :
-      { ...NONE, problem: { file: file.display, from: specifier, reason: `${display} exports no ${JSON.stringify(name)}` } };
-  }
-  return { ...found, via: [display, ...found.via] };
-}
-
-/** What `name` stands for at the top level of the module file `real`. */
-export function lookupExport<T>(graph: ImportGraph, real: string, name: string, rules: LookupRules<T>, walk = new ReexportWalk()): Resolved<T> {
-  const found = lookupAt(graph, real, name, rules, walk);
-  if (isCut(found)) return { ...NONE, problem: { file: graph.file(real)?.display ?? real, reason: cutReason(graph, found) } };
-  return found ?? NONE;
-}
-
-function lookupAt<T>(graph: ImportGraph, real: string, name: string, rules: LookupRules<T>, walk: ReexportWalk): Resolved<T> | Cut | undefined {
+/**
+ * What `name` stands for at the top level of the module file `real`. Reached through a link of
+ * another file (`hop`), the file is on the trace and a cut or a missing name is that link's problem.
+ */
+export function lookupExport<T>(
+  graph: ImportGraph,
+  real: string,
+  name: string,
+  rules: LookupRules<T>,
+  walk = new ReexportWalk(),
+  hop?: { file: GraphFile; specifier: string },
+): Resolved<T> {
   const file = graph.file(real);
   if (!file) return NONE;
-  return walk.enter(real, name, (): Resolved<T> => {
-    const declared = rules.declared(file, name);
-    if (declared.length > 0) return { found: declared, modules: [], via: [] };
-    const named: Resolved<T>[] = [];
-    for (const exported of file.facts.exportedNames) {
-      if (exported.name !== name || isStarExport(exported)) continue;
-      const link = linkOf(graph, file, exported);
-      const local = exported.local ?? name;
-      if (link === undefined && !IDENTIFIER_TEXT.test(local) && rules.expression) {
-        named.push({ found: [rules.expression(file, exported)], modules: [], via: [] });
-      } else if (link === undefined) {
-        // Exported under another name, or listed (`__all__`) without an import: a declaration of this file.
-        const alias = local === name ? NONE : lookupAt(graph, real, local, rules, walk);
-        const missing = { ...NONE, problem: { file: file.display, reason: `no declaration or import named ${JSON.stringify(local)} in this file` } };
-        named.push(alias === undefined || isCut(alias) || (isEmpty(alias) && !alias.problem) ? missing : alias);
-      } else if ("problem" in link) {
-        named.push({ ...NONE, problem: link.problem });
-      } else if (link.imported === "*") {
-        // `export * as ns from` (or an exported namespace import): the name is the module itself.
-        named.push({ found: [], modules: link.targets, via: [graph.file(link.targets[0]!)!.display] });
-      } else {
-        for (const target of link.targets) named.push(follow(graph, file, link.specifier, target, link.imported, rules, walk));
-      }
+  const found = walk.enter(real, name, () => lookupIn(graph, file, name, rules, walk));
+  const at = hop ? { file: hop.file.display, from: hop.specifier } : { file: file.display };
+  if (typeof found === "string") return { ...NONE, problem: { ...at, reason: cutReason(found, file.display) } };
+  if (found === undefined || !hop) return found ?? NONE;
+  if (!isEmpty(found)) return { ...found, via: [file.display, ...found.via] };
+  return found.problem || found.external !== undefined ? found : { ...NONE, problem: { ...at, reason: `${file.display} exports no ${JSON.stringify(name)}` } };
+}
+
+function lookupIn<T>(graph: ImportGraph, file: GraphFile, name: string, rules: LookupRules<T>, walk: ReexportWalk): Resolved<T> {
+  const declared = rules.declared(file, name);
+  if (declared.length > 0) return { found: declared, modules: [], via: [] };
+  const named: Resolved<T>[] = [];
+  for (const exported of file.facts.exportedNames) {
+    if (exported.name !== name || isStarExport(exported)) continue;
+    const link = linkOf(graph, file, exported);
+    const local = exported.local ?? name;
+    if (link === undefined && !IDENTIFIER_TEXT.test(local) && rules.expression) {
+      named.push({ found: [rules.expression(file, exported)], modules: [], via: [] });
+    } else if (link === undefined) {
+      // Exported under another name, or listed (`__all__`) without an import: a declaration of this file.
+      const alias = local === name ? NONE : lookupExport(graph, file.real, local, rules, walk);
+      named.push(isEmpty(alias) ? { ...NONE, problem: { file: file.display, reason: `no declaration or import named ${JSON.stringify(local)} in this file` } } : alias);
+    } else if ("problem" in link) {
+      named.push({ ...NONE, problem: link.problem });
+    } else if (link.imported === "*") {
+      // `export * as ns from` (or an exported namespace import): the name is the module itself.
+      named.push({ found: [], modules: link.targets, via: [graph.file(link.targets[0]!)!.display] });
+    } else {
+      for (const target of link.targets) named.push(lookupExport(graph, target, link.imported, rules, walk, { file, specifier: link.specifier }));
     }
-    const imported = rules.imported?.(file, name, walk);
-    if (imported) named.push(imported);
-    const merged = mergeResolved(named);
-    if (!isEmpty(merged) || name === "default") return merged;
-    const stars: Resolved<T>[] = [];
-    for (const star of file.facts.exportedNames) {
-      if (!isStarExport(star) || star.from === undefined) continue;
-      for (const target of graph.targetsOf(real, star.from)) if (graph.file(target)) stars.push(follow(graph, file, star.from, target, name, rules, walk));
-    }
-    const starred = mergeResolved(stars);
-    return isEmpty(starred) ? merged : starred;
-  });
+  }
+  const imported = rules.imported?.(file, name, walk);
+  if (imported) named.push(imported);
+  const merged = mergeResolved(named);
+  if (!isEmpty(merged) || name === "default") return merged;
+  const stars: Resolved<T>[] = [];
+  for (const star of file.facts.exportedNames) {
+    if (!isStarExport(star) || star.from === undefined) continue;
+    for (const target of graph.targetsOf(file.real, star.from)) stars.push(lookupExport(graph, target, name, rules, walk, { file, specifier: star.from }));
+  }
+  const starred = mergeResolved(stars);
+  return isEmpty(starred) ? merged : starred;
 }
 
 /** A name a module publishes, with the file it is exported from directly and the files passed to reach it. */
@@ -244,7 +218,7 @@ function namesOf(graph: ImportGraph, file: GraphFile, problems: ReexportProblem[
     }
     const target = graph.file(link.targets[0]!)!;
     const inner = walk.enter(target.real, "*", () => namesOf(graph, target, problems, walk));
-    if (inner !== undefined && !Array.isArray(inner)) problems.push({ file: file.display, from: link.specifier, reason: cutReason(graph, inner) });
+    if (typeof inner === "string") problems.push({ file: file.display, from: link.specifier, reason: cutReason(inner, target.display) });
     else for (const entry of inner ?? []) if (entry.name !== "default") add({ ...entry, via: [target.display, ...entry.via] });
   }
   return [...names.values()];
