@@ -645,21 +645,9 @@ export class SearchIndex {
 
   /**
    * Chunks sharing the most identifiers with `anchor`: BM25 over source text with the anchor's
-   * rarest terms as the query, each counted once per chunk, so a shared rare identifier outweighs
-   * many shared common ones. The anchor chunk itself is left out. `text` is the anchor file's text
-   * (read through the source when not given).
+   * rarest terms (anchorTerms) as the query, each counted once per chunk, so a shared rare
+   * identifier outweighs many shared common ones. The anchor chunk itself is left out.
    */
-  async related(anchor: Chunk, options: { topK: number; accept?: (file: ChunkFile) => boolean; text?: string }): Promise<RelatedHit[]> {
-    let text = options.text;
-    if (text === undefined) {
-      const file = this.#source.files().find((candidate) => candidate.real === anchor.real);
-      if (!file) return [];
-      text = await this.#source.text(file);
-    }
-    return this.relatedTo(anchor, this.anchorTerms(anchor, text), options);
-  }
-
-  /** related() with the anchor's terms already taken (anchorTerms). */
   relatedTo(anchor: Chunk, anchorTerms: readonly number[], options: { topK: number; accept?: (file: ChunkFile) => boolean }): RelatedHit[] {
     const total = this.#liveChunks;
     const body = this.#fields[FIELDS.indexOf("body")]!;

@@ -349,8 +349,13 @@ describe("incremental index", () => {
           expect(anchor === undefined).toBe(fresh.chunkAt(real, lineNumber) === undefined);
           if (!anchor) continue;
           for (const topK of [1, 4]) {
-            const ours = (await kept.related(anchor, { topK })).map((hit) => [hit.chunk.display, hit.chunk.startLine, hit.score, hit.shared]);
-            const theirs = (await fresh.related(fresh.chunkAt(real, lineNumber)!, { topK })).map((hit) => [hit.chunk.display, hit.chunk.startLine, hit.score, hit.shared]);
+            const ours = kept.relatedTo(anchor, kept.anchorTerms(anchor, source.texts.get(real)!), { topK }).map((
+              hit,
+            ) => [hit.chunk.display, hit.chunk.startLine, hit.score, hit.shared]);
+            const theirAnchor = fresh.chunkAt(real, lineNumber)!;
+            const theirs = fresh.relatedTo(theirAnchor, fresh.anchorTerms(theirAnchor, source.texts.get(real)!), { topK }).map((
+              hit,
+            ) => [hit.chunk.display, hit.chunk.startLine, hit.score, hit.shared]);
             expect(ours).toEqual(theirs);
           }
         }
