@@ -8,7 +8,7 @@
  * one more is cut; a cut is returned as the problem, so a caller can say why a name is missing.
  */
 import { LIMITS } from "../../core/limits.ts";
-import type { ExportedName } from "../facts/types.ts";
+import type { ExportedName, ImportFact } from "../facts/types.ts";
 import type { ImportGraph } from "./import-graph.ts";
 import type { GraphFile } from "./types.ts";
 
@@ -95,14 +95,13 @@ function sourcesOf(file: GraphFile, exported: ExportedName): Array<{ specifier: 
   const local = exported.local ?? exported.name;
   const sources: Array<{ specifier: string; imported: string }> = [];
   if (exported.from !== undefined) sources.push({ specifier: exported.from, imported: local });
-  const imports = [...file.facts.imports].sort((a, b) => Number(b.line === exported.line) - Number(a.line === exported.line));
-  for (const fact of imports) {
-    const binding = fact.names.find((candidate) => candidate.local === (exported.from !== undefined ? exported.name : local));
-    if (binding && (exported.from === undefined || fact.line === exported.line)) {
-      sources.push({ specifier: fact.specifier, imported: exported.from !== undefined ? local : binding.imported });
-      break;
-    }
-  }
+  const wanted = exported.from !== undefined ? exported.name : local;
+  const binds = (fact: ImportFact) => fact.names.some((binding) => binding.local === wanted);
+  // The statement on the export's own line first; only that one for an export with its own `from`.
+  const fact = file.facts.imports.find((candidate) => candidate.line === exported.line && binds(candidate)) ??
+    (exported.from === undefined ? file.facts.imports.find(binds) : undefined);
+  const binding = fact?.names.find((candidate) => candidate.local === wanted);
+  if (fact && binding) sources.push({ specifier: fact.specifier, imported: exported.from !== undefined ? local : binding.imported });
   return sources;
 }
 
