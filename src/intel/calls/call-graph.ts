@@ -13,7 +13,7 @@ import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 import type { CallFact } from "../facts/types.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../graph/import-graph.ts";
-import { type LookupRules, lookupExport, ReexportWalk } from "../graph/reexports.ts";
+import { type LookupRules, lookupExport, type Resolved, ReexportWalk } from "../graph/reexports.ts";
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
 import {
   CALLABLE_KINDS,
@@ -36,6 +36,10 @@ import { type CallEdge, type CallResolution, type CallSite, type Confidence, typ
 interface CallFile {
   real: string;
   facts: { calls: readonly CallFact[] };
+}
+
+function resolvedOf(meaning: Meaning): Resolved<SymbolRef> {
+  return { found: meaning.symbols, modules: meaning.modules, via: [], ...(meaning.external === undefined ? {} : { external: meaning.external }) };
 }
 
 export class CallGraph {
@@ -218,14 +222,14 @@ export class CallGraph {
     return resolved.problem ? { symbols: [], modules: [], cut: resolved.problem.reason } : { symbols: resolved.found, modules: resolved.modules };
   }
 
-  /** Declarations are any top-level ones; a module also stands for what its imports bind, its wildcard imports last. */
+  /** Declarations are any top-level ones; a module also stands for what its imports bind. */
   readonly #rules: LookupRules<SymbolRef> = {
     declared: (file, name) => this.symbolsOf(file.real).filter((symbol) => symbol.name === name && symbol.parent === undefined && !symbol.local),
     imported: (file, name, walk) => {
       const bound = this.#importedMeaning(file, name, walk);
-      const meaning = bound && (bound.symbols.length > 0 || bound.modules.length > 0) ? bound : merge([bound ?? NOTHING, this.#starImported(file, name, walk)]);
-      return { found: meaning.symbols, modules: meaning.modules, via: [], ...(meaning.external === undefined ? {} : { external: meaning.external }) };
+      return bound && resolvedOf(bound);
     },
+    wildcard: (file, name, walk) => resolvedOf(this.#starImported(file, name, walk)),
   };
 
   /** What a name bound by one of the file's imports refers to; undefined when no import binds it. */

@@ -58,8 +58,10 @@ export interface Resolved<T> {
 export interface LookupRules<T> {
   /** Top-level declarations of `name` in `file`. */
   declared(file: GraphFile, name: string): T[];
-  /** Names the file sees through its imports without exporting them (the call graph follows `mod.name` to them); undefined when none. */
+  /** Names the file's imports bind without exporting them (the call graph follows `mod.name` to them); undefined when none. */
   imported?(file: GraphFile, name: string, walk: ReexportWalk): Resolved<T> | undefined;
+  /** Names its wildcard imports bring in (`from x import *`), tried with its star re-exports. */
+  wildcard?(file: GraphFile, name: string, walk: ReexportWalk): Resolved<T>;
   /** An export of an expression (`export default <expression>`); without it such a name has no declaration. */
   expression?(file: GraphFile, exported: ExportedName): T;
 }
@@ -174,7 +176,7 @@ function lookupIn<T>(graph: ImportGraph, file: GraphFile, name: string, rules: L
   if (imported) named.push(imported);
   const merged = mergeResolved(named);
   if (!isEmpty(merged) || name === "default") return merged;
-  const stars: Resolved<T>[] = [];
+  const stars: Resolved<T>[] = rules.wildcard ? [rules.wildcard(file, name, walk)] : [];
   for (const star of file.facts.exportedNames) {
     if (!isStarExport(star) || star.from === undefined) continue;
     for (const target of graph.targetsOf(file.real, star.from)) stars.push(lookupExport(graph, target, name, rules, walk, { file, specifier: star.from }));

@@ -76,10 +76,9 @@ interface SurfaceState {
   cache: Map<string, SurfaceEntry[]>;
 }
 
-/** A declaration as the surface reads it: any top-level declaration of the name, exported or not (`export { a as b }`, `__all__`). */
+/** A declaration as the surface reads it: any top-level declaration of the name, exported or file-local (`class A {}; export { A as B }`, `__all__`). */
 const DECLARATIONS: LookupRules<SurfaceEntry> = {
-  declared: (file, name) =>
-    file.facts.symbols.filter((symbol) => symbol.parent === undefined && symbol.name === name && symbol.local !== true).map((symbol) => entryFor(file, symbol, name)),
+  declared: (file, name) => file.facts.symbols.filter((symbol) => symbol.parent === undefined && symbol.name === name).map((symbol) => entryFor(file, symbol, name)),
   // `export default <expression>`: the value itself is the export.
   expression: (file, exported) => ({
     name: exported.name,
