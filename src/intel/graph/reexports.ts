@@ -14,7 +14,9 @@ import type { GraphFile } from "./types.ts";
 
 /** Why a re-export could not be followed, at the file (display path) whose export broke. */
 export interface ReexportProblem {
+  /** The file with the re-export. */
   file: string;
+  /** The module specifier it was re-exported from. */
   from?: string;
   reason: string;
 }

@@ -34,13 +34,9 @@ export interface SurfaceEntry extends SurfaceMember {
   members?: SurfaceMember[];
 }
 
-export interface SurfaceProblem {
+export interface SurfaceProblem extends ReexportProblem {
+  /** The name that could not be followed ("*" for a star re-export). */
   name: string;
-  /** The module specifier it was re-exported from. */
-  from?: string;
-  /** The file with the re-export. */
-  file: string;
-  reason: string;
 }
 
 /** Symbol kinds that hold members. */
