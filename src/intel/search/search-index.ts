@@ -126,27 +126,6 @@ export class SearchIndex {
     return this.#liveChunks;
   }
 
-  /** What the index holds, for measurements: chunks, term-chunk pairs, distinct terms, and bytes of its arrays by part. */
-  stats(): { chunks: number; pairs: number; tailPairs: number; terms: number; bytes: Record<"terms" | "chunks" | "defines" | "postings" | "scratch", number> } {
-    let pairs = 0;
-    let tailPairs = 0;
-    let postings = 0;
-    for (const field of this.#fields) {
-      pairs += field.pairs;
-      tailPairs += field.tailSize;
-      postings += field.bytes;
-    }
-    let scratch = this.#board.scores.byteLength + this.#board.stamps.byteLength + this.#board.touched.byteLength;
-    for (const counter of this.#counters) scratch += counter.counts.byteLength + counter.ids.byteLength;
-    return {
-      chunks: this.#liveChunks,
-      pairs,
-      tailPairs,
-      terms: this.#dictionary.size,
-      bytes: { terms: this.#dictionary.bytes, chunks: this.#chunks.bytes + this.#live.flags.byteLength, defines: this.#defines.bytes, postings, scratch },
-    };
-  }
-
   /** The chunk holding a line of a file. */
   chunkAt(real: string, line: number): Chunk | undefined {
     const entry = this.#files.get(real);
