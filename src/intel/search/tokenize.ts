@@ -54,18 +54,6 @@ export function identifiersIn(text: string): string[] {
   return text.match(IDENTIFIER) ?? [];
 }
 
-/** Term frequencies of a text (every identifier expanded into its terms), and the total term count. */
-export function termCounts(text: string, into: Map<string, number> = new Map()): { counts: Map<string, number>; length: number } {
-  let length = 0;
-  for (const identifier of identifiersIn(text)) {
-    for (const term of identifierTerms(identifier)) {
-      into.set(term, (into.get(term) ?? 0) + 1);
-      length++;
-    }
-  }
-  return { counts: into, length };
-}
-
 /** Query terms in order of first appearance, without repeats. */
 export function queryTerms(query: string): string[] {
   const seen = new Set<string>();

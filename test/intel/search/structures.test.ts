@@ -12,9 +12,22 @@ import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
 import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts";
 import { snippetOf } from "../../../src/intel/search/present.ts";
-import { countTerms, IdentifierCache, TermCounter, termCounts } from "../../../src/intel/search/tokenize.ts";
+import { countTerms, IdentifierCache, identifiersIn, identifierTerms, TermCounter } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
 import { random } from "../../support/random.ts";
+
+/** The regular-expression path alone: term frequencies of a text and its total term count, what countTerms must agree with. */
+function termCounts(text: string): { counts: Map<string, number>; length: number } {
+  const counts = new Map<string, number>();
+  let length = 0;
+  for (const identifier of identifiersIn(text)) {
+    for (const term of identifierTerms(identifier)) {
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+      length++;
+    }
+  }
+  return { counts, length };
+}
 
 const WORDS = ["parse", "http", "Response", "token", "bucket", "retry", "limit", "JSON", "read", "full", "buffer", "größe", "naïve", "x", "id", "v2", "URL", "Ω", "δelta", "π"];
 const JOINERS = ["", "_", "$", "__", ""];
