@@ -454,11 +454,6 @@ export class SearchIndex {
     return this.#chunks.startLine[a]! - this.#chunks.startLine[b]!;
   };
 
-  /** Whether every indexed file's source text is searchable (none over the size limit). */
-  get bodiesSkipped(): number {
-    return this.#bodiesSkipped.size;
-  }
-
   /** A chunk filter from a file filter, asking it once per file. */
   #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk): ((id: number) => boolean) | undefined {
     if (!accept && !exclude) return undefined;
