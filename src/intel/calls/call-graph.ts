@@ -5,16 +5,15 @@
  * file, enclosing class, same Go package — `exact`), or, failing those, every workspace declaration
  * of that name in a compatible language (one — `inferred`; several — `ambiguous`, all listed).
  * Finding the callers of a symbol looks only at calls of its name and of the names it is imported
- * or re-exported under, so a query never resolves the whole workspace.
- *
- * Over 600 lines on purpose: resolution through imports, scope and the workspace fallback shares one
- * memo per index generation; the language rules that stand alone are in names.ts.
+ * or re-exported under, so a query never resolves the whole workspace. Names through a module's
+ * exports come from the re-export resolver (graph/reexports.ts) that `surface` uses too.
  */
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 import type { CallFact } from "../facts/types.ts";
-import { type GraphOptions, ImportGraph } from "../graph/import-graph.ts";
+import { type GraphOptions, ImportGraph, walkGraph } from "../graph/import-graph.ts";
+import { type LookupRules, lookupExport, type Resolved, ReexportWalk } from "../graph/reexports.ts";
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
 import {
   CALLABLE_KINDS,
@@ -37,6 +36,10 @@ import { type CallEdge, type CallResolution, type CallSite, type Confidence, typ
 interface CallFile {
   real: string;
   facts: { calls: readonly CallFact[] };
+}
+
+function resolvedOf(meaning: Meaning): Resolved<SymbolRef> {
+  return { found: meaning.symbols, modules: meaning.modules, via: [], ...(meaning.external === undefined ? {} : { external: meaning.external }) };
 }
 
 export class CallGraph {
@@ -132,10 +135,6 @@ export class CallGraph {
     this.#generation = this.imports.generation;
   }
 
-  get generation(): number {
-    return this.#generation;
-  }
-
   // ---------------------------------------------------------------- symbols
 
   symbolsOf(real: string): readonly SymbolRef[] {
@@ -216,59 +215,30 @@ export class CallGraph {
 
   // ---------------------------------------------------------------- names through imports
 
-  /** What `name` means at the top level of a module file: declarations, re-exports, star exports, imports. */
-  exportOf(fileReal: string, name: string, hops = 0, seen = new Set<string>()): Meaning {
-    const key = `${fileReal}\0${name}`;
-    if (hops > LIMITS.intel.calls.maxReexportHops || seen.has(key)) return NOTHING;
-    seen.add(key);
-    const file = this.imports.file(fileReal);
-    if (!file) return NOTHING;
-    const declared = this.symbolsOf(fileReal).filter((symbol) => symbol.name === name && symbol.parent === undefined && !symbol.local);
-    if (declared.length > 0) return { symbols: declared, modules: [] };
-    const found: Meaning[] = [];
-    for (const exported of file.facts.exportedNames) {
-      if (exported.name !== name) continue;
-      const inner = exported.local ?? name;
-      if (exported.from !== undefined) {
-        const targets = this.#targetsOf(file, exported.from);
-        // `export * as ns from "./x"`: the name is the module itself.
-        if (inner === "*") found.push({ symbols: [], modules: targets });
-        else for (const target of targets) found.push(this.exportOf(target, inner, hops + 1, seen));
-      } else if (inner !== name) {
-        found.push(this.exportOf(fileReal, inner, hops + 1, seen));
-      }
-    }
-    const bound = this.#importedMeaning(file, name, hops + 1, seen);
-    if (bound) found.push(bound);
-    const merged = merge(found);
-    if (merged.symbols.length > 0 || merged.modules.length > 0) return merged;
-    // Star re-exports (`export * from`, `from x import *`, `pub use x::*`).
-    const stars: Meaning[] = [];
-    for (const fact of file.facts.imports) {
-      const isStar = fact.names.some((entry) => entry.imported === "*" && entry.local === "*") || /::\*$/.test(fact.specifier);
-      if (!isStar) continue;
-      for (const target of this.#targetsOf(file, fact.specifier, fact.line)) stars.push(this.exportOf(target, name, hops + 1, seen));
-    }
-    for (const exported of file.facts.exportedNames) {
-      if (exported.name === "*" && exported.from !== undefined) {
-        for (const target of this.#targetsOf(file, exported.from)) stars.push(this.exportOf(target, name, hops + 1, seen));
-      }
-    }
-    const starred = merge(stars);
-    return starred.symbols.length > 0 || starred.modules.length > 0 ? starred : merged;
+  /** What `name` means at the top level of a module file: declarations, re-exports, star exports, imports (the re-export resolver, reexports.ts). */
+  exportOf(fileReal: string, name: string, walk = new ReexportWalk()): Meaning {
+    const resolved = lookupExport(this.imports, fileReal, name, this.#rules, walk);
+    if (resolved.external !== undefined) return { ...NOTHING, external: resolved.external };
+    return resolved.problem ? { symbols: [], modules: [], cut: resolved.problem.reason } : { symbols: resolved.found, modules: resolved.modules };
   }
 
-  #targetsOf(file: GraphFile, specifier: string, line?: number): string[] {
-    return this.imports.targetsOf(file.real, specifier, line);
-  }
+  /** Declarations are any top-level ones; a module also stands for what its imports bind. */
+  readonly #rules: LookupRules<SymbolRef> = {
+    declared: (file, name) => this.symbolsOf(file.real).filter((symbol) => symbol.name === name && symbol.parent === undefined && !symbol.local),
+    imported: (file, name, walk) => {
+      const bound = this.#importedMeaning(file, name, walk);
+      return bound && resolvedOf(bound);
+    },
+    wildcard: (file, name, walk) => resolvedOf(this.#starImported(file, name, walk)),
+  };
 
   /** What a name bound by one of the file's imports refers to; undefined when no import binds it. */
-  #importedMeaning(file: GraphFile, local: string, hops: number, seen: Set<string>): Meaning | undefined {
+  #importedMeaning(file: GraphFile, local: string, walk: ReexportWalk): Meaning | undefined {
     const meanings: Meaning[] = [];
     for (const fact of file.facts.imports) {
       for (const binding of bindings(file, fact)) {
         if (binding.local !== local) continue;
-        const targets = this.#targetsOf(file, fact.specifier, fact.line);
+        const targets = this.imports.targetsOf(file.real, fact.specifier, fact.line);
         if (targets.length === 0) {
           const unresolved = this.imports.unresolvedOf(file.real).some((entry) => entry.line === fact.line && entry.specifier === fact.specifier);
           meanings.push(unresolved ? NOTHING : { symbols: [], modules: [], external: fact.specifier });
@@ -278,7 +248,7 @@ export class CallGraph {
           meanings.push({ symbols: [], modules: targets });
           continue;
         }
-        const exported = merge(targets.map((target) => this.exportOf(target, binding.imported, hops, seen)));
+        const exported = merge(targets.map((target) => this.exportOf(target, binding.imported, walk)));
         if (exported.symbols.length > 0 || exported.modules.length > 0) {
           meanings.push(exported);
           continue;
@@ -320,14 +290,14 @@ export class CallGraph {
         const dotted = parts.slice(0, length).join(".");
         const fact = file.facts.imports.find((candidate) => candidate.specifier === dotted && candidate.names.some((name) => name.imported === dotted && name.local === head));
         if (!fact) continue;
-        meaning = { symbols: [], modules: this.#targetsOf(file, fact.specifier, fact.line) };
+        meaning = { symbols: [], modules: this.imports.targetsOf(file.real, fact.specifier, fact.line) };
         rest = parts.slice(length);
       }
       if (meaning) return this.#walkMembers(meaning, rest);
     }
     const declared = this.symbolsOf(fileReal).filter((symbol) => symbol.name === head && symbol.parent === undefined && !symbol.local);
     if (declared.length > 0) meaning = { symbols: declared, modules: [] };
-    else meaning = this.#importedMeaning(file, head, 0, new Set());
+    else meaning = this.#importedMeaning(file, head, new ReexportWalk());
     if (!meaning && (file.language === "go" || groupOf(file.language) === "jvm")) meaning = this.#samePackage(file, head);
     if (!meaning) return NOTHING;
     return this.#walkMembers(meaning, rest);
@@ -395,12 +365,12 @@ export class CallGraph {
     if (qualifier === undefined || qualifier.length === 0) {
       const inScope = this.#inScope(file, name, fact.caller);
       if (inScope.length > 0) return exact(inScope);
-      const imported = this.#importedMeaning(file, name, 0, new Set());
+      const imported = this.#importedMeaning(file, name, new ReexportWalk());
       if (imported) {
         if (imported.symbols.length > 0) return exact(imported.symbols);
         if (imported.external !== undefined) return { status: "external", detail: imported.external };
       }
-      const starred = this.#starImported(file, name);
+      const starred = this.#starImported(file, name).symbols;
       if (starred.length > 0) return exact(starred);
       if (IMPLICIT_RECEIVER.has(file.language)) {
         const own = this.#enclosingMembers(file, fact.caller, name);
@@ -438,7 +408,8 @@ export class CallGraph {
         }
         const targets = merge(found).symbols;
         if (targets.length > 0) return allExact ? exact(targets) : this.#byCount(targets);
-        if (meaning.modules.length > 0) return { status: "unresolved", detail: `${name} is not declared in ${qualifier}` };
+        const cut = found.find((one) => one.cut !== undefined)?.cut;
+        if (meaning.modules.length > 0) return { status: "unresolved", detail: `${name} is not declared in ${qualifier}${cut === undefined ? "" : ` (${cut})`}` };
       }
       if (KNOWN_GLOBALS.has(head) && !this.#isBound(file, head)) return { status: "external", detail: `${head} is a runtime global` };
     }
@@ -446,15 +417,15 @@ export class CallGraph {
   }
 
   /** A name brought into scope by a wildcard import (`from x import *`, `import a.b.*`, `use x::*`). */
-  #starImported(file: GraphFile, name: string): SymbolRef[] {
-    const found: SymbolRef[] = [];
+  #starImported(file: GraphFile, name: string, walk?: ReexportWalk): Meaning {
+    const found: Meaning[] = [];
     for (const fact of file.facts.imports) {
       if (fact.kind === "reexport") continue;
       const star = fact.names.some((entry) => entry.imported === "*" && entry.local === "*") || /::\*$/.test(fact.specifier);
       if (!star) continue;
-      for (const target of this.#targetsOf(file, fact.specifier, fact.line)) found.push(...this.exportOf(target, name).symbols);
+      for (const target of this.imports.targetsOf(file.real, fact.specifier, fact.line)) found.push(this.exportOf(target, name, walk));
     }
-    return found;
+    return merge(found);
   }
 
   #isBound(file: GraphFile, name: string): boolean {
@@ -504,25 +475,12 @@ export class CallGraph {
 
   /** The calling file, its package (Go, Java, Kotlin: its folder) and the files within a few import hops: where a guessed callee may live. */
   #reachable(file: GraphFile): ReadonlySet<string> {
-    let reachable = this.#reach.get(file.real);
-    if (reachable) return reachable;
-    const found = new Set<string>([file.real]);
+    const known = this.#reach.get(file.real);
+    if (known) return known;
+    const found = new Set([file.real, ...walkGraph(this.imports, file.real, "dependencies", LIMITS.intel.calls.inferenceHops, Infinity).levels.keys()]);
     if (file.language === "go" || groupOf(file.language) === "jvm") { for (const other of this.imports.filesIn(path.dirname(file.real))) found.add(other.real); }
-    let frontier = [file.real];
-    for (let hop = 0; hop < LIMITS.intel.calls.inferenceHops && frontier.length > 0; hop++) {
-      const next: string[] = [];
-      for (const real of frontier) {
-        for (const target of this.imports.successors(real)) {
-          if (found.has(target)) continue;
-          found.add(target);
-          next.push(target);
-        }
-      }
-      frontier = next;
-    }
-    reachable = found;
-    this.#reach.set(file.real, reachable);
-    return reachable;
+    this.#reach.set(file.real, found);
+    return found;
   }
 
   #byCount(targets: SymbolRef[]): CallResolution {

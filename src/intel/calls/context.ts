@@ -6,6 +6,7 @@
  * large callees cannot crowd them out. Everything left out is named.
  */
 import { cutToTokens, estimateTokens } from "../../helpers/tokens.ts";
+import { splitLines } from "../../text/index.ts";
 import type { CallGraph } from "./call-graph.ts";
 import { type Confidence, type SymbolRef, symbolKey } from "./types.ts";
 
@@ -36,8 +37,7 @@ export interface PackedContext {
 export type TextReader = (real: string) => Promise<string | undefined>;
 
 function slice(text: string, startLine: number, endLine: number): string {
-  const lines = text.split(/\r?\n/);
-  return lines.slice(Math.max(0, startLine - 1), Math.max(startLine, endLine)).join("\n");
+  return splitLines(text).slice(Math.max(0, startLine - 1), Math.max(startLine, endLine)).join("\n");
 }
 
 export async function packContext(

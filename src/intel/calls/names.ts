@@ -86,6 +86,8 @@ export interface Meaning {
   symbols: SymbolRef[];
   modules: string[];
   external?: string;
+  /** Why a re-export chain gave nothing (a cycle, the hop limit, a module that did not resolve). */
+  cut?: string;
 }
 
 export const NOTHING: Meaning = { symbols: [], modules: [] };

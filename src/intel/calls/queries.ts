@@ -7,7 +7,7 @@
 import { LIMITS } from "../../core/limits.ts";
 import { walkGraph } from "../graph/import-graph.ts";
 import type { CallGraph } from "./call-graph.ts";
-import { sortEdges, worst } from "./names.ts";
+import { worst } from "./names.ts";
 import { isTestFile, sourceStem, testedStem } from "./tests.ts";
 import { type CallEdge, type Confidence, CONFIDENCE_ORDER, type SymbolRef, symbolKey } from "./types.ts";
 
@@ -251,5 +251,3 @@ export function impactOf(
   const ordered = [...tests.values()].sort((a, b) => (a.via === b.via ? a.distance - b.distance : a.via < b.via ? -1 : 1) || (a.file < b.file ? -1 : 1));
   return { callers: callers.edges, dependents: walk.levels, tests: ordered, truncated };
 }
-
-export { sortEdges };

@@ -39,7 +39,7 @@ interface Stamp {
 }
 
 /** Text containment against the roots (given and real spellings); no file-system call. */
-export function insideRoots(workspace: Workspace, absolute: string): boolean {
+function insideRoots(workspace: Workspace, absolute: string): boolean {
   return locateLexically(workspace.roots, path.normalize(absolute)) !== undefined;
 }
 
@@ -151,11 +151,6 @@ export class ConfigFiles {
       }
     }
     return true;
-  }
-
-  /** Real paths of every steering file read so far. */
-  readFiles(): string[] {
-    return [...this.#stamps.keys()];
   }
 
   invalidate(): void {

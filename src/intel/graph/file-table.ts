@@ -3,7 +3,7 @@
  * candidates are checked against this table only: resolving a specifier never touches the disk.
  */
 import path from "node:path";
-import type { GraphFile, GraphIndex } from "./types.ts";
+import type { GraphFile } from "./types.ts";
 
 export class FileTable {
   readonly byReal = new Map<string, GraphFile>();
@@ -28,10 +28,6 @@ export class FileTable {
         current = parent;
       }
     }
-  }
-
-  static of(index: GraphIndex): FileTable {
-    return new FileTable(index.files());
   }
 
   has(real: string): boolean {

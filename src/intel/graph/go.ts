@@ -15,13 +15,13 @@ interface GoModule {
   directory: string;
 }
 
-export interface GoModFile {
+interface GoModFile {
   module: string | undefined;
   /** Module path → local folder text (relative to go.mod). */
   replaces: Array<{ from: string; to: string }>;
 }
 
-export function parseGoMod(text: string): GoModFile {
+function parseGoMod(text: string): GoModFile {
   const withoutComments = text.replace(/\/\/.*$/gm, "");
   const module = /^\s*module\s+("?)([^\s"]+)\1\s*$/m.exec(withoutComments)?.[2];
   const replaces: Array<{ from: string; to: string }> = [];

@@ -417,25 +417,13 @@ export class ImportGraph {
       })
       .sort((a, b) => b.members.length - a.members.length || (a.members[0]! < b.members[0]! ? -1 : 1));
   }
-
-  stats(): { files: number; importingFiles: number; edges: number; unresolved: number; externalPackages: number } {
-    let edges = 0;
-    let unresolvedCount = 0;
-    const packages = new Set<string>();
-    for (const imports of this.#perFile.values()) {
-      edges += imports.edges.length;
-      unresolvedCount += imports.unresolved.length;
-      for (const name of imports.externals.keys()) packages.add(name);
-    }
-    return { files: this.#table.byReal.size, importingFiles: this.#perFile.size, edges, unresolved: unresolvedCount, externalPackages: packages.size };
-  }
 }
 
-/** Breadth-first walk over dependencies or dependents from one or more files, up to `depth` levels; each file once, with its level (the starts are not listed). */
+/** Breadth-first walk over dependencies, dependents or both from one or more files, up to `depth` levels; each file once, with its level (the starts are not listed). */
 export function walkGraph(
-  graph: ImportGraph,
+  graph: Pick<ImportGraph, "successors" | "predecessors">,
   start: string | readonly string[],
-  direction: "dependencies" | "dependents",
+  direction: "dependencies" | "dependents" | "both",
   depth: number,
   maxNodes: number = LIMITS.intel.graph.maxWalkNodes,
 ): { levels: Map<string, number>; truncated: boolean } {
@@ -446,7 +434,7 @@ export function walkGraph(
   for (let level = 1; level <= depth && frontier.length > 0; level++) {
     const nextFrontier: string[] = [];
     for (const node of frontier) {
-      const neighbours = direction === "dependencies" ? graph.successors(node) : graph.predecessors(node);
+      const neighbours = [...(direction === "dependents" ? [] : graph.successors(node)), ...(direction === "dependencies" ? [] : graph.predecessors(node))];
       for (const neighbour of neighbours.sort()) {
         if (levels.has(neighbour)) continue;
         if (levels.size - starts.length >= maxNodes) {

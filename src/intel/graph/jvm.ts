@@ -23,7 +23,7 @@ export type JvmPackageCache = Map<string, string>;
 const MAX_CACHED_PACKAGES = 100_000;
 
 /** The package a Java/Kotlin source declares ("" for the default package). */
-export function declaredPackage(text: string): string {
+function declaredPackage(text: string): string {
   const withoutComments = text.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/.*$/gm, "");
   return /^\s*package\s+([\w.]+)/m.exec(withoutComments)?.[1] ?? "";
 }

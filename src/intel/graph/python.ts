@@ -29,12 +29,12 @@ const STDLIB = new Set(
   ).split(" "),
 );
 
-export interface PythonSpecifier {
+interface PythonSpecifier {
   level: number;
   module: string[];
 }
 
-export function parsePythonSpecifier(specifier: string): PythonSpecifier {
+function parsePythonSpecifier(specifier: string): PythonSpecifier {
   const dots = /^\.*/.exec(specifier)?.[0].length ?? 0;
   return { level: dots, module: specifier.slice(dots).split(".").map((part) => part.trim()).filter((part) => part.length > 0) };
 }

@@ -31,7 +31,7 @@ interface ModuleBase {
 }
 
 /** `a::{b, c::{d, self}}` → ["a::b", "a::c::d", "a::c"]; aliases (`as x`) dropped. */
-export function expandUseTree(text: string): string[] {
+function expandUseTree(text: string): string[] {
   const cleaned = text.replace(/\s+/g, " ").replace(/^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+/, "").replace(/;\s*$/, "").trim();
   const open = cleaned.indexOf("{");
   if (open === -1) return [cleaned.replace(/\s+as\s+\w+$/, "").trim()].filter((item) => item.length > 0);

@@ -104,21 +104,6 @@ export class FieldIndex {
     return this.#mainSize + this.#tailSize;
   }
 
-  get bytes(): number {
-    return (
-      this.#offsets.byteLength +
-      this.#ids.byteLength +
-      this.#frequencies.byteLength +
-      this.#overflow.size * 32 +
-      this.#tailIds.byteLength * 3 +
-      this.#tailFrequencies.byteLength +
-      this.#tailHead.byteLength +
-      this.#entries.byteLength +
-      this.#frequencyCache.byteLength +
-      this.#lengths.byteLength
-    );
-  }
-
   /** Adds a chunk (ids must increase from call to call) with its counted terms. */
   add(id: number, document: TermCounter): void {
     const { ids, counts, distinct, length } = document;

@@ -40,10 +40,6 @@ export class ChunkColumns {
     this.defineFirst = this.defineFirst.slice(0, size);
     this.defineCount = this.defineCount.slice(0, size);
   }
-
-  get bytes(): number {
-    return this.file.byteLength * 6 + this.ownerKind.byteLength + this.owner.length * 8;
-  }
 }
 
 /** Columns of the symbols chunks define. */
@@ -96,10 +92,6 @@ export class DefineColumns {
     }
     const terms = withSlack(this.termPoolSize);
     if (worthTrimming(this.termPool.length, terms)) this.termPool = this.termPool.slice(0, terms);
-  }
-
-  get bytes(): number {
-    return this.kind.byteLength * 21 + this.termPool.byteLength + this.qualifiedName.length * 8;
   }
 }
 

@@ -109,11 +109,6 @@ export class TermDictionary {
     }
   }
 
-  /** Bytes held, for measurements. */
-  get bytes(): number {
-    return this.#chars.byteLength + this.#start.byteLength * 3 + this.#table.byteLength;
-  }
-
   #equals(id: number, text: string, start: number, end: number, lower: boolean): boolean {
     if (this.#length[id] !== end - start) return false;
     const chars = this.#chars;

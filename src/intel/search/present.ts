@@ -4,6 +4,7 @@
  */
 import { LIMITS } from "../../core/limits.ts";
 import { lineStarts } from "../../text/index.ts";
+import { walkGraph } from "../graph/import-graph.ts";
 import { TermDictionary } from "./dictionary.ts";
 import { countTerms, TermCounter } from "./tokenize.ts";
 
@@ -66,26 +67,7 @@ export function snippetOf(text: string, startLine: number, endLine: number, term
   return { startLine: from, endLine: to, text: lines.join("\n") };
 }
 
-/** The part of an import graph proximity needs (src/intel/graph's ImportGraph satisfies it). */
-export interface Neighbours {
-  successors(real: string): string[];
-  predecessors(real: string): string[];
-}
-
 /** Hops from `start` to every file within `maxHops` imports, in either direction (start itself at 0). */
-export function hopsFrom(graph: Neighbours, start: string, maxHops: number): Map<string, number> {
-  const hops = new Map<string, number>([[start, 0]]);
-  let frontier = [start];
-  for (let level = 1; level <= maxHops && frontier.length > 0; level++) {
-    const next: string[] = [];
-    for (const node of frontier) {
-      for (const neighbour of [...graph.successors(node), ...graph.predecessors(node)]) {
-        if (hops.has(neighbour)) continue;
-        hops.set(neighbour, level);
-        next.push(neighbour);
-      }
-    }
-    frontier = next;
-  }
-  return hops;
+export function hopsFrom(graph: Parameters<typeof walkGraph>[0], start: string, maxHops: number): Map<string, number> {
+  return new Map([[start, 0], ...walkGraph(graph, start, "both", maxHops, Infinity).levels]);
 }

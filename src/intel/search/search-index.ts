@@ -126,36 +126,6 @@ export class SearchIndex {
     return this.#liveChunks;
   }
 
-  /** What the index holds, for measurements: chunks, term-chunk pairs, distinct terms, and bytes of its arrays by part. */
-  stats(): { chunks: number; pairs: number; tailPairs: number; terms: number; bytes: Record<"terms" | "chunks" | "defines" | "postings" | "scratch", number> } {
-    let pairs = 0;
-    let tailPairs = 0;
-    let postings = 0;
-    for (const field of this.#fields) {
-      pairs += field.pairs;
-      tailPairs += field.tailSize;
-      postings += field.bytes;
-    }
-    let scratch = this.#board.scores.byteLength + this.#board.stamps.byteLength + this.#board.touched.byteLength;
-    for (const counter of this.#counters) scratch += counter.counts.byteLength + counter.ids.byteLength;
-    return {
-      chunks: this.#liveChunks,
-      pairs,
-      tailPairs,
-      terms: this.#dictionary.size,
-      bytes: { terms: this.#dictionary.bytes, chunks: this.#chunks.bytes + this.#live.flags.byteLength, defines: this.#defines.bytes, postings, scratch },
-    };
-  }
-
-  /** Chunks of one file, in line order. */
-  chunksOf(real: string): Chunk[] {
-    const entry = this.#files.get(real);
-    if (!entry) return [];
-    const chunks: Chunk[] = [];
-    for (let id = entry.first; id < entry.first + entry.count; id++) chunks.push(this.#view(id));
-    return chunks;
-  }
-
   /** The chunk holding a line of a file. */
   chunkAt(real: string, line: number): Chunk | undefined {
     const entry = this.#files.get(real);
@@ -484,11 +454,6 @@ export class SearchIndex {
     return this.#chunks.startLine[a]! - this.#chunks.startLine[b]!;
   };
 
-  /** Whether every indexed file's source text is searchable (none over the size limit). */
-  get bodiesSkipped(): number {
-    return this.#bodiesSkipped.size;
-  }
-
   /** A chunk filter from a file filter, asking it once per file. */
   #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk): ((id: number) => boolean) | undefined {
     if (!accept && !exclude) return undefined;
@@ -654,21 +619,9 @@ export class SearchIndex {
 
   /**
    * Chunks sharing the most identifiers with `anchor`: BM25 over source text with the anchor's
-   * rarest terms as the query, each counted once per chunk, so a shared rare identifier outweighs
-   * many shared common ones. The anchor chunk itself is left out. `text` is the anchor file's text
-   * (read through the source when not given).
+   * rarest terms (anchorTerms) as the query, each counted once per chunk, so a shared rare
+   * identifier outweighs many shared common ones. The anchor chunk itself is left out.
    */
-  async related(anchor: Chunk, options: { topK: number; accept?: (file: ChunkFile) => boolean; text?: string }): Promise<RelatedHit[]> {
-    let text = options.text;
-    if (text === undefined) {
-      const file = this.#source.files().find((candidate) => candidate.real === anchor.real);
-      if (!file) return [];
-      text = await this.#source.text(file);
-    }
-    return this.relatedTo(anchor, this.anchorTerms(anchor, text), options);
-  }
-
-  /** related() with the anchor's terms already taken (anchorTerms). */
   relatedTo(anchor: Chunk, anchorTerms: readonly number[], options: { topK: number; accept?: (file: ChunkFile) => boolean }): RelatedHit[] {
     const total = this.#liveChunks;
     const body = this.#fields[FIELDS.indexOf("body")]!;

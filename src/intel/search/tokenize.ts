@@ -5,10 +5,9 @@
  * name or its words finds it, and a whole-name match counts more (it matches more terms).
  *
  * countTerms has an ASCII path that splits and looks identifiers up straight from the text, with a
- * per-refresh identifier cache, beside the regex path above. It stays because it measured: building
- * the search index of the Go corpus (8,224 files, 50 MB; the whole of search's first call after the
- * index) took 2.3 s of CPU with it and 3.6–4.2 s with countTerms written over the regex path alone
- * (node 20, December 2026). A test holds both paths to the same terms.
+ * per-refresh identifier cache, beside the regex path above: it makes building the search index of
+ * a large tree markedly cheaper (the measurement is in docs/decisions/0012). A test holds both paths
+ * to the same terms.
  */
 
 import type { TermDictionary } from "./dictionary.ts";
@@ -53,18 +52,6 @@ function computeTerms(identifier: string): string[] {
 /** Every identifier in a text, as written. */
 export function identifiersIn(text: string): string[] {
   return text.match(IDENTIFIER) ?? [];
-}
-
-/** Term frequencies of a text (every identifier expanded into its terms), and the total term count. */
-export function termCounts(text: string, into: Map<string, number> = new Map()): { counts: Map<string, number>; length: number } {
-  let length = 0;
-  for (const identifier of identifiersIn(text)) {
-    for (const term of identifierTerms(identifier)) {
-      into.set(term, (into.get(term) ?? 0) + 1);
-      length++;
-    }
-  }
-  return { counts: into, length };
 }
 
 /** Query terms in order of first appearance, without repeats. */

@@ -237,7 +237,7 @@ describe("related chunks", () => {
     await index.refresh();
     const anchor = index.chunkAt("/repo/bucket.ts", 3)!;
     expect(anchor.symbol).toBe("take");
-    const related = await index.related(anchor, { topK: 3 });
+    const related = index.relatedTo(anchor, index.anchorTerms(anchor, source.texts.get(anchor.real)!), { topK: 3 });
     expect(related[0]!.chunk.display).toBe("refill.ts");
     expect(related[0]!.shared).toEqual(expect.arrayContaining(["refillrate", "tokenbucket"]));
     // The next best only share what every chunk has.
