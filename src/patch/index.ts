@@ -3,7 +3,8 @@
  * or inspects the journal goes through these exports.
  */
 export { commitBatchReceipt, createWriteServices, undoBatch, writeBatch } from "./write-batch.ts";
-export type { WriteContext, WriteServices } from "./write-batch.ts";
+export type { WriteServices } from "./write-batch.ts";
+export type { WriteContext } from "./pipeline.ts";
 export type { Diagnose, WriteEntry } from "./strategies.ts";
 export type { BatchReport, FileOutcome } from "./report.ts";
 export type { AstRule } from "./ast-rules.ts";

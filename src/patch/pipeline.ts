@@ -18,13 +18,16 @@ import type { FormatResult, Formatters } from "./format.ts";
 import type { FileFacts } from "./report.ts";
 import { type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
+import type { WriteServices } from "./write-batch.ts";
 
-export interface PipelineContext {
+/** Everything a write needs from its call: the policy, the configuration, the session, the services. */
+export interface WriteContext {
   workspace: Workspace;
   config: EffectiveConfig;
   configGeneration: number;
   sessionId: string;
   signal: AbortSignal;
+  services: WriteServices;
   /** Told after every successful commit what it touched, for caches that mirror the disk (the code index). */
   onCommitted?: (event: CommittedEvent) => void;
 }
@@ -40,7 +43,7 @@ export interface SourceFile {
  * `undefined` (no hash given; refused for existing files when safety.require_hash is on),
  * a hash (must match), or `null` (the file must not exist yet).
  */
-export async function loadSource(resolved: ResolvedPath, expectedSha256: string | null | undefined, context: PipelineContext): Promise<SourceFile | null> {
+export async function loadSource(resolved: ResolvedPath, expectedSha256: string | null | undefined, context: WriteContext): Promise<SourceFile | null> {
   if (resolved.kind === "directory") throw new ToolError("not_a_file", `${resolved.display} is a directory.`);
   if (resolved.kind === "other") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
   if (!resolved.exists) {
@@ -175,7 +178,7 @@ export function refuseOverlaps(plans: Plan[]): void {
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: WriteContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
   refuseOverlaps(plans);
   refuseIfCancelled(context.signal);
   const expectedParents = new Set<string>();
@@ -190,6 +193,7 @@ export async function commitPlans(plans: Plan[], context: PipelineContext, tool:
         maxAgeDays: context.config.journal.max_age_days,
       },
       // A symlink swapped into the path after the policy check must not redirect the write.
+      journals: context.services.journals,
       verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),
       ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
     },
@@ -213,7 +217,7 @@ export interface CommittedEvent {
   tool: string;
 }
 
-function announceCommitted(context: PipelineContext, event: CommittedEvent): void {
+function announceCommitted(context: WriteContext, event: CommittedEvent): void {
   try {
     context.onCommitted?.(event);
   } catch (error) {

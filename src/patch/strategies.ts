@@ -10,17 +10,7 @@ import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/ind
 import { type AiderBlock, type AppliedBlock, applyAiderBlocks, parseAiderText } from "./aider.ts";
 import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "./ast-rules.ts";
 import type { Formatters } from "./format.ts";
-import {
-  buildTextCandidate,
-  type CandidateReport,
-  decodeSource,
-  loadSource,
-  parseChmod,
-  type PipelineContext,
-  type Plan,
-  type SourceFile,
-  type TextCandidate,
-} from "./pipeline.ts";
+import { buildTextCandidate, type CandidateReport, decodeSource, loadSource, parseChmod, type WriteContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
 import type { ReceiptBook } from "./receipts.ts";
 import type { Change, FileFacts, TypeErrors } from "./report.ts";
 
@@ -64,7 +54,7 @@ export interface Planned {
 
 /** What a strategy may use while planning. */
 export interface PlanningRun {
-  context: PipelineContext;
+  context: WriteContext;
   formatters: () => Promise<Formatters>;
   receipts: ReceiptBook<FileFacts>;
 }
@@ -171,7 +161,7 @@ async function openTarget(entry: EntryBase, expected: Expected | "current", run:
 }
 
 /** The configuration with require_hash off: for a caller that read the file itself moments ago. */
-function anyVersion(context: PipelineContext): PipelineContext["config"] {
+function anyVersion(context: WriteContext): WriteContext["config"] {
   return { ...context.config, safety: { ...context.config.safety, require_hash: false } };
 }
 

@@ -12,7 +12,8 @@ import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { FormatterCache } from "./formatter-cache.ts";
 import type { Formatters } from "./format.ts";
 import { listBatches, undoOps } from "./journal.ts";
-import { commitPlans, loadSource, type PipelineContext, type Plan, refuseIfCancelled, refuseOverlaps } from "./pipeline.ts";
+import { Journals } from "./journal-store.ts";
+import { commitPlans, loadSource, type Plan, refuseIfCancelled, refuseOverlaps, type WriteContext } from "./pipeline.ts";
 import { ReceiptBook } from "./receipts.ts";
 import type { BatchReport, Change, DiffFacts, FileFacts, FileOutcome, ReceiptTicket } from "./report.ts";
 import { type Planned, planEntry, type WriteEntry, writePlan } from "./strategies.ts";
@@ -29,10 +30,11 @@ interface BatchFileSummary {
   removed: number;
 }
 
-/** The write path's per-process state: preview receipts and the formatter cache. */
+/** The write path's per-process state: preview receipts, the formatter cache, the journal stores. */
 export interface WriteServices {
   receipts: ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>;
   formatters: FormatterCache;
+  journals: Journals;
   /** Entries of one batch planned at once (reads, policy checks and parses overlap with formatting). */
   planConcurrency: number;
   /** Frees what a closed session held (its preview receipts). */
@@ -44,14 +46,10 @@ export function createWriteServices(options: { formatterSettleMs?: number; planC
   return {
     receipts,
     formatters: new FormatterCache(options.formatterSettleMs === undefined ? {} : { settleMs: options.formatterSettleMs }),
+    journals: new Journals(),
     planConcurrency: options.planConcurrency ?? 8,
     closeSession: (sessionId) => receipts.dropSession(sessionId),
   };
-}
-
-/** Everything a write needs from its call: the policy, the configuration, the session, the services. */
-export interface WriteContext extends PipelineContext {
-  services: WriteServices;
 }
 
 export interface BatchOptions {
