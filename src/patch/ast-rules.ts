@@ -31,7 +31,7 @@ import {
   supportsSyntaxTree,
   type TopLevelStatement,
 } from "../syntax/index.ts";
-import { knownStatements, LOCAL_CHECK_MAX_SHARE } from "./syntax-guard.ts";
+import { LOCAL_CHECK_MAX_SHARE, type SyntaxGuard } from "./syntax-guard.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -299,15 +299,15 @@ export function applyAstRules(text: string, languageId: LanguageId | null, rules
 
 /**
  * applyAstRules with each parse on the thread pool, so the main thread stays free meanwhile: a
- * batch planned several files at a time formats some while others parse.
+ * batch planned several files at a time formats some while others parse. The first rule starts
+ * from the statements `guard` kept of the text, when it checked it lately.
  */
-export async function applyAstRulesAsync(text: string, languageId: LanguageId | null, rules: AstRule[]): Promise<AstRulesResult> {
+export async function applyAstRulesAsync(text: string, languageId: LanguageId | null, rules: AstRule[], guard?: SyntaxGuard): Promise<AstRulesResult> {
   checkRuleCount(rules);
   const result: AstRulesResult = { text, rules: [] };
   for (const [index, rule] of rules.entries()) {
     const language = prepareRule(rule, index, languageId);
-    // The first rule runs on the original, whose statements a recent check may have kept.
-    const statements = index === 0 ? knownStatements(language, result.text) : undefined;
+    const statements = index === 0 ? guard?.knownStatements(language, result.text) : undefined;
     const parts = (statements && statementsThatCanMatch(language, result.text, statements, rule)) ?? wholeTree(await parseTreeAsync(language, result.text));
     applyRule(rule, index, language, parts, result);
   }

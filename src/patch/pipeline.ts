@@ -16,7 +16,7 @@ import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import type { FormatResult, Formatters } from "./format.ts";
 import type { FileFacts } from "./report.ts";
-import { type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
+import { type SyntaxGuard, type SyntaxReport, refuseRegression } from "./syntax-guard.ts";
 import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
 import type { WriteServices } from "./write-batch.ts";
 
@@ -109,6 +109,7 @@ interface CandidateOptions {
   encodeAs: Pick<DecodedFile, "encoding" | "bom">;
   allowSyntaxErrors: boolean;
   formatters: Formatters;
+  syntax: SyntaxGuard;
   config: EffectiveConfig;
 }
 
@@ -123,7 +124,7 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
   const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
-  const inspection = await inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  const inspection = await options.syntax.inspect(resolved.display, language, before, options.candidateText, { statements: byStatement });
   const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
   // Statement boundaries of a tree with errors need not be the formatter's.

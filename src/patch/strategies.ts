@@ -89,7 +89,7 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     }
     const original = target.decoded.text;
     const language = entry.language ?? languageOf(target.resolved.relative, firstLineOf(original.slice(0, 200)), run.context.config.languages.overrides) ?? null;
-    const result = await applyAstRulesAsync(original, language, entry.rules);
+    const result = await applyAstRulesAsync(original, language, entry.rules, run.context.services.syntax);
     return textPlan(entry, target, result.text, entry.allowSyntaxErrors, { rules: rulesOf(result.rules) }, run, entry.diagnose);
   },
   receipt: async (entry, run) => {
@@ -200,6 +200,7 @@ async function textPlan(
     encodeAs: decoded ?? newFileDefaults(),
     allowSyntaxErrors: allowSyntaxErrors ?? false,
     formatters: await run.formatters(),
+    syntax: run.context.services.syntax,
     config: run.context.config,
   });
   const report: FileFacts = { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) };

@@ -13,6 +13,7 @@ import { FormatterCache } from "./formatter-cache.ts";
 import type { Formatters } from "./format.ts";
 import { listBatches, undoOps } from "./journal.ts";
 import { Journals } from "./journal-store.ts";
+import { SyntaxGuard } from "./syntax-guard.ts";
 import { commitPlans, loadSource, type Plan, refuseIfCancelled, refuseOverlaps, type WriteContext } from "./pipeline.ts";
 import { ReceiptBook } from "./receipts.ts";
 import type { BatchReport, Change, DiffFacts, FileFacts, FileOutcome, ReceiptTicket } from "./report.ts";
@@ -30,11 +31,12 @@ interface BatchFileSummary {
   removed: number;
 }
 
-/** The write path's per-process state: preview receipts, the formatter cache, the journal stores. */
+/** The write path's per-process state: preview receipts, the formatter cache, the journal stores, the syntax guard's memory. */
 export interface WriteServices {
   receipts: ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>;
   formatters: FormatterCache;
   journals: Journals;
+  syntax: SyntaxGuard;
   /** Entries of one batch planned at once (reads, policy checks and parses overlap with formatting). */
   planConcurrency: number;
   /** Frees what a closed session held (its preview receipts). */
@@ -47,6 +49,7 @@ export function createWriteServices(options: { formatterSettleMs?: number; planC
     receipts,
     formatters: new FormatterCache(options.formatterSettleMs === undefined ? {} : { settleMs: options.formatterSettleMs }),
     journals: new Journals(),
+    syntax: new SyntaxGuard(),
     planConcurrency: options.planConcurrency ?? 8,
     closeSession: (sessionId) => receipts.dropSession(sessionId),
   };
