@@ -28,7 +28,6 @@ import {
   type EntryReading,
   type HeldEntry,
   type HeldLocks,
-  heldEntries,
   isStale,
   listDirectory,
   lockEntryPath,
@@ -36,6 +35,7 @@ import {
   type LockTarget,
   lockTimeout,
   processFiles,
+  processLocks,
   readEntry,
   removeStale,
   sameName,
@@ -158,7 +158,7 @@ function removeEmptyDirectories(dir: string, bound: string, at: (real: string) =
 
 // The entries of a process that exits normally go with it; a killed one's are recovered by the next writer.
 process.on("exit", () => {
-  for (const held of [...heldEntries.values()]) releaseEntry(held);
+  for (const held of [...processLocks.held.values()]) releaseEntry(held);
   for (const file of processFiles()) {
     try {
       unlinkSync(file);
@@ -171,18 +171,11 @@ process.on("exit", () => {
 // ---------------------------------------------------------------------------------------------
 // In-process queue.
 
-interface LocalEntry {
-  held: boolean;
-  waiters: Array<() => void>;
-}
-
-const localLocks = new Map<string, LocalEntry>();
-
 function acquireLocal(key: string, target: string, deadline: number, timeoutMs: number): Promise<() => void> {
-  let entry = localLocks.get(key);
+  let entry = processLocks.queues.get(key);
   if (entry === undefined) {
     entry = { held: false, waiters: [] };
-    localLocks.set(key, entry);
+    processLocks.queues.set(key, entry);
   }
   const current = entry;
   let released = false;
@@ -193,7 +186,7 @@ function acquireLocal(key: string, target: string, deadline: number, timeoutMs: 
     if (next !== undefined) next();
     else {
       current.held = false;
-      localLocks.delete(key);
+      processLocks.queues.delete(key);
     }
   };
   if (!current.held) {
