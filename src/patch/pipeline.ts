@@ -121,9 +121,11 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   const { resolved, original } = options;
   const firstLine = firstLineOf((original?.text ?? options.candidateText).slice(0, 200));
   const language = languageOf(resolved.relative, firstLine, options.config.languages.overrides) ?? null;
+  // Where an override gave the file its language, that language picks the formatter, not the name.
+  const formatAs = language !== null && language !== languageOf(resolved.relative, firstLine) ? language : undefined;
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
-  const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
+  const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText, formatAs);
   const inspection = await options.syntax.inspect(resolved.display, language, before, options.candidateText, { statements: byStatement });
   const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
@@ -131,7 +133,7 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   const statements = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
   const formatted: FormatResult = options.allowSyntaxErrors && syntax.newErrors.length > 0 ?
     { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" } :
-    await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
+    await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements, formatAs);
   const bytes = encodeLike(formatted.text, options.encodeAs);
   if (bytes.length > LIMITS.patch.maxCandidateBytes) {
     throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
