@@ -6,7 +6,7 @@ export { commitBatchReceipt, createWriteServices, undoBatch, writeBatch } from "
 export type { WriteServices } from "./write-batch.ts";
 export type { WriteContext } from "./pipeline.ts";
 export type { Diagnose, WriteEntry } from "./strategies.ts";
-export type { BatchReport, FileOutcome } from "./report.ts";
+export { type BatchReport, FileFactsSchema, type FileOutcome } from "./report.ts";
 export type { AstRule } from "./ast-rules.ts";
 export type { CommittedEvent } from "./pipeline.ts";
 export { commitBatch } from "./commit.ts";
