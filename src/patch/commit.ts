@@ -25,7 +25,6 @@ import { applyOp, fsyncAll, hardLinked, rollbackRecord, tempPath } from "./apply
 import { BatchDirectories } from "./batch-directories.ts";
 import { errnoOf, inspectFile, isMissing, preserveFile, stageBytesUnsynced, type FileFacts, type UnsyncedFile, writeThenFlush } from "./durable-fs.ts";
 import {
-  DEFAULT_JOURNAL_LIMITS,
   discardCommitMark,
   discardStaging,
   markCommitted,
@@ -44,6 +43,7 @@ import {
 import { withPathLocks, type LockTarget } from "./locks.ts";
 import { currentProcess } from "./process-identity.ts";
 import { assertOutsideRoots, stateDirectory } from "../config/state-dir.ts";
+import { DEFAULT_CONFIG } from "../config/schema.ts";
 
 export type CommitOp =
   /**
@@ -613,7 +613,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
 
   let undoable = true;
   try {
-    const removed = await journal.prune(options.journalLimits ?? DEFAULT_JOURNAL_LIMITS);
+    const removed = await journal.prune(options.journalLimits ?? DEFAULT_CONFIG.journal);
     undoable = !removed.includes(record.id);
   } catch (error) {
     log.warn("could not prune the write journal", { error });

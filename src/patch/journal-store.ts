@@ -21,7 +21,7 @@ import { log } from "../core/log.ts";
 import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeFileUnsynced } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
-import { DEFAULT_CONFIG } from "../config/schema.ts";
+import type { EffectiveConfig } from "../config/schema.ts";
 
 /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
 export const JOURNAL_LIST_INTERVAL_MS = 5_000;
@@ -77,22 +77,8 @@ export interface BatchRecord {
   recovery: { at: string; action: string; conflicts: string[] } | null;
 }
 
-export interface JournalLimits {
-  maxBatches: number;
-  maxBytes: number;
-  maxAgeDays: number;
-}
-
-export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
-  maxBatches: DEFAULT_CONFIG.journal.max_batches,
-  maxBytes: DEFAULT_CONFIG.journal.max_bytes,
-  maxAgeDays: DEFAULT_CONFIG.journal.max_age_days,
-};
-
-/** The [journal] configuration table as limits. */
-export function journalLimitsFromConfig(journal: { max_batches: number; max_bytes: number; max_age_days: number }): JournalLimits {
-  return { maxBatches: journal.max_batches, maxBytes: journal.max_bytes, maxAgeDays: journal.max_age_days };
-}
+/** How much of the journal is kept for undo: the [journal] configuration table. */
+export type JournalLimits = EffectiveConfig["journal"];
 
 const RECORD_FILE = "batch.json";
 /**
@@ -107,7 +93,7 @@ const COMMITTED_RECORD_FILE = "committed.json";
 /** Older writers' commit mark: the committed record, prepared beside batch.json and renamed onto it. */
 const LEGACY_COMMIT_MARK_FILE = "batch.committed.json";
 /** Where format 1 batches keep their before-images. */
-export const IMAGES_SUBDIR = "images";
+const IMAGES_SUBDIR = "images";
 const BATCH_ID = /^\d{8}T\d{9}Z-[0-9a-f]{10}$/;
 
 /** Process-wide by nature: ids stay strictly increasing across every journal this process writes. */
@@ -125,7 +111,7 @@ export function isBatchId(text: string): boolean {
   return BATCH_ID.test(text);
 }
 
-export function batchDirectory(stateDir: string, id: string): string {
+function batchDirectory(stateDir: string, id: string): string {
   return path.join(stateDir, JOURNAL_SUBDIR, id);
 }
 
@@ -284,7 +270,7 @@ export class JournalStore {
     // Listing a journal of hundreds of batches costs more than the rest of a small commit, so it is
     // repeated only now and then; in between, pruning goes by the batches known here (batches other
     // processes added meanwhile count at the next listing; one they removed is simply gone).
-    const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
+    const oldestAllowed = now - limits.max_age_days * 86_400_000;
     const listedAt = this.#listedAt;
     let kept: PruneFacts[];
     if (listedAt !== undefined && now >= listedAt && now - listedAt < JOURNAL_LIST_INTERVAL_MS) {
@@ -299,7 +285,7 @@ export class JournalStore {
     while (kept.length > 0) {
       const oldest = kept[0] as PruneFacts;
       const expired = oldest.time < oldestAllowed;
-      if (!expired && kept.length <= limits.maxBatches && totalBytes <= limits.maxBytes) break;
+      if (!expired && kept.length <= limits.max_batches && totalBytes <= limits.max_bytes) break;
       kept.shift();
       totalBytes -= oldest.imageBytes;
       await this.#retire(oldest.id);

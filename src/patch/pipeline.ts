@@ -190,11 +190,7 @@ export async function commitPlans(plans: Plan[], context: WriteContext, tool: st
     plans.map((plan) => plan.op),
     { sessionId: context.sessionId, tool, roots: context.workspace.roots.map((root) => root.real) },
     {
-      journalLimits: {
-        maxBatches: context.config.journal.max_batches,
-        maxBytes: context.config.journal.max_bytes,
-        maxAgeDays: context.config.journal.max_age_days,
-      },
+      journalLimits: context.config.journal,
       // A symlink swapped into the path after the policy check must not redirect the write.
       journals: context.services.journals,
       verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),

@@ -21,7 +21,7 @@ afterEach(async () => {
 
 const journal = () => ({ stateDir: fx.stateDir });
 
-async function commit(ops: CommitOp[], meta = fx.meta, limits?: { maxBatches: number; maxBytes: number; maxAgeDays: number }) {
+async function commit(ops: CommitOp[], meta = fx.meta, limits?: { max_batches: number; max_bytes: number; max_age_days: number }) {
   return commitBatch(ops, meta, { stateDir: fx.stateDir, journals, ...(limits ? { journalLimits: limits } : {}) });
 }
 
@@ -80,9 +80,9 @@ describe("pruning", () => {
     for (let i = 1; i <= 5; i += 1) {
       ids.push(
         (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(i - 1)), after: Buffer.from(String(i)) }], fx.meta, {
-          maxBatches: 3,
-          maxBytes: 1 << 30,
-          maxAgeDays: 30,
+          max_batches: 3,
+          max_bytes: 1 << 30,
+          max_age_days: 30,
         })).batchId,
       );
     }
@@ -91,7 +91,7 @@ describe("pruning", () => {
 
   test("while the batches it knows leave room, pruning lists the journal only now and then; others' batches count at the next listing", async () => {
     await fx.put("a.txt", "0");
-    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const limits = { max_batches: 2, max_bytes: 1 << 30, max_age_days: 30 };
     const mine = await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("0"), after: Buffer.from("1") }], fx.meta, limits);
     // Two batches another process committed earlier, which this one has not listed yet.
     const foreign = [newBatchId(), newBatchId()];
@@ -109,7 +109,7 @@ describe("pruning", () => {
 
   test("at its limits, pruning goes by the batches it knows until the next listing", async () => {
     await fx.put("a.txt", "0");
-    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const limits = { max_batches: 2, max_bytes: 1 << 30, max_age_days: 30 };
     const mine: string[] = [];
     const bumpTo = async (n: number) =>
       mine.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId);
@@ -130,7 +130,7 @@ describe("pruning", () => {
 
   test("before-image bytes beyond max_bytes prune the oldest, and a batch alone over the limit is not undoable", async () => {
     await fx.put("big.txt", "x".repeat(1000));
-    const limits = { maxBatches: 100, maxBytes: 2500, maxAgeDays: 30 };
+    const limits = { max_batches: 100, max_bytes: 2500, max_age_days: 30 };
     const results = [];
     for (let i = 0; i < 4; i += 1) {
       const current = (await fx.text("big.txt")) as string;
@@ -139,7 +139,7 @@ describe("pruning", () => {
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(results.slice(2).map((result) => result.batchId));
     const huge = await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha((await fx.text("big.txt")) as string), after: Buffer.from("small") }], fx.meta, {
       ...limits,
-      maxBytes: 500,
+      max_bytes: 500,
     });
     expect(huge.undoable).toBe(false);
     expect(await listBatches({}, journal())).toEqual([]);
@@ -149,8 +149,8 @@ describe("pruning", () => {
     await fx.put("a.txt", "a");
     const old = await bump("a.txt", "b");
     const day = 86_400_000;
-    expect(await store().prune({ maxBatches: 100, maxBytes: 1 << 30, maxAgeDays: 1 }, Date.now() + day / 2)).toEqual([]);
-    expect(await store().prune({ maxBatches: 100, maxBytes: 1 << 30, maxAgeDays: 1 }, Date.now() + 2 * day)).toEqual([old.batchId]);
+    expect(await store().prune({ max_batches: 100, max_bytes: 1 << 30, max_age_days: 1 }, Date.now() + day / 2)).toEqual([]);
+    expect(await store().prune({ max_batches: 100, max_bytes: 1 << 30, max_age_days: 1 }, Date.now() + 2 * day)).toEqual([old.batchId]);
     // A batch still being written (state "prepared") is left to its writer or to recovery.
     const recordDir = path.join(fx.stateDir, "journal", newBatchId());
     await mkdir(recordDir);
@@ -170,7 +170,7 @@ describe("pruning", () => {
       recovery: null,
     };
     await writeFile(path.join(recordDir, "batch.json"), JSON.stringify(record));
-    expect(await store().prune({ maxBatches: 1, maxBytes: 1, maxAgeDays: 1 })).toEqual([]);
+    expect(await store().prune({ max_batches: 1, max_bytes: 1, max_age_days: 1 })).toEqual([]);
     expect(await journalEntries(fx.stateDir)).toEqual([path.basename(recordDir)]);
   });
 });
@@ -266,7 +266,7 @@ describe("spare batch directories", () => {
   });
 
   test("a pruned batch's directory becomes a spare: images gone, record files ready, and the next batch is staged in it", async () => {
-    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const limits = { max_batches: 2, max_bytes: 1 << 30, max_age_days: 30 };
     await fx.put("a.txt", "0");
     const bumpTo = async (n: number) =>
       (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId;
@@ -301,9 +301,9 @@ describe("spare batch directories", () => {
     await store().refillSpares();
     // One commit prunes all but itself at once.
     await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, {
-      maxBatches: 1,
-      maxBytes: 1 << 30,
-      maxAgeDays: 30,
+      max_batches: 1,
+      max_bytes: 1 << 30,
+      max_age_days: 30,
     });
     await store().refillSpares();
     expect((await spares()).length).toBe(SPARE_DIRECTORIES);
