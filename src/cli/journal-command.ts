@@ -8,7 +8,7 @@ import path from "node:path";
 import { loadConfig } from "../config/load.ts";
 import { isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
-import { commitBatch, listBatches, recoverJournal, showBatch, undoOps, type BatchDetail, type JournalBatchSummary as BatchSummary, type RecoveryReport } from "../patch/index.ts";
+import { commitBatch, listBatches, recoverJournal, showBatch, undoOps, type BatchDetail, type BatchSummary, type RecoveryReport } from "../patch/index.ts";
 import { stateDirectory } from "../config/state-dir.ts";
 import { UsageError, parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";

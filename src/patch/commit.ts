@@ -95,7 +95,7 @@ export interface CommitOptions {
   verifyParent?: (dirReal: string) => Promise<boolean>;
   lockTimeoutMs?: number;
   /** Operations one batch may hold (default LIMITS.batchPaths); a structural run commits up to LIMITS.intel.run.maxWriteFiles. */
-  maxOps?: number;
+  maxOps?: number | undefined;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;

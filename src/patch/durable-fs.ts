@@ -4,8 +4,8 @@
  * create and fsync, and durable small writes.
  *
  * Metadata calls (open, stat, rename, link, mkdir) and the reads and writes of files up to
- * LIMITS.read.syncIoBytes are synchronous: each one costs a few microseconds, while its
- * promise form costs a thread-pool round trip of 30-80 µs, and a commit makes dozens of them.
+ * LIMITS.read.syncIoBytes are synchronous: each costs far less than its promise form's thread-pool
+ * round trip, and a commit makes dozens of them.
  * fsync, the only call that waits for the disk, always runs on the thread pool, and independent
  * fsyncs run side by side. Larger files stream in fixed chunks so they never sit in memory whole.
  */
@@ -154,8 +154,8 @@ export interface PreservedFile {
   copied: boolean;
 }
 
-/** Hard links may fail for these reasons; the image is then copied instead. */
-const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
+/** Errors of link() that mean no hard link can be made here (another device, a file system without them, no permission): copy instead. */
+export const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
 
 /**
  * Hashes `file` and keeps its current content at `imageTo` as a before-image, in one read. A file

@@ -10,5 +10,5 @@ export { type BatchReport, FileFactsSchema, type FileOutcome } from "./report.ts
 export type { AstRule } from "./ast-rules.ts";
 export type { CommittedEvent } from "./pipeline.ts";
 export { commitBatch } from "./commit.ts";
-export { listBatches, showBatch, undoOps, type BatchDetail, type BatchSummary as JournalBatchSummary } from "./journal.ts";
+export { listBatches, showBatch, undoOps, type BatchDetail, type BatchSummary } from "./journal.ts";
 export { recoverJournal, type RecoveryReport } from "./recover.ts";

@@ -84,10 +84,7 @@ const RECORD_FILE = "batch.json";
 /**
  * The record of a committed batch: batch.json renamed, its content as prepared (state and
  * committedAt are read from the name). A rename to a new name, unlike one onto another file, frees
- * no inode: on ext4 without a journal every inode freed in the last minutes slows each later file
- * creation in its block group (a creation skips them one by one: about 20 µs in a quiet group,
- * 0.5-1.5 ms after a few thousand frees), and the journal is where this process creates most of
- * its files.
+ * no inode (why that matters: docs/decisions/0013).
  */
 const COMMITTED_RECORD_FILE = "committed.json";
 /** Older writers' commit mark: the committed record, prepared beside batch.json and renamed onto it. */

@@ -5,26 +5,11 @@
  * recovery finds the entries of a process that was killed. The locking protocol is in locks.ts.
  */
 import { createHash, randomBytes } from "node:crypto";
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  constants,
-  fstatSync,
-  futimesSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { appendFileSync, closeSync, existsSync, constants, fstatSync, futimesSync, linkSync, lstatSync, openSync, readSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
-import { errnoOf, isMissing } from "./durable-fs.ts";
+import { errnoOf, isMissing, removeIfPresentSync } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
 
@@ -300,16 +285,8 @@ export function createEntry(entry: string, at: (real: string) => string, target:
     return { entry, at, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
   } catch (error) {
     closeSync(fd);
-    unlinkIfPresent(name);
+    removeIfPresentSync(name);
     throw error;
-  }
-}
-
-export function unlinkIfPresent(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
   }
 }
 
@@ -418,7 +395,7 @@ export function removeStale(entry: string, judged: EntryReading): void {
   } else {
     log.debug("removed the lock of a writer that is gone", { entry, pid: judged.owner?.pid });
   }
-  unlinkIfPresent(aside);
+  removeIfPresentSync(aside);
 }
 
 // ---------------------------------------------------------------------------------------------

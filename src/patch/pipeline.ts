@@ -181,7 +181,7 @@ export function refuseOverlaps(plans: Plan[]): void {
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: WriteContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: WriteContext, tool: string, maxOps?: number): Promise<CommitResult> {
   refuseOverlaps(plans);
   refuseIfCancelled(context.signal);
   const expectedParents = new Set<string>();
@@ -194,7 +194,7 @@ export async function commitPlans(plans: Plan[], context: WriteContext, tool: st
       // A symlink swapped into the path after the policy check must not redirect the write.
       journals: context.services.journals,
       verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),
-      ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
+      maxOps,
     },
   );
   announceCommitted(context, { realPaths: plans.flatMap((plan) => plan.touches), tool });

@@ -11,7 +11,6 @@ import { type AiderBlock, type AppliedBlock, applyAiderBlocks, parseAiderText } 
 import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "./ast-rules.ts";
 import type { Formatters } from "./format.ts";
 import { buildTextCandidate, type CandidateReport, decodeSource, loadSource, parseChmod, type WriteContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
-import type { ReceiptBook } from "./receipts.ts";
 import type { Change, FileFacts, TypeErrors } from "./report.ts";
 
 /** What to check a file against: a hash, null (must not exist), undefined (no hash given), or "current" (whatever is there now). */
@@ -56,7 +55,6 @@ export interface Planned {
 export interface PlanningRun {
   context: WriteContext;
   formatters: () => Promise<Formatters>;
-  receipts: ReceiptBook<FileFacts>;
 }
 
 type EntryOf<Kind extends WriteEntry["kind"]> = Extract<WriteEntry, { kind: Kind }>;
@@ -94,7 +92,7 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
   },
   receipt: async (entry, run) => {
     const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, "write");
-    const receipt = run.receipts.take(run.context.sessionId, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
+    const receipt = run.context.services.receipts.take(run.context.sessionId, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
     const source = await loadSource(resolved, receipt.sourceSha256, run.context);
     return {
       plan: writePlan(entry.key, resolved, source, receipt.candidate, { ...receipt.summary, change: changeOf(source, receipt.candidateSha256) }),

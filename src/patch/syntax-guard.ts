@@ -236,7 +236,8 @@ function textKey(language: LanguageId, text: string): string {
   return `${language}\0${sha256OfText(text)}`;
 }
 
-function newestFirst<V>(cache: Map<string, V>, key: string, value: V, limit: number): void {
+/** Sets `key` as the newest entry of `cache`, dropping the oldest beyond `limit`. */
+function remember<V>(cache: Map<string, V>, key: string, value: V, limit: number): void {
   cache.delete(key);
   cache.set(key, value);
   while (cache.size > limit) cache.delete(cache.keys().next().value as string);
@@ -277,8 +278,7 @@ export class SyntaxGuard {
   }
 
   #remember(key: string, entry: ErrorList): ErrorList {
-    this.#errors.set(key, entry);
-    while (this.#errors.size > SYNTAX_CACHE_ENTRIES) this.#errors.delete(this.#errors.keys().next().value as string);
+    remember(this.#errors, key, entry, SYNTAX_CACHE_ENTRIES);
     return entry;
   }
 
@@ -306,7 +306,7 @@ export class SyntaxGuard {
     const statements = topLevelStatements(root);
     // Read out once the caller has moved on (to its commit's I/O, usually): nobody waits for it.
     if (entry.errorCount === 0) {
-      setImmediate(() => newestFirst(this.#statements, key, Array.from({ length: statements.length }, (_, index) => statements.at(index)), STATEMENT_CACHE_ENTRIES));
+      setImmediate(() => remember(this.#statements, key, Array.from({ length: statements.length }, (_, index) => statements.at(index)), STATEMENT_CACHE_ENTRIES));
     }
     return { ...entry, statements };
   }
@@ -325,7 +325,7 @@ export class SyntaxGuard {
     if (found === undefined) return undefined;
     const key = textKey(language, after);
     const entry = this.#remember(key, { errors: [], errorCount: 0 });
-    newestFirst(this.#statements, key, found, STATEMENT_CACHE_ENTRIES);
+    remember(this.#statements, key, found, STATEMENT_CACHE_ENTRIES);
     this.localChecks++;
     return { before: known, after: { ...entry, statements: statementList(found) } };
   }

@@ -20,7 +20,7 @@ import type { BatchReport, Change, DiffFacts, FileFacts, FileOutcome, ReceiptTic
 import { type Planned, planEntry, type WriteEntry, writePlan } from "./strategies.ts";
 
 /** What a multi-file preview was of, returned when its receipt is committed. */
-export interface BatchSummary {
+export interface PreviewSummary {
   languages: string[];
   matchCount: number;
 }
@@ -33,7 +33,7 @@ interface BatchFileSummary {
 
 /** The write path's per-process state: preview receipts, the formatter cache, the journal stores, the syntax guard's memory. */
 export interface WriteServices {
-  receipts: ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>;
+  receipts: ReceiptBook<FileFacts, BatchFileSummary, PreviewSummary>;
   formatters: FormatterCache;
   journals: Journals;
   syntax: SyntaxGuard;
@@ -44,7 +44,7 @@ export interface WriteServices {
 }
 
 export function createWriteServices(options: { formatterSettleMs?: number; planConcurrency?: number } = {}): WriteServices {
-  const receipts = new ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>();
+  const receipts = new ReceiptBook<FileFacts, BatchFileSummary, PreviewSummary>();
   return {
     receipts,
     formatters: new FormatterCache(options.formatterSettleMs === undefined ? {} : { settleMs: options.formatterSettleMs }),
@@ -59,7 +59,7 @@ export interface BatchOptions {
   /** The tool named in the journal. */
   tool: string;
   /** Write nothing: issue one receipt per file, or one for the whole batch. */
-  preview?: { receipt: "per-file" } | { receipt: "one"; summary: BatchSummary };
+  preview?: { receipt: "per-file" } | { receipt: "one"; summary: PreviewSummary };
   /** Bounded diffs of the content changes: at most `perFile` bytes each and `total` for the batch. */
   diff?: { perFile: number; total?: number };
   /** Leave out of the batch the entries whose candidate has the bytes of the file (reported as unchanged). */
@@ -78,7 +78,7 @@ export interface BatchOptions {
 /** Plans and then previews or commits one batch of entries. */
 export async function writeBatch(entries: readonly WriteEntry[], context: WriteContext, options: BatchOptions): Promise<BatchReport> {
   let formatters: Promise<Formatters> | undefined;
-  const run = { context, receipts: context.services.receipts, formatters: () => (formatters ??= context.services.formatters.for(context)) };
+  const run = { context, formatters: () => (formatters ??= context.services.formatters.for(context)) };
   const overlaps = !options.sequential &&
     entries.every((entry) => entry.kind === "content" || ((entry.kind === "aider" || entry.kind === "rules") && entry.diagnose === undefined));
   const nameFailure = options.nameFailure ?? nameByKey;
@@ -123,7 +123,7 @@ export async function writeBatch(entries: readonly WriteEntry[], context: WriteC
     return report;
   }
   if (written.length === 0) return { batchId: null, committed: false, files: outcomes };
-  const result = await commitPlans(written.map((index) => (planned[index] as Planned).plan), context, options.tool, options.maxOps === undefined ? {} : { maxOps: options.maxOps });
+  const result = await commitPlans(written.map((index) => (planned[index] as Planned).plan), context, options.tool, options.maxOps);
   for (const [at, index] of written.entries()) (outcomes[index] as FileOutcome).sha256 = result.files[at]?.after ?? null;
   return { batchId: result.batchId, committed: true, files: outcomes };
 }
@@ -133,7 +133,7 @@ export async function commitBatchReceipt(
   receiptId: string,
   context: WriteContext,
   options: Pick<BatchOptions, "tool" | "maxOps" | "nameFailure">,
-): Promise<BatchReport & { summary: BatchSummary }> {
+): Promise<BatchReport & { summary: PreviewSummary }> {
   const receipt = context.services.receipts.takeBatch(context.sessionId, receiptId, { configGeneration: context.configGeneration });
   const nameFailure = options.nameFailure ?? nameByKey;
   const planned: Planned[] = [];
@@ -150,7 +150,7 @@ export async function commitBatchReceipt(
       diffs.push({ truncated: false, added: file.summary.added, removed: file.summary.removed });
     });
   }
-  const result = await commitPlans(planned.map((item) => item.plan), context, options.tool, options.maxOps === undefined ? {} : { maxOps: options.maxOps });
+  const result = await commitPlans(planned.map((item) => item.plan), context, options.tool, options.maxOps);
   const files = planned.map((item, index) => ({ ...outcomeOf(item, result.files[index]?.after ?? null), diff: diffs[index] as DiffFacts }));
   return { batchId: result.batchId, committed: true, files, summary: receipt.summary };
 }
