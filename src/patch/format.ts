@@ -35,7 +35,7 @@ export interface FormatResult {
 export interface FormattersOptions {
   firstRootReal: string | undefined;
   /** Content of the repository's dprint.json / .dprint.json / dprint.jsonc, already policy-checked; undefined when there is none. */
-  readDprintConfig: () => Promise<string | undefined>;
+  dprintConfig: string | undefined;
   external: ExternalFormatter[];
   enabled: boolean;
 }
@@ -232,56 +232,27 @@ interface ExternalRun {
 }
 
 export class Formatters {
-  /** Things the user may want to know about the configuration (skipped plugins, ignored keys). */
-  readonly notes: readonly string[];
-  private readonly enabled: boolean;
-  private readonly rootReal: string | undefined;
-  private readonly external: ExternalFormatter[];
-  private readonly repository: PluginSet | undefined;
-  private readonly defaults: PluginSet | undefined;
-  /** Set when the repository has a config that cannot be used: nothing in the repository is formatted. */
-  private readonly repositoryConfigError: string | undefined;
   private readonly cleanVerdicts = new Map<string, boolean>();
 
-  private constructor(init: {
-    enabled: boolean;
-    rootReal: string | undefined;
-    external: ExternalFormatter[];
-    repository: PluginSet | undefined;
-    defaults: PluginSet | undefined;
-    repositoryConfigError: string | undefined;
-    notes: string[];
-  }) {
-    this.enabled = init.enabled;
-    this.rootReal = init.rootReal;
-    this.external = init.external;
-    this.repository = init.repository;
-    this.defaults = init.defaults;
-    this.repositoryConfigError = init.repositoryConfigError;
-    this.notes = init.notes;
-  }
+  private constructor(
+    private readonly rootReal: string | undefined,
+    private readonly external: ExternalFormatter[],
+    /** dprint's default settings; undefined when formatting is disabled. */
+    private readonly defaults: PluginSet | undefined,
+    private readonly repository: PluginSet | undefined,
+    /** Set when the repository has a config that cannot be used: nothing in the repository is formatted. */
+    private readonly repositoryConfigError: string | undefined,
+    /** Things the user may want to know about the configuration (skipped plugins, ignored keys). */
+    readonly notes: readonly string[],
+  ) {}
 
   /**
    * Loads the formatters for a workspace (FormatterCache keeps them per configuration). Plugins are
    * compiled once per process; nothing is loaded when formatting is disabled.
    */
   static async load(options: FormattersOptions): Promise<Formatters> {
-    return Formatters.build(options, options.enabled ? await options.readDprintConfig() : undefined);
-  }
-
-  private static async build(options: FormattersOptions, configText: string | undefined): Promise<Formatters> {
     const notes: string[] = [];
-    if (!options.enabled) {
-      return new Formatters({
-        enabled: false,
-        rootReal: options.firstRootReal,
-        external: options.external,
-        repository: undefined,
-        defaults: undefined,
-        repositoryConfigError: undefined,
-        notes,
-      });
-    }
+    if (!options.enabled) return new Formatters(options.firstRootReal, options.external, undefined, undefined, undefined, notes);
     const defaults = await buildPluginSet(
       { global: {}, sections: {}, plugins: [...PLUGIN_NAMES], includes: [], excludes: [], notes: [] },
       false,
@@ -289,8 +260,8 @@ export class Formatters {
     );
     let repository: PluginSet | undefined;
     let repositoryConfigError: string | undefined;
-    if (configText !== undefined) {
-      const settings = parseDprintConfig(configText);
+    if (options.dprintConfig !== undefined) {
+      const settings = parseDprintConfig(options.dprintConfig);
       if ("error" in settings) {
         repositoryConfigError = settings.error;
         notes.push(`${settings.error}; files in the repository are not formatted`);
@@ -299,7 +270,7 @@ export class Formatters {
         repository = await buildPluginSet(settings, true, notes);
       }
     }
-    return new Formatters({ enabled: true, rootReal: options.firstRootReal, external: options.external, repository, defaults, repositoryConfigError, notes });
+    return new Formatters(options.firstRootReal, options.external, defaults, repository, repositoryConfigError, notes);
   }
 
   /**
@@ -366,7 +337,7 @@ export class Formatters {
   }
 
   private route(filePath: string, language: LanguageId | undefined): Route {
-    if (!this.enabled) return { kind: "none", reason: "formatting disabled" };
+    if (!this.defaults) return { kind: "none", reason: "formatting disabled" };
     const extension = path.extname(filePath).slice(1).toLowerCase();
     const external = this.external.find((formatter) => formatter.extensions.some((wanted) => wanted.replace(/^\./, "").toLowerCase() === extension));
     if (external) return { kind: "external", formatter: external };
@@ -375,7 +346,6 @@ export class Formatters {
     const inRepository = relative !== undefined;
     if (inRepository && this.repositoryConfigError) return { kind: "none", reason: this.repositoryConfigError };
     const set = inRepository && this.repository ? this.repository : this.defaults;
-    if (!set) return { kind: "none", reason: "formatting disabled" };
     const as = language === undefined ? undefined : PLUGIN_OF_LANGUAGE[language];
     const plugin = language === undefined ? pluginForFile(set.plugins, filePath) : set.plugins.find((loaded) => loaded.name === as?.plugin);
     if (!plugin) return { kind: "none", reason: language === undefined ? "no formatter for this file type" : `no formatter for ${language}` };

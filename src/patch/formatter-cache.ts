@@ -70,7 +70,7 @@ export class FormatterCache {
     if (set === undefined) {
       set = Formatters.load({
         firstRootReal: firstRoot?.real,
-        readDprintConfig: async () => dprintText,
+        dprintConfig: dprintText,
         external: context.config.formatters,
         enabled: context.config.format.enabled,
       });
