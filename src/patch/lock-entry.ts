@@ -427,10 +427,6 @@ export function listDirectory(stateDir: string, dir: string, created = false): v
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** The files this process keeps in state directories (its directory lists and owner records), removed when it exits. */
 export function processFiles(): string[] {
   return [...[...processLocks.listed.values()].map((listed) => listed.file), ...[...processLocks.ownerFiles.values()].map((owner) => owner.file)];

@@ -1,11 +1,12 @@
 /** Recovery of the lock entries writers that are gone left beside their targets. */
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { log } from "../core/log.ts";
 import { isMissing, removeIfPresentSync } from "./durable-fs.ts";
 import { isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
-import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale, sleep } from "./lock-entry.ts";
+import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale } from "./lock-entry.ts";
 
 /**
  * Removes the lock entries (and entries moved aside) a dead process left in `dir`. An entry without a

@@ -17,6 +17,7 @@
 import { ChangedBeneath } from "../policy/beneath.ts";
 import { closeSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -39,7 +40,6 @@ import {
   readEntry,
   removeStale,
   sameName,
-  sleep,
   stillOurs,
   track,
   unableToLock,
