@@ -41,7 +41,7 @@ export interface FormattersOptions {
 }
 
 export type PluginName = "typescript" | "json" | "markdown" | "toml" | "dockerfile";
-export const PLUGIN_NAMES: readonly PluginName[] = ["typescript", "json", "markdown", "toml", "dockerfile"];
+const PLUGIN_NAMES: readonly PluginName[] = ["typescript", "json", "markdown", "toml", "dockerfile"];
 
 const requireHere = createRequire(import.meta.url);
 
