@@ -10,8 +10,8 @@ import { log } from "../core/log.ts";
 import { lastIndexWhere } from "../core/bisect.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../syntax/index.ts";
 import {
-  DOCUMENT_LANGUAGES,
   type DocumentLanguage,
+  isDocumentLanguage,
   type LanguageId,
   parseSourceAsync,
   parseStatementRun,
@@ -56,10 +56,6 @@ export interface SyntaxReport {
   note?: string;
   /** Why a language that has a parser here could not be checked (the parser did not load, or failed): refused unless errors are allowed. */
   cannotCheck?: string;
-}
-
-function isDocumentId(id: LanguageId): id is DocumentLanguage {
-  return (DOCUMENT_LANGUAGES as readonly string[]).includes(id);
 }
 
 function issueFromTree(error: SyntaxErrorLocation): SyntaxIssue {
@@ -265,7 +261,7 @@ export class SyntaxGuard {
   async inspect(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
     if (languageId === null) return { report: unknownLanguage() };
     try {
-      if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
+      if (isDocumentLanguage(languageId)) return { report: inspectDocument(languageId, before, after) };
       return await this.#inspectTree(languageId, before, after, options.statements === true);
     } catch (error) {
       return { report: failedCheck(filePath, languageId, error) };
@@ -275,11 +271,6 @@ export class SyntaxGuard {
   /** The top-level statements of `text` when a recent check parsed it for them; nothing is parsed here. */
   knownStatements(language: LanguageId, text: string): readonly TopLevelStatement[] | undefined {
     return this.#statements.get(textKey(language, text));
-  }
-
-  #remember(key: string, entry: ErrorList): ErrorList {
-    remember(this.#errors, key, entry, SYNTAX_CACHE_ENTRIES);
-    return entry;
   }
 
   /** The error list of `text`, parsed on the thread pool: the parse starts before this returns, so the caller can format meanwhile. */
@@ -299,7 +290,8 @@ export class SyntaxGuard {
     } else {
       const parsed = await parseSourceAsync(language, text);
       if (!parsed) return undefined;
-      entry = this.#remember(key, { errors: parsed.errors, errorCount: parsed.errorCount });
+      entry = { errors: parsed.errors, errorCount: parsed.errorCount };
+      remember(this.#errors, key, entry, SYNTAX_CACHE_ENTRIES);
       root = parsed.root;
     }
     if (!withStatements) return entry;
@@ -324,7 +316,8 @@ export class SyntaxGuard {
     const found = localStatements(language, before, after, statements);
     if (found === undefined) return undefined;
     const key = textKey(language, after);
-    const entry = this.#remember(key, { errors: [], errorCount: 0 });
+    const entry: ErrorList = { errors: [], errorCount: 0 };
+    remember(this.#errors, key, entry, SYNTAX_CACHE_ENTRIES);
     remember(this.#statements, key, found, STATEMENT_CACHE_ENTRIES);
     this.localChecks++;
     return { before: known, after: { ...entry, statements: statementList(found) } };
@@ -359,7 +352,7 @@ export function refuseRegression(filePath: string, report: SyntaxReport): Syntax
       details: { language: report.language, reason: report.cannotCheck },
     });
   }
-  const document = report.language !== null && isDocumentId(report.language) ? report.language : undefined;
+  const document = isDocumentLanguage(report.language) ? report.language : undefined;
   const refused = document !== undefined ? report.afterErrors > 0 : report.afterErrors > report.beforeErrors;
   if (!refused) return report;
   // More errors than before means at least one has no counterpart, so the list is never empty.
