@@ -20,7 +20,6 @@ import {
   languageIdFromName,
   oneLine,
   parseStatementRun,
-  parseTree,
   parseTreeAsync,
   patternLiterals,
   patternProblemOf,
@@ -286,23 +285,11 @@ function prepareRule(rule: AstRule, index: number, languageId: LanguageId | null
  * Applies the rules in order, each to the result of the previous one, rewriting every match.
  * Throws ToolError match_count when a rule's match count differs from expectedMatches, and
  * invalid_input for a rule that cannot run (bad pattern, selector, constraints or language).
+ * Each parse runs on the thread pool, so a batch planned several files at a time formats some
+ * while others parse. The first rule starts from the statements `guard` kept of the text, when it
+ * checked it lately.
  */
-export function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[]): AstRulesResult {
-  checkRuleCount(rules);
-  const result: AstRulesResult = { text, rules: [] };
-  rules.forEach((rule, index) => {
-    const language = prepareRule(rule, index, languageId);
-    applyRule(rule, index, language, wholeTree(parseTree(language, result.text)), result);
-  });
-  return result;
-}
-
-/**
- * applyAstRules with each parse on the thread pool, so the main thread stays free meanwhile: a
- * batch planned several files at a time formats some while others parse. The first rule starts
- * from the statements `guard` kept of the text, when it checked it lately.
- */
-export async function applyAstRulesAsync(text: string, languageId: LanguageId | null, rules: AstRule[], guard?: SyntaxGuard): Promise<AstRulesResult> {
+export async function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[], guard?: SyntaxGuard): Promise<AstRulesResult> {
   checkRuleCount(rules);
   const result: AstRulesResult = { text, rules: [] };
   for (const [index, rule] of rules.entries()) {

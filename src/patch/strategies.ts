@@ -9,7 +9,7 @@ import type { ResolvedPath } from "../policy/workspace.ts";
 import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/index.ts";
 import { type AiderBlock, type AppliedBlock, applyAiderBlocks } from "./aider.ts";
 import { parseAiderText } from "./aider-parse.ts";
-import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "./ast-rules.ts";
+import { type AstRule, type AstRuleReport, applyAstRules } from "./ast-rules.ts";
 import type { Formatters } from "./format.ts";
 import { buildTextCandidate, type CandidateReport, decodeSource, loadSource, parseChmod, type WriteContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
 import type { Change, FileFacts, TypeErrors } from "./report.ts";
@@ -88,7 +88,7 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     }
     const original = target.decoded.text;
     const language = entry.language ?? languageOf(target.resolved.relative, firstLineOf(original.slice(0, 200)), run.context.config.languages.overrides) ?? null;
-    const result = await applyAstRulesAsync(original, language, entry.rules, run.context.services.syntax);
+    const result = await applyAstRules(original, language, entry.rules, run.context.services.syntax);
     return textPlan(entry, target, result.text, entry.allowSyntaxErrors, { rules: rulesOf(result.rules) }, run, entry.diagnose);
   },
   receipt: async (entry, run) => {

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SgNode } from "@ast-grep/napi";
 import { parseSource, type TopLevelStatement, topLevelStatements } from "../../src/syntax/index.ts";
-import { type AstRule, applyAstRules, applyAstRulesAsync, statementsThatCanMatch } from "../../src/patch/ast-rules.ts";
+import { type AstRule, applyAstRules, statementsThatCanMatch } from "../../src/patch/ast-rules.ts";
 import { localStatements, SyntaxGuard } from "../../src/patch/syntax-guard.ts";
 import { random } from "../support/random.ts";
 
@@ -172,14 +172,14 @@ describe("structural rules on the statements that can match", () => {
     for (let index = 0; index < 40; index++) lines.push("", `export function fn${index}(input: string): string {`, `  return track("fn${index}", ${index});`, "}");
     const text = `${lines.join("\n")}\n`;
     const rules: AstRule[] = [{ pattern: "track(\"fn7\", $N)", fix: "track(\"fn7\", $N + 1)" }];
-    const expected = applyAstRules(text, "typescript", rules);
+    const expected = await applyAstRules(text, "typescript", rules);
     const { statements } = statementsOf("typescript", text);
     expect(statementsThatCanMatch("typescript", text, statements, rules[0]!)?.length).toBe(1);
     // Kept by the guard's whole parse of the text, as after a write.
     const guard = new SyntaxGuard();
     await guard.inspect("a.ts", "typescript", undefined, text, { statements: true });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(await applyAstRulesAsync(text, "typescript", rules, guard)).toEqual(expected);
+    expect(await applyAstRules(text, "typescript", rules, guard)).toEqual(expected);
     expect(expected.text).toContain("track(\"fn7\", 7 + 1)");
   });
 });
