@@ -17,7 +17,7 @@ import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import type { FormatResult, Formatters } from "./format.ts";
 import type { FileFacts } from "./report.ts";
 import { type SyntaxGuard, type SyntaxReport, refuseRegression } from "./syntax-guard.ts";
-import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
+import { type DecodedFile, encodeLike } from "../text/index.ts";
 import type { WriteServices } from "./write-batch.ts";
 
 /** Everything a write needs from its call: the policy, the configuration, the session, the services. */
@@ -141,11 +141,6 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   return { bytes, sha256: sha256(bytes), text: formatted.text, report: { language, syntax, format: formatted } };
 }
 
-/** Decodes a source for editing (refusing binary files and invalid encodings). */
-export function decodeSource(source: SourceFile, resolved: ResolvedPath): DecodedFile {
-  return decodeForEdit(source.bytes, resolved.display);
-}
-
 /** One planned change to one file, fully computed before anything is locked or written. */
 export interface Plan {
   /** The key the caller used for this entry. */
@@ -191,9 +186,10 @@ export async function commitPlans(plans: Plan[], context: WriteContext, tool: st
     { sessionId: context.sessionId, tool, roots: context.workspace.roots.map((root) => root.real) },
     {
       journalLimits: context.config.journal,
-      // A symlink swapped into the path after the policy check must not redirect the write.
       journals: context.services.journals,
-      verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),
+      // A symlink swapped into the path after the policy check must not redirect the write; directories
+      // created for a new file lie inside a parent the policy resolved.
+      verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || [...expectedParents].some((parent) => dirReal.startsWith(parent + path.sep)),
       maxOps,
     },
   );
@@ -223,14 +219,6 @@ function announceCommitted(context: WriteContext, event: CommittedEvent): void {
     // A cache that fails to update must not turn a committed write into a reported failure.
     log.warn("a commit observer failed", { error: error instanceof Error ? error.message : String(error) });
   }
-}
-
-/** Directories created for a new file are inside a parent the policy resolved. */
-function isInsideNewParents(dirReal: string, expected: Set<string>): boolean {
-  for (const parent of expected) {
-    if (dirReal.startsWith(parent + path.sep)) return true;
-  }
-  return false;
 }
 
 /** The file mode a chmod string asks for, relative to the current mode ("644", "0755", "+x", "-x"). */

@@ -6,12 +6,12 @@ import { ToolError } from "../core/errors.ts";
 import { firstLineOf, languageOf } from "../syntax/index.ts";
 import type { LanguageId } from "../syntax/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
-import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/index.ts";
+import { adaptLineEndings, type DecodedFile, decodeForEdit, newFileDefaults } from "../text/index.ts";
 import { type AiderBlock, type AppliedBlock, applyAiderBlocks } from "./aider.ts";
 import { parseAiderText } from "./aider-parse.ts";
 import { type AstRule, type AstRuleReport, applyAstRules } from "./ast-rules.ts";
 import type { Formatters } from "./format.ts";
-import { buildTextCandidate, type CandidateReport, decodeSource, loadSource, parseChmod, type WriteContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
+import { buildTextCandidate, type CandidateReport, loadSource, parseChmod, type WriteContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
 import type { Change, FileFacts, TypeErrors } from "./report.ts";
 
 /** What to check a file against: a hash, null (must not exist), undefined (no hash given), or "current" (whatever is there now). */
@@ -156,7 +156,7 @@ async function openTarget(entry: EntryBase, expected: Expected | "current", run:
   const source = expected === "current" ?
     await loadSource(resolved, resolved.exists ? undefined : null, { ...run.context, config: anyVersion(run.context) }) :
     await loadSource(resolved, expected, run.context);
-  return { resolved, source, decoded: source ? decodeSource(source, resolved) : undefined };
+  return { resolved, source, decoded: source ? decodeForEdit(source.bytes, resolved.display) : undefined };
 }
 
 /** The configuration with require_hash off: for a caller that read the file itself moments ago. */
