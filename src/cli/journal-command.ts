@@ -8,17 +8,7 @@ import path from "node:path";
 import { loadConfig } from "../config/load.ts";
 import { isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
-import {
-  commitBatch,
-  journalLimitsFromConfig,
-  listBatches,
-  recoverJournal,
-  showBatch,
-  undoOps,
-  type BatchDetail,
-  type JournalBatchSummary as BatchSummary,
-  type RecoveryReport,
-} from "../patch/index.ts";
+import { commitBatch, listBatches, recoverJournal, showBatch, undoOps, type BatchDetail, type BatchSummary, type RecoveryReport } from "../patch/index.ts";
 import { stateDirectory } from "../config/state-dir.ts";
 import { UsageError, parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";
@@ -146,7 +136,7 @@ async function undo(batchId: string, stateDir: string, io: CommandIO): Promise<n
   const result = await commitBatch(
     ops,
     { sessionId: "cli", tool: "journal undo", roots, description: `undo of ${batchId}` },
-    { stateDir, journalLimits: journalLimitsFromConfig(snapshot.config.journal), verifyParent: insideRoots(roots) },
+    { stateDir, journalLimits: snapshot.config.journal, verifyParent: insideRoots(roots) },
   );
   io.stdout(`undid batch ${batchId} as batch ${result.batchId} (${result.files.length} file${result.files.length === 1 ? "" : "s"})\n`);
   return EXIT_OK;

@@ -53,8 +53,6 @@ const DIFF_CONTEXT_CHARS = 24;
 /** Edit distance the nearest-text character diff may explore before it gives up. */
 const NEAREST_DIFF_MAX_EDITS = 256;
 
-export { parseAiderText } from "./aider-parse.ts";
-
 // ---------------------------------------------------------------------------------------------
 // Applying blocks
 

@@ -12,7 +12,7 @@ import { ToolError, isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { ChangedBeneath } from "../policy/beneath.ts";
 import type { BatchDirectories } from "./batch-directories.ts";
-import { errnoOf, fsyncDirectories, inspectFile, isMissing, removeIfPresentSync, stageCopy, type FileFacts } from "./durable-fs.ts";
+import { errnoOf, fsyncDirectories, inspectFile, isMissing, LINK_REFUSED, removeIfPresentSync, stageCopy, type FileFacts } from "./durable-fs.ts";
 import { imagePath, type BatchRecord, type JournalOp } from "./journal-store.ts";
 
 export type OpState = "old" | "new" | "half-moved" | "conflict";
@@ -149,8 +149,6 @@ function destinationExists(to: string): ToolError {
   return new ToolError("destination_exists", `${to} already exists; a rename never replaces a file.`, { details: { path: to } });
 }
 
-const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK", "EACCES"]);
-
 /**
  * Moves `from` to `to` without ever replacing `to` (Node has no RENAME_NOREPLACE): a hard link
  * then an unlink; across devices or where hard links are unsupported, a staged copy next to `to`
@@ -171,7 +169,7 @@ async function moveNoReplace(
     return;
   } catch (error) {
     if (errnoOf(error) === "EEXIST") throw destinationExists(realTo);
-    if (!NO_HARD_LINKS.has(errnoOf(error) ?? "")) throw error;
+    if (!LINK_REFUSED.has(errnoOf(error) ?? "")) throw error;
   }
   const copyTemp = dirs.at(realCopyTemp);
   removeIfPresentSync(copyTemp);
@@ -182,7 +180,7 @@ async function moveNoReplace(
       unlinkSync(copyTemp);
     } catch (error) {
       if (errnoOf(error) === "EEXIST") throw destinationExists(realTo);
-      if (!NO_HARD_LINKS.has(errnoOf(error) ?? "")) throw error;
+      if (!LINK_REFUSED.has(errnoOf(error) ?? "")) throw error;
       // No hard links at all here: the destination is checked under our lock, then renamed onto.
       try {
         lstatSync(to);

@@ -20,7 +20,6 @@ import {
   languageIdFromName,
   oneLine,
   parseStatementRun,
-  parseTree,
   parseTreeAsync,
   patternLiterals,
   patternProblemOf,
@@ -31,7 +30,7 @@ import {
   supportsSyntaxTree,
   type TopLevelStatement,
 } from "../syntax/index.ts";
-import { knownStatements, LOCAL_CHECK_MAX_SHARE } from "./syntax-guard.ts";
+import { LOCAL_CHECK_MAX_SHARE, type SyntaxGuard } from "./syntax-guard.ts";
 
 export interface AstRule {
   /** An ast-grep pattern; with `selector` the surrounding code the selected node sits in. */
@@ -286,28 +285,16 @@ function prepareRule(rule: AstRule, index: number, languageId: LanguageId | null
  * Applies the rules in order, each to the result of the previous one, rewriting every match.
  * Throws ToolError match_count when a rule's match count differs from expectedMatches, and
  * invalid_input for a rule that cannot run (bad pattern, selector, constraints or language).
+ * Each parse runs on the thread pool, so a batch planned several files at a time formats some
+ * while others parse. The first rule starts from the statements `guard` kept of the text, when it
+ * checked it lately.
  */
-export function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[]): AstRulesResult {
-  checkRuleCount(rules);
-  const result: AstRulesResult = { text, rules: [] };
-  rules.forEach((rule, index) => {
-    const language = prepareRule(rule, index, languageId);
-    applyRule(rule, index, language, wholeTree(parseTree(language, result.text)), result);
-  });
-  return result;
-}
-
-/**
- * applyAstRules with each parse on the thread pool, so the main thread stays free meanwhile: a
- * batch planned several files at a time formats some while others parse.
- */
-export async function applyAstRulesAsync(text: string, languageId: LanguageId | null, rules: AstRule[]): Promise<AstRulesResult> {
+export async function applyAstRules(text: string, languageId: LanguageId | null, rules: AstRule[], guard?: SyntaxGuard): Promise<AstRulesResult> {
   checkRuleCount(rules);
   const result: AstRulesResult = { text, rules: [] };
   for (const [index, rule] of rules.entries()) {
     const language = prepareRule(rule, index, languageId);
-    // The first rule runs on the original, whose statements a recent check may have kept.
-    const statements = index === 0 ? knownStatements(language, result.text) : undefined;
+    const statements = index === 0 ? guard?.knownStatements(language, result.text) : undefined;
     const parts = (statements && statementsThatCanMatch(language, result.text, statements, rule)) ?? wholeTree(await parseTreeAsync(language, result.text));
     applyRule(rule, index, language, parts, result);
   }

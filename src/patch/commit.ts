@@ -25,17 +25,14 @@ import { applyOp, fsyncAll, hardLinked, rollbackRecord, tempPath } from "./apply
 import { BatchDirectories } from "./batch-directories.ts";
 import { errnoOf, inspectFile, isMissing, preserveFile, stageBytesUnsynced, type FileFacts, type UnsyncedFile, writeThenFlush } from "./durable-fs.ts";
 import {
-  DEFAULT_JOURNAL_LIMITS,
   discardCommitMark,
   discardStaging,
   markCommitted,
   newBatchId,
   publishBatch,
-  refillSpareBatchDirectories,
-  pruneJournal,
-  rememberFinished,
+  JournalStore,
+  type Journals,
   removeBatch,
-  stageBatch,
   stagedImagePath,
   writeRecord,
   type BatchRecord,
@@ -46,6 +43,7 @@ import {
 import { withPathLocks, type LockTarget } from "./locks.ts";
 import { currentProcess } from "./process-identity.ts";
 import { assertOutsideRoots, stateDirectory } from "../config/state-dir.ts";
+import { DEFAULT_CONFIG } from "../config/schema.ts";
 
 export type CommitOp =
   /**
@@ -90,12 +88,14 @@ export interface CommitResult {
 
 export interface CommitOptions {
   stateDir?: string;
+  /** The writes service's journal stores (spares, pruning facts); without them the batch uses a store of its own that keeps no spares. */
+  journals?: Journals;
   journalLimits?: JournalLimits;
   /** Asked with each parent directory's real path right before an op touches it; false refuses the batch. */
   verifyParent?: (dirReal: string) => Promise<boolean>;
   lockTimeoutMs?: number;
   /** Operations one batch may hold (default LIMITS.batchPaths); a structural run commits up to LIMITS.intel.run.maxWriteFiles. */
-  maxOps?: number;
+  maxOps?: number | undefined;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -539,6 +539,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
   validate(ops, meta, options.maxOps ?? LIMITS.batchPaths);
   const stateDir = options.stateDir ?? (await stateDirectory());
   assertOutsideRoots(stateDir, meta.roots);
+  const journal = options.journals?.at(stateDir) ?? new JournalStore(stateDir, 0);
   const lockOptions = { stateDir, ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }) };
   // Every directory the batch works in, held from its locks and recheck until the batch is done.
   const dirs = new BatchDirectories(meta.roots);
@@ -549,7 +550,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
     async (held) => {
       const id = newBatchId();
       // The record and before-images are assembled under a transit name and appear together.
-      const staging = stageBatch(stateDir, id);
+      const staging = journal.stage(id);
       let batch: BatchRecord;
       let journalFlushes: UnsyncedFile[];
       try {
@@ -595,7 +596,7 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
         markCommitted(stateDir, batch.id);
         batch.state = "committed";
         batch.committedAt = batch.createdAt;
-        rememberFinished(stateDir, batch);
+        journal.rememberFinished(batch);
         locks.removeEmptiedParents();
       } catch (error) {
         const worse = await abandon(dirs, stateDir, batch, reached, error);
@@ -612,12 +613,12 @@ export async function commitBatch(ops: readonly CommitOp[], meta: CommitMeta, op
 
   let undoable = true;
   try {
-    const removed = await pruneJournal(stateDir, options.journalLimits ?? DEFAULT_JOURNAL_LIMITS);
+    const removed = await journal.prune(options.journalLimits ?? DEFAULT_CONFIG.journal);
     undoable = !removed.includes(record.id);
   } catch (error) {
     log.warn("could not prune the write journal", { error });
   }
   // Ready for the next commit; never awaited.
-  void refillSpareBatchDirectories(stateDir);
+  void journal.refillSpares();
   return { batchId: record.id, files: resultFiles(record), undoable };
 }

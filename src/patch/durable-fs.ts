@@ -4,8 +4,8 @@
  * create and fsync, and durable small writes.
  *
  * Metadata calls (open, stat, rename, link, mkdir) and the reads and writes of files up to
- * LIMITS.read.syncIoBytes are synchronous: each one costs a few microseconds, while its
- * promise form costs a thread-pool round trip of 30-80 µs, and a commit makes dozens of them.
+ * LIMITS.read.syncIoBytes are synchronous: each costs far less than its promise form's thread-pool
+ * round trip, and a commit makes dozens of them.
  * fsync, the only call that waits for the disk, always runs on the thread pool, and independent
  * fsyncs run side by side. Larger files stream in fixed chunks so they never sit in memory whole.
  */
@@ -154,8 +154,8 @@ export interface PreservedFile {
   copied: boolean;
 }
 
-/** Hard links may fail for these reasons; the image is then copied instead. */
-const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
+/** Errors of link() that mean no hard link can be made here (another device, a file system without them, no permission): copy instead. */
+export const LINK_REFUSED = new Set(["EXDEV", "EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
 
 /**
  * Hashes `file` and keeps its current content at `imageTo` as a before-image, in one read. A file
@@ -245,17 +245,10 @@ export interface UnsyncedFile {
 }
 
 /**
- * Files written one after another and fsynced together: an fsync issued while the next file is
- * being created makes that creation wait for the journal commit, while fsyncs issued together
- * share commits.
- */
-export async function flushAll(files: ReadonlyArray<UnsyncedFile>): Promise<void> {
-  await settleAll(files.map((file) => file.flush()));
-}
-
-/**
- * Runs `write`, which adds files to `files`, then fsyncs them all together. When `write` fails the
- * files written so far are still flushed (closing them) and its error is the one thrown.
+ * Runs `write`, which adds files to `files`, then fsyncs them all together (an fsync issued while
+ * the next file is being created would make that creation wait for the journal commit; fsyncs
+ * issued together share commits). When `write` fails the files written so far are still flushed
+ * (closing them) and its error is the one thrown.
  */
 export async function writeThenFlush(files: UnsyncedFile[], write: () => void | Promise<void>): Promise<void> {
   try {
@@ -264,7 +257,7 @@ export async function writeThenFlush(files: UnsyncedFile[], write: () => void | 
     await Promise.allSettled(files.map((file) => file.flush()));
     throw error;
   }
-  await flushAll(files);
+  await settleAll(files.map((file) => file.flush()));
 }
 
 function unsynced(fd: number, file: string): UnsyncedFile {
@@ -302,11 +295,6 @@ export async function stageBytesUnsynced(temp: string, data: Uint8Array, options
     throw error;
   }
   return unsynced(fd, temp);
-}
-
-/** Writes `data` to a new file `temp` (exclusive create) and fsyncs it. */
-export async function stageBytes(temp: string, data: Uint8Array, options: StageOptions = {}): Promise<void> {
-  await (await stageBytesUnsynced(temp, data, options)).flush();
 }
 
 /** Copies `source` to a new file `temp` (exclusive create), fsyncs it and returns the copy's hash; `shown` names the source in messages. */
@@ -364,7 +352,7 @@ export async function fsyncDirectories(dirs: Iterable<string>): Promise<void> {
 /** Replaces `file` with `text` atomically and durably (temp file, fsync, rename, fsync of the directory). */
 export async function writeFileDurable(file: string, text: string): Promise<void> {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await stageBytes(temp, Buffer.from(text, "utf8"), { mode: 0o600 });
+  await (await stageBytesUnsynced(temp, Buffer.from(text, "utf8"), { mode: 0o600 })).flush();
   try {
     fs.renameSync(temp, file);
   } catch (error) {

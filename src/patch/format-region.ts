@@ -31,7 +31,10 @@ export function statementFormattingMayApply(original: string, candidate: string)
   return !couplesStatements(candidate) && !couplesStatements(original);
 }
 
-/** The last span computed: one edit asks for it several times (formatting, then confirming the region). */
+/**
+ * The last span computed: one edit asks for it several times (formatting, then confirming the
+ * region). Module-level on purpose: a one-entry memo of a pure function, so no caller can see it.
+ */
 let lastSpan: { original: string; candidate: string; span: { start: number; end: number } } | undefined;
 
 /** The candidate's changed span [start, end), from the common prefix and suffix with the original. */

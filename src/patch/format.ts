@@ -19,7 +19,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 import { sha256OfText } from "../helpers/hash.ts";
-import type { TopLevelStatements } from "../syntax/index.ts";
+import type { LanguageId, TopLevelStatements } from "../syntax/index.ts";
 import { changedStatementRegion, statementFormattingMayApply, type StatementRegion } from "./format-region.ts";
 
 /** Remembered "original is formatter-clean" verdicts, per (path, sha256). */
@@ -35,13 +35,13 @@ export interface FormatResult {
 export interface FormattersOptions {
   firstRootReal: string | undefined;
   /** Content of the repository's dprint.json / .dprint.json / dprint.jsonc, already policy-checked; undefined when there is none. */
-  readDprintConfig: () => Promise<string | undefined>;
+  dprintConfig: string | undefined;
   external: ExternalFormatter[];
   enabled: boolean;
 }
 
 export type PluginName = "typescript" | "json" | "markdown" | "toml" | "dockerfile";
-export const PLUGIN_NAMES: readonly PluginName[] = ["typescript", "json", "markdown", "toml", "dockerfile"];
+const PLUGIN_NAMES: readonly PluginName[] = ["typescript", "json", "markdown", "toml", "dockerfile"];
 
 const requireHere = createRequire(import.meta.url);
 
@@ -54,6 +54,20 @@ const PLUGIN_WASM: Record<PluginName, () => string> = {
   dockerfile: () => requireHere.resolve("@dprint/dockerfile/plugin.wasm"),
 };
 
+/**
+ * The plugin for a language an override names, and an extension of that language the plugin knows
+ * (a dprint plugin picks its parser by the file name it is given).
+ */
+const PLUGIN_OF_LANGUAGE: Partial<Record<LanguageId, { plugin: PluginName; extension: string }>> = {
+  typescript: { plugin: "typescript", extension: "ts" },
+  tsx: { plugin: "typescript", extension: "tsx" },
+  javascript: { plugin: "typescript", extension: "js" },
+  json: { plugin: "json", extension: "json" },
+  jsonc: { plugin: "json", extension: "json" },
+  markdown: { plugin: "markdown", extension: "md" },
+  toml: { plugin: "toml", extension: "toml" },
+};
+
 /** dprint's own built-in excludes: dependencies and lock files are never formatted. */
 const DEFAULT_EXCLUDES = ["**/node_modules", "**/*-lock.json"];
 /** Keys of a plugin section that belong to the dprint CLI, not to the plugin. */
@@ -61,26 +75,34 @@ const CLI_SECTION_KEYS = new Set(["associations", "locked"]);
 const NEW_LINE_KINDS = new Set(["auto", "lf", "crlf", "system"]);
 
 // ---------------------------------------------------------------------------------------------
-// Process-wide caches: compiled plugins and the formatter library (formatter sets: FormatterCache)
+// Compiled code (formatter sets live in the writes service's FormatterCache)
 
 type DprintModule = typeof import("@dprint/formatter");
-let dprintModule: Promise<DprintModule> | undefined;
-const compiledPlugins = new Map<PluginName, Promise<WebAssembly.Module>>();
+
+/**
+ * The formatter library and the compiled wasm of each plugin: process-wide on purpose, since both
+ * are immutable once loaded (every formatter set instantiates its own plugins from the modules) and
+ * compiling a plugin again per service would only cost time. A failed load is forgotten.
+ */
+const compiledCode = {
+  dprint: undefined as Promise<DprintModule> | undefined,
+  plugins: new Map<PluginName, Promise<WebAssembly.Module>>(),
+};
 
 function loadDprint(): Promise<DprintModule> {
-  dprintModule ??= import("@dprint/formatter").catch((error: unknown) => {
-    dprintModule = undefined;
+  compiledCode.dprint ??= import("@dprint/formatter").catch((error: unknown) => {
+    compiledCode.dprint = undefined;
     throw error;
   });
-  return dprintModule;
+  return compiledCode.dprint;
 }
 
 function compilePlugin(name: PluginName): Promise<WebAssembly.Module> {
-  let compiled = compiledPlugins.get(name);
+  let compiled = compiledCode.plugins.get(name);
   if (!compiled) {
     compiled = readFile(PLUGIN_WASM[name]()).then((bytes) => WebAssembly.compile(bytes));
-    compiled.catch(() => compiledPlugins.delete(name));
-    compiledPlugins.set(name, compiled);
+    compiled.catch(() => compiledCode.plugins.delete(name));
+    compiledCode.plugins.set(name, compiled);
   }
   return compiled;
 }
@@ -198,7 +220,8 @@ interface PluginSet {
 
 type Route =
   | { kind: "external"; formatter: ExternalFormatter }
-  | { kind: "dprint"; plugin: LoadedPlugin; fromRepository: boolean }
+  /** `path`: the name the plugin is given (the file's own, or one with its override language's extension). */
+  | { kind: "dprint"; plugin: LoadedPlugin; fromRepository: boolean; path: string }
   | { kind: "none"; reason: string };
 
 interface ExternalRun {
@@ -209,56 +232,27 @@ interface ExternalRun {
 }
 
 export class Formatters {
-  /** Things the user may want to know about the configuration (skipped plugins, ignored keys). */
-  readonly notes: readonly string[];
-  private readonly enabled: boolean;
-  private readonly rootReal: string | undefined;
-  private readonly external: ExternalFormatter[];
-  private readonly repository: PluginSet | undefined;
-  private readonly defaults: PluginSet | undefined;
-  /** Set when the repository has a config that cannot be used: nothing in the repository is formatted. */
-  private readonly repositoryConfigError: string | undefined;
   private readonly cleanVerdicts = new Map<string, boolean>();
 
-  private constructor(init: {
-    enabled: boolean;
-    rootReal: string | undefined;
-    external: ExternalFormatter[];
-    repository: PluginSet | undefined;
-    defaults: PluginSet | undefined;
-    repositoryConfigError: string | undefined;
-    notes: string[];
-  }) {
-    this.enabled = init.enabled;
-    this.rootReal = init.rootReal;
-    this.external = init.external;
-    this.repository = init.repository;
-    this.defaults = init.defaults;
-    this.repositoryConfigError = init.repositoryConfigError;
-    this.notes = init.notes;
-  }
+  private constructor(
+    private readonly rootReal: string | undefined,
+    private readonly external: ExternalFormatter[],
+    /** dprint's default settings; undefined when formatting is disabled. */
+    private readonly defaults: PluginSet | undefined,
+    private readonly repository: PluginSet | undefined,
+    /** Set when the repository has a config that cannot be used: nothing in the repository is formatted. */
+    private readonly repositoryConfigError: string | undefined,
+    /** Things the user may want to know about the configuration (skipped plugins, ignored keys). */
+    readonly notes: readonly string[],
+  ) {}
 
   /**
    * Loads the formatters for a workspace (FormatterCache keeps them per configuration). Plugins are
    * compiled once per process; nothing is loaded when formatting is disabled.
    */
   static async load(options: FormattersOptions): Promise<Formatters> {
-    return Formatters.build(options, options.enabled ? await options.readDprintConfig() : undefined);
-  }
-
-  private static async build(options: FormattersOptions, configText: string | undefined): Promise<Formatters> {
     const notes: string[] = [];
-    if (!options.enabled) {
-      return new Formatters({
-        enabled: false,
-        rootReal: options.firstRootReal,
-        external: options.external,
-        repository: undefined,
-        defaults: undefined,
-        repositoryConfigError: undefined,
-        notes,
-      });
-    }
+    if (!options.enabled) return new Formatters(options.firstRootReal, options.external, undefined, undefined, undefined, notes);
     const defaults = await buildPluginSet(
       { global: {}, sections: {}, plugins: [...PLUGIN_NAMES], includes: [], excludes: [], notes: [] },
       false,
@@ -266,8 +260,8 @@ export class Formatters {
     );
     let repository: PluginSet | undefined;
     let repositoryConfigError: string | undefined;
-    if (configText !== undefined) {
-      const settings = parseDprintConfig(configText);
+    if (options.dprintConfig !== undefined) {
+      const settings = parseDprintConfig(options.dprintConfig);
       if ("error" in settings) {
         repositoryConfigError = settings.error;
         notes.push(`${settings.error}; files in the repository are not formatted`);
@@ -276,12 +270,16 @@ export class Formatters {
         repository = await buildPluginSet(settings, true, notes);
       }
     }
-    return new Formatters({ enabled: true, rootReal: options.firstRootReal, external: options.external, repository, defaults, repositoryConfigError, notes });
+    return new Formatters(options.firstRootReal, options.external, defaults, repository, repositoryConfigError, notes);
   }
 
-  /** Which formatter would handle this file (undefined: none, or formatting is disabled). */
-  formatterFor(filePath: string): "dprint" | "external" | undefined {
-    const route = this.route(filePath);
+  /**
+   * Which formatter would handle this file (undefined: none, or formatting is disabled). Every
+   * method takes `language` only when a [languages].overrides entry gave the file its language:
+   * the language then picks the dprint plugin instead of the file name.
+   */
+  formatterFor(filePath: string, language?: LanguageId): "dprint" | "external" | undefined {
+    const route = this.route(filePath, language);
     return route.kind === "none" ? undefined : route.kind;
   }
 
@@ -290,8 +288,8 @@ export class Formatters {
    * given the candidate's statements: the caller then parses before formatting instead of
    * formatting the whole file alongside the parse.
    */
-  formatsByStatement(filePath: string, original: string | undefined, candidate: string): boolean {
-    const route = this.route(filePath);
+  formatsByStatement(filePath: string, original: string | undefined, candidate: string, language?: LanguageId): boolean {
+    const route = this.route(filePath, language);
     return route.kind === "dprint" && route.plugin.name === "typescript" && original !== undefined && statementFormattingMayApply(original, candidate);
   }
 
@@ -308,20 +306,21 @@ export class Formatters {
     candidate: string,
     onFailure: "refuse" | "write_unformatted",
     statements?: TopLevelStatements,
+    language?: LanguageId,
   ): Promise<FormatResult> {
-    const route = this.route(filePath);
+    const route = this.route(filePath, language);
     if (route.kind === "none") return { text: candidate, formatted: false, reason: route.reason };
     if (route.kind === "external") return this.formatExternal(route.formatter, filePath, original, candidate);
 
-    const { plugin, fromRepository } = route;
+    const { plugin, fromRepository, path: formatPath } = route;
     if (original === undefined) {
       if (!fromRepository) return { text: candidate, formatted: false, reason: "new file and no dprint config in the repository" };
-    } else if (!this.originalIsClean(`dprint:${plugin.name}:${fromRepository}`, filePath, original, () => tryFormat(plugin, filePath, original))) {
+    } else if (!this.originalIsClean(`dprint:${plugin.name}:${fromRepository}`, filePath, original, () => tryFormat(plugin, formatPath, original))) {
       return { text: candidate, formatted: false, reason: "original not formatter-clean" };
     }
     const region = original !== undefined && statements !== undefined && plugin.name === "typescript" ? changedStatementRegion(original, candidate, statements) : undefined;
-    const byStatement = region && formatRegion(plugin, filePath, candidate, region);
-    const result = byStatement ?? tryFormat(plugin, filePath, candidate);
+    const byStatement = region && formatRegion(plugin, formatPath, candidate, region);
+    const result = byStatement ?? tryFormat(plugin, formatPath, candidate);
     if (result.ok) {
       // What the formatter just wrote is clean: the next edit of this file skips re-formatting its original.
       this.remember(this.cleanKey(`dprint:${plugin.name}:${fromRepository}`, filePath, result.text), true);
@@ -337,8 +336,8 @@ export class Formatters {
     return { text: candidate, formatted: false, reason: `formatter failed (dprint ${plugin.name}: ${firstLine(message)}); written unformatted` };
   }
 
-  private route(filePath: string): Route {
-    if (!this.enabled) return { kind: "none", reason: "formatting disabled" };
+  private route(filePath: string, language: LanguageId | undefined): Route {
+    if (!this.defaults) return { kind: "none", reason: "formatting disabled" };
     const extension = path.extname(filePath).slice(1).toLowerCase();
     const external = this.external.find((formatter) => formatter.extensions.some((wanted) => wanted.replace(/^\./, "").toLowerCase() === extension));
     if (external) return { kind: "external", formatter: external };
@@ -347,13 +346,13 @@ export class Formatters {
     const inRepository = relative !== undefined;
     if (inRepository && this.repositoryConfigError) return { kind: "none", reason: this.repositoryConfigError };
     const set = inRepository && this.repository ? this.repository : this.defaults;
-    if (!set) return { kind: "none", reason: "formatting disabled" };
-    const plugin = pluginForFile(set.plugins, filePath);
-    if (!plugin) return { kind: "none", reason: "no formatter for this file type" };
+    const as = language === undefined ? undefined : PLUGIN_OF_LANGUAGE[language];
+    const plugin = language === undefined ? pluginForFile(set.plugins, filePath) : set.plugins.find((loaded) => loaded.name === as?.plugin);
+    if (!plugin) return { kind: "none", reason: language === undefined ? "no formatter for this file type" : `no formatter for ${language}` };
     const matchPath = relative ?? filePath.replace(/\\/g, "/");
     if (isExcluded(set.excludes, matchPath)) return { kind: "none", reason: "excluded from formatting by the dprint excludes" };
     if (set.includes && !set.includes(matchPath)) return { kind: "none", reason: "not in the dprint config's includes" };
-    return { kind: "dprint", plugin, fromRepository: set.fromRepository };
+    return { kind: "dprint", plugin, fromRepository: set.fromRepository, path: as ? `${filePath}.${as.extension}` : filePath };
   }
 
   /** The path relative to the first root with "/" separators, or undefined outside it. */

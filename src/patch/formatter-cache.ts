@@ -8,7 +8,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { readFileBytes } from "../policy/open.ts";
 import { Formatters } from "./format.ts";
-import type { PipelineContext } from "./pipeline.ts";
+import type { WriteContext } from "./pipeline.ts";
 
 /**
  * A repository formatter config changed less than this long ago is read again on every write
@@ -62,7 +62,7 @@ export class FormatterCache {
     this.#maxSets = options.maxSets ?? CACHED_FORMATTER_SETS;
   }
 
-  async for(context: PipelineContext): Promise<Formatters> {
+  async for(context: WriteContext): Promise<Formatters> {
     const firstRoot = context.workspace.roots[0];
     const dprintText = firstRoot ? await this.#readDprintConfig(context, firstRoot.real) : undefined;
     const key = JSON.stringify([firstRoot?.real, dprintText, context.config.format, context.config.formatters]);
@@ -70,7 +70,7 @@ export class FormatterCache {
     if (set === undefined) {
       set = Formatters.load({
         firstRootReal: firstRoot?.real,
-        readDprintConfig: async () => dprintText,
+        dprintConfig: dprintText,
         external: context.config.formatters,
         enabled: context.config.format.enabled,
       });
@@ -82,7 +82,7 @@ export class FormatterCache {
     return set;
   }
 
-  async #readDprintConfig(context: PipelineContext, rootReal: string): Promise<string | undefined> {
+  async #readDprintConfig(context: WriteContext, rootReal: string): Promise<string | undefined> {
     const names = DPRINT_CONFIG_NAMES.map((name) => path.join(rootReal, name));
     const signature = (name: string) => entrySignature(name, this.#settleMs);
     const rules = context.workspace.policyIdentity;

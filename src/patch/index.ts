@@ -3,11 +3,12 @@
  * or inspects the journal goes through these exports.
  */
 export { commitBatchReceipt, createWriteServices, undoBatch, writeBatch } from "./write-batch.ts";
-export type { WriteContext, WriteServices } from "./write-batch.ts";
+export type { WriteServices } from "./write-batch.ts";
+export type { CommittedEvent, WriteContext } from "./pipeline.ts";
 export type { Diagnose, WriteEntry } from "./strategies.ts";
-export type { BatchReport, FileOutcome } from "./report.ts";
+export { type BatchReport, FileFactsSchema, type FileOutcome } from "./report.ts";
 export type { AstRule } from "./ast-rules.ts";
-export type { CommittedEvent } from "./pipeline.ts";
 export { commitBatch } from "./commit.ts";
-export { journalLimitsFromConfig, listBatches, showBatch, undoOps, type BatchDetail, type BatchSummary as JournalBatchSummary } from "./journal.ts";
+export { listBatches, showBatch, undoOps } from "./journal.ts";
+export type { BatchDetail, BatchSummary } from "./journal-store.ts";
 export { recoverJournal, type RecoveryReport } from "./recover.ts";

@@ -21,11 +21,11 @@ import { log } from "../core/log.ts";
 import { flushByPath, fsyncDirectory, isMissing, removeTree, type UnsyncedFile, writeFileDurable, writeFileUnsynced } from "./durable-fs.ts";
 import { isValidIdentity, type ProcessIdentity } from "./process-identity.ts";
 import { JOURNAL_SUBDIR } from "../config/state-dir.ts";
-import { DEFAULT_CONFIG } from "../config/schema.ts";
+import type { EffectiveConfig } from "../config/schema.ts";
 
 /** Milliseconds between two listings of the journal for pruning; in between, pruning goes by the batches this process knows. */
 export const JOURNAL_LIST_INTERVAL_MS = 5_000;
-/** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see refillSpareBatchDirectories). */
+/** Batch directories a process keeps ready for its commits, made ahead or kept from pruned batches (see JournalStore.refillSpares). */
 export const SPARE_DIRECTORIES = 4;
 
 export type BatchState = "preparing" | "prepared" | "committed" | "conflict" | "failed";
@@ -77,39 +77,23 @@ export interface BatchRecord {
   recovery: { at: string; action: string; conflicts: string[] } | null;
 }
 
-export interface JournalLimits {
-  maxBatches: number;
-  maxBytes: number;
-  maxAgeDays: number;
-}
-
-export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
-  maxBatches: DEFAULT_CONFIG.journal.max_batches,
-  maxBytes: DEFAULT_CONFIG.journal.max_bytes,
-  maxAgeDays: DEFAULT_CONFIG.journal.max_age_days,
-};
-
-/** The [journal] configuration table as limits. */
-export function journalLimitsFromConfig(journal: { max_batches: number; max_bytes: number; max_age_days: number }): JournalLimits {
-  return { maxBatches: journal.max_batches, maxBytes: journal.max_bytes, maxAgeDays: journal.max_age_days };
-}
+/** How much of the journal is kept for undo: the [journal] configuration table. */
+export type JournalLimits = EffectiveConfig["journal"];
 
 const RECORD_FILE = "batch.json";
 /**
  * The record of a committed batch: batch.json renamed, its content as prepared (state and
  * committedAt are read from the name). A rename to a new name, unlike one onto another file, frees
- * no inode: on ext4 without a journal every inode freed in the last minutes slows each later file
- * creation in its block group (a creation skips them one by one: about 20 µs in a quiet group,
- * 0.5-1.5 ms after a few thousand frees), and the journal is where this process creates most of
- * its files.
+ * no inode (why that matters: docs/decisions/0013).
  */
 const COMMITTED_RECORD_FILE = "committed.json";
 /** Older writers' commit mark: the committed record, prepared beside batch.json and renamed onto it. */
 const LEGACY_COMMIT_MARK_FILE = "batch.committed.json";
 /** Where format 1 batches keep their before-images. */
-export const IMAGES_SUBDIR = "images";
+const IMAGES_SUBDIR = "images";
 const BATCH_ID = /^\d{8}T\d{9}Z-[0-9a-f]{10}$/;
 
+/** Process-wide by nature: ids stay strictly increasing across every journal this process writes. */
 let lastIdMs = 0;
 
 /** Sortable batch ids: UTC time to the millisecond (strictly increasing within a process) plus randomness. */
@@ -124,7 +108,7 @@ export function isBatchId(text: string): boolean {
   return BATCH_ID.test(text);
 }
 
-export function batchDirectory(stateDir: string, id: string): string {
+function batchDirectory(stateDir: string, id: string): string {
   return path.join(stateDir, JOURNAL_SUBDIR, id);
 }
 
@@ -147,7 +131,7 @@ function transitName(id: string, purpose: "new" | "gone"): string {
   return `.${id}.${process.pid}-${randomBytes(4).toString("hex")}.${purpose}`;
 }
 const TRANSIT = /^\.(\d{8}T\d{9}Z-[0-9a-f]{10})\.(\d+)-[0-9a-f]+\.(new|gone)$/;
-/** Empty directories a process made ahead of time to stage batches in (see refillSpareBatchDirectories). */
+/** Empty directories a process made ahead of time to stage batches in (see JournalStore.refillSpares). */
 const SPARE = /^\.spare\.(\d+)-[0-9a-f]+$/;
 
 /** A batch directory being assembled under a transit name (see publishBatch). */
@@ -156,98 +140,177 @@ export interface BatchStaging {
   dir: string;
 }
 
-/** Per state directory, this process's spare batch directories, and whether a refill is running. */
-const spareBatchDirectories = new Map<string, { dirs: string[]; refilling: Promise<void> | undefined }>();
-
-function sparePool(stateDir: string): { dirs: string[]; refilling: Promise<void> | undefined } {
-  let pool = spareBatchDirectories.get(stateDir);
-  if (pool === undefined) {
-    pool = { dirs: [], refilling: undefined };
-    spareBatchDirectories.set(stateDir, pool);
-  }
-  return pool;
-}
-
-/** Starts a batch directory (record format 2) under a transit name, or in a spare directory made earlier. */
-export function stageBatch(stateDir: string, id: string): BatchStaging {
-  const pool = sparePool(stateDir);
-  for (let spare = pool.dirs.pop(); spare !== undefined; spare = pool.dirs.pop()) {
-    try {
-      if (lstatSync(spare).isDirectory()) return { id, dir: spare };
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-  }
-  const dir = path.join(stateDir, JOURNAL_SUBDIR, transitName(id, "new"));
-  mkdirSync(dir, { mode: 0o700 });
-  return { id, dir };
+interface PruneFacts {
+  id: string;
+  imageBytes: number;
+  time: number;
 }
 
 /**
- * Makes spare batch directories in the background, up to SPARE_DIRECTORIES. On
- * ext4 making a directory, giving it its first entry and creating a file each allocate an inode
- * (about 20 µs on this project's test machine in a quiet block group, 0.5-1 ms when it freed
- * thousands of inodes recently); a spare holds an empty placeholder of the record file, so a
- * commit that stages in one allocates nothing there. Pruned batches become spares first
- * (retireBatch), so a journal at its limits makes none. Failures are only logged: a commit
- * without a spare makes its own directory. Resolves when this refill is done (tests wait for it;
- * commits never do).
+ * What this process keeps about the journal of one state directory between its commits: the
+ * spare batch directories it made (decision 0013) and the facts pruning needs. The writes service
+ * holds one per state directory (Journals); a one-off commit (the CLI's undo) uses one that keeps
+ * no spares, since spares would outlive it unused.
  */
-export function refillSpareBatchDirectories(stateDir: string): Promise<void> {
-  const pool = sparePool(stateDir);
-  if (pool.refilling === undefined && pool.dirs.length < SPARE_DIRECTORIES) {
-    pool.refilling = makeSpares(stateDir, pool.dirs).finally(() => {
-      pool.refilling = undefined;
-    });
+export class JournalStore {
+  readonly #spares: string[] = [];
+  #refilling: Promise<void> | undefined;
+  /** Facts of finished batches (committed or conflict: records that no longer change), so pruning after each commit reads only the records it has not seen yet. */
+  readonly #finished = new Map<string, PruneFacts>();
+  /** When the journal was last listed for pruning. */
+  #listedAt: number | undefined;
+
+  constructor(readonly stateDir: string, readonly spareLimit: number = SPARE_DIRECTORIES) {}
+
+  /** Starts a batch directory (record format 2) under a transit name, or in a spare directory made earlier. */
+  stage(id: string): BatchStaging {
+    for (let spare = this.#spares.pop(); spare !== undefined; spare = this.#spares.pop()) {
+      try {
+        if (lstatSync(spare).isDirectory()) return { id, dir: spare };
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    const dir = path.join(this.stateDir, JOURNAL_SUBDIR, transitName(id, "new"));
+    mkdirSync(dir, { mode: 0o700 });
+    return { id, dir };
   }
-  return pool.refilling ?? Promise.resolve();
+
+  /**
+   * Makes spare batch directories in the background, up to the spare limit; a spare holds an empty
+   * placeholder of the record file, so a commit that stages in one allocates nothing there (why:
+   * docs/decisions/0013). Pruned batches become spares first (retire), so a journal at its limits
+   * makes none. Failures are only logged: a commit without a spare makes its own directory.
+   * Resolves when this refill is done (tests wait for it; commits never do).
+   */
+  refillSpares(): Promise<void> {
+    if (this.#refilling === undefined && this.#spares.length < this.spareLimit) {
+      this.#refilling = this.#makeSpares().finally(() => {
+        this.#refilling = undefined;
+      });
+    }
+    return this.#refilling ?? Promise.resolve();
+  }
+
+  async #makeSpares(): Promise<void> {
+    try {
+      while (this.#spares.length < this.spareLimit) {
+        const dir = spareName(this.stateDir);
+        await mkdir(dir, { mode: 0o700 });
+        // An empty placeholder of the record: publishing fills it in, allocating nothing.
+        await (await open(path.join(dir, RECORD_FILE), "wx", 0o600)).close();
+        this.#spares.push(dir);
+      }
+    } catch (error) {
+      log.debug("could not make spare journal directories", { error: (error as Error).message });
+    }
+  }
+
+  /**
+   * Removes a pruned batch from the journal, turning its directory into a spare while the pool has
+   * room: renamed out of the journal's names in one step (never half-deleted, like removeBatch), its
+   * before-images removed, and its record file given the placeholder's name again. Only the
+   * before-images' inodes are freed, as an overwrite frees the old inode of its target.
+   */
+  async #retire(id: string): Promise<void> {
+    if (this.#spares.length >= this.spareLimit) return removeBatch(this.stateDir, id);
+    const spare = spareName(this.stateDir);
+    try {
+      renameSync(batchDirectory(this.stateDir, id), spare);
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    try {
+      const names = readdirSync(spare);
+      const record = names.includes(COMMITTED_RECORD_FILE) ? COMMITTED_RECORD_FILE : RECORD_FILE;
+      if (!names.includes(record)) throw new Error("the batch has no record file");
+      for (const name of names) if (name !== record) rmSync(path.join(spare, name), { recursive: true, force: true });
+      if (record !== RECORD_FILE) renameSync(path.join(spare, record), path.join(spare, RECORD_FILE));
+      this.#spares.push(spare);
+    } catch (error) {
+      log.debug("could not keep a pruned batch directory as a spare", { batch: id, error: (error as Error).message });
+      await removeTree(spare);
+    }
+  }
+
+  /** Records the facts of a batch this process just finished, so pruning need not read its record back. */
+  rememberFinished(record: BatchRecord): void {
+    if (record.state !== "committed" && record.state !== "conflict") return;
+    this.#finished.set(record.id, { id: record.id, imageBytes: record.imageBytes, time: Date.parse(record.committedAt ?? record.createdAt) });
+  }
+
+  async #finishedBatches(): Promise<PruneFacts[]> {
+    const known = this.#finished;
+    const ids = await listBatchIds(this.stateDir);
+    const present = new Set(ids);
+    for (const id of known.keys()) if (!present.has(id)) known.delete(id);
+    const result: PruneFacts[] = [];
+    for (const id of ids) {
+      let facts = known.get(id);
+      if (facts === undefined) {
+        const record = await readRecord(this.stateDir, id).catch(() => undefined);
+        if (record === undefined || (record.state !== "committed" && record.state !== "conflict")) continue;
+        facts = { id, imageBytes: record.imageBytes, time: Date.parse(record.committedAt ?? record.createdAt) };
+        known.set(id, facts);
+      }
+      result.push(facts);
+    }
+    return result;
+  }
+
+  /**
+   * Removes the oldest undoable batches beyond the limits (age first, then count, then bytes of
+   * before-images). Batches still in flight are never touched. Returns the ids removed.
+   */
+  async prune(limits: JournalLimits, now: number = Date.now()): Promise<string[]> {
+    // Listing a journal of hundreds of batches costs more than the rest of a small commit, so it is
+    // repeated only now and then; in between, pruning goes by the batches known here (batches other
+    // processes added meanwhile count at the next listing; one they removed is simply gone).
+    const oldestAllowed = now - limits.max_age_days * 86_400_000;
+    const listedAt = this.#listedAt;
+    let kept: PruneFacts[];
+    if (listedAt !== undefined && now >= listedAt && now - listedAt < JOURNAL_LIST_INTERVAL_MS) {
+      // Oldest first, as a listing gives them (batches added at a later listing may be older).
+      kept = [...this.#finished.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    } else {
+      this.#listedAt = now;
+      kept = await this.#finishedBatches();
+    }
+    const removed: string[] = [];
+    let totalBytes = kept.reduce((sum, facts) => sum + facts.imageBytes, 0);
+    while (kept.length > 0) {
+      const oldest = kept[0] as PruneFacts;
+      const expired = oldest.time < oldestAllowed;
+      if (!expired && kept.length <= limits.max_batches && totalBytes <= limits.max_bytes) break;
+      kept.shift();
+      totalBytes -= oldest.imageBytes;
+      await this.#retire(oldest.id);
+      this.#finished.delete(oldest.id);
+      removed.push(oldest.id);
+    }
+    return removed;
+  }
+}
+
+/** The writes service's journal stores, one per state directory it has committed to. */
+export class Journals {
+  readonly #stores = new Map<string, JournalStore>();
+
+  constructor(readonly spareLimit: number = SPARE_DIRECTORIES) {}
+
+  at(stateDir: string): JournalStore {
+    let store = this.#stores.get(stateDir);
+    if (store === undefined) {
+      store = new JournalStore(stateDir, this.spareLimit);
+      this.#stores.set(stateDir, store);
+    }
+    return store;
+  }
 }
 
 function spareName(stateDir: string): string {
   return path.join(stateDir, JOURNAL_SUBDIR, `.spare.${process.pid}-${randomBytes(4).toString("hex")}`);
-}
-
-async function makeSpares(stateDir: string, dirs: string[]): Promise<void> {
-  try {
-    while (dirs.length < SPARE_DIRECTORIES) {
-      const dir = spareName(stateDir);
-      await mkdir(dir, { mode: 0o700 });
-      // An empty placeholder of the record: publishing fills it in, allocating nothing.
-      await (await open(path.join(dir, RECORD_FILE), "wx", 0o600)).close();
-      dirs.push(dir);
-    }
-  } catch (error) {
-    log.debug("could not make spare journal directories", { error: (error as Error).message });
-  }
-}
-
-/**
- * Removes a pruned batch from the journal, turning its directory into a spare while the pool has
- * room: renamed out of the journal's names in one step (never half-deleted, like removeBatch), its
- * before-images removed, and its record file given the placeholder's name again. Only the
- * before-images' inodes are freed, as an overwrite frees the old inode of its target.
- */
-async function retireBatch(stateDir: string, id: string): Promise<void> {
-  const pool = sparePool(stateDir);
-  if (pool.dirs.length >= SPARE_DIRECTORIES) return removeBatch(stateDir, id);
-  const spare = spareName(stateDir);
-  try {
-    renameSync(batchDirectory(stateDir, id), spare);
-  } catch (error) {
-    if (isMissing(error)) return;
-    throw error;
-  }
-  try {
-    const names = readdirSync(spare);
-    const record = names.includes(COMMITTED_RECORD_FILE) ? COMMITTED_RECORD_FILE : RECORD_FILE;
-    if (!names.includes(record)) throw new Error("the batch has no record file");
-    for (const name of names) if (name !== record) rmSync(path.join(spare, name), { recursive: true, force: true });
-    if (record !== RECORD_FILE) renameSync(path.join(spare, record), path.join(spare, RECORD_FILE));
-    pool.dirs.push(spare);
-  } catch (error) {
-    log.debug("could not keep a pruned batch directory as a spare", { batch: id, error: (error as Error).message });
-    await removeTree(spare);
-  }
 }
 
 /** Where op image `image` goes while its batch is staged. */
@@ -400,89 +463,6 @@ export async function removeTransitDebris(stateDir: string, isDead: (pid: number
 /** Every path a journaled op touches, in op order. */
 export function pathsOfOp(op: JournalOp): string[] {
   return op.to === null ? [op.path] : [op.path, op.to];
-}
-
-interface PruneFacts {
-  id: string;
-  imageBytes: number;
-  time: number;
-}
-
-/**
- * Facts of finished batches (committed or conflict: records that no longer change), by state
- * directory, so pruning after each commit reads only the records it has not seen yet.
- */
-const finishedFacts = new Map<string, Map<string, PruneFacts>>();
-
-function knownFinished(stateDir: string): Map<string, PruneFacts> {
-  let known = finishedFacts.get(stateDir);
-  if (known === undefined) {
-    known = new Map();
-    finishedFacts.set(stateDir, known);
-  }
-  return known;
-}
-
-/** When each state directory's journal was last listed for pruning. */
-const lastListing = new Map<string, number>();
-
-/** Records the facts of a batch this process just finished, so pruning need not read its record back. */
-export function rememberFinished(stateDir: string, record: BatchRecord): void {
-  if (record.state !== "committed" && record.state !== "conflict") return;
-  knownFinished(stateDir).set(record.id, { id: record.id, imageBytes: record.imageBytes, time: Date.parse(record.committedAt ?? record.createdAt) });
-}
-
-async function finishedBatches(stateDir: string): Promise<PruneFacts[]> {
-  const known = knownFinished(stateDir);
-  const ids = await listBatchIds(stateDir);
-  const present = new Set(ids);
-  for (const id of known.keys()) if (!present.has(id)) known.delete(id);
-  const result: PruneFacts[] = [];
-  for (const id of ids) {
-    let facts = known.get(id);
-    if (facts === undefined) {
-      const record = await readRecord(stateDir, id).catch(() => undefined);
-      if (record === undefined || (record.state !== "committed" && record.state !== "conflict")) continue;
-      facts = { id, imageBytes: record.imageBytes, time: Date.parse(record.committedAt ?? record.createdAt) };
-      known.set(id, facts);
-    }
-    result.push(facts);
-  }
-  return result;
-}
-
-/**
- * Removes the oldest undoable batches beyond the limits (age first, then count, then bytes of
- * before-images). Batches still in flight are never touched. Returns the ids removed.
- */
-export async function pruneJournal(stateDir: string, limits: JournalLimits, now: number = Date.now()): Promise<string[]> {
-  // Listing a journal of hundreds of batches costs more than the rest of a small commit, so it is
-  // repeated only now and then; in between, pruning goes by the batches known here (batches other
-  // processes added meanwhile count at the next listing; one they removed is simply gone).
-  const oldestAllowed = now - limits.maxAgeDays * 86_400_000;
-  const listedAt = lastListing.get(stateDir);
-  const listedLately = listedAt !== undefined && now >= listedAt && now - listedAt < JOURNAL_LIST_INTERVAL_MS;
-  let kept: PruneFacts[];
-  if (listedLately) {
-    // Oldest first, as a listing gives them (batches added at a later listing may be older).
-    kept = [...knownFinished(stateDir).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  } else {
-    lastListing.set(stateDir, now);
-    kept = await finishedBatches(stateDir);
-  }
-  const removed: string[] = [];
-  let totalBytes = kept.reduce((sum, facts) => sum + facts.imageBytes, 0);
-  while (kept.length > 0) {
-    const oldest = kept[0] as PruneFacts;
-    const expired = oldest.time < oldestAllowed;
-    if (!expired && kept.length <= limits.maxBatches && totalBytes <= limits.maxBytes) break;
-    kept.shift();
-    totalBytes -= oldest.imageBytes;
-    await retireBatch(stateDir, oldest.id);
-    finishedFacts.get(stateDir)?.delete(oldest.id);
-    removed.push(oldest.id);
-  }
-  return removed;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,9 +14,6 @@ import { inspectFile } from "./durable-fs.ts";
 import { detail, imagePath, pathsOfOp, readAllRecords, requireRecord, summarize, type BatchDetail, type BatchRecord, type BatchSummary, type JournalOp } from "./journal-store.ts";
 import { stateDirectory } from "../config/state-dir.ts";
 
-export type { BatchDetail, BatchState, BatchSummary, JournalLimits } from "./journal-store.ts";
-export { DEFAULT_JOURNAL_LIMITS, journalLimitsFromConfig } from "./journal-store.ts";
-
 export interface JournalAccess {
   /** The state directory; by default the one stateDirectory() finds for this process. */
   stateDir?: string;

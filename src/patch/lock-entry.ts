@@ -5,26 +5,11 @@
  * recovery finds the entries of a process that was killed. The locking protocol is in locks.ts.
  */
 import { createHash, randomBytes } from "node:crypto";
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  constants,
-  fstatSync,
-  futimesSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { appendFileSync, closeSync, existsSync, constants, fstatSync, futimesSync, linkSync, lstatSync, openSync, readSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
-import { errnoOf, isMissing } from "./durable-fs.ts";
+import { errnoOf, isMissing, removeIfPresentSync } from "./durable-fs.ts";
 import { currentProcess, isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
 
@@ -92,12 +77,34 @@ export interface LockOptions {
   stateDir?: string;
 }
 
+/**
+ * Everything this process holds for its write locks, whichever writes service took them: one
+ * object, process-wide by nature. A lock entry says "this process" (its owner record), so the
+ * entries it holds, its queues, owner records and directory lists belong to the process, not to a
+ * service; the exit handler (locks.ts) releases the entries and removes the files, and a second
+ * service in the same process must queue behind the first for the same file.
+ */
+export const processLocks = {
+  /** Entries this process holds, by entry path. */
+  held: new Map<string, HeldEntry>(),
+  /** The in-process FIFO queue of each lock entry (locks.ts). */
+  queues: new Map<string, { held: boolean; waiters: Array<() => void> }>(),
+  /** This process's owner record in each state directory. */
+  ownerFiles: new Map<string, OwnerFile>(),
+  /** Directories where link() failed with NO_HARD_LINKS: their entries are created in place. */
+  unlinkable: new Set<string>(),
+  /** This process's list in each state directory: its file and the directories already in it. */
+  listed: new Map<string, { file: string; dirs: Set<string> }>(),
+  /** Tags handed out so far (uniqueTag). */
+  tags: 0,
+  refreshTimer: undefined as ReturnType<typeof setInterval> | undefined,
+};
+
 /** Unique within this process (a counter) and across processes (a random prefix); no secret, so no random bytes per call. */
 const TAG_PREFIX = randomBytes(6).toString("hex");
-let tagCounter = 0;
 function uniqueTag(): string {
-  tagCounter += 1;
-  return `${TAG_PREFIX}${tagCounter.toString(16)}`;
+  processLocks.tags += 1;
+  return `${TAG_PREFIX}${processLocks.tags.toString(16)}`;
 }
 
 export function lockTimeout(target: string, timeoutMs: number, holder?: OwnerRecord): ToolError {
@@ -136,9 +143,6 @@ export interface HeldEntry {
   lost: string | undefined;
 }
 
-/** Entries this process holds, by entry path. */
-export const heldEntries = new Map<string, HeldEntry>();
-
 /** Whether `entry` still names the file we created (our descriptor keeps its inode from being reused). */
 export function stillOurs(held: HeldEntry): boolean {
   try {
@@ -149,12 +153,10 @@ export function stillOurs(held: HeldEntry): boolean {
   }
 }
 
-let refreshTimer: ReturnType<typeof setInterval> | undefined;
-
 /** Keeps the mtime of held entries fresh: what another host's writer judges our lock by. */
 function refreshHeld(): void {
   const now = new Date();
-  for (const held of heldEntries.values()) {
+  for (const held of processLocks.held.values()) {
     if (held.lost !== undefined) continue;
     if (!stillOurs(held)) {
       held.lost = `the lock entry ${held.entry} was removed or replaced`;
@@ -170,18 +172,18 @@ function refreshHeld(): void {
 }
 
 export function track(held: HeldEntry): void {
-  heldEntries.set(held.entry, held);
-  if (refreshTimer === undefined) {
-    refreshTimer = setInterval(refreshHeld, LOCK_TUNING.staleMs / 2);
-    refreshTimer.unref();
+  processLocks.held.set(held.entry, held);
+  if (processLocks.refreshTimer === undefined) {
+    processLocks.refreshTimer = setInterval(refreshHeld, LOCK_TUNING.staleMs / 2);
+    processLocks.refreshTimer.unref();
   }
 }
 
 export function untrack(held: HeldEntry): void {
-  heldEntries.delete(held.entry);
-  if (heldEntries.size === 0 && refreshTimer !== undefined) {
-    clearInterval(refreshTimer);
-    refreshTimer = undefined;
+  processLocks.held.delete(held.entry);
+  if (processLocks.held.size === 0 && processLocks.refreshTimer !== undefined) {
+    clearInterval(processLocks.refreshTimer);
+    processLocks.refreshTimer = undefined;
   }
 }
 
@@ -225,30 +227,27 @@ interface OwnerFile {
   dev: number;
   ino: number;
 }
-const ownerFiles = new Map<string, OwnerFile>();
 
 function ownerFileFor(stateDir: string): OwnerFile {
-  const known = ownerFiles.get(stateDir);
+  const known = processLocks.ownerFiles.get(stateDir);
   if (known !== undefined) return known;
   const file = path.join(stateDir, LOCK_DIRS_SUBDIR, listFileName(currentProcess()).replace(/\.dirs$/, ".owner"));
   writeFileSync(file, recordText(), { mode: 0o644 });
   const fd = openSync(file, constants.O_RDONLY | NOFOLLOW);
   const stats = fstatSync(fd);
   const owner = { file, fd, dev: stats.dev, ino: stats.ino };
-  ownerFiles.set(stateDir, owner);
+  processLocks.ownerFiles.set(stateDir, owner);
   return owner;
 }
 
 /** Errors of link() that mean no hard link can be made here (another device, a file system without them). */
 const NO_HARD_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
-/** Directories where link() failed that way: their entries are created in place. */
-const unlinkableDirectories = new Set<string>();
 
 /** Creates the entry with our record (a link to the owner file where possible), or answers undefined when it exists. */
 export function createEntry(entry: string, at: (real: string) => string, target: string, stateDir: string): HeldEntry | undefined {
   const name = at(entry);
   const dir = path.dirname(entry);
-  if (!unlinkableDirectories.has(dir)) {
+  if (!processLocks.unlinkable.has(dir)) {
     let owner: OwnerFile | undefined;
     try {
       owner = ownerFileFor(stateDir);
@@ -264,12 +263,12 @@ export function createEntry(entry: string, at: (real: string) => string, target:
         if (code === "EEXIST") return undefined;
         if (code === "ENOENT" && !existsSync(owner.file)) {
           // Removed behind our back (a cleaned state directory): written again next time.
-          ownerFiles.delete(stateDir);
+          processLocks.ownerFiles.delete(stateDir);
           closeSync(owner.fd);
           return createEntry(entry, at, target, stateDir);
         }
         if (!NO_HARD_LINKS.has(code)) throw error;
-        unlinkableDirectories.add(dir);
+        processLocks.unlinkable.add(dir);
       }
     }
   }
@@ -286,16 +285,8 @@ export function createEntry(entry: string, at: (real: string) => string, target:
     return { entry, at, target, fd, ownFd: true, dev: stats.dev, ino: stats.ino, token: PROCESS_TOKEN, lost: undefined };
   } catch (error) {
     closeSync(fd);
-    unlinkIfPresent(name);
+    removeIfPresentSync(name);
     throw error;
-  }
-}
-
-export function unlinkIfPresent(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
   }
 }
 
@@ -356,7 +347,7 @@ export function isStale(entry: string, reading: EntryReading): boolean {
   const self = currentProcess();
   if (owner.token === PROCESS_TOKEN && owner.pid === self.pid && owner.host === self.host) {
     // Ours by its record, yet not a lock this process holds: left by a release that failed.
-    return !heldEntries.has(entry);
+    return !processLocks.held.has(entry);
   }
   const liveness = livenessOf(owner);
   if (liveness === "dead") return true;
@@ -404,14 +395,11 @@ export function removeStale(entry: string, judged: EntryReading): void {
   } else {
     log.debug("removed the lock of a writer that is gone", { entry, pid: judged.owner?.pid });
   }
-  unlinkIfPresent(aside);
+  removeIfPresentSync(aside);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The directories a process may leave lock entries in.
-
-/** This process's list in each state directory: its file and the directories already in it. */
-const listedDirectories = new Map<string, { file: string; dirs: Set<string> }>();
 
 function listFileName(identity: ProcessIdentity): string {
   return `${identity.pid}-${identity.startTime ?? "x"}-${createHash("sha256").update(identity.host).digest("hex").slice(0, 16)}.dirs`;
@@ -422,14 +410,14 @@ function listFileName(identity: ProcessIdentity): string {
  * process), or as `created` before the process creates it for a lock entry.
  */
 export function listDirectory(stateDir: string, dir: string, created = false): void {
-  let listed = listedDirectories.get(stateDir);
+  let listed = processLocks.listed.get(stateDir);
   if (!created && listed?.dirs.has(dir)) return;
   try {
     if (listed === undefined) {
       const file = path.join(stateDir, LOCK_DIRS_SUBDIR, listFileName(currentProcess()));
       appendFileSync(file, `${JSON.stringify(currentProcess())}\n`, { mode: 0o600 });
       listed = { file, dirs: new Set() };
-      listedDirectories.set(stateDir, listed);
+      processLocks.listed.set(stateDir, listed);
     }
     appendFileSync(listed.file, `${JSON.stringify(created ? { created: dir } : dir)}\n`);
     if (!created) listed.dirs.add(dir);
@@ -439,11 +427,7 @@ export function listDirectory(stateDir: string, dir: string, created = false): v
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** The files this process keeps in state directories (its directory lists and owner records), removed when it exits. */
 export function processFiles(): string[] {
-  return [...[...listedDirectories.values()].map((listed) => listed.file), ...[...ownerFiles.values()].map((owner) => owner.file)];
+  return [...[...processLocks.listed.values()].map((listed) => listed.file), ...[...processLocks.ownerFiles.values()].map((owner) => owner.file)];
 }

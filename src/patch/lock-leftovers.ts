@@ -1,11 +1,12 @@
 /** Recovery of the lock entries writers that are gone left beside their targets. */
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { log } from "../core/log.ts";
-import { isMissing } from "./durable-fs.ts";
+import { isMissing, removeIfPresentSync } from "./durable-fs.ts";
 import { isValidIdentity, livenessOf, type ProcessIdentity } from "./process-identity.ts";
 import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
-import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale, sleep, unlinkIfPresent } from "./lock-entry.ts";
+import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale } from "./lock-entry.ts";
 
 /**
  * Removes the lock entries (and entries moved aside) a dead process left in `dir`. An entry without a
@@ -28,7 +29,7 @@ function removeLeftEntries(dir: string, dead: ProcessIdentity, young: string[]):
       if (match[1] !== undefined) {
         // Moved aside by a release or recovery of the dead process, which never deleted it.
         if (Number(match[1].slice(1).split("-")[0]) !== dead.pid) continue;
-        unlinkIfPresent(full);
+        removeIfPresentSync(full);
         removed += 1;
         continue;
       }
@@ -67,7 +68,7 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
     if (name.endsWith(".owner")) {
       // The owner record of a process that is gone (its list, read below, names where it was linked).
       const reading = readEntry(file);
-      if (reading?.owner !== undefined && livenessOf(reading.owner) === "dead") unlinkIfPresent(file);
+      if (reading?.owner !== undefined && livenessOf(reading.owner) === "dead") removeIfPresentSync(file);
       continue;
     }
     let lines: string[];
@@ -103,7 +104,7 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
         // Not empty (the batch committed, or someone else uses it) or gone.
       }
     }
-    unlinkIfPresent(file);
+    removeIfPresentSync(file);
   }
   if (young.length > 0) {
     // Rare: a writer killed between creating an entry and writing its record, moments ago.

@@ -17,6 +17,7 @@
 import { ChangedBeneath } from "../policy/beneath.ts";
 import { closeSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -28,7 +29,6 @@ import {
   type EntryReading,
   type HeldEntry,
   type HeldLocks,
-  heldEntries,
   isStale,
   listDirectory,
   lockEntryPath,
@@ -36,10 +36,10 @@ import {
   type LockTarget,
   lockTimeout,
   processFiles,
+  processLocks,
   readEntry,
   removeStale,
   sameName,
-  sleep,
   stillOurs,
   track,
   unableToLock,
@@ -158,7 +158,7 @@ function removeEmptyDirectories(dir: string, bound: string, at: (real: string) =
 
 // The entries of a process that exits normally go with it; a killed one's are recovered by the next writer.
 process.on("exit", () => {
-  for (const held of [...heldEntries.values()]) releaseEntry(held);
+  for (const held of [...processLocks.held.values()]) releaseEntry(held);
   for (const file of processFiles()) {
     try {
       unlinkSync(file);
@@ -171,18 +171,11 @@ process.on("exit", () => {
 // ---------------------------------------------------------------------------------------------
 // In-process queue.
 
-interface LocalEntry {
-  held: boolean;
-  waiters: Array<() => void>;
-}
-
-const localLocks = new Map<string, LocalEntry>();
-
 function acquireLocal(key: string, target: string, deadline: number, timeoutMs: number): Promise<() => void> {
-  let entry = localLocks.get(key);
+  let entry = processLocks.queues.get(key);
   if (entry === undefined) {
     entry = { held: false, waiters: [] };
-    localLocks.set(key, entry);
+    processLocks.queues.set(key, entry);
   }
   const current = entry;
   let released = false;
@@ -193,7 +186,7 @@ function acquireLocal(key: string, target: string, deadline: number, timeoutMs: 
     if (next !== undefined) next();
     else {
       current.held = false;
-      localLocks.delete(key);
+      processLocks.queues.delete(key);
     }
   };
   if (!current.held) {

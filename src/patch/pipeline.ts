@@ -16,15 +16,18 @@ import type { ResolvedPath, Workspace } from "../policy/workspace.ts";
 import { type CommitOp, type CommitResult, commitBatch } from "./commit.ts";
 import type { FormatResult, Formatters } from "./format.ts";
 import type { FileFacts } from "./report.ts";
-import { type SyntaxReport, inspectSyntax, refuseRegression } from "./syntax-guard.ts";
-import { type DecodedFile, decodeForEdit, encodeLike } from "../text/index.ts";
+import { type SyntaxGuard, type SyntaxReport, refuseRegression } from "./syntax-guard.ts";
+import { type DecodedFile, encodeLike } from "../text/index.ts";
+import type { WriteServices } from "./write-batch.ts";
 
-export interface PipelineContext {
+/** Everything a write needs from its call: the policy, the configuration, the session, the services. */
+export interface WriteContext {
   workspace: Workspace;
   config: EffectiveConfig;
   configGeneration: number;
   sessionId: string;
   signal: AbortSignal;
+  services: WriteServices;
   /** Told after every successful commit what it touched, for caches that mirror the disk (the code index). */
   onCommitted?: (event: CommittedEvent) => void;
 }
@@ -40,7 +43,7 @@ export interface SourceFile {
  * `undefined` (no hash given; refused for existing files when safety.require_hash is on),
  * a hash (must match), or `null` (the file must not exist yet).
  */
-export async function loadSource(resolved: ResolvedPath, expectedSha256: string | null | undefined, context: PipelineContext): Promise<SourceFile | null> {
+export async function loadSource(resolved: ResolvedPath, expectedSha256: string | null | undefined, context: WriteContext): Promise<SourceFile | null> {
   if (resolved.kind === "directory") throw new ToolError("not_a_file", `${resolved.display} is a directory.`);
   if (resolved.kind === "other") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
   if (!resolved.exists) {
@@ -106,6 +109,7 @@ interface CandidateOptions {
   encodeAs: Pick<DecodedFile, "encoding" | "bom">;
   allowSyntaxErrors: boolean;
   formatters: Formatters;
+  syntax: SyntaxGuard;
   config: EffectiveConfig;
 }
 
@@ -117,27 +121,24 @@ export async function buildTextCandidate(options: CandidateOptions): Promise<Tex
   const { resolved, original } = options;
   const firstLine = firstLineOf((original?.text ?? options.candidateText).slice(0, 200));
   const language = languageOf(resolved.relative, firstLine, options.config.languages.overrides) ?? null;
+  // Where an override gave the file its language, that language picks the formatter, not the name.
+  const formatAs = language !== null && language !== languageOf(resolved.relative, firstLine) ? language : undefined;
   const before = original?.text;
   // An edit of a formatter-clean script can have only its changed statements formatted; those come from the syntax parse.
-  const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText);
-  const inspection = await inspectSyntax(resolved.display, language, before, options.candidateText, { statements: byStatement });
+  const byStatement = options.formatters.formatsByStatement(resolved.real, before, options.candidateText, formatAs);
+  const inspection = await options.syntax.inspect(resolved.display, language, before, options.candidateText, { statements: byStatement });
   const syntax = inspection.report;
   if (!options.allowSyntaxErrors) refuseRegression(resolved.display, syntax);
   // Statement boundaries of a tree with errors need not be the formatter's.
   const statements = syntax.checked && syntax.afterErrors === 0 ? inspection.statements : undefined;
   const formatted: FormatResult = options.allowSyntaxErrors && syntax.newErrors.length > 0 ?
     { text: options.candidateText, formatted: false, reason: "syntax errors allowed: not formatted" } :
-    await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements);
+    await options.formatters.formatCandidate(resolved.real, before, options.candidateText, options.config.format.on_failure, statements, formatAs);
   const bytes = encodeLike(formatted.text, options.encodeAs);
   if (bytes.length > LIMITS.patch.maxCandidateBytes) {
     throw new ToolError("file_too_large", `the new content of ${resolved.display} would be ${bytes.length} bytes; the limit is ${LIMITS.patch.maxCandidateBytes}.`);
   }
   return { bytes, sha256: sha256(bytes), text: formatted.text, report: { language, syntax, format: formatted } };
-}
-
-/** Decodes a source for editing (refusing binary files and invalid encodings). */
-export function decodeSource(source: SourceFile, resolved: ResolvedPath): DecodedFile {
-  return decodeForEdit(source.bytes, resolved.display);
 }
 
 /** One planned change to one file, fully computed before anything is locked or written. */
@@ -175,7 +176,7 @@ export function refuseOverlaps(plans: Plan[]): void {
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: PipelineContext, tool: string, options: { maxOps?: number } = {}): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: WriteContext, tool: string, maxOps?: number): Promise<CommitResult> {
   refuseOverlaps(plans);
   refuseIfCancelled(context.signal);
   const expectedParents = new Set<string>();
@@ -184,14 +185,12 @@ export async function commitPlans(plans: Plan[], context: PipelineContext, tool:
     plans.map((plan) => plan.op),
     { sessionId: context.sessionId, tool, roots: context.workspace.roots.map((root) => root.real) },
     {
-      journalLimits: {
-        maxBatches: context.config.journal.max_batches,
-        maxBytes: context.config.journal.max_bytes,
-        maxAgeDays: context.config.journal.max_age_days,
-      },
-      // A symlink swapped into the path after the policy check must not redirect the write.
-      verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || isInsideNewParents(dirReal, expectedParents),
-      ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
+      journalLimits: context.config.journal,
+      journals: context.services.journals,
+      // A symlink swapped into the path after the policy check must not redirect the write; directories
+      // created for a new file lie inside a parent the policy resolved.
+      verifyParent: async (dirReal: string) => expectedParents.has(dirReal) || [...expectedParents].some((parent) => dirReal.startsWith(parent + path.sep)),
+      maxOps,
     },
   );
   announceCommitted(context, { realPaths: plans.flatMap((plan) => plan.touches), tool });
@@ -213,21 +212,13 @@ export interface CommittedEvent {
   tool: string;
 }
 
-function announceCommitted(context: PipelineContext, event: CommittedEvent): void {
+function announceCommitted(context: WriteContext, event: CommittedEvent): void {
   try {
     context.onCommitted?.(event);
   } catch (error) {
     // A cache that fails to update must not turn a committed write into a reported failure.
     log.warn("a commit observer failed", { error: error instanceof Error ? error.message : String(error) });
   }
-}
-
-/** Directories created for a new file are inside a parent the policy resolved. */
-function isInsideNewParents(dirReal: string, expected: Set<string>): boolean {
-  for (const parent of expected) {
-    if (dirReal.startsWith(parent + path.sep)) return true;
-  }
-  return false;
 }
 
 /** The file mode a chmod string asks for, relative to the current mode ("644", "0755", "+x", "-x"). */

@@ -37,6 +37,7 @@ function readProcStat(pid: number): ProcStat | undefined {
   return { state, startTime };
 }
 
+/** Process-wide by nature: this process's identity, read once. */
 let self: ProcessIdentity | undefined;
 
 export function currentProcess(): ProcessIdentity {

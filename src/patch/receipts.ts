@@ -42,7 +42,7 @@ export interface BatchReceipt<FileSummary = unknown, Summary = unknown> {
   summary: Summary;
 }
 
-export type ReceiptIssue = "unknown" | "used" | "expired" | "foreign_session" | "stale_config" | "wrong_path" | "batch_receipt" | "single_receipt";
+type ReceiptIssue = "unknown" | "used" | "expired" | "foreign_session" | "stale_config" | "wrong_path" | "batch_receipt" | "single_receipt";
 
 const REASONS: Record<ReceiptIssue, string> = {
   unknown: "no such receipt (it never existed, or it was evicted)",

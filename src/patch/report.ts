@@ -1,47 +1,76 @@
-/** What the write façade reports for each file of a batch: typed here, rendered by the tools. */
-
-export type Change = "created" | "modified" | "unchanged" | "deleted" | "renamed" | "mode";
-
-/** Where an Aider block matched. */
-export interface BlockMatch {
-  block: number;
-  matcher: string;
-  startLine: number;
-  endLine: number;
-  similarity?: number;
-}
-
-/** What a structural rule matched and rewrote. */
-export interface RuleOutcome {
-  rule: number;
-  matched: number;
-  applied: number;
-  locations: Array<{ startLine: number; endLine: number }>;
-}
-
-/** Type errors a change introduces (computed by the caller's `diagnose`; never a reason to refuse). */
-export interface TypeErrors {
-  checked: boolean;
-  introduced: Array<{ path: string; line: number; column: number; code: number; message: string }>;
-  errorsBefore: number;
-  errorsAfter: number;
-  complete: boolean;
-  note?: string;
-}
+/**
+ * What the write façade reports for each file of a batch: typed here, rendered by the tools. The
+ * facts are one zod schema, so the tools' output schema and these types cannot drift apart.
+ */
+import { z } from "zod";
 
 /** The facts about one file's change, as planned (and returned again when its receipt is committed). */
-export interface FileFacts {
-  change: Change;
-  renamedFrom?: string;
-  importNotes?: string[];
-  mode?: string;
-  matches?: BlockMatch[];
-  rules?: RuleOutcome[];
-  formatted?: boolean;
-  formatNote?: string;
-  syntax?: { checked: boolean; errorsBefore: number; errorsAfter: number };
-  typeErrors?: TypeErrors;
-}
+export const FileFactsSchema = z.object({
+  change: z.enum(["created", "modified", "unchanged", "deleted", "renamed", "mode"]).describe("What happened to the file."),
+  renamedFrom: z.string().optional().describe("For renames: the source path."),
+  importNotes: z.array(z.string()).optional().describe(
+    "For renames with updateImports: importers left unchanged and why, and the moved file's own relative imports that now need another specifier.",
+  ),
+  mode: z.string().optional().describe("For file_chattr: the new mode in octal."),
+  matches: z
+    .array(
+      z.object({
+        block: z.number().int().describe("0-based index of the Aider block."),
+        matcher: z.string().describe("Which matcher applied: exact, whitespace, indentation, fuzzy or append."),
+        startLine: z.number().int().describe("First line (1-based) of the matched text when the block applied."),
+        endLine: z.number().int().describe("Last line (1-based) of the matched text."),
+        similarity: z.number().optional().describe("Fuzzy matches: similarity from 0 to 1."),
+      }),
+    )
+    .optional()
+    .describe("Aider blocks: where each one matched."),
+  rules: z
+    .array(
+      z.object({
+        rule: z.number().int().describe("0-based index of the structural rule."),
+        matched: z.number().int().describe("Matches found."),
+        applied: z.number().int().describe("Rewrites actually applied."),
+        locations: z.array(z.object({ startLine: z.number().int(), endLine: z.number().int() })).describe("1-based line ranges of the matches."),
+      }),
+    )
+    .optional()
+    .describe("Structural rules: what each matched and rewrote."),
+  formatted: z.boolean().optional().describe("Whether the formatter ran on the candidate."),
+  formatNote: z.string().optional().describe("Which formatter ran, or why the candidate was not formatted."),
+  syntax: z
+    .object({
+      checked: z.boolean().describe("Whether a parser checked the candidate."),
+      errorsBefore: z.number().int().describe("Syntax errors in the original."),
+      errorsAfter: z.number().int().describe("Syntax errors in the candidate."),
+    })
+    .optional()
+    .describe("The syntax guard's verdict."),
+  typeErrors: z
+    .object({
+      checked: z.boolean().describe("Whether the TypeScript compiler checked the change (see note when not)."),
+      introduced: z
+        .array(
+          z.object({
+            path: z.string().describe("File with the error: the patched file or a file importing it."),
+            line: z.number().int().describe("1-based line in the candidate."),
+            column: z.number().int().describe("1-based column."),
+            code: z.number().int().describe("TypeScript error code (TS2322 → 2322)."),
+            message: z.string().describe("The compiler's message."),
+          }),
+        )
+        .describe("Errors the change introduces (present after it, absent before)."),
+      errorsBefore: z.number().int().describe("Type errors before the change, in the same files."),
+      errorsAfter: z.number().int().describe("Type errors after the change."),
+      complete: z.boolean().describe("False when a limit cut the list or files importing this one were left out."),
+      note: z.string().optional().describe("Why nothing was checked, or what else was checked."),
+    })
+    .optional()
+    .describe("With diagnostics: true, the type errors the change introduces. Reported only; they never refuse the write."),
+});
+export type FileFacts = z.infer<typeof FileFactsSchema>;
+export type Change = FileFacts["change"];
+/** Type errors a change introduces (computed by the caller's `diagnose`; never a reason to refuse). */
+export type TypeErrors = NonNullable<FileFacts["typeErrors"]>;
 
 /** A change's bounded diff, when the caller asked for diffs. */
 export interface DiffFacts {

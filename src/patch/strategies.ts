@@ -6,22 +6,12 @@ import { ToolError } from "../core/errors.ts";
 import { firstLineOf, languageOf } from "../syntax/index.ts";
 import type { LanguageId } from "../syntax/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
-import { adaptLineEndings, type DecodedFile, newFileDefaults } from "../text/index.ts";
-import { type AiderBlock, type AppliedBlock, applyAiderBlocks, parseAiderText } from "./aider.ts";
-import { type AstRule, type AstRuleReport, applyAstRulesAsync } from "./ast-rules.ts";
+import { adaptLineEndings, type DecodedFile, decodeForEdit, newFileDefaults } from "../text/index.ts";
+import { type AiderBlock, type AppliedBlock, applyAiderBlocks } from "./aider.ts";
+import { parseAiderText } from "./aider-parse.ts";
+import { type AstRule, type AstRuleReport, applyAstRules } from "./ast-rules.ts";
 import type { Formatters } from "./format.ts";
-import {
-  buildTextCandidate,
-  type CandidateReport,
-  decodeSource,
-  loadSource,
-  parseChmod,
-  type PipelineContext,
-  type Plan,
-  type SourceFile,
-  type TextCandidate,
-} from "./pipeline.ts";
-import type { ReceiptBook } from "./receipts.ts";
+import { buildTextCandidate, type CandidateReport, loadSource, parseChmod, type WriteContext, type Plan, type SourceFile, type TextCandidate } from "./pipeline.ts";
 import type { Change, FileFacts, TypeErrors } from "./report.ts";
 
 /** What to check a file against: a hash, null (must not exist), undefined (no hash given), or "current" (whatever is there now). */
@@ -64,9 +54,8 @@ export interface Planned {
 
 /** What a strategy may use while planning. */
 export interface PlanningRun {
-  context: PipelineContext;
+  context: WriteContext;
   formatters: () => Promise<Formatters>;
-  receipts: ReceiptBook<FileFacts>;
 }
 
 type EntryOf<Kind extends WriteEntry["kind"]> = Extract<WriteEntry, { kind: Kind }>;
@@ -99,12 +88,12 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     }
     const original = target.decoded.text;
     const language = entry.language ?? languageOf(target.resolved.relative, firstLineOf(original.slice(0, 200)), run.context.config.languages.overrides) ?? null;
-    const result = await applyAstRulesAsync(original, language, entry.rules);
+    const result = await applyAstRules(original, language, entry.rules, run.context.services.syntax);
     return textPlan(entry, target, result.text, entry.allowSyntaxErrors, { rules: rulesOf(result.rules) }, run, entry.diagnose);
   },
   receipt: async (entry, run) => {
     const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, "write");
-    const receipt = run.receipts.take(run.context.sessionId, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
+    const receipt = run.context.services.receipts.take(run.context.sessionId, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
     const source = await loadSource(resolved, receipt.sourceSha256, run.context);
     return {
       plan: writePlan(entry.key, resolved, source, receipt.candidate, { ...receipt.summary, change: changeOf(source, receipt.candidateSha256) }),
@@ -167,11 +156,11 @@ async function openTarget(entry: EntryBase, expected: Expected | "current", run:
   const source = expected === "current" ?
     await loadSource(resolved, resolved.exists ? undefined : null, { ...run.context, config: anyVersion(run.context) }) :
     await loadSource(resolved, expected, run.context);
-  return { resolved, source, decoded: source ? decodeSource(source, resolved) : undefined };
+  return { resolved, source, decoded: source ? decodeForEdit(source.bytes, resolved.display) : undefined };
 }
 
 /** The configuration with require_hash off: for a caller that read the file itself moments ago. */
-function anyVersion(context: PipelineContext): PipelineContext["config"] {
+function anyVersion(context: WriteContext): WriteContext["config"] {
   return { ...context.config, safety: { ...context.config.safety, require_hash: false } };
 }
 
@@ -210,6 +199,7 @@ async function textPlan(
     encodeAs: decoded ?? newFileDefaults(),
     allowSyntaxErrors: allowSyntaxErrors ?? false,
     formatters: await run.formatters(),
+    syntax: run.context.services.syntax,
     config: run.context.config,
   });
   const report: FileFacts = { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) };

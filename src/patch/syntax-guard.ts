@@ -10,8 +10,8 @@ import { log } from "../core/log.ts";
 import { lastIndexWhere } from "../core/bisect.ts";
 import { DOCUMENT_FORMAT_NAMES, documentSyntaxProblems, type SyntaxProblem } from "../syntax/index.ts";
 import {
-  DOCUMENT_LANGUAGES,
   type DocumentLanguage,
+  isDocumentLanguage,
   type LanguageId,
   parseSourceAsync,
   parseStatementRun,
@@ -56,10 +56,6 @@ export interface SyntaxReport {
   note?: string;
   /** Why a language that has a parser here could not be checked (the parser did not load, or failed): refused unless errors are allowed. */
   cannotCheck?: string;
-}
-
-function isDocumentId(id: LanguageId): id is DocumentLanguage {
-  return (DOCUMENT_LANGUAGES as readonly string[]).includes(id);
 }
 
 function issueFromTree(error: SyntaxErrorLocation): SyntaxIssue {
@@ -110,73 +106,6 @@ function inspectDocument(language: DocumentLanguage, before: string | undefined,
   };
   if (afterProblems.length > 0 && beforeProblems.length > 0) report.note = `The original did not parse as ${DOCUMENT_FORMAT_NAMES[language]} either.`;
   return report;
-}
-
-/**
- * Error lists of recently checked texts: a candidate that gets written is the next edit's original,
- * so remembering it saves one full parse per edit (for each file of a batch, too).
- */
-interface ErrorList {
-  errors: SyntaxErrorLocation[];
-  errorCount: number;
-  /** The text's top-level statements, when the caller asked for them (see recentStatements). */
-  statements?: TopLevelStatements;
-}
-const recentErrors = new Map<string, ErrorList>();
-
-function textKey(language: LanguageId, text: string): string {
-  return `${language}\0${sha256OfText(text)}`;
-}
-
-function remember(key: string, entry: ErrorList): ErrorList {
-  recentErrors.set(key, entry);
-  while (recentErrors.size > SYNTAX_CACHE_ENTRIES) recentErrors.delete(recentErrors.keys().next().value as string);
-  return entry;
-}
-
-/**
- * Top-level statements of recently checked candidates, read out of their trees (the trees are not
- * kept): a candidate that gets written is the next edit's original, whose statements let that edit
- * parse only the statements around its change (see localStatements).
- */
-const recentStatements = new Map<string, readonly TopLevelStatement[]>();
-
-function rememberStatements(key: string, all: readonly TopLevelStatement[]): void {
-  recentStatements.delete(key);
-  recentStatements.set(key, all);
-  while (recentStatements.size > STATEMENT_CACHE_ENTRIES) recentStatements.delete(recentStatements.keys().next().value as string);
-}
-
-/** The top-level statements of `text` when a recent check parsed it for them; nothing is parsed here. */
-export function knownStatements(language: LanguageId, text: string): readonly TopLevelStatement[] | undefined {
-  return recentStatements.get(textKey(language, text));
-}
-
-/** The error list of `text`, parsed on the thread pool: the parse starts before this returns, so the caller can format meanwhile. */
-async function errorsOf(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
-  const key = textKey(language, text);
-  const known = recentErrors.get(key);
-  // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted and were not kept.
-  if (known && !withStatements) return known;
-  const kept = known && recentStatements.get(key);
-  if (known && kept) return { ...known, statements: statementList(kept) };
-  let entry: ErrorList;
-  let root: SgRoot | undefined;
-  if (known) {
-    entry = known;
-    root = await parseTreeAsync(language, text);
-    if (!root) return known;
-  } else {
-    const parsed = await parseSourceAsync(language, text);
-    if (!parsed) return undefined;
-    entry = remember(key, { errors: parsed.errors, errorCount: parsed.errorCount });
-    root = parsed.root;
-  }
-  if (!withStatements) return entry;
-  const statements = topLevelStatements(root);
-  // Read out once the caller has moved on (to its commit's I/O, usually): nobody waits for it.
-  if (entry.errorCount === 0) setImmediate(() => rememberStatements(key, Array.from({ length: statements.length }, (_, index) => statements.at(index))));
-  return { ...entry, statements };
 }
 
 /**
@@ -241,26 +170,28 @@ export function localStatements(language: LanguageId, before: string, after: str
   return result;
 }
 
-/** Candidates checked by localStatements so far (tests watch it). */
-export const localCheckCounter = { checked: 0 };
+function unknownLanguage(): SyntaxReport {
+  return { checked: false, language: null, beforeErrors: 0, afterErrors: 0, newErrors: [], note: "The file's language is not known; syntax not checked." };
+}
 
-/**
- * The candidate's error list from localStatements when the original is a text checked moments ago
- * with no errors and its statements kept: a parse of a few statements instead of the whole file.
- * The result is remembered like a whole parse's, so the next edit of the file starts from it.
- */
-function checkedLocally(language: LanguageId, before: string, after: string): { before: ErrorList; after: ErrorList } | undefined {
-  const beforeKey = textKey(language, before);
-  const statements = recentStatements.get(beforeKey);
-  const known = recentErrors.get(beforeKey);
-  if (statements === undefined || known?.errorCount !== 0) return undefined;
-  const found = localStatements(language, before, after, statements);
-  if (found === undefined) return undefined;
-  const key = textKey(language, after);
-  const entry = remember(key, { errors: [], errorCount: 0 });
-  rememberStatements(key, found);
-  localCheckCounter.checked++;
-  return { before: known, after: { ...entry, statements: statementList(found) } };
+function failedCheck(filePath: string, languageId: LanguageId, error: unknown): SyntaxReport {
+  log.warn("syntax check failed", { path: filePath, language: languageId, error });
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    checked: false,
+    language: languageId,
+    beforeErrors: 0,
+    afterErrors: 0,
+    newErrors: [],
+    note: `The syntax check failed (${reason}); syntax not checked.`,
+    cannotCheck: `the syntax check failed (${reason})`,
+  };
+}
+
+export interface SyntaxInspection {
+  report: SyntaxReport;
+  /** The candidate's top-level statements, when asked for and its language has a tree parser. */
+  statements?: TopLevelStatements;
 }
 
 function treeReport(language: LanguageId, before: string | undefined, after: string, parsedBefore: ErrorList | undefined, parsedAfter: ErrorList | undefined): SyntaxReport {
@@ -290,62 +221,118 @@ function treeReport(language: LanguageId, before: string | undefined, after: str
   };
 }
 
-async function inspectTree(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
-  const local = before === undefined ? undefined : checkedLocally(language, before, after);
-  if (local !== undefined) {
-    const report = treeReport(language, before, after, local.before, local.after);
-    return withStatements ? { report, statements: local.after.statements! } : { report };
-  }
-  // Both parses are queued before the first await.
-  const [parsedAfter, parsedBefore] = await Promise.all([errorsOf(language, after, withStatements), before === undefined ? undefined : errorsOf(language, before)]);
-  const report = treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
-  return withStatements && parsedAfter?.statements ? { report, statements: parsedAfter.statements } : { report };
-}
-
-function unknownLanguage(): SyntaxReport {
-  return { checked: false, language: null, beforeErrors: 0, afterErrors: 0, newErrors: [], note: "The file's language is not known; syntax not checked." };
-}
-
-function failedCheck(filePath: string, languageId: LanguageId, error: unknown): SyntaxReport {
-  log.warn("syntax check failed", { path: filePath, language: languageId, error });
-  const reason = error instanceof Error ? error.message : String(error);
-  return {
-    checked: false,
-    language: languageId,
-    beforeErrors: 0,
-    afterErrors: 0,
-    newErrors: [],
-    note: `The syntax check failed (${reason}); syntax not checked.`,
-    cannotCheck: `the syntax check failed (${reason})`,
-  };
-}
-
-export interface SyntaxInspection {
-  report: SyntaxReport;
-  /** The candidate's top-level statements, when asked for and its language has a tree parser. */
+/** Error list of a checked text, and its top-level statements when the caller asked for them. */
+interface ErrorList {
+  errors: SyntaxErrorLocation[];
+  errorCount: number;
   statements?: TopLevelStatements;
 }
 
+function textKey(language: LanguageId, text: string): string {
+  return `${language}\0${sha256OfText(text)}`;
+}
+
+/** Sets `key` as the newest entry of `cache`, dropping the oldest beyond `limit`. */
+function remember<V>(cache: Map<string, V>, key: string, value: V, limit: number): void {
+  cache.delete(key);
+  cache.set(key, value);
+  while (cache.size > limit) cache.delete(cache.keys().next().value as string);
+}
+
 /**
- * Reports the syntax errors `after` adds to `before` (undefined for a new file). Never throws: a
- * language without a parser, or a parser failure, gives checked: false with a note. Tree parses
- * run on the thread pool and are queued before this returns, so work the caller does before
- * awaiting (formatting the same candidate) runs alongside them. With `statements`, the
- * candidate's top-level statements come back too, from the same parse.
+ * The syntax guard with its memory of recently checked texts, owned by the writes service
+ * (WriteServices.syntax): a candidate that gets written is the next edit's original, so its error
+ * list saves one full parse per edit, and its top-level statements (read out of the tree, which is
+ * not kept) let that edit parse only the statements around its change (see localStatements).
  */
-export async function inspectSyntax(
-  filePath: string,
-  languageId: LanguageId | null,
-  before: string | undefined,
-  after: string,
-  options: { statements?: boolean } = {},
-): Promise<SyntaxInspection> {
-  if (languageId === null) return { report: unknownLanguage() };
-  try {
-    if (isDocumentId(languageId)) return { report: inspectDocument(languageId, before, after) };
-    return await inspectTree(languageId, before, after, options.statements === true);
-  } catch (error) {
-    return { report: failedCheck(filePath, languageId, error) };
+export class SyntaxGuard {
+  readonly #errors = new Map<string, ErrorList>();
+  readonly #statements = new Map<string, readonly TopLevelStatement[]>();
+  /** Candidates checked by localStatements so far (tests watch it). */
+  localChecks = 0;
+
+  /**
+   * Reports the syntax errors `after` adds to `before` (undefined for a new file). Never throws: a
+   * language without a parser, or a parser failure, gives checked: false with a note. Tree parses
+   * run on the thread pool and are queued before this returns, so work the caller does before
+   * awaiting (formatting the same candidate) runs alongside them. With `statements`, the
+   * candidate's top-level statements come back too, from the same parse.
+   */
+  async inspect(filePath: string, languageId: LanguageId | null, before: string | undefined, after: string, options: { statements?: boolean } = {}): Promise<SyntaxInspection> {
+    if (languageId === null) return { report: unknownLanguage() };
+    try {
+      if (isDocumentLanguage(languageId)) return { report: inspectDocument(languageId, before, after) };
+      return await this.#inspectTree(languageId, before, after, options.statements === true);
+    } catch (error) {
+      return { report: failedCheck(filePath, languageId, error) };
+    }
+  }
+
+  /** The top-level statements of `text` when a recent check parsed it for them; nothing is parsed here. */
+  knownStatements(language: LanguageId, text: string): readonly TopLevelStatement[] | undefined {
+    return this.#statements.get(textKey(language, text));
+  }
+
+  /** The error list of `text`, parsed on the thread pool: the parse starts before this returns, so the caller can format meanwhile. */
+  async #errorsOf(language: LanguageId, text: string, withStatements = false): Promise<ErrorList | undefined> {
+    const key = textKey(language, text);
+    const known = this.#errors.get(key);
+    // A text seen moments ago (the usual original) needs no parse, unless its statements are wanted and were not kept.
+    if (known && !withStatements) return known;
+    const kept = known && this.#statements.get(key);
+    if (known && kept) return { ...known, statements: statementList(kept) };
+    let entry: ErrorList;
+    let root: SgRoot | undefined;
+    if (known) {
+      entry = known;
+      root = await parseTreeAsync(language, text);
+      if (!root) return known;
+    } else {
+      const parsed = await parseSourceAsync(language, text);
+      if (!parsed) return undefined;
+      entry = { errors: parsed.errors, errorCount: parsed.errorCount };
+      remember(this.#errors, key, entry, SYNTAX_CACHE_ENTRIES);
+      root = parsed.root;
+    }
+    if (!withStatements) return entry;
+    const statements = topLevelStatements(root);
+    // Read out once the caller has moved on (to its commit's I/O, usually): nobody waits for it.
+    if (entry.errorCount === 0) {
+      setImmediate(() => remember(this.#statements, key, Array.from({ length: statements.length }, (_, index) => statements.at(index)), STATEMENT_CACHE_ENTRIES));
+    }
+    return { ...entry, statements };
+  }
+
+  /**
+   * The candidate's error list from localStatements when the original is a text checked moments ago
+   * with no errors and its statements kept: a parse of a few statements instead of the whole file.
+   * The result is remembered like a whole parse's, so the next edit of the file starts from it.
+   */
+  #checkedLocally(language: LanguageId, before: string, after: string): { before: ErrorList; after: ErrorList } | undefined {
+    const beforeKey = textKey(language, before);
+    const statements = this.#statements.get(beforeKey);
+    const known = this.#errors.get(beforeKey);
+    if (statements === undefined || known?.errorCount !== 0) return undefined;
+    const found = localStatements(language, before, after, statements);
+    if (found === undefined) return undefined;
+    const key = textKey(language, after);
+    const entry: ErrorList = { errors: [], errorCount: 0 };
+    remember(this.#errors, key, entry, SYNTAX_CACHE_ENTRIES);
+    remember(this.#statements, key, found, STATEMENT_CACHE_ENTRIES);
+    this.localChecks++;
+    return { before: known, after: { ...entry, statements: statementList(found) } };
+  }
+
+  async #inspectTree(language: LanguageId, before: string | undefined, after: string, withStatements: boolean): Promise<SyntaxInspection> {
+    const local = before === undefined ? undefined : this.#checkedLocally(language, before, after);
+    if (local !== undefined) {
+      const report = treeReport(language, before, after, local.before, local.after);
+      return withStatements ? { report, statements: local.after.statements! } : { report };
+    }
+    // Both parses are queued before the first await.
+    const [parsedAfter, parsedBefore] = await Promise.all([this.#errorsOf(language, after, withStatements), before === undefined ? undefined : this.#errorsOf(language, before)]);
+    const report = treeReport(language, before, after, parsedAfter === undefined ? undefined : parsedBefore, parsedAfter);
+    return withStatements && parsedAfter?.statements ? { report, statements: parsedAfter.statements } : { report };
   }
 }
 
@@ -365,7 +352,7 @@ export function refuseRegression(filePath: string, report: SyntaxReport): Syntax
       details: { language: report.language, reason: report.cannotCheck },
     });
   }
-  const document = report.language !== null && isDocumentId(report.language) ? report.language : undefined;
+  const document = isDocumentLanguage(report.language) ? report.language : undefined;
   const refused = document !== undefined ? report.afterErrors > 0 : report.afterErrors > report.beforeErrors;
   if (!refused) return report;
   // More errors than before means at least one has no counterpart, so the list is never empty.

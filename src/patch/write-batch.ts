@@ -12,13 +12,15 @@ import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { FormatterCache } from "./formatter-cache.ts";
 import type { Formatters } from "./format.ts";
 import { listBatches, undoOps } from "./journal.ts";
-import { commitPlans, loadSource, type PipelineContext, type Plan, refuseIfCancelled, refuseOverlaps } from "./pipeline.ts";
+import { Journals } from "./journal-store.ts";
+import { SyntaxGuard } from "./syntax-guard.ts";
+import { commitPlans, loadSource, type Plan, refuseIfCancelled, refuseOverlaps, type WriteContext } from "./pipeline.ts";
 import { ReceiptBook } from "./receipts.ts";
 import type { BatchReport, Change, DiffFacts, FileFacts, FileOutcome, ReceiptTicket } from "./report.ts";
 import { type Planned, planEntry, type WriteEntry, writePlan } from "./strategies.ts";
 
 /** What a multi-file preview was of, returned when its receipt is committed. */
-export interface BatchSummary {
+export interface PreviewSummary {
   languages: string[];
   matchCount: number;
 }
@@ -29,10 +31,12 @@ interface BatchFileSummary {
   removed: number;
 }
 
-/** The write path's per-process state: preview receipts and the formatter cache. */
+/** The write path's per-process state: preview receipts, the formatter cache, the journal stores, the syntax guard's memory. */
 export interface WriteServices {
-  receipts: ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>;
+  receipts: ReceiptBook<FileFacts, BatchFileSummary, PreviewSummary>;
   formatters: FormatterCache;
+  journals: Journals;
+  syntax: SyntaxGuard;
   /** Entries of one batch planned at once (reads, policy checks and parses overlap with formatting). */
   planConcurrency: number;
   /** Frees what a closed session held (its preview receipts). */
@@ -40,25 +44,22 @@ export interface WriteServices {
 }
 
 export function createWriteServices(options: { formatterSettleMs?: number; planConcurrency?: number } = {}): WriteServices {
-  const receipts = new ReceiptBook<FileFacts, BatchFileSummary, BatchSummary>();
+  const receipts = new ReceiptBook<FileFacts, BatchFileSummary, PreviewSummary>();
   return {
     receipts,
     formatters: new FormatterCache(options.formatterSettleMs === undefined ? {} : { settleMs: options.formatterSettleMs }),
+    journals: new Journals(),
+    syntax: new SyntaxGuard(),
     planConcurrency: options.planConcurrency ?? 8,
     closeSession: (sessionId) => receipts.dropSession(sessionId),
   };
-}
-
-/** Everything a write needs from its call: the policy, the configuration, the session, the services. */
-export interface WriteContext extends PipelineContext {
-  services: WriteServices;
 }
 
 export interface BatchOptions {
   /** The tool named in the journal. */
   tool: string;
   /** Write nothing: issue one receipt per file, or one for the whole batch. */
-  preview?: { receipt: "per-file" } | { receipt: "one"; summary: BatchSummary };
+  preview?: { receipt: "per-file" } | { receipt: "one"; summary: PreviewSummary };
   /** Bounded diffs of the content changes: at most `perFile` bytes each and `total` for the batch. */
   diff?: { perFile: number; total?: number };
   /** Leave out of the batch the entries whose candidate has the bytes of the file (reported as unchanged). */
@@ -77,7 +78,7 @@ export interface BatchOptions {
 /** Plans and then previews or commits one batch of entries. */
 export async function writeBatch(entries: readonly WriteEntry[], context: WriteContext, options: BatchOptions): Promise<BatchReport> {
   let formatters: Promise<Formatters> | undefined;
-  const run = { context, receipts: context.services.receipts, formatters: () => (formatters ??= context.services.formatters.for(context)) };
+  const run = { context, formatters: () => (formatters ??= context.services.formatters.for(context)) };
   const overlaps = !options.sequential &&
     entries.every((entry) => entry.kind === "content" || ((entry.kind === "aider" || entry.kind === "rules") && entry.diagnose === undefined));
   const nameFailure = options.nameFailure ?? nameByKey;
@@ -122,7 +123,7 @@ export async function writeBatch(entries: readonly WriteEntry[], context: WriteC
     return report;
   }
   if (written.length === 0) return { batchId: null, committed: false, files: outcomes };
-  const result = await commitPlans(written.map((index) => (planned[index] as Planned).plan), context, options.tool, options.maxOps === undefined ? {} : { maxOps: options.maxOps });
+  const result = await commitPlans(written.map((index) => (planned[index] as Planned).plan), context, options.tool, options.maxOps);
   for (const [at, index] of written.entries()) (outcomes[index] as FileOutcome).sha256 = result.files[at]?.after ?? null;
   return { batchId: result.batchId, committed: true, files: outcomes };
 }
@@ -132,7 +133,7 @@ export async function commitBatchReceipt(
   receiptId: string,
   context: WriteContext,
   options: Pick<BatchOptions, "tool" | "maxOps" | "nameFailure">,
-): Promise<BatchReport & { summary: BatchSummary }> {
+): Promise<BatchReport & { summary: PreviewSummary }> {
   const receipt = context.services.receipts.takeBatch(context.sessionId, receiptId, { configGeneration: context.configGeneration });
   const nameFailure = options.nameFailure ?? nameByKey;
   const planned: Planned[] = [];
@@ -149,7 +150,7 @@ export async function commitBatchReceipt(
       diffs.push({ truncated: false, added: file.summary.added, removed: file.summary.removed });
     });
   }
-  const result = await commitPlans(planned.map((item) => item.plan), context, options.tool, options.maxOps === undefined ? {} : { maxOps: options.maxOps });
+  const result = await commitPlans(planned.map((item) => item.plan), context, options.tool, options.maxOps);
   const files = planned.map((item, index) => ({ ...outcomeOf(item, result.files[index]?.after ?? null), diff: diffs[index] as DiffFacts }));
   return { batchId: result.batchId, committed: true, files, summary: receipt.summary };
 }

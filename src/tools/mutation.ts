@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import type { BatchReport, WriteContext } from "../patch/index.ts";
+import { type BatchReport, FileFactsSchema, type WriteContext } from "../patch/index.ts";
 import { plural } from "./common.ts";
 import type { ToolAnnotations, ToolContext } from "./contract.ts";
 
@@ -41,66 +41,7 @@ const FileResult = z
     path: z.string().describe("The file's path after the change, as the workspace displays it; usable as input."),
     sha256: Sha256Out.describe("SHA-256 of the file after the change (null when deleted). Pass it as expectedSha256 for the next edit."),
     previousSha256: Sha256Out.describe("SHA-256 before the change (null when the file was created)."),
-    change: z.enum(["created", "modified", "unchanged", "deleted", "renamed", "mode"]).describe("What happened to the file."),
-    renamedFrom: z.string().optional().describe("For renames: the source path."),
-    importNotes: z.array(z.string()).optional().describe(
-      "For renames with updateImports: importers left unchanged and why, and the moved file's own relative imports that now need another specifier.",
-    ),
-    mode: z.string().optional().describe("For file_chattr: the new mode in octal."),
-    matches: z
-      .array(
-        z.object({
-          block: z.number().int().describe("0-based index of the Aider block."),
-          matcher: z.string().describe("Which matcher applied: exact, whitespace, indentation, fuzzy or append."),
-          startLine: z.number().int().describe("First line (1-based) of the matched text when the block applied."),
-          endLine: z.number().int().describe("Last line (1-based) of the matched text."),
-          similarity: z.number().optional().describe("Fuzzy matches: similarity from 0 to 1."),
-        }),
-      )
-      .optional()
-      .describe("Aider blocks: where each one matched."),
-    rules: z
-      .array(
-        z.object({
-          rule: z.number().int().describe("0-based index of the structural rule."),
-          matched: z.number().int().describe("Matches found."),
-          applied: z.number().int().describe("Rewrites actually applied."),
-          locations: z.array(z.object({ startLine: z.number().int(), endLine: z.number().int() })).describe("1-based line ranges of the matches."),
-        }),
-      )
-      .optional()
-      .describe("Structural rules: what each matched and rewrote."),
-    formatted: z.boolean().optional().describe("Whether the formatter ran on the candidate."),
-    formatNote: z.string().optional().describe("Which formatter ran, or why the candidate was not formatted."),
-    syntax: z
-      .object({
-        checked: z.boolean().describe("Whether a parser checked the candidate."),
-        errorsBefore: z.number().int().describe("Syntax errors in the original."),
-        errorsAfter: z.number().int().describe("Syntax errors in the candidate."),
-      })
-      .optional()
-      .describe("The syntax guard's verdict."),
-    typeErrors: z
-      .object({
-        checked: z.boolean().describe("Whether the TypeScript compiler checked the change (see note when not)."),
-        introduced: z
-          .array(
-            z.object({
-              path: z.string().describe("File with the error: the patched file or a file importing it."),
-              line: z.number().int().describe("1-based line in the candidate."),
-              column: z.number().int().describe("1-based column."),
-              code: z.number().int().describe("TypeScript error code (TS2322 → 2322)."),
-              message: z.string().describe("The compiler's message."),
-            }),
-          )
-          .describe("Errors the change introduces (present after it, absent before)."),
-        errorsBefore: z.number().int().describe("Type errors before the change, in the same files."),
-        errorsAfter: z.number().int().describe("Type errors after the change."),
-        complete: z.boolean().describe("False when a limit cut the list or files importing this one were left out."),
-        note: z.string().optional().describe("Why nothing was checked, or what else was checked."),
-      })
-      .optional()
-      .describe("With diagnostics: true, the type errors the change introduces. Reported only; they never refuse the write."),
+    ...FileFactsSchema.shape,
     preview: z
       .object({
         diff: z.string().describe("Unified diff of the change (bounded)."),
@@ -115,7 +56,7 @@ const FileResult = z
       .describe("Present when the entry was previewed: nothing was written."),
   })
   .describe("The outcome for one file.");
-export type FileResult = z.infer<typeof FileResult>;
+type FileResult = z.infer<typeof FileResult>;
 
 export const MutationOutput = z.object({
   batchId: z.string().nullable().describe("Journal id of the committed batch (undo it with file_undo); null for previews."),

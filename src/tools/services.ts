@@ -9,7 +9,7 @@ import type { TypeScriptProjects } from "../intel/typescript/index.ts";
 import type { WriteServices } from "../patch/index.ts";
 
 export interface ToolServices {
-  /** The write path's receipts and formatter cache. */
+  /** The write path's receipts, formatter cache, journal stores (spares, pruning facts) and syntax-guard caches. */
   readonly writes: WriteServices;
   /** Search indexes (one per code index) and the snippet texts search and find_related show. */
   readonly search: SearchService;

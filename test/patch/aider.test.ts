@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
-import { applyAiderBlocks, compactDiff, parseAiderText, type AiderBlock, type AiderOptions } from "../../src/patch/aider.ts";
+import { applyAiderBlocks, compactDiff, type AiderBlock, type AiderOptions } from "../../src/patch/aider.ts";
+import { parseAiderText } from "../../src/patch/aider-parse.ts";
 
 const LF: AiderOptions = { eol: "\n", fuzzy: false, fuzzyThreshold: 0.9 };
 const CRLF: AiderOptions = { eol: "\r\n", fuzzy: false, fuzzyThreshold: 0.9 };

@@ -42,7 +42,7 @@ export async function runCrashRounds(rounds: number, maxDelayMs = 250): Promise<
       await commitBatch(batchFor(fx.root, now), fx.meta, {
         stateDir: fx.stateDir,
         lockTimeoutMs: 2_000,
-        journalLimits: { maxBatches: 20, maxBytes: 64 * 1024 * 1024, maxAgeDays: 1 },
+        journalLimits: { max_batches: 20, max_bytes: 64 * 1024 * 1024, max_age_days: 1 },
       });
       version = now + 1;
       expect(await verifyState(fx.root)).toBe(version);

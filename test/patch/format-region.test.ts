@@ -168,7 +168,7 @@ describe("statement formatting equals whole-file formatting", () => {
     ] as const
   ) {
     test(`${name}: identical on edits of this project's sources`, { timeout: 30_000 }, async () => {
-      const formatters = await Formatters.load({ firstRootReal: root, readDprintConfig: async () => config, external: [], enabled: true });
+      const formatters = await Formatters.load({ firstRootReal: root, dprintConfig: config, external: [], enabled: true });
       let compared = 0;
       for (const [index, source] of sources.entries()) {
         const text = readFileSync(source, "utf8");

@@ -29,7 +29,7 @@ const REPO_CONFIG = JSON.stringify({
 function load(options: { config?: string; external?: ExternalFormatter[]; enabled?: boolean } = {}) {
   return Formatters.load({
     firstRootReal: root,
-    readDprintConfig: async () => options.config,
+    dprintConfig: options.config,
     external: options.external ?? [],
     enabled: options.enabled ?? true,
   });

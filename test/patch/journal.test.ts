@@ -3,22 +3,26 @@ import { cp, link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 
 import path from "node:path";
 import type { ToolError } from "../../src/core/errors.ts";
 import { commitBatch, type CommitOp } from "../../src/patch/commit.ts";
-import { isBatchId, JOURNAL_LIST_INTERVAL_MS, newBatchId, pruneJournal, refillSpareBatchDirectories, SPARE_DIRECTORIES } from "../../src/patch/journal-store.ts";
+import { isBatchId, JOURNAL_LIST_INTERVAL_MS, Journals, newBatchId, SPARE_DIRECTORIES } from "../../src/patch/journal-store.ts";
 import { listBatches, showBatch, undoOps } from "../../src/patch/journal.ts";
 import { type CommitFixture, journalEntries, makeCommitFixture, sha, snapshot } from "./commit-fixture.ts";
 
 let fx: CommitFixture;
+/** The journal stores of this test's commits, as the writes service holds them. */
+let journals: Journals;
 beforeEach(async () => {
   fx = await makeCommitFixture();
+  journals = new Journals();
 });
+const store = () => journals.at(fx.stateDir);
 afterEach(async () => {
   await fx.cleanup();
 });
 
 const journal = () => ({ stateDir: fx.stateDir });
 
-async function commit(ops: CommitOp[], meta = fx.meta, limits?: { maxBatches: number; maxBytes: number; maxAgeDays: number }) {
-  return commitBatch(ops, meta, { stateDir: fx.stateDir, ...(limits ? { journalLimits: limits } : {}) });
+async function commit(ops: CommitOp[], meta = fx.meta, limits?: { max_batches: number; max_bytes: number; max_age_days: number }) {
+  return commitBatch(ops, meta, { stateDir: fx.stateDir, journals, ...(limits ? { journalLimits: limits } : {}) });
 }
 
 async function bump(relative: string, text: string) {
@@ -76,9 +80,9 @@ describe("pruning", () => {
     for (let i = 1; i <= 5; i += 1) {
       ids.push(
         (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(i - 1)), after: Buffer.from(String(i)) }], fx.meta, {
-          maxBatches: 3,
-          maxBytes: 1 << 30,
-          maxAgeDays: 30,
+          max_batches: 3,
+          max_bytes: 1 << 30,
+          max_age_days: 30,
         })).batchId,
       );
     }
@@ -87,7 +91,7 @@ describe("pruning", () => {
 
   test("while the batches it knows leave room, pruning lists the journal only now and then; others' batches count at the next listing", async () => {
     await fx.put("a.txt", "0");
-    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const limits = { max_batches: 2, max_bytes: 1 << 30, max_age_days: 30 };
     const mine = await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("0"), after: Buffer.from("1") }], fx.meta, limits);
     // Two batches another process committed earlier, which this one has not listed yet.
     const foreign = [newBatchId(), newBatchId()];
@@ -96,16 +100,16 @@ describe("pruning", () => {
       await rewriteForeign(id);
     }
     const now = Date.now();
-    expect(await pruneJournal(fx.stateDir, limits, now)).toEqual([]);
+    expect(await store().prune(limits, now)).toEqual([]);
     expect((await listBatches({}, journal())).length).toBe(3);
     // Listed again, the oldest of the three goes.
-    expect(await pruneJournal(fx.stateDir, limits, now + JOURNAL_LIST_INTERVAL_MS)).toEqual([mine.batchId]);
+    expect(await store().prune(limits, now + JOURNAL_LIST_INTERVAL_MS)).toEqual([mine.batchId]);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(foreign);
   });
 
   test("at its limits, pruning goes by the batches it knows until the next listing", async () => {
     await fx.put("a.txt", "0");
-    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const limits = { max_batches: 2, max_bytes: 1 << 30, max_age_days: 30 };
     const mine: string[] = [];
     const bumpTo = async (n: number) =>
       mine.push((await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId);
@@ -120,13 +124,13 @@ describe("pruning", () => {
     await bumpTo(3);
     // Three batches known here: the oldest goes; the foreign ones are not counted yet.
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual([...foreign, ...mine.slice(1)].sort());
-    expect(await pruneJournal(fx.stateDir, limits, Date.now() + JOURNAL_LIST_INTERVAL_MS)).toEqual(foreign);
+    expect(await store().prune(limits, Date.now() + JOURNAL_LIST_INTERVAL_MS)).toEqual(foreign);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(mine.slice(1));
   });
 
   test("before-image bytes beyond max_bytes prune the oldest, and a batch alone over the limit is not undoable", async () => {
     await fx.put("big.txt", "x".repeat(1000));
-    const limits = { maxBatches: 100, maxBytes: 2500, maxAgeDays: 30 };
+    const limits = { max_batches: 100, max_bytes: 2500, max_age_days: 30 };
     const results = [];
     for (let i = 0; i < 4; i += 1) {
       const current = (await fx.text("big.txt")) as string;
@@ -135,7 +139,7 @@ describe("pruning", () => {
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).toEqual(results.slice(2).map((result) => result.batchId));
     const huge = await commit([{ kind: "write", path: fx.at("big.txt"), expectedBefore: sha((await fx.text("big.txt")) as string), after: Buffer.from("small") }], fx.meta, {
       ...limits,
-      maxBytes: 500,
+      max_bytes: 500,
     });
     expect(huge.undoable).toBe(false);
     expect(await listBatches({}, journal())).toEqual([]);
@@ -145,8 +149,8 @@ describe("pruning", () => {
     await fx.put("a.txt", "a");
     const old = await bump("a.txt", "b");
     const day = 86_400_000;
-    expect(await pruneJournal(fx.stateDir, { maxBatches: 100, maxBytes: 1 << 30, maxAgeDays: 1 }, Date.now() + day / 2)).toEqual([]);
-    expect(await pruneJournal(fx.stateDir, { maxBatches: 100, maxBytes: 1 << 30, maxAgeDays: 1 }, Date.now() + 2 * day)).toEqual([old.batchId]);
+    expect(await store().prune({ max_batches: 100, max_bytes: 1 << 30, max_age_days: 1 }, Date.now() + day / 2)).toEqual([]);
+    expect(await store().prune({ max_batches: 100, max_bytes: 1 << 30, max_age_days: 1 }, Date.now() + 2 * day)).toEqual([old.batchId]);
     // A batch still being written (state "prepared") is left to its writer or to recovery.
     const recordDir = path.join(fx.stateDir, "journal", newBatchId());
     await mkdir(recordDir);
@@ -166,7 +170,7 @@ describe("pruning", () => {
       recovery: null,
     };
     await writeFile(path.join(recordDir, "batch.json"), JSON.stringify(record));
-    expect(await pruneJournal(fx.stateDir, { maxBatches: 1, maxBytes: 1, maxAgeDays: 1 })).toEqual([]);
+    expect(await store().prune({ max_batches: 1, max_bytes: 1, max_age_days: 1 })).toEqual([]);
     expect(await journalEntries(fx.stateDir)).toEqual([path.basename(recordDir)]);
   });
 });
@@ -242,7 +246,7 @@ describe("spare batch directories", () => {
     await bump("a.txt", "1");
     // More commits than spares: the pool must be refilled, not used up once.
     for (let round = 2; round <= 2 * SPARE_DIRECTORIES + 1; round++) {
-      await refillSpareBatchDirectories(fx.stateDir);
+      await store().refillSpares();
       const made = await spares();
       expect(made.length).toBe(SPARE_DIRECTORIES);
       const inodes = new Set(await Promise.all(made.map(async (name) => (await stat(path.join(journalDir(), name))).ino)));
@@ -262,13 +266,13 @@ describe("spare batch directories", () => {
   });
 
   test("a pruned batch's directory becomes a spare: images gone, record files ready, and the next batch is staged in it", async () => {
-    const limits = { maxBatches: 2, maxBytes: 1 << 30, maxAgeDays: 30 };
+    const limits = { max_batches: 2, max_bytes: 1 << 30, max_age_days: 30 };
     await fx.put("a.txt", "0");
     const bumpTo = async (n: number) =>
       (await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(n - 1)), after: Buffer.from(String(n)) }], fx.meta, limits)).batchId;
     const first = await bumpTo(1);
     await bumpTo(2);
-    await refillSpareBatchDirectories(fx.stateDir);
+    await store().refillSpares();
     const firstDir = (await stat(path.join(journalDir(), first))).ino;
     const third = await bumpTo(3);
     expect((await listBatches({}, journal())).map((batch) => batch.batchId)).not.toContain(first);
@@ -294,23 +298,31 @@ describe("spare batch directories", () => {
     await fx.put("a.txt", "0");
     const rounds = 2 * SPARE_DIRECTORIES;
     for (let round = 1; round <= rounds; round++) await bump("a.txt", String(round));
-    await refillSpareBatchDirectories(fx.stateDir);
+    await store().refillSpares();
     // One commit prunes all but itself at once.
     await commit([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha(String(rounds)), after: Buffer.from("last") }], fx.meta, {
-      maxBatches: 1,
-      maxBytes: 1 << 30,
-      maxAgeDays: 30,
+      max_batches: 1,
+      max_bytes: 1 << 30,
+      max_age_days: 30,
     });
-    await refillSpareBatchDirectories(fx.stateDir);
+    await store().refillSpares();
     expect((await spares()).length).toBe(SPARE_DIRECTORIES);
     expect((await listBatches({}, journal())).length).toBe(1);
     expect(await journalEntries(fx.stateDir)).toHaveLength(1);
   });
 
+  test("a commit without the writes service's journal stores keeps no spares (they would outlive it unused)", async () => {
+    await fx.put("a.txt", "one");
+    await commitBatch([{ kind: "write", path: fx.at("a.txt"), expectedBefore: sha("one"), after: Buffer.from("two") }], fx.meta, { stateDir: fx.stateDir });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await spares()).toEqual([]);
+    expect(await fx.text("a.txt")).toBe("two");
+  });
+
   test("a spare removed behind the process's back is skipped", async () => {
     await fx.put("a.txt", "one");
     await bump("a.txt", "two");
-    await refillSpareBatchDirectories(fx.stateDir);
+    await store().refillSpares();
     for (const name of await spares()) await rm(path.join(journalDir(), name), { recursive: true });
     const batch = await bump("a.txt", "three");
     expect(await fx.text("a.txt")).toBe("three");

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SgNode } from "@ast-grep/napi";
 import { parseSource, type TopLevelStatement, topLevelStatements } from "../../src/syntax/index.ts";
-import { type AstRule, applyAstRules, applyAstRulesAsync, statementsThatCanMatch } from "../../src/patch/ast-rules.ts";
-import { inspectSyntax, localCheckCounter, localStatements } from "../../src/patch/syntax-guard.ts";
+import { type AstRule, applyAstRules, statementsThatCanMatch } from "../../src/patch/ast-rules.ts";
+import { localStatements, SyntaxGuard } from "../../src/patch/syntax-guard.ts";
 import { random } from "../support/random.ts";
 
 function statementsOf(language: string, text: string): { errors: number; statements: TopLevelStatement[] } {
@@ -120,21 +120,22 @@ describe("local syntax check", () => {
     const lines = ["const seen: string[] = [];"];
     for (let index = 0; index < 40; index++) lines.push("", `export function fn${index}(input: string): string {`, `  return input + "${index}";`, "}");
     const before = `${lines.join("\n")}\n`;
+    const guard = new SyntaxGuard();
     // The first inspection parses the whole original and keeps its statements for the next edit.
-    await inspectSyntax("a.ts", "typescript", undefined, before, { statements: true });
+    await guard.inspect("a.ts", "typescript", undefined, before, { statements: true });
     await new Promise((resolve) => setImmediate(resolve));
     const after = before.replace("return input + \"7\";", "return input + \"seven\";");
-    const checked = localCheckCounter.checked;
-    const inspection = await inspectSyntax("a.ts", "typescript", before, after, { statements: true });
-    expect(localCheckCounter.checked).toBe(checked + 1);
+    const checked = guard.localChecks;
+    const inspection = await guard.inspect("a.ts", "typescript", before, after, { statements: true });
+    expect(guard.localChecks).toBe(checked + 1);
     expect(inspection.report).toMatchObject({ checked: true, beforeErrors: 0, afterErrors: 0, newErrors: [] });
     const whole = statementsOf("typescript", after).statements;
     expect(Array.from({ length: inspection.statements!.length }, (_, index) => inspection.statements!.at(index))).toEqual(whole);
     // A broken edit of the checked candidate still gets every error located by the whole parse.
     const broken = after.replace("return input + \"9\";", "return input + (;");
-    const refused = await inspectSyntax("a.ts", "typescript", after, broken, { statements: true });
+    const refused = await guard.inspect("a.ts", "typescript", after, broken, { statements: true });
     expect(refused.report.afterErrors).toBeGreaterThan(0);
-    expect(localCheckCounter.checked).toBe(checked + 1);
+    expect(guard.localChecks).toBe(checked + 1);
     expect(refused.report.newErrors[0]!.line).toBe(broken.slice(0, broken.indexOf("(;")).split("\n").length);
   });
 });
@@ -171,13 +172,14 @@ describe("structural rules on the statements that can match", () => {
     for (let index = 0; index < 40; index++) lines.push("", `export function fn${index}(input: string): string {`, `  return track("fn${index}", ${index});`, "}");
     const text = `${lines.join("\n")}\n`;
     const rules: AstRule[] = [{ pattern: "track(\"fn7\", $N)", fix: "track(\"fn7\", $N + 1)" }];
-    const expected = applyAstRules(text, "typescript", rules);
+    const expected = await applyAstRules(text, "typescript", rules);
     const { statements } = statementsOf("typescript", text);
     expect(statementsThatCanMatch("typescript", text, statements, rules[0]!)?.length).toBe(1);
     // Kept by the guard's whole parse of the text, as after a write.
-    await inspectSyntax("a.ts", "typescript", undefined, text, { statements: true });
+    const guard = new SyntaxGuard();
+    await guard.inspect("a.ts", "typescript", undefined, text, { statements: true });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(await applyAstRulesAsync(text, "typescript", rules)).toEqual(expected);
+    expect(await applyAstRules(text, "typescript", rules, guard)).toEqual(expected);
     expect(expected.text).toContain("track(\"fn7\", 7 + 1)");
   });
 });

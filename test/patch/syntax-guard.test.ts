@@ -2,12 +2,13 @@ import { describe, expect, spyOn, test } from "bun:test";
 import { ToolError } from "../../src/core/errors.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import * as languages from "../../src/syntax/index.ts";
-import { inspectSyntax, knownStatements, refuseRegression, type SyntaxReport } from "../../src/patch/syntax-guard.ts";
+import { refuseRegression, SyntaxGuard, type SyntaxReport } from "../../src/patch/syntax-guard.ts";
 
-type Args = Parameters<typeof inspectSyntax>;
+const guard = new SyntaxGuard();
+type Args = Parameters<SyntaxGuard["inspect"]>;
 
 async function reportOf(...args: Args): Promise<SyntaxReport> {
-  return (await inspectSyntax(...args)).report;
+  return (await guard.inspect(...args)).report;
 }
 
 /** The guard as the write pipeline applies it: the report, or a syntax_regression refusal. */
@@ -90,14 +91,14 @@ describe("statements", () => {
   test("a candidate's statements are remembered once read out, and asking again for them parses nothing", async () => {
     const before = "export const a = 1;\n";
     const after = `${before}\nexport function b() {\n  return 2;\n}\n// ${Date.now()}\n`;
-    const first = await inspectSyntax("s.ts", "typescript", before, after, { statements: true });
+    const first = await guard.inspect("s.ts", "typescript", before, after, { statements: true });
     expect(first.statements?.length).toBe(3);
     // Read out of the tree after the caller moved on.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(knownStatements("typescript", after)?.length).toBe(3);
+    expect(guard.knownStatements("typescript", after)?.length).toBe(3);
     const parses = [spyOn(languages, "parseTreeAsync"), spyOn(languages, "parseSourceAsync")];
     try {
-      const again = await inspectSyntax("s.ts", "typescript", before, after, { statements: true });
+      const again = await guard.inspect("s.ts", "typescript", before, after, { statements: true });
       expect(parses.map((spy) => spy.mock.calls.length)).toEqual([0, 0]);
       expect(Array.from({ length: again.statements?.length ?? 0 }, (_, index) => again.statements?.at(index).start)).toEqual(
         Array.from({ length: first.statements?.length ?? 0 }, (_, index) => first.statements?.at(index).start),
@@ -194,7 +195,7 @@ describe("statements", () => {
 
   test("asked for statements, it returns the candidate's top-level statements from the same parse", async () => {
     const candidate = `// lead\nimport { a } from "a";\n${good}export { b } from "b";\nexport const c = 1;\n`;
-    const { report, statements } = await inspectSyntax("src/s.ts", "typescript", undefined, candidate, { statements: true });
+    const { report, statements } = await guard.inspect("src/s.ts", "typescript", undefined, candidate, { statements: true });
     expect(report.afterErrors).toBe(0);
     const read = Array.from({ length: statements?.length ?? 0 }, (_, index) => statements?.at(index));
     expect(read.map((statement) => [statement?.kind, statement?.namesModule, statement?.startLine])).toEqual([
@@ -207,8 +208,8 @@ describe("statements", () => {
     const imported = statements?.at(1);
     expect(candidate.slice(imported?.start, imported?.end)).toBe("import { a } from \"a\";");
     // A text whose errors are remembered is parsed again when its statements are wanted.
-    expect((await inspectSyntax("src/s.ts", "typescript", undefined, candidate, { statements: true })).statements?.length).toBe(5);
+    expect((await guard.inspect("src/s.ts", "typescript", undefined, candidate, { statements: true })).statements?.length).toBe(5);
     // Without the option nothing extra is computed.
-    expect((await inspectSyntax("src/s.ts", "typescript", undefined, `${candidate}\n`)).statements).toBeUndefined();
+    expect((await guard.inspect("src/s.ts", "typescript", undefined, `${candidate}\n`)).statements).toBeUndefined();
   });
 });

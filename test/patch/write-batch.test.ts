@@ -6,6 +6,7 @@ import { ToolError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { type CommittedEvent, createWriteServices, type WriteContext, writeBatch, type WriteServices } from "../../src/patch/index.ts";
 import { FormatterCache } from "../../src/patch/formatter-cache.ts";
+import type { LanguageId } from "../../src/syntax/index.ts";
 import { makeContext, makeTempDir, type TempDir, toolFailure } from "../support/context.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
 
@@ -16,11 +17,13 @@ beforeEach(async () => {
   temp = await makeTempDir();
 });
 
-async function writeContextFor(options: { services?: WriteServices; onCommitted?: (event: CommittedEvent) => void; sessionId?: string } = {}): Promise<WriteContext> {
+async function writeContextFor(
+  options: { services?: WriteServices; onCommitted?: (event: CommittedEvent) => void; sessionId?: string; overrides?: Record<string, LanguageId> } = {},
+): Promise<WriteContext> {
   const tool = await makeContext([temp.dir]);
   return {
     workspace: tool.workspace,
-    config: tool.config.config,
+    config: options.overrides ? { ...tool.config.config, languages: { overrides: options.overrides } } : tool.config.config,
     configGeneration: tool.config.generation,
     sessionId: options.sessionId ?? "s1",
     signal: new AbortController().signal,
@@ -132,5 +135,34 @@ describe("write services", () => {
     const report = await redeem(context, await preview());
     expect(report.committed).toBe(true);
     expect(await readFile(path.join(temp.dir, "a.txt"), "utf8")).toBe("new\n");
+  });
+});
+
+describe("language overrides choose the formatter", () => {
+  const create = async (name: string, content: string, overrides?: Record<string, LanguageId>) => {
+    const context = await writeContextFor(overrides ? { overrides } : {});
+    const report = await writeBatch([{ kind: "content", key: name, content, expectedSha256: null }], context, { tool: "test" });
+    return { text: await readFile(path.join(temp.dir, name), "utf8"), note: report.files[0]?.facts.formatNote };
+  };
+
+  test("a file an override makes JSON or TypeScript is formatted as that language; without the override it is not", async () => {
+    await temp.write("dprint.json", "{}\n");
+    const json = "{\"a\":1,\n\"b\":[1,2]}\n";
+    expect((await create("plain.foo", json)).text).toBe(json);
+    const asJson = await create("data.foo", json, { "*.foo": "json" });
+    expect(asJson.text).toBe("{ \"a\": 1, \"b\": [1, 2] }\n");
+    expect(asJson.note).toContain("dprint json plugin");
+    const script = "const a   =  1\n";
+    expect((await create("plain.txt", script)).text).toBe(script);
+    expect((await create("code.txt", script, { "*.txt": "typescript" })).text).toBe("const a = 1;\n");
+  });
+
+  test("an override to a language no installed plugin formats leaves the file unformatted, even under a formattable name", async () => {
+    await temp.write("dprint.json", "{}\n");
+    const text = "const a   =  1\n";
+    expect((await create("a.ts", text)).text).toBe("const a = 1;\n");
+    const asYaml = await create("b.ts", text, { "b.ts": "yaml" });
+    expect(asYaml.text).toBe(text);
+    expect(asYaml.note).toBe("no formatter for yaml");
   });
 });

@@ -17,7 +17,7 @@ export function usePrivateStateDir(): { readonly path: string } {
   afterAll(async () => {
     if (previous === undefined) delete process.env.AST_MCP_STATE_DIR;
     else process.env.AST_MCP_STATE_DIR = previous;
-    // A spare journal directory may still be in the making after the last commit (refillSpareBatchDirectories).
+    // A spare journal directory may still be in the making after the last commit (JournalStore.refillSpares).
     await rm(state.path, { recursive: true, force: true, maxRetries: 5 });
   });
   return state;

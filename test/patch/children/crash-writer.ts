@@ -8,7 +8,7 @@ process.stdout.write("ready\n");
 for (;;) {
   await commitBatch(batchFor(root, version), { sessionId: "crash", tool: "test", roots: [root] }, {
     stateDir,
-    journalLimits: { maxBatches: 20, maxBytes: 64 * 1024 * 1024, maxAgeDays: 1 },
+    journalLimits: { max_batches: 20, max_bytes: 64 * 1024 * 1024, max_age_days: 1 },
   });
   version += 1;
 }
