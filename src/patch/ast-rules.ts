@@ -30,6 +30,7 @@ import {
   supportsSyntaxTree,
   type TopLevelStatement,
 } from "../syntax/index.ts";
+import { loneCrLines } from "../text/index.ts";
 import { LOCAL_CHECK_MAX_SHARE, type SyntaxGuard } from "./syntax-guard.ts";
 
 export interface AstRule {
@@ -158,12 +159,14 @@ function matcherFor(rule: AstRule): NapiConfig {
   return config;
 }
 
-function describeMatch(match: FoundMatch, text: string): AstRuleMatch {
+function describeMatch(match: FoundMatch, text: string, crLines: ReturnType<typeof loneCrLines>): AstRuleMatch {
   const range = match.node.range();
+  // Tree-sitter rows count LF alone: in CR-only text the lines come from the offsets.
+  const start = crLines?.(match.start);
   return {
-    startLine: range.start.line + match.line + 1,
-    endLine: range.end.line + match.line + 1,
-    column: range.start.column + 1,
+    startLine: start ? start.line + 1 : range.start.line + match.line + 1,
+    endLine: crLines ? crLines(match.end).line + 1 : range.end.line + match.line + 1,
+    column: (start ?? range.start).column + 1,
     text: text.slice(match.start, Math.min(match.end, match.start + LIMITS.patch.maxMatchTextChars)),
   };
 }
@@ -248,7 +251,8 @@ class Rewriter {
 }
 
 function countMismatch(index: number, expected: number | "all", found: FoundMatch[], text: string, language: LanguageId): ToolError {
-  const listed = found.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, text));
+  const crLines = loneCrLines(text);
+  const listed = found.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, text, crLines));
   const wanted = expected === "all" ? "at least one" : String(expected);
   const where = listed.map((match) => `${match.startLine}:${match.column}`).join(", ");
   const more = found.length > listed.length ? ` (first ${listed.length} listed)` : "";
@@ -399,10 +403,11 @@ function applyRule(rule: AstRule, index: number, language: LanguageId, parts: Tr
   const rewriter = new Rewriter(current, fix.parts, defined);
   const next = rewriter.render(0, current.length, top);
 
+  const crLines = loneCrLines(current);
   const report: AstRuleReport = {
     index,
     language,
-    matches: ordered.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, current)),
+    matches: ordered.slice(0, LIMITS.patch.maxListedMatches).map((match) => describeMatch(match, current, crLines)),
     matchCount: ordered.length,
     applied: rewriter.applied.size,
   };

@@ -26,6 +26,7 @@ import {
   topLevelStatements,
   type TopLevelStatements,
 } from "../syntax/index.ts";
+import { splitLines } from "../text/index.ts";
 import { changedSpan } from "./format-region.ts";
 import type { SgRoot } from "@ast-grep/napi";
 
@@ -77,13 +78,13 @@ function unmatchedErrors(beforeText: string | undefined, before: SyntaxErrorLoca
   const signature = (lines: string[], error: SyntaxErrorLocation) => `${error.kind}\u0000${error.expected ?? ""}\u0000${error.text}\u0000${(lines[error.line - 1] ?? "").trim()}`;
   const remaining = new Map<string, number>();
   if (beforeText !== undefined) {
-    const lines = beforeText.split(/\r\n|\r|\n/);
+    const lines = splitLines(beforeText);
     for (const error of before) {
       const key = signature(lines, error);
       remaining.set(key, (remaining.get(key) ?? 0) + 1);
     }
   }
-  const afterLines = afterText.split(/\r\n|\r|\n/);
+  const afterLines = splitLines(afterText);
   const unmatched: SyntaxErrorLocation[] = [];
   for (const error of after) {
     const key = signature(afterLines, error);

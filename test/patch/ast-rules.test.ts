@@ -221,6 +221,20 @@ describe("other languages and offsets", () => {
     const result = await applyAstRules("foo(1);\r\nfoo(2);\r\n", "javascript", [{ pattern: "foo($A)", fix: "bar($A)", expectedMatches: 2 }]);
     expect(result.text).toBe("bar(1);\r\nbar(2);\r\n");
   });
+
+  test("matches in CR-only, LF and CRLF text are reported on the same lines", async () => {
+    for (const eol of ["\r", "\n", "\r\n"]) {
+      const text = ["let a = 1;", "foo(1);", "", "  foo(2,", "  3);"].join(eol) + eol;
+      const result = await applyAstRules(text, "javascript", [{ pattern: "foo($$$A)", fix: "bar($$$A)", expectedMatches: 2 }]);
+      expect(result.rules[0]!.matches.map(({ startLine, endLine, column }) => ({ startLine, endLine, column }))).toEqual([
+        { startLine: 2, endLine: 2, column: 1 },
+        { startLine: 4, endLine: 5, column: 3 },
+      ]);
+      const refused = await applyAstRules(text, "javascript", [{ pattern: "foo($$$A)", fix: "bar($$$A)", expectedMatches: 1 }]).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ToolError);
+      expect((refused as ToolError).message).toContain("matches at 2:1, 4:3");
+    }
+  });
 });
 
 describe("rules in sequence", () => {
