@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { Completeness, completeness } from "./completeness.ts";
 import { type BatchReport, FileFactsSchema, type WriteContext } from "../patch/index.ts";
 import { plural } from "./common.ts";
 import type { ToolAnnotations, ToolContext } from "./contract.ts";
@@ -62,6 +63,7 @@ export const MutationOutput = z.object({
   batchId: z.string().nullable().describe("Journal id of the committed batch (undo it with file_undo); null for previews."),
   committed: z.boolean().describe("Whether anything was written."),
   files: z.record(z.string(), FileResult).describe("One entry per input key, keyed the same way."),
+  ...Completeness,
 });
 export type MutationOutput = z.infer<typeof MutationOutput>;
 
@@ -99,7 +101,19 @@ export function mutationOutput(report: BatchReport): MutationOutput {
     }
     files[file.key] = result;
   }
-  return { batchId: report.batchId, committed: report.committed, files };
+  return { batchId: report.batchId, committed: report.committed, files, ...completeness(undefined, reportCuts(files)) };
+}
+
+/** What the report leaves out: a preview diff cut to its budget, type errors a limit cut. */
+function reportCuts(files: Record<string, FileResult>): string[] {
+  const cuts: string[] = [];
+  for (const [key, file] of Object.entries(files)) {
+    if (file.preview?.diffTruncated) {
+      cuts.push(`${key}: preview diff cut to its byte budget; preview fewer files at once to see it whole (the receipt commits the whole candidate)`);
+    }
+    if (file.typeErrors?.checked && !file.typeErrors.complete) cuts.push(`${key}: type errors ${file.typeErrors.note ?? "cut by a limit"}`);
+  }
+  return cuts;
 }
 
 /** An entry's input that does not fit its shape, named by key and field. */

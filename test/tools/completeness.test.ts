@@ -1,5 +1,6 @@
 /**
- * The one result-completeness schema: every read tool's output carries `complete` and `limits` at
+ * The one result-completeness schema: every tool's output (reads, and the write tools' report of
+ * what a preview or a type check left out) carries `complete` and `limits` at
  * its top level, as the very schema objects of src/tools/completeness.ts (so a tool that drops the
  * pair, nests it, or defines its own copy fails here).
  */
@@ -19,9 +20,9 @@ const NEVER_CUT: Record<string, string> = {
 const READ_TOOLS = TOOLS.filter((tool) => !WRITE_TOOLS.includes(tool));
 
 describe("result completeness", () => {
-  test("every read tool that can be cut carries the shared complete/limits pair at the top level", () => {
-    const cuttable = READ_TOOLS.filter((tool) => !(tool.name in NEVER_CUT));
-    expect(cuttable.length).toBeGreaterThan(15);
+  test("every tool whose answer can be cut carries the shared complete/limits pair at the top level", () => {
+    const cuttable = TOOLS.filter((tool) => !(tool.name in NEVER_CUT));
+    expect(cuttable.length).toBeGreaterThan(15 + WRITE_TOOLS.length);
     for (const tool of cuttable) {
       const shape = (tool.output as z.ZodObject).shape;
       expect({ tool: tool.name, complete: shape.complete === Completeness.complete, limits: shape.limits === Completeness.limits }).toEqual({

@@ -217,6 +217,22 @@ describe("file_patch", () => {
     expect(reused.code).toBe("receipt_invalid");
   });
 
+  test("a preview whose diff is cut to its budget says so in limits; a whole one is complete", async () => {
+    await temp.write("big.txt", "x\n");
+    await temp.write("small.txt", "a\n");
+    const huge = Array.from({ length: 20_000 }, (_, index) => `line ${index} of a long replacement\n`).join("");
+    const block = (search: string, replace: string) => ({ patchStrategy: "aider_block", aiderBlocks: [{ search, replace }], preview: true });
+    const preview = await runTool(filePatchTool, {
+      files: { "big.txt": { expectedSha256: await hashOf("big.txt"), ...block("x\n", huge) }, "small.txt": { expectedSha256: await hashOf("small.txt"), ...block("a\n", "b\n") } },
+    }, context);
+    expect(preview.files["big.txt"].preview.diffTruncated).toBe(true);
+    expect(preview.complete).toBe(false);
+    expect(preview.limits).toHaveLength(1);
+    expect(preview.limits[0]).toStartWith("big.txt: preview diff cut");
+    const whole = await runTool(fileWriteTool, { files: { "small.txt": { content: "b\n", expectedSha256: await hashOf("small.txt") } } }, context);
+    expect([whole.complete, whole.limits]).toEqual([true, []]);
+  });
+
   test("a receipt whose source changed after the preview is refused as stale", async () => {
     await temp.write("q.txt", "v1\n");
     const preview = await runTool(
