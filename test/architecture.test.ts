@@ -13,13 +13,14 @@ import {
   importsOf,
   layerOf,
   lineStartsDeclarationsOf,
+  moduleStateOf,
   renderLayerTable,
   RULES,
   sourceFiles,
   tableProblems,
   withLayerTable,
 } from "./support/architecture.ts";
-import { BUILD_ARTIFACTS, LAYERS, PENDING, PICTURE, READS_ALLOWED } from "./layers.ts";
+import { BUILD_ARTIFACTS, LAYERS, MODULE_STATE, PENDING, PICTURE, READS_ALLOWED } from "./layers.ts";
 
 const ROOT = path.join(import.meta.dir, "..");
 const LINE_STARTS = "export function lineStarts(text: string): number[] { return [0]; }";
@@ -61,6 +62,15 @@ describe("the import graph of src/", () => {
     expect(Object.keys(BUILD_ARTIFACTS).filter((artifact) => !imported.has(artifact))).toEqual([]);
   });
 
+  test("keeps module-level mutable state to the named process-wide objects, memos and side tables", () => {
+    const listed = new Set(MODULE_STATE.map((entry) => `${entry.where} ${entry.name}`));
+    const found = [...files].flatMap(([file, text]) => moduleStateOf(text).map((name) => `${file} ${name}`));
+    expect(found.filter((key) => !listed.has(key))).toEqual([]);
+    // The named process-wide objects are `const` objects the scan cannot see: each must still be declared.
+    const declared = (entry: (typeof MODULE_STATE)[number]) => new RegExp(`^(?:export )?(?:let|const) ${entry.name}\\b`, "m").test(files.get(entry.where) ?? "");
+    expect(MODULE_STATE.filter((entry) => !declared(entry)).map((entry) => `${entry.where} ${entry.name}`)).toEqual([]);
+  });
+
   test("places every source file in a layer", () => {
     const unplaced = [...files.keys()].filter((file) => layerOf(file) === undefined);
     expect(unplaced).toEqual([]);
@@ -92,6 +102,21 @@ describe("the layer table", () => {
 });
 
 describe("the checker", () => {
+  test("sees module-level state: a top-level let and a lower-case new Map, not a constant table or a local", () => {
+    const source = [
+      "let counter = 0;",
+      "export let shared: string | undefined;",
+      "const seen = new Map<string, number>();",
+      "const owners: Map<string, string> = new Map();",
+      "const KINDS = new Set([\"a\"]);",
+      "function f() {",
+      "  let local = 1;",
+      "  const inner = new Map();",
+      "}",
+    ].join("\n");
+    expect(moduleStateOf(source)).toEqual(["counter", "shared", "seen", "owners"]);
+  });
+
   test("sees every form of import: static, type, re-export, dynamic, typeof import, createRequire", () => {
     const source = [
       "import { a } from \"./a.ts\";",

@@ -146,3 +146,39 @@ export const BUILD_ARTIFACTS: Readonly<Record<string, string>> = {
  * delete an entry when its break is gone.
  */
 export const PENDING: readonly { key: string; owner: string }[] = [];
+
+/**
+ * Module-level mutable state in `src/`, each with its kind and why it is not a service built in the
+ * composition root (`tools/services.ts`). The test finds every top-level `let` and every top-level
+ * lower-case `new Map/Set/WeakMap/WeakSet` and fails on one not listed here, and on a listed name that
+ * is gone. `process`: one per process by nature; `memo`: a table keyed by immutable inputs (a WeakMap
+ * goes with its key); `side table`: a WeakMap that lives and dies with the object it annotates.
+ */
+export const MODULE_STATE: readonly { where: string; name: string; kind: "process" | "memo" | "side table"; why: string }[] = [
+  { where: "src/core/log.ts", name: "threshold", kind: "process", why: "the log level, from the environment" },
+  { where: "src/policy/beneath.ts", name: "kernelProbe", kind: "process", why: "whether the kernel names /proc/self/fd entries" },
+  { where: "src/syntax/grammars.ts", name: "napiProcess", kind: "process", why: "napi keeps a process's first grammar registration" },
+  { where: "src/syntax/tree-release.ts", name: "treeReleaseProcess", kind: "process", why: "one heap: one collector and one pending release" },
+  {
+    where: "src/patch/lock-entry.ts",
+    name: "processLocks",
+    kind: "process",
+    why: "the lock entries this process holds; every service queues on them and the exit handler releases them",
+  },
+  { where: "src/patch/format.ts", name: "compiledCode", kind: "process", why: "dprint's compiled wasm, immutable once compiled" },
+  { where: "src/patch/journal-store.ts", name: "lastIdMs", kind: "process", why: "batch ids increase across the whole process" },
+  { where: "src/patch/process-identity.ts", name: "self", kind: "process", why: "this process's identity in lock owner files" },
+  { where: "src/hosts/package-files.ts", name: "cachedRoot", kind: "process", why: "the installed package's own directory" },
+  { where: "src/intel/typescript/load.ts", name: "loading", kind: "process", why: "the one load of the typescript module" },
+  { where: "src/patch/format-region.ts", name: "lastSpan", kind: "memo", why: "one entry of a pure function of two texts" },
+  { where: "src/server/mcp.ts", name: "publishedCache", kind: "memo", why: "published schemas of a tool list" },
+  { where: "src/tools/profiles.ts", name: "cache", kind: "memo", why: "the tools a profile offers, per tool list" },
+  { where: "src/syntax/language-names.ts", name: "compiled", kind: "memo", why: "compiled overrides of a frozen config table" },
+  { where: "src/intel/facts/extract.ts", name: "validatedRules", kind: "memo", why: "an extractor's rules, checked once" },
+  { where: "src/intel/facts/lang/c-family.ts", name: "extractors", kind: "memo", why: "the extractor built per C-family language" },
+  { where: "src/intel/facts/lang/typescript.ts", name: "cache", kind: "memo", why: "the extractor built per dialect" },
+  { where: "src/syntax/parse.ts", name: "crTexts", kind: "side table", why: "the text of a tree parsed from CR text" },
+  { where: "src/intel/facts/lang/swift.ts", name: "extensions", kind: "side table", why: "extensions seen by one facts builder" },
+  { where: "src/intel/facts/lang/haskell.ts", name: "notes", kind: "side table", why: "signatures seen by one facts builder" },
+  { where: "src/intel/facts/lang/rust.ts", name: "notes", kind: "side table", why: "impl blocks seen by one facts builder" },
+];

@@ -385,3 +385,15 @@ export function withLayerTable(document: string, table = renderLayerTable()): st
   if (begin === -1 || end < begin) return undefined;
   return `${document.slice(0, begin + BEGIN.length)}\n${table}\n${document.slice(end)}`;
 }
+
+/**
+ * Top-level mutable state of one source file: every `let`, and every lower-case name bound to a new
+ * Map, Set, WeakMap or WeakSet (upper-case sets are constant tables by this project's naming).
+ */
+export function moduleStateOf(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/^(?:export )?(?:let ([A-Za-z_$][\w$]*)|const ([a-z_$][\w$]*)(?::[^=\n]+)? = new (?:Map|Set|WeakMap|WeakSet)\b)/gm)) {
+    names.push((match[1] ?? match[2])!);
+  }
+  return names;
+}
