@@ -12,7 +12,6 @@ import { capText } from "../helpers/text-cap.ts";
 import type { Operation, ResolvedPath } from "../policy/workspace.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
-import { CodeIndex } from "../intel/index/code-index.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
 import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
 import {
@@ -276,8 +275,7 @@ export const fileReadTool = defineTool({
   },
   render: (result) => {
     const lines = [result.files.map(renderReadFile).join("\n\n")];
-    renderIncomplete(result, lines);
-    return capText(lines.join("\n"), LIMITS.output.maxTextChars);
+    return capText(renderIncomplete(result, lines), LIMITS.output.maxTextChars);
   },
 });
 
@@ -307,13 +305,13 @@ async function wantsAst(request: z.output<typeof ReadRequest>, resolved: Resolve
   if (request.startLine !== undefined || request.endLine !== undefined) return false;
   const stats = await stat(resolved.real);
   if (stats.size <= LIMITS.intel.outline.autoOutlineBytes) return false;
-  const language = CodeIndex.forContext(context).languageFor(resolved.relative);
+  const language = context.services.indexes.forContext(context).languageFor(resolved.relative);
   // Data and prose (JSON, YAML, Markdown) read better as text.
   return language !== undefined && kindOf(language as LanguageId, false) === "source";
 }
 
 async function readAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext, outputBudget: number): Promise<AstReadFileResult> {
-  const { file, text } = await CodeIndex.forContext(context).load(resolved);
+  const { file, text } = await context.services.indexes.forContext(context).load(resolved);
   const item: AstReadFileResult = {
     path: file.display,
     mode: "ast",
@@ -506,7 +504,7 @@ export const fileCapabilitiesTool = defineTool({
 
 /** Parse errors and outline size, from the code index (which parses the file when the walk has not). */
 async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes: string[]): Promise<z.input<typeof FileCapabilities>["parseHealth"]> {
-  const index = CodeIndex.forContext(context);
+  const index = context.services.indexes.forContext(context);
   try {
     const { file } = await index.load(resolved);
     return { language: file.language, parseErrors: file.facts.parseErrors, symbols: file.facts.symbols.length };
