@@ -1,11 +1,12 @@
 /**
  * `ast-mcp config validate|show [--json] [ROOT…]`: check the configuration files, or print the
- * effective configuration with the source of every value. Argument parsing is local and strict.
+ * effective configuration with the source of every value.
  */
 import { loadConfig } from "../config/load.ts";
 import type { ConfigSnapshot } from "../config/types.ts";
 import { redactedView } from "../config/view.ts";
 import type { RedactedConfigView } from "../config/view.ts";
+import { parseArgs, UsageError } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
 const CONFIG_USAGE = `Usage: ast-mcp config <command> [--json] [ROOT...]
@@ -26,34 +27,15 @@ const EXIT_OK = 0;
 const EXIT_INVALID = 1;
 const EXIT_USAGE = 2;
 
-type Subcommand = "validate" | "show";
+const FLAGS = { help: { type: "boolean" }, json: { type: "boolean" } } as const;
 
-interface ParsedArgs {
-  subcommand: Subcommand;
-  json: boolean;
-  roots: string[];
-}
-
-function parseArgs(argv: string[]): ParsedArgs | { help: true } | { error: string } {
-  if (argv.includes("--help") || argv.includes("-h")) return { help: true };
-  const [first, ...rest] = argv;
-  if (first === undefined) return { error: "missing command" };
-  if (first !== "validate" && first !== "show") return { error: `unknown command: ${first}` };
-  let json = false;
-  const roots: string[] = [];
-  let flagsEnded = false;
-  for (const arg of rest) {
-    if (!flagsEnded && arg === "--") {
-      flagsEnded = true;
-    } else if (!flagsEnded && arg === "--json") {
-      json = true;
-    } else if (!flagsEnded && arg.startsWith("-") && arg !== "-") {
-      return { error: `unknown option: ${arg}` };
-    } else {
-      roots.push(arg);
-    }
-  }
-  return { subcommand: first, json, roots };
+function parseConfigArgs(argv: string[]): { subcommand: "validate" | "show"; json: boolean; roots: string[] } | { help: true } {
+  const { flags, positionals } = parseArgs(argv, FLAGS);
+  if (flags.help) return { help: true };
+  const [first, ...roots] = positionals;
+  if (first === undefined) throw new UsageError("missing command");
+  if (first !== "validate" && first !== "show") throw new UsageError(`unknown command: ${first}`);
+  return { subcommand: first, json: flags.json === true, roots };
 }
 
 function formatValue(value: unknown): string {
@@ -95,14 +77,17 @@ function renderDiagnostics(snapshot: ConfigSnapshot): string {
 }
 
 export async function runConfigCommand(argv: string[], io: CommandIO): Promise<number> {
-  const parsed = parseArgs(argv);
+  let parsed: ReturnType<typeof parseConfigArgs>;
+  try {
+    parsed = parseConfigArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`ast-mcp config: ${error.message}\n\n${CONFIG_USAGE}`);
+    return EXIT_USAGE;
+  }
   if ("help" in parsed) {
     io.stdout(CONFIG_USAGE);
     return EXIT_OK;
-  }
-  if ("error" in parsed) {
-    io.stderr(`ast-mcp config: ${parsed.error}\n\n${CONFIG_USAGE}`);
-    return EXIT_USAGE;
   }
 
   const snapshot = await loadConfig({ cwd: io.cwd, cliRoots: parsed.roots, env: io.env });

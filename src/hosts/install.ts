@@ -164,16 +164,14 @@ function mergeSpecs(perTarget: Array<{ target: Target; specs: ArtifactSpec[] }>,
 interface Reconciled {
   artifacts: ArtifactRecord[];
   dirsToRemove: string[];
-  problems: Array<{ file: string; message: string }>;
-  notes: string[];
 }
 
 /**
  * Brings one scope's files to the desired artifacts for `runTargets`: applies what is wanted,
  * takes back what those targets no longer want, and keeps everything owned by other targets.
- * A file that cannot be edited is reported and left entirely as it was.
+ * A file that cannot be edited is reported (in `report`, with the notes) and left entirely as it was.
  */
-async function reconcile(existing: readonly ArtifactRecord[], desired: Map<string, Owned>, runTargets: readonly Target[], files: FileState): Promise<Reconciled> {
+async function reconcile(existing: readonly ArtifactRecord[], desired: Map<string, Owned>, runTargets: readonly Target[], files: FileState, report: Report): Promise<Reconciled> {
   const existingByKey = new Map(existing.map((artifact) => [artifactKey(artifact), artifact]));
   /** previous: the artifact as recorded before this run (kept unchanged when its file fails). */
   type Operation = { previous?: ArtifactRecord; apply?: Owned; undo?: boolean; keepOwners?: Target[] };
@@ -198,7 +196,7 @@ async function reconcile(existing: readonly ArtifactRecord[], desired: Map<strin
     push(spec.file, operation);
   }
 
-  const result: Reconciled = { artifacts: [], dirsToRemove: [], problems: [], notes: [] };
+  const result: Reconciled = { artifacts: [], dirsToRemove: [] };
   for (const [file, operations] of byFile) {
     const produced: ArtifactRecord[] = [];
     const dirs: string[] = [];
@@ -216,14 +214,14 @@ async function reconcile(existing: readonly ArtifactRecord[], desired: Map<strin
     } catch (error) {
       if (!(error instanceof PlanError)) throw error;
       files.revert(file);
-      result.problems.push({ file, message: `${file} ${error.message}` });
+      report.problems.push({ file, message: `${file} ${error.message}` });
       // The file stays as it was, and so do its records.
       for (const { previous } of operations) if (previous) result.artifacts.push(previous);
       continue;
     }
     result.artifacts.push(...produced);
     result.dirsToRemove.push(...dirs);
-    result.notes.push(...notes);
+    report.notes.push(...notes);
   }
   return result;
 }
@@ -321,9 +319,7 @@ async function planScope(
   }
   const desired = mergeSpecs(perTarget, report.notes);
   if (service) { for (const spec of service.specs) (desired.get(artifactKey(spec)) as Owned).owners = ownersUnion([], runTargets); }
-  const reconciled = await reconcile(existing?.artifacts ?? [], desired, runTargets, files);
-  report.problems.push(...reconciled.problems);
-  report.notes.push(...reconciled.notes);
+  const reconciled = await reconcile(existing?.artifacts ?? [], desired, runTargets, files, report);
 
   const unitFile = service?.spec.unitFile ?? existing?.service?.unitFile;
   const unitKept = unitFile !== undefined && reconciled.artifacts.some((artifact) => artifact.file === unitFile);
@@ -400,9 +396,7 @@ export async function uninstall(request: { targets: Target[]; scopes: Scope[]; d
     const existing = findInstall(record, state.scope, state.project);
     if (!existing) continue;
     found = true;
-    const reconciled = await reconcile(existing.artifacts, new Map(), request.targets, files);
-    report.problems.push(...reconciled.problems);
-    report.notes.push(...reconciled.notes);
+    const reconciled = await reconcile(existing.artifacts, new Map(), request.targets, files, report);
     dirs.push(...reconciled.dirsToRemove);
     const remaining: InstallRecord = {
       ...existing,

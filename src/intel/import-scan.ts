@@ -32,7 +32,7 @@ export async function findImporters(target: ResolvedPath, context: IndexContext,
   if (target.kind !== "file") return [];
   const { signal } = options;
   const { workspace } = context;
-  const index = CodeIndex.forContext(context);
+  const index = context.services.indexes.forContext(context);
   const coverage = await index.ensureFresh(signal ? { signal } : {});
   if (coverage.skipped.overLimit > 0) throw tooManyFiles(`${coverage.skipped.overLimit} files are over the index's file limit (${coverage.limits.join("; ")})`);
   if (options.maxFiles !== undefined && coverage.files > options.maxFiles) {
@@ -43,7 +43,7 @@ export async function findImporters(target: ResolvedPath, context: IndexContext,
     ...(signal ? { signal } : {}),
   });
   signal?.throwIfAborted();
-  const edges = graph.file(target.real) ? [...graph.dependentsOf(target.real)] : await graph.edgesToUnindexed(await index.fileFor(target));
+  const edges = graph.file(target.real) ? [...graph.dependentsOf(target.real)] : await graph.edgesToUnindexed((await index.load(target)).file);
   const importers = new Set<string>();
   for (const edge of edges) {
     if (edge.from === target.real) continue;

@@ -225,6 +225,5 @@ export function renderWalk(result: WalkOutput, direction: "callers" | "callees")
   ];
   for (const call of result.calls) lines.push(renderCall(call, direction));
   if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
-  renderIncomplete(result, lines);
-  return lines.join("\n");
+  return renderIncomplete(result, lines);
 }

@@ -20,7 +20,8 @@ export function completeness(index: { readonly limits: readonly string[] } | und
   return { complete: limits.length === 0, limits };
 }
 
-/** The shared text line of an incomplete answer. */
-export function renderIncomplete(result: Completeness, lines: string[]): void {
+/** Adds the shared text line of an incomplete answer to `lines`; returns the lines as one text. */
+export function renderIncomplete(result: Completeness, lines: string[]): string {
   if (!result.complete) lines.push(`incomplete: ${result.limits.join("; ")}`);
+  return lines.join("\n");
 }

@@ -94,7 +94,6 @@ export const contextTool = defineTool({
     }
     if (result.ambiguousCallees.length > 0) lines.push("", `ambiguous calls (not packed): ${result.ambiguousCallees.join(", ")}`);
     if (result.omitted.length > 0) lines.push("", `did not fit: ${result.omitted.map((entry) => `${entry.role} ${entry.name} (${entry.path}:${entry.line})`).join(", ")}`);
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

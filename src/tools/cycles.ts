@@ -60,7 +60,6 @@ export const cyclesTool = defineTool({
       }
     }
     if (result.total > result.cycles.length) lines.push(`… ${result.total - result.cycles.length} more`);
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

@@ -115,8 +115,7 @@ export const documentQueryTool = defineTool({
     const header = [`${result.path} · ${result.format} · sha256 ${result.sha256}`];
     if (result.note) header.push(result.note);
     const lines = [...header, ...result.results.map(renderSelectorResult)];
-    renderIncomplete(result, lines);
-    return capText(lines.join("\n"), LIMITS.output.maxTextChars);
+    return capText(renderIncomplete(result, lines), LIMITS.output.maxTextChars);
   },
 });
 

@@ -12,7 +12,6 @@ import { capText } from "../helpers/text-cap.ts";
 import type { Operation, ResolvedPath } from "../policy/workspace.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
-import { CodeIndex } from "../intel/index/code-index.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
 import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
 import {
@@ -40,18 +39,31 @@ const FilePathsInput = z
   .max(LIMITS.batchPaths)
   .describe(`Files to process, 1 to ${LIMITS.batchPaths}; a failure on one file is reported for that file only.`);
 
-/** Runs one batch item, turning its tool or I/O failure into a per-item error; aborts and bugs still propagate. */
-async function perItem<T>(context: ToolContext, input: string, run: (setDisplay: (display: string) => void) => Promise<T>): Promise<T | { path: string; error: ItemError }> {
-  context.signal.throwIfAborted();
-  let display = input;
-  try {
-    return await run((resolvedDisplay) => {
-      display = resolvedDisplay;
-    });
-  } catch (error) {
-    if (context.signal.aborted) throw error;
-    return { path: display, error: toItemError(error, display) };
+/**
+ * Runs each batch item, in order, on its path resolved as a readable file. A tool or I/O failure
+ * becomes that item's error (under its displayed path once resolved, else as given); aborts and bugs
+ * still propagate.
+ */
+async function eachFile<I, T>(
+  context: ToolContext,
+  items: readonly I[],
+  pathOf: (item: I) => string,
+  run: (resolved: ResolvedPath, item: I) => Promise<T>,
+): Promise<Array<T | { path: string; error: ItemError }>> {
+  const results: Array<T | { path: string; error: ItemError }> = [];
+  for (const item of items) {
+    context.signal.throwIfAborted();
+    let display = pathOf(item);
+    try {
+      const resolved = await resolveReadableFile(context, pathOf(item));
+      display = resolved.display;
+      results.push(await run(resolved, item));
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      results.push({ path: display, error: toItemError(error, display) });
+    }
   }
+  return results;
 }
 
 function isFailed(item: object): item is { path: string; error: ItemError } {
@@ -74,20 +86,12 @@ export const fileHashTool = defineTool({
   input: z.strictObject({ filePaths: FilePathsInput }),
   output: z.object({ files: z.array(z.union([HashedFile, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
-  handler: async ({ filePaths }, context) => {
-    const files = [];
-    for (const filePath of filePaths) {
-      files.push(
-        await perItem(context, filePath, async (setDisplay) => {
-          const resolved = await resolveReadableFile(context, filePath);
-          setDisplay(resolved.display);
-          const { sha256, size } = await hashFileStream(resolved, context.signal);
-          return { path: resolved.display, sha256, size };
-        }),
-      );
-    }
-    return { files };
-  },
+  handler: async ({ filePaths }, context) => ({
+    files: await eachFile(context, filePaths, (filePath) => filePath, async (resolved) => {
+      const { sha256, size } = await hashFileStream(resolved, context.signal);
+      return { path: resolved.display, sha256, size };
+    }),
+  }),
   render: ({ files }) =>
     capText(
       files.map((item) => (isFailed(item) ? renderItemError(item.path, item.error) : `${item.sha256}  ${plural(item.size, "byte")}  ${item.path}`)).join("\n"),
@@ -199,85 +203,77 @@ export const fileReadTool = defineTool({
   handler: async ({ files }, context) => {
     let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
     let returnedAnyContent = false;
-    const results = [];
     const cuts: string[] = [];
-    for (const request of files) {
-      results.push(
-        await perItem(context, request.filePath, async (setDisplay): Promise<ReadFileResult | AstReadFileResult> => {
-          const resolved = await resolveReadableFile(context, request.filePath);
-          setDisplay(resolved.display);
-          if (await wantsAst(request, resolved, context)) {
-            const item = await readAst(request, resolved, context, outputBudget);
-            outputBudget = Math.max(0, outputBudget - renderAstRead(item).length);
-            if (item.truncated) cuts.push(`${item.path}: output limit = ${LIMITS.output.maxTextChars} characters; read fewer files per call, ask for fewer symbols, or use map`);
-            return item;
-          }
-          const loaded = await loadTextFile(
-            resolved,
-            LIMITS.read.maxDecodeBytes,
-            `Files over ${LIMITS.read.maxDecodeBytes} bytes are not decoded; use file_hash for their identity.`,
-          );
-          const lines = splitLines(loaded.text);
-          const totalLines = lines.length;
-          const startLine = request.startLine ?? 1;
-          if (request.endLine !== undefined && request.endLine < startLine) {
-            throw new ToolError("invalid_range", `endLine ${request.endLine} is before startLine ${startLine}.`);
-          }
-          // An empty file still answers the default range (line 1) with no content.
-          if (startLine > Math.max(totalLines, 1)) {
-            throw new ToolError("invalid_range", `startLine ${startLine} is past the end of ${resolved.display}, which has ${plural(totalLines, "line")}.`);
-          }
-          const wantedEnd = Math.min(request.endLine ?? startLine + LIMITS.read.defaultMaxLines - 1, totalLines);
-          const window = takeLineWindow(lines, {
-            startLine,
-            endLine: wantedEnd,
-            maxBytes: request.maxBytes ?? LIMITS.read.defaultMaxBytes,
-            maxChars: outputBudget,
-            perLineOverhead: gutterWidth(wantedEnd) + 3,
-            // Cutting a huge first line keeps every call useful, but only the first file gets to spend the shared budget that way.
-            cutFirstLineAtOutputLimit: !returnedAnyContent,
-          });
-          outputBudget = Math.max(0, outputBudget - window.charsUsed);
-          if (window.lines.length > 0) returnedAnyContent = true;
-          const hasMore = window.endLine < totalLines;
-          const limitedBy: ReadFileResult["limitedBy"] = window.limitedBy ?? (request.endLine === undefined && hasMore ? "maxLines" : null);
-          if (limitedBy !== null || window.cutLine !== null) {
-            const key = {
-              maxLines: `read.defaultMaxLines = ${LIMITS.read.defaultMaxLines}`,
-              maxBytes: `maxBytes = ${request.maxBytes ?? LIMITS.read.defaultMaxBytes}`,
-              outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
-            }[limitedBy ?? "outputLimit"];
-            const line = window.cutLine === null ? "" : ` (line ${window.cutLine.line} cut to ${window.cutLine.keptChars} characters)`;
-            cuts.push(`${resolved.display}: ${key}${line}${hasMore ? `; call again with startLine ${window.endLine + 1}` : ""}`);
-          }
-          return {
-            path: resolved.display,
-            sha256: loaded.sha256,
-            size: loaded.bytes.length,
-            encoding: loaded.encoding,
-            bom: loaded.bom,
-            lineEnding: detectLineEnding(loaded.text),
-            usesTabs: usesTabIndentation(loaded.text),
-            finalNewline: hasFinalNewline(loaded.text),
-            totalLines,
-            startLine,
-            endLine: window.endLine,
-            content: window.lines.join("\n"),
-            hasMore,
-            nextStartLine: hasMore ? window.endLine + 1 : null,
-            truncated: limitedBy !== null || window.cutLine !== null,
-            limitedBy,
-            cutLine: window.cutLine,
-          };
-        }),
+    const results = await eachFile(context, files, (request) => request.filePath, async (resolved, request): Promise<ReadFileResult | AstReadFileResult> => {
+      if (await wantsAst(request, resolved, context)) {
+        const item = await readAst(request, resolved, context, outputBudget);
+        outputBudget = Math.max(0, outputBudget - renderAstRead(item).length);
+        if (item.truncated) cuts.push(`${item.path}: output limit = ${LIMITS.output.maxTextChars} characters; read fewer files per call, ask for fewer symbols, or use map`);
+        return item;
+      }
+      const loaded = await loadTextFile(
+        resolved,
+        LIMITS.read.maxDecodeBytes,
+        `Files over ${LIMITS.read.maxDecodeBytes} bytes are not decoded; use file_hash for their identity.`,
       );
-    }
+      const lines = splitLines(loaded.text);
+      const totalLines = lines.length;
+      const startLine = request.startLine ?? 1;
+      if (request.endLine !== undefined && request.endLine < startLine) {
+        throw new ToolError("invalid_range", `endLine ${request.endLine} is before startLine ${startLine}.`);
+      }
+      // An empty file still answers the default range (line 1) with no content.
+      if (startLine > Math.max(totalLines, 1)) {
+        throw new ToolError("invalid_range", `startLine ${startLine} is past the end of ${resolved.display}, which has ${plural(totalLines, "line")}.`);
+      }
+      const wantedEnd = Math.min(request.endLine ?? startLine + LIMITS.read.defaultMaxLines - 1, totalLines);
+      const window = takeLineWindow(lines, {
+        startLine,
+        endLine: wantedEnd,
+        maxBytes: request.maxBytes ?? LIMITS.read.defaultMaxBytes,
+        maxChars: outputBudget,
+        perLineOverhead: gutterWidth(wantedEnd) + 3,
+        // Cutting a huge first line keeps every call useful, but only the first file gets to spend the shared budget that way.
+        cutFirstLineAtOutputLimit: !returnedAnyContent,
+      });
+      outputBudget = Math.max(0, outputBudget - window.charsUsed);
+      if (window.lines.length > 0) returnedAnyContent = true;
+      const hasMore = window.endLine < totalLines;
+      const limitedBy: ReadFileResult["limitedBy"] = window.limitedBy ?? (request.endLine === undefined && hasMore ? "maxLines" : null);
+      if (limitedBy !== null || window.cutLine !== null) {
+        const key = {
+          maxLines: `read.defaultMaxLines = ${LIMITS.read.defaultMaxLines}`,
+          maxBytes: `maxBytes = ${request.maxBytes ?? LIMITS.read.defaultMaxBytes}`,
+          outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
+        }[limitedBy ?? "outputLimit"];
+        const line = window.cutLine === null ? "" : ` (line ${window.cutLine.line} cut to ${window.cutLine.keptChars} characters)`;
+        cuts.push(`${resolved.display}: ${key}${line}${hasMore ? `; call again with startLine ${window.endLine + 1}` : ""}`);
+      }
+      return {
+        path: resolved.display,
+        sha256: loaded.sha256,
+        size: loaded.bytes.length,
+        encoding: loaded.encoding,
+        bom: loaded.bom,
+        lineEnding: detectLineEnding(loaded.text),
+        usesTabs: usesTabIndentation(loaded.text),
+        finalNewline: hasFinalNewline(loaded.text),
+        totalLines,
+        startLine,
+        endLine: window.endLine,
+        content: window.lines.join("\n"),
+        hasMore,
+        nextStartLine: hasMore ? window.endLine + 1 : null,
+        truncated: limitedBy !== null || window.cutLine !== null,
+        limitedBy,
+        cutLine: window.cutLine,
+      };
+    });
     return { files: results, ...completeness(undefined, cuts) };
   },
   render: (result) => {
     const lines = [result.files.map(renderReadFile).join("\n\n")];
-    renderIncomplete(result, lines);
-    return capText(lines.join("\n"), LIMITS.output.maxTextChars);
+    return capText(renderIncomplete(result, lines), LIMITS.output.maxTextChars);
   },
 });
 
@@ -307,13 +303,13 @@ async function wantsAst(request: z.output<typeof ReadRequest>, resolved: Resolve
   if (request.startLine !== undefined || request.endLine !== undefined) return false;
   const stats = await stat(resolved.real);
   if (stats.size <= LIMITS.intel.outline.autoOutlineBytes) return false;
-  const language = CodeIndex.forContext(context).languageFor(resolved.relative);
+  const language = context.services.indexes.forContext(context).languageFor(resolved.relative);
   // Data and prose (JSON, YAML, Markdown) read better as text.
   return language !== undefined && kindOf(language as LanguageId, false) === "source";
 }
 
 async function readAst(request: z.output<typeof ReadRequest>, resolved: ResolvedPath, context: ToolContext, outputBudget: number): Promise<AstReadFileResult> {
-  const { file, text } = await CodeIndex.forContext(context).load(resolved);
+  const { file, text } = await context.services.indexes.forContext(context).load(resolved);
   const item: AstReadFileResult = {
     path: file.display,
     mode: "ast",
@@ -442,71 +438,63 @@ export const fileCapabilitiesTool = defineTool({
   input: z.strictObject({ filePaths: FilePathsInput }),
   output: z.object({ files: z.array(z.union([FileCapabilities, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
-  handler: async ({ filePaths }, context) => {
-    const files = [];
-    for (const filePath of filePaths) {
-      files.push(
-        await perItem(context, filePath, async (setDisplay) => {
-          const resolved = await resolveReadableFile(context, filePath);
-          setDisplay(resolved.display);
-          const { bytes, size, complete } = await readWholeOrHead(resolved, LIMITS.read.maxDecodeBytes, LIMITS.read.binarySniffBytes);
-          const notes: string[] = [];
-          const binary = looksBinary(bytes);
-          let encoding: DetectedEncoding | null = null;
-          let lineEnding: (typeof LINE_ENDINGS)[number] | null = null;
-          let bom = detectBom(bytes).length > 0;
-          let firstLine: string | undefined;
-          if (!binary && complete) {
-            const decoded = decodeText(bytes);
-            encoding = decoded.encoding;
-            bom = decoded.bom;
-            if (decoded.ok) {
-              lineEnding = detectLineEnding(decoded.text);
-              firstLine = firstLineOf(decoded.text);
-            } else {
-              // A shebang is ASCII, so a lenient look at the start still identifies scripts.
-              firstLine = firstLineOf(new TextDecoder().decode(bytes.subarray(0, SHEBANG_PEEK_BYTES)));
-              notes.push(`Not readable as text: ${decoded.reason}.`);
-            }
-          } else if (!binary) {
-            notes.push(`Larger than ${LIMITS.read.maxDecodeBytes} bytes: not decoded, so encoding and line endings are unknown and text reads are refused.`);
-          }
-          const language: LanguageId | null = languageOf(resolved.relative, firstLine, context.config.config.languages.overrides) ?? null;
-          const readModes: Array<(typeof READ_MODES)[number]> = [];
-          if (lineEnding !== null) {
-            readModes.push("text");
-            if (isDocumentLanguage(language)) {
-              if (size <= LIMITS.document.maxFileBytes) readModes.push("document");
-              else notes.push(`Larger than ${LIMITS.document.maxFileBytes} bytes: too large for document_query.`);
-            }
-          }
-          const [read, write, remove] = await Promise.all(OPERATIONS.map((operation) => context.workspace.check(filePath, operation)));
-          const parseHealth = lineEnding !== null ? await parseHealthOf(context, resolved, notes) : null;
-          return {
-            path: resolved.display,
-            size,
-            kind: kindOf(language, binary),
-            language,
-            encoding,
-            bom,
-            lineEnding,
-            readModes,
-            patchStrategies: patchStrategiesFor(language, lineEnding !== null, size),
-            policy: { read: decisionOut(read!), write: decisionOut(write!), delete: decisionOut(remove!) },
-            parseHealth,
-            notes,
-          };
-        }),
-      );
-    }
-    return { files };
-  },
+  handler: async ({ filePaths }, context) => ({
+    files: await eachFile(context, filePaths, (filePath) => filePath, async (resolved, filePath) => {
+      const { bytes, size, complete } = await readWholeOrHead(resolved, LIMITS.read.maxDecodeBytes, LIMITS.read.binarySniffBytes);
+      const notes: string[] = [];
+      const binary = looksBinary(bytes);
+      let encoding: DetectedEncoding | null = null;
+      let lineEnding: (typeof LINE_ENDINGS)[number] | null = null;
+      let bom = detectBom(bytes).length > 0;
+      let firstLine: string | undefined;
+      if (!binary && complete) {
+        const decoded = decodeText(bytes);
+        encoding = decoded.encoding;
+        bom = decoded.bom;
+        if (decoded.ok) {
+          lineEnding = detectLineEnding(decoded.text);
+          firstLine = firstLineOf(decoded.text);
+        } else {
+          // A shebang is ASCII, so a lenient look at the start still identifies scripts.
+          firstLine = firstLineOf(new TextDecoder().decode(bytes.subarray(0, SHEBANG_PEEK_BYTES)));
+          notes.push(`Not readable as text: ${decoded.reason}.`);
+        }
+      } else if (!binary) {
+        notes.push(`Larger than ${LIMITS.read.maxDecodeBytes} bytes: not decoded, so encoding and line endings are unknown and text reads are refused.`);
+      }
+      const language: LanguageId | null = languageOf(resolved.relative, firstLine, context.config.config.languages.overrides) ?? null;
+      const readModes: Array<(typeof READ_MODES)[number]> = [];
+      if (lineEnding !== null) {
+        readModes.push("text");
+        if (isDocumentLanguage(language)) {
+          if (size <= LIMITS.document.maxFileBytes) readModes.push("document");
+          else notes.push(`Larger than ${LIMITS.document.maxFileBytes} bytes: too large for document_query.`);
+        }
+      }
+      const [read, write, remove] = await Promise.all(OPERATIONS.map((operation) => context.workspace.check(filePath, operation)));
+      const parseHealth = lineEnding !== null ? await parseHealthOf(context, resolved, notes) : null;
+      return {
+        path: resolved.display,
+        size,
+        kind: kindOf(language, binary),
+        language,
+        encoding,
+        bom,
+        lineEnding,
+        readModes,
+        patchStrategies: patchStrategiesFor(language, lineEnding !== null, size),
+        policy: { read: decisionOut(read!), write: decisionOut(write!), delete: decisionOut(remove!) },
+        parseHealth,
+        notes,
+      };
+    }),
+  }),
   render: ({ files }) => capText(files.map(renderCapabilities).join("\n"), LIMITS.output.maxTextChars),
 });
 
 /** Parse errors and outline size, from the code index (which parses the file when the walk has not). */
 async function parseHealthOf(context: ToolContext, resolved: ResolvedPath, notes: string[]): Promise<z.input<typeof FileCapabilities>["parseHealth"]> {
-  const index = CodeIndex.forContext(context);
+  const index = context.services.indexes.forContext(context);
   try {
     const { file } = await index.load(resolved);
     return { language: file.language, parseErrors: file.facts.parseErrors, symbols: file.facts.symbols.length };

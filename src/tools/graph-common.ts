@@ -32,7 +32,7 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
 
 /** The fresh index and import graph for this call's workspace. */
 export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
-  const index = CodeIndex.forContext(context);
+  const index = context.services.indexes.forContext(context);
   const coverage = await index.ensureFresh(progressOf(context));
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   return {
@@ -60,7 +60,7 @@ export async function resolveScope(session: IntelSession, context: ToolContext, 
   }
   if (resolved.kind !== "file") throw new ToolError("not_a_file", `${resolved.display} is not a regular file.`);
   const known = session.graph.file(resolved.real);
-  return { resolved, directory: false, files: [known ?? (await session.index.fileFor(resolved))] };
+  return { resolved, directory: false, files: [known ?? ((await session.index.load(resolved)).file)] };
 }
 
 const ImportRef = z.object({
@@ -232,8 +232,7 @@ export function renderDeps(result: DepsOutput, noun: "imports" | "imported by"):
   const external = renderExternal(result.external, result.totalExternal);
   if (external) lines.push(external);
   renderUnresolved(result.unresolved, result.totalUnresolved, lines);
-  renderIncomplete(result, lines);
-  return lines.join("\n");
+  return renderIncomplete(result, lines);
 }
 
 export const PathsInput = z

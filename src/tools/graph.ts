@@ -116,7 +116,6 @@ export const graphTool = defineTool({
     const reasons = Object.entries(result.unresolvedByReason);
     if (reasons.length > 0) lines.push(`unresolved: ${reasons.map(([reason, count]) => `${count} ${reason}`).join(", ")} (deps on a file lists them)`);
     for (const problem of result.configProblems) lines.push(`config: ${problem}`);
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

@@ -98,7 +98,6 @@ export const impactTool = defineTool({
       for (const dependent of result.dependents) lines.push(`  ${dependent.depth > 1 ? `[${dependent.depth}] ` : ""}${dependent.path}`);
       if (result.totalDependents > result.dependents.length) lines.push(`  … ${result.totalDependents - result.dependents.length} more`);
     }
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

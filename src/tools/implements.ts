@@ -50,7 +50,6 @@ export const implementsTool = defineTool({
     for (const entry of result.implementations) {
       lines.push(`${"  ".repeat(entry.depth)}${entry.name} (${entry.kind}) ${place(entry)} via ${entry.via}${entry.confidence === "exact" ? "" : ` [${entry.confidence}]`}`);
     }
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
-import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural, renderCounts } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
@@ -58,7 +58,7 @@ export const indexTool = defineTool({
   output: IndexOutput,
   annotations: READ_ONLY,
   handler: async (args, context) => {
-    const index = CodeIndex.forContext(context);
+    const index = context.services.indexes.forContext(context);
     const started = performance.now();
     const coverage = args.rebuild ? await index.rebuild(progressOf(context)) : await index.ensureFresh(progressOf(context));
     const ms = Math.round(performance.now() - started);

@@ -140,7 +140,7 @@ function globMatcher(glob: string | undefined): ((relative: string) => boolean) 
 }
 
 export async function collectFiles(context: ToolContext, paths: readonly string[], glob: string | undefined): Promise<Collected> {
-  const index = CodeIndex.forContext(context);
+  const index = context.services.indexes.forContext(context);
   const matches = globMatcher(glob);
   const collected: Collected = { files: [], failed: [], coverage: undefined, overMaxFiles: 0 };
   const seen = new Set<string>();
@@ -157,7 +157,7 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       resolved = await context.workspace.resolve(input, "read");
       if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
       if (resolved.kind === "file") {
-        add(await index.fileFor(resolved));
+        add((await index.load(resolved)).file);
         continue;
       }
       if (resolved.kind !== "directory") throw new ToolError("not_a_file", `${resolved.display} is not a regular file or directory.`);
@@ -213,7 +213,7 @@ async function walkOutsideIndex(
       if (matches && !matches(toPosix(path.relative(directory.real, entry.real), path.sep))) continue;
       if (index.languageFor(entry.relative) === undefined) continue;
       try {
-        add(await index.fileFor(await context.workspace.resolve(entry.real, "read")));
+        add((await index.load(await context.workspace.resolve(entry.real, "read"))).file);
       } catch (error) {
         if (context.signal.aborted || !isItemFailure(error)) throw error;
         collected.failed.push({ path: entry.display, error: toItemError(error, entry.display) });

@@ -134,7 +134,7 @@ async function collectTargets(args: RunInput, index: CodeIndex, language: Langua
       else if (resolved.kind !== "file") throw new ToolError("not_a_file", `paths: ${resolved.display} is neither a file nor a directory.`);
       else if (language !== undefined) named.push({ real: resolved.real, display: resolved.display, language });
       else {
-        const file = index.get(resolved.real) ?? (await index.fileFor(resolved));
+        const file = index.get(resolved.real) ?? ((await index.load(resolved)).file);
         named.push({ real: file.real, display: file.display, language: file.language });
       }
     }
@@ -290,7 +290,7 @@ export const runTool = defineTool({
     if (args.constraints !== undefined) query.constraints = args.constraints;
 
     const progress = phasedProgress(context.progress);
-    const index = CodeIndex.forContext(context);
+    const index = context.services.indexes.forContext(context);
     const indexProgress = progress.phase();
     const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
     const targets = await collectTargets(args, index, explicit, context);
@@ -410,6 +410,5 @@ function renderRun(result: RunOutput): string {
   if (result.unchanged && result.unchanged.length > 0) lines.push(`unchanged after rewrite: ${result.unchanged.join(", ")}`);
   if (result.previewReceipt) lines.push(`previewReceipt=${result.previewReceipt} (expires ${result.expiresAt}); commit with run({previewReceipt})`);
   for (const note of result.notes) lines.push(`note: ${note}`);
-  renderIncomplete(result, lines);
-  return lines.join("\n");
+  return renderIncomplete(result, lines);
 }

@@ -85,7 +85,7 @@ interface Prepared {
 
 async function prepare(context: ToolContext): Promise<Prepared> {
   const progress = phasedProgress(context.progress);
-  const index = CodeIndex.forContext(context);
+  const index = context.services.indexes.forContext(context);
   const indexProgress = progress.phase();
   const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
   const search = context.services.search.indexFor(index);
@@ -240,8 +240,7 @@ export const searchTool = defineTool({
     ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });
 
@@ -260,7 +259,7 @@ export const findRelatedTool = defineTool({
   handler: async ({ path: input, line, topK = LIMITS.intel.search.defaultTopK }, context) => {
     const resolved = await resolveReadableFile(context, input);
     const prepared = await prepare(context);
-    const file = prepared.index.get(resolved.real) ?? (await prepared.index.fileFor(resolved));
+    const file = prepared.index.get(resolved.real) ?? ((await prepared.index.load(resolved)).file);
     if (line > Math.max(file.lines, 1)) throw new ToolError("invalid_range", `line ${line} is past the end of ${file.display} (${plural(file.lines, "line")}).`);
     const read = textReader(prepared.index, context.services.search.recentTexts);
     // The anchor's identifiers are read from its text (the index keeps no copy of the source); a failed read reports why.
@@ -290,7 +289,6 @@ export const findRelatedTool = defineTool({
     ];
     lines.push(...renderResults(result.results));
     for (const note of result.notes) lines.push(`note: ${note}`);
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

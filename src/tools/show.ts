@@ -6,7 +6,7 @@ import { capText } from "../helpers/text-cap.ts";
 import { editDistance } from "../helpers/edit-distance.ts";
 import { cutToTokens, estimateTokens } from "../helpers/tokens.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
-import { CodeIndex, type IndexedFile } from "../intel/index/index.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
@@ -180,7 +180,7 @@ export const showTool = defineTool({
   annotations: READ_ONLY,
   handler: async (args, context) => {
     const resolved = await context.workspace.resolve(args.path, "read");
-    const { file, text } = await CodeIndex.forContext(context).load(resolved);
+    const { file, text } = await context.services.indexes.forContext(context).load(resolved);
     const shown = showSymbols(file, text, args.symbols, args.maxTokens);
     let typedNote: string | undefined;
     if (args.typed === true) {
@@ -207,7 +207,6 @@ export const showTool = defineTool({
     const out = [`${result.path} · ${result.language} · sha256 ${result.sha256}`];
     for (const entry of result.results) out.push(...renderShowResult(entry));
     if (result.typedNote !== undefined) out.push(`[typed: ${result.typedNote}]`);
-    renderIncomplete(result, out);
-    return capText(out.join("\n"), LIMITS.output.maxTextChars);
+    return capText(renderIncomplete(result, out), LIMITS.output.maxTextChars);
   },
 });

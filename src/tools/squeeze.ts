@@ -113,7 +113,6 @@ export const squeezeTool = defineTool({
       plural(stats.templates, "template")
     }; ${stats.originalChars} → ${stats.squeezedChars} chars`;
     const lines = [head, result.legend, result.squeezed];
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

@@ -74,7 +74,7 @@ export const surfaceTool = defineTool({
         });
       }
     } else if (resolved.kind === "file") {
-      files = [index.get(resolved.real) ?? (await index.fileFor(resolved))];
+      files = [index.get(resolved.real) ?? ((await index.load(resolved)).file)];
     } else {
       throw new ToolError("not_a_file", `${resolved.display} is not a file or directory.`);
     }

@@ -84,7 +84,6 @@ export const traceTool = defineTool({
       );
       lines.push(`  ${steps.join(" → ")}`);
     }
-    renderIncomplete(result, lines);
-    return lines.join("\n");
+    return renderIncomplete(result, lines);
   },
 });

@@ -57,9 +57,9 @@ describe("result completeness", () => {
       complete: false,
       limits: ["index.max_files = 10", "maxEdges = 2: raise maxEdges"],
     });
-    const lines: string[] = [];
-    renderIncomplete({ complete: true, limits: [] }, lines);
-    renderIncomplete({ complete: false, limits: ["a = 1", "b = 2"] }, lines);
-    expect(lines).toEqual(["incomplete: a = 1; b = 2"]);
+    const lines = ["answer"];
+    expect(renderIncomplete({ complete: true, limits: [] }, lines)).toBe("answer");
+    expect(renderIncomplete({ complete: false, limits: ["a = 1", "b = 2"] }, lines)).toBe("answer\nincomplete: a = 1; b = 2");
+    expect(lines).toEqual(["answer", "incomplete: a = 1; b = 2"]);
   });
 });

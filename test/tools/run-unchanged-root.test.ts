@@ -72,7 +72,7 @@ async function contextFor(root: string, controller: AbortController): Promise<{ 
   const made = await makeContext([root]);
   made.config = { ...made.config, config: { ...made.config.config, index: { ...made.config.config.index, persist: false } } };
   made.signal = controller.signal;
-  const index = CodeIndex.forContext(made, { cacheDir, watch: "off", extract: noFacts, extractorVersion: "run-invariant" });
+  const index = made.services.indexes.forContext(made, { cacheDir, watch: "off", extract: noFacts, extractorVersion: "run-invariant" });
   return { context: made, index };
 }
 

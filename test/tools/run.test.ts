@@ -34,7 +34,7 @@ async function contextFor(options: Parameters<typeof makeContext>[1] = {}): Prom
   const made = await makeContext([temp.dir], options);
   made.config = { ...made.config, config: { ...made.config.config, index: { ...made.config.config.index, persist: false } } };
   index?.close();
-  index = CodeIndex.forContext(made, { cacheDir, watch: "off", extract: noFacts, extractorVersion: "run-test" });
+  index = made.services.indexes.forContext(made, { cacheDir, watch: "off", extract: noFacts, extractorVersion: "run-test" });
   return made;
 }
 

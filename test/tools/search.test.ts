@@ -49,7 +49,7 @@ beforeEach(async () => {
   const made = await makeContext([temp.dir]);
   made.config = { ...made.config, config: { ...made.config.config, index: { ...made.config.config.index, persist: false } } };
   index?.close();
-  index = CodeIndex.forContext(made, { cacheDir, watch: "off", extract: tableFacts, extractorVersion: "search-test" });
+  index = made.services.indexes.forContext(made, { cacheDir, watch: "off", extract: tableFacts, extractorVersion: "search-test" });
   context = made;
 });
 
@@ -149,7 +149,7 @@ describe("search with the real extractors", () => {
     const own = await makeTempDir();
     const made = await makeContext([own.dir]);
     made.config = { ...made.config, config: { ...made.config.config, index: { ...made.config.config.index, persist: false } } };
-    const realIndex = CodeIndex.forContext(made, { cacheDir, watch: "off" });
+    const realIndex = made.services.indexes.forContext(made, { cacheDir, watch: "off" });
     try {
       await own.write(
         "src/cart.ts",

@@ -103,46 +103,49 @@ function write(targets: Word[], via: string, tool: SuggestedTool): CommandEffect
   return [{ kind: "write", targets: targets.length > 0 ? targets : [null], via, tool }];
 }
 
+/**
+ * Walks a command's words: operands (and every word after "--") are returned in order; each option
+ * word goes to `option`, which calls `takeValue` when the option takes the next word as its value.
+ */
+function walkOptions(args: Word[], option: (word: string, takeValue: () => Word) => void): Word[] {
+  const rest: Word[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as Word;
+    if (word === null || !word.startsWith("-") || word === "-") rest.push(word);
+    else if (word === "--") {
+      rest.push(...args.slice(index + 1));
+      break;
+    } else option(word, () => args[++index] ?? null);
+  }
+  return rest;
+}
+
 /** sed: -i / --in-place anywhere in the options makes it edit its files. */
 function sedEffects(args: Word[]): CommandEffect[] {
   let inPlace = false;
   let scriptGiven = false;
-  const rest: Word[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const word = args[index] as Word;
-    if (word === null || !word.startsWith("-") || word === "-") {
-      rest.push(word);
-      continue;
-    }
-    if (word === "--") {
-      rest.push(...args.slice(index + 1));
-      break;
-    }
+  const rest = walkOptions(args, (word, takeValue) => {
     if (word.startsWith("--")) {
       if (word === "--in-place" || word.startsWith("--in-place=")) inPlace = true;
       if (word === "--expression" || word === "--file") {
         scriptGiven = true;
-        index++;
+        takeValue();
       } else if (word.startsWith("--expression=") || word.startsWith("--file=")) scriptGiven = true;
-      continue;
+      return;
     }
     for (let at = 1; at < word.length; at++) {
       const flag = word[at];
       if (flag === "i") {
         inPlace = true;
-        break;
+        return;
       }
-      if (flag === "e" || flag === "f") {
-        scriptGiven = true;
-        if (at === word.length - 1) index++;
-        break;
-      }
-      if (flag === "l") {
-        if (at === word.length - 1) index++;
-        break;
+      if (flag === "e" || flag === "f" || flag === "l") {
+        if (flag !== "l") scriptGiven = true;
+        if (at === word.length - 1) takeValue();
+        return;
       }
     }
-  }
+  });
   if (!inPlace) return [];
   return write(scriptGiven ? rest : rest.slice(1), "sed -i", "file_patch");
 }
@@ -151,31 +154,21 @@ function sedEffects(args: Word[]): CommandEffect[] {
 function perlEffects(args: Word[]): CommandEffect[] {
   let inPlace = false;
   let code: Word | undefined;
-  const rest: Word[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const word = args[index] as Word;
-    if (word === null || !word.startsWith("-") || word === "-") {
-      rest.push(word);
-      continue;
-    }
-    if (word === "--") {
-      rest.push(...args.slice(index + 1));
-      break;
-    }
+  const rest = walkOptions(args, (word, takeValue) => {
     for (let at = 1; at < word.length; at++) {
       const flag = word[at] as string;
       if (flag === "i") {
         inPlace = true;
-        break;
+        return;
       }
       if (flag === "e" || flag === "E") {
-        code = at === word.length - 1 ? (args[++index] ?? null) : word.slice(at + 1);
-        break;
+        code = at === word.length - 1 ? takeValue() : word.slice(at + 1);
+        return;
       }
       // -l and -0 take optional digits; these take the rest of the word as their value.
-      if ("IMmxCdD".includes(flag)) break;
+      if ("IMmxCdD".includes(flag)) return;
     }
-  }
+  });
   if (inPlace) return write(code === undefined ? rest.slice(1) : rest, "perl -i", "file_patch");
   if (code === undefined) return [];
   if (code === null) return [{ kind: "unknown", via: "perl -e", reason: "runs perl code computed at run time" }];

@@ -39,7 +39,7 @@ import type { FileFacts } from "../facts/types.ts";
 import { isMinifiedName, isParseable, LanguageDetector, type LanguageId, parseTreeAsync, TreeBudget } from "../../syntax/index.ts";
 import { classifySource, lineCount, readSourceFile } from "./classify.ts";
 import { Freshness } from "./freshness.ts";
-import type { IndexContext, LoadedExtractor } from "./registry.ts";
+import type { LoadedExtractor } from "./registry.ts";
 import { SnapshotKeeper } from "./snapshot-keeper.ts";
 import { contentDependentByName, type FileState, IndexTree, signatureOf } from "./tree.ts";
 import { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, DEFAULT_INDEX_TUNING, type EnsureFreshOptions, type IndexTuning } from "./settings.ts";
@@ -137,11 +137,6 @@ export class CodeIndex {
       options.cacheDir,
       this.#tuning.snapshot,
     );
-  }
-
-  /** The index a tool call should use: from the call's services, with the settings and generation of its configuration. */
-  static forContext(context: IndexContext, options: Omit<CodeIndexOptions, "settings" | "policyGeneration"> = {}): CodeIndex {
-    return context.services.indexes.forContext(context, options);
   }
 
   /** Takes a newer workspace or settings object (the registry calls it when the index is asked for again). */
@@ -557,11 +552,6 @@ export class CodeIndex {
       this.#tree.setStatus(state, "indexed", file);
     }
     return { file, text };
-  }
-
-  /** One file, fresh, even if the walk has not reached it (or leaves it out). */
-  async fileFor(resolved: ResolvedPath): Promise<IndexedFile> {
-    return (await this.load(resolved)).file;
   }
 
   /**
