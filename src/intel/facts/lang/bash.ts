@@ -4,9 +4,9 @@
  * `source`/`.` as imports, and every command as a call to its command name.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, headText, unquote } from "../text.ts";
-import { declare, kinds } from "./common.ts";
+import { declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["#"] };
 
@@ -74,8 +74,4 @@ const HANDLERS: Record<string, Handler> = {
   command,
 };
 
-export const bashExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  callKinds: { command: { kind: "command", regex: "^(?:source|\\.)\\s" } },
-};
+export const bashExtractor = extractorFor(HANDLERS, { callKinds: { command: { kind: "command", regex: "^(?:source|\\.)\\s" } } });

@@ -3,12 +3,17 @@
  * and turning a declaration into a symbol with the usual signature/doc/lines.
  */
 import type { Rule, SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, ScopeRole } from "../engine.ts";
+import type { At, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
 import { headText, type CommentStyle, docAbove } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
 
 export function kinds(...names: string[]): Rule[] {
   return names.map((kind) => ({ kind }));
+}
+
+/** An extractor that matches exactly the node kinds it has handlers for. */
+export function extractorFor(handlers: Readonly<Record<string, Handler>>, rest: Omit<LanguageExtractor, "rules" | "handlers"> = {}): LanguageExtractor {
+  return { rules: kinds(...Object.keys(handlers)), handlers, ...rest };
 }
 
 /** Where a node's `body` field starts (the end of its declaration head), or undefined. */

@@ -7,10 +7,10 @@
  * (`(…)` after a name), read back to the callee.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, leadingStringLiteral } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, spanAt, stripTypeArguments, typeNames } from "./common.ts";
+import { declare, extractorFor, spanAt, stripTypeArguments, typeNames } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc" };
 const SIGNATURES = new Set([
@@ -272,4 +272,4 @@ const HANDLERS: Record<string, Handler> = {
   argument_part: argumentPart,
 };
 
-export const dartExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, callKinds: { argument_part: null } };
+export const dartExtractor = extractorFor(HANDLERS, { callKinds: { argument_part: null } });

@@ -7,10 +7,10 @@
  * except special forms and the contents of attributes such as `@spec`.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, dedentDoc, firstSentence } from "../text.ts";
 import type { SymbolKind } from "../types.ts";
-import { declare, kinds, splitTopLevel } from "./common.ts";
+import { declare, extractorFor, splitTopLevel } from "./common.ts";
 
 const DEFINITIONS = /^(defmodule|defprotocol|defimpl|defmacrop|defmacro|defguardp|defguard|defdelegate|defp|def|defstruct|defexception|alias|import|use|require)\b/;
 /** Special forms and definition macros: not calls worth a call-graph edge. */
@@ -240,4 +240,4 @@ const CALLS: CallSyntax = {
   callee: (node) => node.child(0),
 };
 
-export const elixirExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS };
+export const elixirExtractor = extractorFor(HANDLERS, { calls: CALLS });

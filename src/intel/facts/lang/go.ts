@@ -5,10 +5,10 @@
  * calls complete it.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, kinds, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["//"], block: "any" };
 
@@ -199,4 +199,4 @@ const CALLS: CallSyntax = {
   callee: (node) => node.field("function" as never) as SgNode | null,
 };
 
-export const goExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, callKinds: { call_expression: null } };
+export const goExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call_expression: null } });

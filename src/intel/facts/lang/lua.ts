@@ -5,10 +5,10 @@
  * `require` is the import; calls (string and table call syntax included).
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, headText, leadingStringLiteral } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds } from "./common.ts";
+import { declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["--"] };
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
@@ -134,10 +134,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("name" as never) as SgNode | null) ?? node.child(0),
 };
 
-export const luaExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  finish,
-  callKinds: { function_call: { kind: "function_call", regex: "^require\\b" } },
-};
+export const luaExtractor = extractorFor(HANDLERS, { calls: CALLS, finish, callKinds: { function_call: { kind: "function_call", regex: "^require\\b" } } });

@@ -5,10 +5,10 @@
  * is the module's surface; `import` / `from … import` (relative dots kept) anywhere; calls.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, ScopeRole } from "../engine.ts";
 import { collapse, dedentDoc, docAbove, firstSentence, stringLiteralAt, unquote } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart as bodyStartOf, declare, kinds, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart as bodyStartOf, declare, extractorFor, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const LINE_DOC = { line: ["#"] } as const;
 
@@ -194,10 +194,4 @@ function applyAll(facts: FactsBuilder): void {
   }
 }
 
-export const pythonExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  finish: applyAll,
-  callKinds: { call: null },
-};
+export const pythonExtractor = extractorFor(HANDLERS, { calls: CALLS, finish: applyAll, callKinds: { call: null } });

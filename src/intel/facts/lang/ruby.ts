@@ -5,10 +5,10 @@
  * are imports; calls with and without parentheses.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, headText, leadingStringLiteral } from "../text.ts";
 import type { Visibility } from "../types.ts";
-import { bodyStart, declare, kinds } from "./common.ts";
+import { bodyStart, declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["#"] };
 
@@ -178,9 +178,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("method" as never) as SgNode | null) ?? null,
 };
 
-export const rubyExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  callKinds: { call: { kind: "call", regex: "^(?:require|require_relative|load|autoload)\\b" } },
-};
+export const rubyExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call: { kind: "call", regex: "^(?:require|require_relative|load|autoload)\\b" } } });

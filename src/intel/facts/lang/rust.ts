@@ -6,10 +6,10 @@
  * re-exports); calls and macro invocations.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, kinds, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc", skipLine: /^#!?\[/ };
 
@@ -234,10 +234,4 @@ function finish(facts: FactsBuilder): void {
   }
 }
 
-export const rustExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  finish,
-  callKinds: { call_expression: null, macro_invocation: null },
-};
+export const rustExtractor = extractorFor(HANDLERS, { calls: CALLS, finish, callKinds: { call_expression: null, macro_invocation: null } });

@@ -4,10 +4,10 @@
  * modifiers (default public); Scaladoc; imports with selectors and wildcards; calls and `new`.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, headText } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, newExpression, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { declare, extractorFor, newExpression, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { block: "doc" };
 const MEMBER_KINDS = new Set(["val_definition", "var_definition", "val_declaration", "var_declaration", "type_definition"]);
@@ -204,9 +204,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("function" as never) as SgNode | null) ?? node.namedChildren()[0] ?? null,
 };
 
-export const scalaExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  callKinds: { call_expression: null, instance_expression: null },
-};
+export const scalaExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call_expression: null, instance_expression: null } });

@@ -5,10 +5,10 @@
  * `fileprivate` is file); `///` docs; imports; calls (trailing closures included).
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, headText } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, stripTypeArguments } from "./common.ts";
+import { declare, extractorFor, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc" };
 const TYPE_KINDS: Readonly<Record<string, SymbolKind>> = { class: "class", actor: "class", struct: "struct", enum: "enum", extension: "class" };
@@ -215,4 +215,4 @@ function finish(facts: FactsBuilder): void {
   }
 }
 
-export const swiftExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, finish, callKinds: { call_expression: null } };
+export const swiftExtractor = extractorFor(HANDLERS, { calls: CALLS, finish, callKinds: { call_expression: null } });
