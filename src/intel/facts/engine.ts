@@ -358,10 +358,6 @@ export class FactsBuilder {
     return undefined;
   }
 
-  addImport(fact: ImportFact): void {
-    this.imports.push(fact);
-  }
-
   addExportedName(name: string, line: number, from?: string, local?: string): void {
     const entry: ExportedName = { name, line };
     if (from !== undefined) entry.from = from;

@@ -63,7 +63,7 @@ const command: Handler = (node, at, facts) => {
   const name = nameNode.text();
   if (name === "source" || name === ".") {
     const argument = node.fieldChildren("argument" as never)[0] as SgNode | undefined;
-    if (argument !== undefined) facts.addImport({ specifier: unquote(argument.text()), kind: "include", names: [], line: at.line });
+    if (argument !== undefined) facts.imports.push({ specifier: unquote(argument.text()), kind: "include", names: [], line: at.line });
   }
   if (/^[\p{L}\p{N}_.:/-]+$/u.test(name)) facts.addCall(name, at.line, at.column);
 };

@@ -176,7 +176,7 @@ const namespaceDeclaration: Handler = (node, at, facts) => {
 const usingDirective: Handler = (_node, at, facts) => {
   const match = /^(?:global\s+)?using\s+(static\s+)?(?:([\p{L}\p{N}_]+)\s*=\s*)?([\p{L}\p{N}_.<>,\s]+?)\s*;/u.exec(facts.text.slice(at.start, at.end));
   if (!match) return;
-  facts.addImport({ specifier: match[3]!.replace(/\s+/g, ""), kind: "import", names: [{ local: match[2] ?? "*", imported: "*" }], line: at.line });
+  facts.imports.push({ specifier: match[3]!.replace(/\s+/g, ""), kind: "import", names: [{ local: match[2] ?? "*", imported: "*" }], line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {

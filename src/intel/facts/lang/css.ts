@@ -43,7 +43,7 @@ function atBlock(kind: "namespace" | "key"): Handler {
 /** `@import url("x.css")` / `@import "x.css" screen;` */
 const importStatement: Handler = (_node, at, facts) => {
   const match = /^@import\s+(?:url\(\s*)?["']?([^"')\s;]+)/.exec(facts.text.slice(at.start, at.end));
-  if (match) facts.addImport({ specifier: match[1]!, kind: "import", names: [], line: at.line });
+  if (match) facts.imports.push({ specifier: match[1]!, kind: "import", names: [], line: at.line });
 };
 
 const callExpression: Handler = (_node, at, facts) => {

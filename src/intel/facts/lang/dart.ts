@@ -189,16 +189,16 @@ function directive(node: SgNode, facts: FactsBuilder): void {
   const uri = leadingStringLiteral(text.trimStart().slice(keyword.length));
   if (uri === undefined) return;
   if (keyword === "part") {
-    facts.addImport({ specifier: uri, kind: "include", names: [], line: at.line });
+    facts.imports.push({ specifier: uri, kind: "include", names: [], line: at.line });
     return;
   }
   const prefix = /\bas\s+([\p{L}\p{N}_$]+)/u.exec(text)?.[1];
   const shown = /\bshow\s+([^;]+?)(?:\s+hide\b|;|$)/.exec(text)?.[1];
   const names = shown !== undefined ? shown.split(",").map((name) => ({ local: name.trim(), imported: name.trim() })) : [{ local: prefix ?? "*", imported: "*" }];
   if (keyword === "export") {
-    facts.addImport({ specifier: uri, kind: "reexport", names, line: at.line });
+    facts.imports.push({ specifier: uri, kind: "reexport", names, line: at.line });
     for (const name of names) facts.addExportedName(name.local, at.line, uri, name.imported);
-  } else facts.addImport({ specifier: uri, kind: "import", names, line: at.line });
+  } else facts.imports.push({ specifier: uri, kind: "import", names, line: at.line });
 }
 
 function program(node: SgNode, facts: FactsBuilder): void {

@@ -199,7 +199,7 @@ function directive(at: At, facts: FactsBuilder, keyword: string): void {
   const modules = match[2] !== undefined ? splitTopLevel(match[2]).map((part) => `${base}.${part.trim()}`) : [base];
   for (const module of modules) {
     const last = module.split(".").pop()!;
-    facts.addImport({
+    facts.imports.push({
       specifier: module,
       kind: "import",
       names: keyword === "alias" ? [{ local: match[3] ?? last, imported: last }] : [{ local: "*", imported: "*" }],

@@ -184,7 +184,7 @@ const importDeclaration: Handler = (_node, at, facts) => {
     const local = match[1] ?? path.split("/").pop() ?? path;
     offset = match.index;
     const line = facts.lineOf(at.start + offset + match[0].indexOf(match[2]!));
-    facts.addImport({ specifier: path, kind: "import", names: [{ local, imported: "*" }], line });
+    facts.imports.push({ specifier: path, kind: "import", names: [{ local, imported: "*" }], line });
   }
 };
 

@@ -76,7 +76,7 @@ function importDeclaration(node: SgNode, facts: FactsBuilder): void {
       if (name.length > 0) names.push({ local: alias === undefined ? name : `${alias}.${name}`, imported: name });
     }
   } else names.push({ local: alias ?? "*", imported: "*" });
-  facts.addImport({ specifier: module, kind: "import", names, line: at.line });
+  facts.imports.push({ specifier: module, kind: "import", names, line: at.line });
 }
 
 /** Marks a type-level node so applications inside it are not taken for calls. */

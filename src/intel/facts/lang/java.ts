@@ -150,13 +150,13 @@ const importDeclaration: Handler = (_node, at, facts) => {
   if (!match) return;
   const path = match[2]!.replace(/\s+/g, "");
   if (match[3] !== undefined) {
-    facts.addImport({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+    facts.imports.push({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
     return;
   }
   const last = path.split(".").pop()!;
   // A static import names a member: the module is its class.
   const specifier = match[1] ? path.slice(0, path.lastIndexOf(".")) : path;
-  facts.addImport({ specifier, kind: "import", names: [{ local: last, imported: last }], line: at.line });
+  facts.imports.push({ specifier, kind: "import", names: [{ local: last, imported: last }], line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {

@@ -190,11 +190,11 @@ const importHeader: Handler = (_node, at, facts) => {
   if (!match) return;
   const path = match[1]!;
   if (match[2] !== undefined) {
-    facts.addImport({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+    facts.imports.push({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
     return;
   }
   const last = path.split(".").pop()!;
-  facts.addImport({ specifier: path, kind: "import", names: [{ local: match[3] ?? last, imported: last }], line: at.line });
+  facts.imports.push({ specifier: path, kind: "import", names: [{ local: match[3] ?? last, imported: last }], line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {

@@ -62,7 +62,7 @@ function chunk(node: SgNode, facts: FactsBuilder): void {
     if (required) {
       const specifier = leadingStringLiteral(value.slice(required[0].length));
       if (specifier !== undefined) {
-        facts.addImport({ specifier, kind: "require", names: names.length === 1 && IDENTIFIER.test(names[0]!) ? [{ local: names[0]!, imported: "*" }] : [], line: at.line });
+        facts.imports.push({ specifier, kind: "require", names: names.length === 1 && IDENTIFIER.test(names[0]!) ? [{ local: names[0]!, imported: "*" }] : [], line: at.line });
       }
     }
     for (const name of names) {
@@ -102,7 +102,7 @@ const functionCall: Handler = (node, at, facts) => {
     // `local x = require(…)` at chunk level was recorded with its name already.
     if (call && !facts.imports.some((fact) => fact.line === at.line)) {
       const specifier = leadingStringLiteral(text.slice(at.start + call[0].length, at.start + call[0].length + 300));
-      if (specifier !== undefined) facts.addImport({ specifier, kind: "require", names: [], line: at.line });
+      if (specifier !== undefined) facts.imports.push({ specifier, kind: "require", names: [], line: at.line });
     }
   }
   facts.queueCall(node, at);

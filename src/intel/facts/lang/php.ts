@@ -195,7 +195,7 @@ const useDeclaration: Handler = (_node, at, facts) => {
     if (!match) continue;
     const path = match[1]!;
     const last = path.split("\\").pop()!;
-    facts.addImport({ specifier: path, kind: "use", names: [{ local: match[2] ?? last, imported: last }], line: at.line });
+    facts.imports.push({ specifier: path, kind: "use", names: [{ local: match[2] ?? last, imported: last }], line: at.line });
   }
 };
 
@@ -207,7 +207,7 @@ const requireExpression: Handler = (_node, at, facts) => {
   const literal = leadingStringLiteral(text.slice(match[0].length));
   if (literal === undefined) return;
   const specifier = match[2] !== undefined ? `.${literal.startsWith("/") ? "" : "/"}${literal}` : literal;
-  facts.addImport({ specifier, kind: match[1] === "require" ? "require" : "include", names: [], line: at.line });
+  facts.imports.push({ specifier, kind: match[1] === "require" ? "require" : "include", names: [], line: at.line });
 };
 
 const call: Handler = (node, at, facts) => facts.queueCall(node, at);

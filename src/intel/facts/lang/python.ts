@@ -142,7 +142,7 @@ const importStatement: Handler = (_node, at, facts) => {
     const match = /^([\w.]+)(?:\s+as\s+(\w+))?$/u.exec(part.trim());
     if (!match) continue;
     const module = match[1]!;
-    facts.addImport({ specifier: module, kind: "import", names: [{ local: match[2] ?? module.split(".")[0]!, imported: module }], line: at.line });
+    facts.imports.push({ specifier: module, kind: "import", names: [{ local: match[2] ?? module.split(".")[0]!, imported: module }], line: at.line });
   }
 };
 
@@ -157,7 +157,7 @@ const importFromStatement: Handler = (_node, at, facts) => {
     const item = /^(\*|\w+)(?:\s+as\s+(\w+))?$/u.exec(part.trim());
     if (item) names.push({ local: item[2] ?? item[1]!, imported: item[1]! });
   }
-  facts.addImport({ specifier, kind: "import", names, line: at.line });
+  facts.imports.push({ specifier, kind: "import", names, line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {

@@ -157,7 +157,7 @@ const call: Handler = (node, at, facts) => {
     const specifier = leadingStringLiteral(text.slice(at.start + head[0].length, at.start + head[0].length + 300));
     // require_relative resolves against the requiring file: written as "./x" like other relative specifiers.
     const relative = head[1] === "require_relative" && specifier !== undefined && !specifier.startsWith(".") && !specifier.startsWith("/");
-    if (specifier !== undefined) facts.addImport({ specifier: relative ? `./${specifier}` : specifier, kind: "require", names: [], line: at.line });
+    if (specifier !== undefined) facts.imports.push({ specifier: relative ? `./${specifier}` : specifier, kind: "require", names: [], line: at.line });
   }
   facts.queueCall(node, at);
 };

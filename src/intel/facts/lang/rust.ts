@@ -143,7 +143,7 @@ const modItem: Handler = (node, at, facts) => {
   const name = (node.field("name" as never) as SgNode | null)?.text();
   if (name === undefined) return;
   const body = bodyStart(node);
-  if (body === undefined) facts.addImport({ specifier: name, kind: "mod", names: [], line: at.line });
+  if (body === undefined) facts.imports.push({ specifier: name, kind: "mod", names: [], line: at.line });
   declare(facts, {
     name,
     kind: "module",
@@ -167,7 +167,7 @@ const useDeclaration: Handler = (node, at, facts) => {
     const specifier = glob ? path.slice(0, -3) : path;
     const segments = specifier.split("::");
     const imported = glob ? "*" : segments[segments.length - 1]!;
-    facts.addImport({ specifier, kind: "use", names: [{ local: glob ? "*" : local, imported }], line: at.line });
+    facts.imports.push({ specifier, kind: "use", names: [{ local: glob ? "*" : local, imported }], line: at.line });
     // A re-exported item comes from the module its path names before it.
     if (isPublic) facts.addExportedName(glob ? "*" : local, at.line, glob ? specifier : segments.slice(0, -1).join("::") || specifier, imported);
   }

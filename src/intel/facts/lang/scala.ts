@@ -165,7 +165,7 @@ const importDeclaration: Handler = (_node, at, facts) => {
     if (!match) continue;
     const prefix = match[1]!.replace(/\s+/g, "");
     if (match[3] !== undefined) {
-      facts.addImport({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+      facts.imports.push({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
       continue;
     }
     const selectors = match[2] !== undefined ? splitTopLevel(match[2]) : [match[5] === undefined ? match[4]! : `${match[4]!} => ${match[5]}`];
@@ -173,11 +173,11 @@ const importDeclaration: Handler = (_node, at, facts) => {
       const renamed = /^([\p{L}\p{N}_$`]+|_|\*)\s*(?:=>|\bas\b)\s*([\p{L}\p{N}_$`]+|_)$/u.exec(selector.trim());
       const imported = renamed ? renamed[1]! : selector.trim();
       if (imported === "_" || imported === "*") {
-        facts.addImport({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+        facts.imports.push({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
         continue;
       }
       if (renamed?.[2] === "_") continue;
-      facts.addImport({ specifier: `${prefix}.${imported}`, kind: "import", names: [{ local: renamed ? renamed[2]! : imported, imported }], line: at.line });
+      facts.imports.push({ specifier: `${prefix}.${imported}`, kind: "import", names: [{ local: renamed ? renamed[2]! : imported, imported }], line: at.line });
     }
   }
 };

@@ -178,7 +178,7 @@ const importDeclaration: Handler = (_node, at, facts) => {
   const match = /^(?:@[\w]+\s+)*import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?([\p{L}\p{N}_.]+)/u.exec(facts.text.slice(at.start, at.end));
   if (!match) return;
   const path = match[1]!;
-  facts.addImport({
+  facts.imports.push({
     specifier: path,
     kind: "import",
     names: [{ local: path.includes(".") ? path.split(".").pop()! : "*", imported: path.includes(".") ? path.split(".").pop()! : "*" }],
