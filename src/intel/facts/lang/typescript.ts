@@ -40,10 +40,6 @@ interface ExportData {
   isDefault: boolean;
 }
 
-function exportOf(facts: FactsBuilder, at: At): { start: number; end: number; data?: unknown } | undefined {
-  return facts.wrapperOf(at, "export");
-}
-
 /** Visibility and surface of a declaration at module, namespace or function level. */
 function placement(facts: FactsBuilder, exportedHere: boolean, local: boolean): { visibility: Visibility; exported: boolean } {
   if (local) return { visibility: "private", exported: false };
@@ -470,7 +466,7 @@ function declaration(kind: SymbolKind, role: "callable" | "container" | "value",
       name = nameNode.text();
     }
     name = unquote(name);
-    const wrapper = exportOf(facts, at);
+    const wrapper = facts.wrapperOf(at, "export");
     // An export or a namespace body is module level for sure; otherwise the parents tell.
     const top = facts.top();
     const inNamespace = top?.role === "container" && (top.symbol?.kind === "namespace" || top.symbol?.kind === "module");
