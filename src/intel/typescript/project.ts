@@ -236,7 +236,7 @@ export class TsProject {
 
   #host(): TS.LanguageServiceHost {
     const ts = this.ts;
-    const host: TS.LanguageServiceHost = {
+    return {
       getProjectVersion: () => String(this.#projectVersion),
       getCancellationToken: () => ({ isCancellationRequested: () => this.#signal?.aborted === true }),
       getTypeRootsVersion: () => this.#typeRootsVersion,
@@ -263,7 +263,6 @@ export class TsProject {
       realpath: (target) => (this.#isLib(target) ? target : this.#fs.realpath(target)),
       readDirectory: (root, extensions, excludes, includes, depth) => this.#matchFiles(root, extensions, excludes, includes, depth),
     };
-    return host;
   }
 
   #readFile(fileName: string): string | undefined {
