@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { isKnownToolName } from "./tool-names.ts";
-import { LANGUAGES, type LanguageId } from "../syntax/language-names.ts";
+import { LANGUAGES } from "../syntax/language-names.ts";
 
 const MiB = 1024 * 1024;
 
