@@ -109,11 +109,6 @@ export function declare(facts: FactsBuilder, options: DeclareOptions): SymbolFac
   const text = facts.text;
   const signature = options.signature ?? headText(text, options.headStart ?? options.at.start, options.headEnd ?? options.at.end);
   const doc = options.doc ?? (options.docStyle === undefined ? undefined : docAbove(text, options.docAt ?? options.at.start, options.docStyle));
-  const scope: { start?: number; end?: number; data?: unknown; later?: boolean } = {};
-  if (options.scopeStart !== undefined) scope.start = options.scopeStart;
-  if (options.scopeEnd !== undefined) scope.end = options.scopeEnd;
-  if (options.later === true) scope.later = true;
-  if (options.scopeData !== undefined) scope.data = options.scopeData;
   return facts.addSymbol(
     {
       name: options.name,
@@ -127,7 +122,7 @@ export function declare(facts: FactsBuilder, options: DeclareOptions): SymbolFac
       ...(options.local === true ? { local: true } : {}),
     },
     options.role,
-    scope,
+    { start: options.scopeStart, end: options.scopeEnd, data: options.scopeData, later: options.later },
   );
 }
 
