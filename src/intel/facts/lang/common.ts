@@ -110,17 +110,7 @@ export function declare(facts: FactsBuilder, options: DeclareOptions): SymbolFac
   const signature = options.signature ?? headText(text, options.headStart ?? options.at.start, options.headEnd ?? options.at.end);
   const doc = options.doc ?? (options.docStyle === undefined ? undefined : docAbove(text, options.docAt ?? options.at.start, options.docStyle));
   return facts.addSymbol(
-    {
-      name: options.name,
-      kind: options.kind,
-      at: options.at,
-      visibility: options.visibility,
-      exported: options.exported,
-      signature,
-      doc,
-      heritage: options.heritage,
-      ...(options.local === true ? { local: true } : {}),
-    },
+    { ...options, signature, doc },
     options.role,
     { start: options.scopeStart, end: options.scopeEnd, data: options.scopeData, later: options.later },
   );
