@@ -3,7 +3,7 @@
  * and turning a declaration into a symbol with the usual signature/doc/lines.
  */
 import type { Rule, SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
 import { headText, type CommentStyle, docAbove } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
 
@@ -21,6 +21,9 @@ export function bodyStart(node: SgNode | undefined): number | undefined {
   const body = node?.field("body" as never) as SgNode | null | undefined;
   return body ? body.range().start.index : undefined;
 }
+
+/** Calls whose callee is the call node's `function` field, arguments in parentheses (Go, Python, Rust). */
+export const FUNCTION_FIELD_CALLS: CallSyntax = { openers: "(", callee: (node) => node.field("function" as never) as SgNode | null };
 
 /** `new Foo(…)`: a call of Foo, the callee read after the keyword. */
 export const newExpression: Handler = (node, at, facts) => {

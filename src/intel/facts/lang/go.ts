@@ -5,10 +5,10 @@
  * calls complete it.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { CallSyntax, FactsBuilder, Handler } from "../engine.ts";
+import type { FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, extractorFor, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["//"], block: "any" };
 
@@ -194,9 +194,4 @@ const HANDLERS: Record<string, Handler> = {
   call_expression: (node, at, facts) => facts.queueCall(node, at),
 };
 
-const CALLS: CallSyntax = {
-  openers: "(",
-  callee: (node) => node.field("function" as never) as SgNode | null,
-};
-
-export const goExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call_expression: null } });
+export const goExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, callKinds: { call_expression: null } });

@@ -5,10 +5,10 @@
  * is the module's surface; `import` / `from … import` (relative dots kept) anywhere; calls.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, ScopeRole } from "../engine.ts";
+import type { At, FactsBuilder, Handler, ScopeRole } from "../engine.ts";
 import { collapse, dedentDoc, docAbove, firstSentence, stringLiteralAt, unquote } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart as bodyStartOf, declare, extractorFor, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart as bodyStartOf, declare, extractorFor, FUNCTION_FIELD_CALLS, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const LINE_DOC = { line: ["#"] } as const;
 
@@ -170,11 +170,6 @@ const HANDLERS: Record<string, Handler> = {
   call: (node, at, facts) => facts.queueCall(node, at),
 };
 
-const CALLS: CallSyntax = {
-  openers: "(",
-  callee: (node) => node.field("function" as never) as SgNode | null,
-};
-
 /** `__all__` decides the surface when present: listed names are exported, all others are not. */
 function applyAll(facts: FactsBuilder): void {
   if (facts.exportedNames.length === 0) return;
@@ -194,4 +189,4 @@ function applyAll(facts: FactsBuilder): void {
   }
 }
 
-export const pythonExtractor = extractorFor(HANDLERS, { calls: CALLS, finish: applyAll, callKinds: { call: null } });
+export const pythonExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, finish: applyAll, callKinds: { call: null } });

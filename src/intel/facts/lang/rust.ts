@@ -6,10 +6,10 @@
  * re-exports); calls and macro invocations.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
+import type { At, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, extractorFor, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc", skipLine: /^#!?\[/ };
 
@@ -213,11 +213,6 @@ const HANDLERS: Record<string, Handler> = {
   macro_invocation: macroInvocation,
 };
 
-const CALLS: CallSyntax = {
-  openers: "(",
-  callee: (node) => node.field("function" as never) as SgNode | null,
-};
-
 /** Trait impls and derives become heritage of the types declared here; methods of private types leave the surface. */
 function finish(facts: FactsBuilder): void {
   const byName = new Map<string, SymbolFact>();
@@ -234,4 +229,4 @@ function finish(facts: FactsBuilder): void {
   }
 }
 
-export const rustExtractor = extractorFor(HANDLERS, { calls: CALLS, finish, callKinds: { call_expression: null, macro_invocation: null } });
+export const rustExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, finish, callKinds: { call_expression: null, macro_invocation: null } });
