@@ -105,10 +105,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function uniqueInOrder(items: string[]): string[] {
-  return [...new Set(items)];
-}
-
 /** Reads the token file: only when it is private to its owner (the file holds a secret). */
 async function readTokenFile(
   tokenFile: string,
@@ -200,7 +196,7 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
   let roots: string[];
   let rootsSource: ValueSource = "default";
   if (explicitRoots) {
-    roots = uniqueInOrder(explicitRoots.value as string[]);
+    roots = [...new Set(explicitRoots.value as string[])];
     rootsSource = explicitRoots.source;
   } else {
     const refusal = await implicitRootRefusal(cwd, homeDir);
@@ -255,7 +251,7 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
     const added = projectLayer.get(leaf.dotted);
     if (!added) continue;
     const current = (config as unknown as Record<string, Record<string, unknown>>)[leaf.section]?.[leaf.key];
-    setLeaf(config, leaf, uniqueInOrder([...(Array.isArray(current) ? (current as string[]) : []), ...(added.value as string[])]));
+    setLeaf(config, leaf, [...new Set([...(Array.isArray(current) ? (current as string[]) : []), ...(added.value as string[])])]);
     if (sources[leaf.dotted] === "default") sources[leaf.dotted] = added.source;
   }
   config.workspace.roots = roots;

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { isKnownToolName } from "./tool-names.ts";
-import { LANGUAGES, type LanguageId } from "../syntax/language-names.ts";
+import { LANGUAGES } from "../syntax/language-names.ts";
 
 const MiB = 1024 * 1024;
 
@@ -140,32 +140,17 @@ export const ConfigFileSchema = z.strictObject({
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
-/** The effective configuration after layering: every scalar has a value. */
-export interface EffectiveConfig {
-  workspace: { roots: string[] };
-  http: {
-    host: string;
-    port: number;
-    json_response: boolean;
-    session_idle_minutes: number;
-    max_sessions: number;
-    token_file: string | undefined;
-    allowed_hosts: string[];
-    allowed_origins: string[];
-  };
-  log: { level: "debug" | "info" | "warn" | "error" };
-  safety: { require_hash: boolean; fuzzy_match: boolean; fuzzy_threshold: number };
-  format: { enabled: boolean; on_failure: "refuse" | "write_unformatted" };
-  journal: { max_batches: number; max_bytes: number; max_age_days: number };
-  hook: { mode: "deny" | "warn" | "off"; allow_paths: string[]; allow_commands: string[] };
-  index: { persist: boolean; max_files: number; max_file_bytes: number };
-  languages: { overrides: Record<string, LanguageId> };
-  tools: { profile: ToolProfile; enabled: string[]; disabled: string[] };
+type Sections = Omit<ConfigFile, "paths" | "formatters">;
+/** A section after layering: every key has a value, except http.token_file, which may stay unset. */
+type Filled<Section> = { [Key in keyof Section]-?: Key extends "token_file" ? Section[Key] | undefined : Exclude<Section[Key], undefined> };
+
+/** The effective configuration after layering, derived from the schema. */
+export type EffectiveConfig = { [Name in keyof Sections]-?: Filled<NonNullable<Sections[Name]>> } & {
   /** Rules from every layer, each tagged with where it came from. */
   paths: PathRule[];
   /** External formatters from the user file only. */
   formatters: ExternalFormatter[];
-}
+};
 
 export interface PathRule extends PathRuleInput {
   /** Where the rule came from: "default", "user:<file>", "project:<file>". */

@@ -3,6 +3,7 @@
  * the policy layer decides with these before it makes any file system call.
  */
 import { ToolError } from "../core/errors.ts";
+import { LONE_SURROGATE } from "../text/index.ts";
 
 /** Index of the first control character (C0, DEL or C1, NUL included), or -1 when there is none. */
 export function findControlCharacter(text: string): number {
@@ -15,15 +16,7 @@ export function findControlCharacter(text: string): number {
 
 /** Index of the first lone surrogate (half of a UTF-16 pair without its other half), or -1 when the text is well-formed. */
 export function findLoneSurrogate(text: string): number {
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
-      else return index;
-    } else if (code >= 0xdc00 && code <= 0xdfff) return index;
-  }
-  return -1;
+  return text.search(LONE_SURROGATE);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Quoting for systemd unit files. In ExecStart and Environment, systemd expands "%" specifiers
  * and "$" variables and splits on whitespace honouring double quotes; these functions write
- * arguments so that they come back unchanged, and read them back the same way.
+ * arguments so that they come back unchanged.
  */
 
 const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -21,28 +21,4 @@ export function renderSystemdCommand(argv: readonly string[]): string {
 /** Environment="NAME=value". */
 export function renderSystemdEnvironment(name: string, value: string): string {
   return `Environment=${quoteSystemdArg(`${name}=${value}`)}`;
-}
-
-/** Splits an ExecStart= value back into arguments (the subset of syntax renderSystemdCommand writes). */
-export function splitSystemdCommand(line: string): string[] {
-  const args: string[] = [];
-  let index = 0;
-  while (index < line.length) {
-    while (index < line.length && /\s/.test(line[index] as string)) index++;
-    if (index >= line.length) break;
-    let arg = "";
-    if (line[index] === "\"") {
-      index++;
-      while (index < line.length && line[index] !== "\"") {
-        if (line[index] === "\\" && index + 1 < line.length) index++;
-        arg += line[index];
-        index++;
-      }
-      index++;
-    } else {
-      while (index < line.length && !/\s/.test(line[index] as string)) arg += line[index++];
-    }
-    args.push(arg.replace(/%%/g, "%").replace(/\$\$/g, "$"));
-  }
-  return args;
 }

@@ -17,6 +17,7 @@
  */
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
+import { lineBreakCounts } from "../text/index.ts";
 
 type SqueezeEol = "lf" | "crlf" | "cr";
 
@@ -59,18 +60,10 @@ export class SqueezeFormatError extends Error {
 
 /** The terminator that occurs most often (ties: LF, then CRLF, then CR). */
 function dominantEol(text: string): SqueezeEol {
-  let lf = 0;
-  let crlf = 0;
-  let cr = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0d) {
-      if (text.charCodeAt(index + 1) === 0x0a) {
-        crlf++;
-        index++;
-      } else cr++;
-    } else if (code === 0x0a) lf++;
-  }
+  const counts = lineBreakCounts(text);
+  const lf = counts.get("\n") ?? 0;
+  const crlf = counts.get("\r\n") ?? 0;
+  const cr = counts.get("\r") ?? 0;
   if (lf >= crlf && lf >= cr) return "lf";
   return crlf >= cr ? "crlf" : "cr";
 }

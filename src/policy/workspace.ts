@@ -188,11 +188,7 @@ export class Workspace {
       const inside = locateLexically(this.roots, client);
       if (inside) {
         try {
-          const walked = walkRealPath(inside, {
-            roots: this.roots,
-            input: given,
-            beforeFollow: (link, target) => this.#checkLink(given, "read", link, target),
-          });
+          const walked = walkRealPath(inside, this.#walkOptions(given, "read"));
           if (walked.kind === "directory") add({ path: client, real: walked.real });
         } catch (error) {
           if (!isToolError(error)) throw error;

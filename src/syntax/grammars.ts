@@ -27,34 +27,6 @@ const BUILTIN: Readonly<Record<string, string>> = {
   css: "Css",
 };
 
-/** Loaded from @ast-grep/lang-<package>; the package name is also the registered language name. */
-const DYNAMIC: Readonly<Record<string, string>> = {
-  python: "python",
-  go: "go",
-  rust: "rust",
-  java: "java",
-  kotlin: "kotlin",
-  c: "c",
-  cpp: "cpp",
-  csharp: "csharp",
-  ruby: "ruby",
-  php: "php",
-  swift: "swift",
-  scala: "scala",
-  lua: "lua",
-  bash: "bash",
-  elixir: "elixir",
-  haskell: "haskell",
-  dart: "dart",
-  sql: "sql",
-  json: "json",
-  // Comments parse as tree-sitter-json extras; trailing commas show up as syntax errors.
-  jsonc: "json",
-  yaml: "yaml",
-  toml: "toml",
-  markdown: "markdown",
-};
-
 /**
  * Named tokens the grammar's external scanner makes, per napi language (for the dynamic ones
  * taken from the package's src/grammar.json; a test keeps them in step). Only these may
@@ -194,6 +166,13 @@ const PACKAGE_EXPORTS: Readonly<Record<string, Omit<LanguagePackage, "libraryPat
   yaml: { extensions: ["yaml", "yml"], languageSymbol: "tree_sitter_yaml", expandoChar: "$" },
   toml: { extensions: ["toml"], languageSymbol: "tree_sitter_toml", expandoChar: "_" },
   markdown: { extensions: ["md"], languageSymbol: "tree_sitter_markdown", expandoChar: "$" },
+};
+
+/** Loaded from @ast-grep/lang-<package> (the package name is also the registered language name): each package's own id, and aliases. */
+const DYNAMIC: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.keys(PACKAGE_EXPORTS).map((name) => [name, name])),
+  // Comments parse as tree-sitter-json extras; trailing commas show up as syntax errors.
+  jsonc: "json",
 };
 
 const PREBUILD_PLATFORM: Readonly<Record<string, string>> = { darwin: "macOS", linux: "Linux", win32: "Windows" };

@@ -29,7 +29,8 @@ const ENCODERS: Readonly<Record<EditEncoding, { bom: Buffer; encode: (text: stri
   "utf-16be": { bom: Buffer.from([0xfe, 0xff]), encode: (text) => Buffer.from(text, "utf16le").swap16() },
 };
 const LINE_BREAK = /\r\n|\r|\n/g;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Half of a UTF-16 surrogate pair without its other half. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Decodes a file for editing. Refuses binary files (a NUL byte anywhere, unless a UTF-16 BOM

@@ -4,7 +4,8 @@ import { JsonEditError, readJsonSlot, setJsonValue, undoJsonEdit } from "../../s
 import { clientHostFor, healthUrlFor, mcpUrlFor } from "../../src/helpers/loopback-url.ts";
 import { BLOCK_BEGIN, BLOCK_END, removeManagedBlock, upsertManagedBlock } from "../../src/helpers/managed-block.ts";
 import { shellQuote } from "../../src/helpers/shell-quote.ts";
-import { quoteSystemdArg, renderSystemdCommand, splitSystemdCommand } from "../../src/helpers/systemd.ts";
+import { quoteSystemdArg, renderSystemdCommand } from "../../src/helpers/systemd.ts";
+import { splitSystemdCommand } from "../support/systemd-split.ts";
 import { appendTomlTable, findTomlTable, parseHeaderKey, removeTomlTable, renderTomlTable, replaceTomlTable } from "../../src/helpers/toml-table.ts";
 
 const SLOT = { container: ["mcpServers"], key: "ast-mcp" };

@@ -15,7 +15,7 @@ import { serverEnvironment } from "../../src/hosts/targets.ts";
 import { install, uninstall } from "../../src/hosts/install.ts";
 import { readRecord } from "../../src/hosts/record.ts";
 import { defaultServiceDeps, planService, TOKEN_FILE_ENV, type ServiceDeps } from "../../src/hosts/service.ts";
-import { splitSystemdCommand } from "../../src/helpers/systemd.ts";
+import { splitSystemdCommand } from "../support/systemd-split.ts";
 import { CLI } from "../support/cli.ts";
 import { sandbox } from "./fixture.ts";
 

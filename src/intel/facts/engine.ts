@@ -166,6 +166,8 @@ function flatten(text: string): string {
   return /\s\s|[\t\n\r]|^\s|\s$/.test(text) ? text.replace(/\s+/g, " ").trim() : text;
 }
 
+type SymbolScope = { start?: number | undefined; end?: number | undefined; data?: unknown; qualifiedName?: string; later?: boolean | undefined };
+
 export class FactsBuilder {
   readonly symbols: SymbolFact[] = [];
   readonly imports: ImportFact[] = [];
@@ -304,7 +306,7 @@ export class FactsBuilder {
    * Records a symbol nested under the current owner; `role` opens a scope over the symbol (or
    * `scope.start`–`scope.end`), right away or, with `scope.later`, when the traversal gets there.
    */
-  addSymbol(init: SymbolInit, role?: ScopeRole, scope?: { start?: number; end?: number; data?: unknown; qualifiedName?: string; later?: boolean }): SymbolFact {
+  addSymbol(init: SymbolInit, role?: ScopeRole, scope?: SymbolScope): SymbolFact {
     const owner = this.owner();
     const parent = owner === undefined ? undefined : (owner.qualifiedName ?? owner.symbol!.qualifiedName);
     const local = init.local === true || this.inCallable();
@@ -356,10 +358,6 @@ export class FactsBuilder {
       return /^[\s;]*$/.test(tail) ? wrapper : undefined;
     }
     return undefined;
-  }
-
-  addImport(fact: ImportFact): void {
-    this.imports.push(fact);
   }
 
   addExportedName(name: string, line: number, from?: string, local?: string): void {

@@ -73,10 +73,6 @@ export interface ExtractOptions {
 
 const validatedRules = new WeakMap<LanguageExtractor, Map<string, Rule[]>>();
 
-/**
- * The extractor's rules without the kinds this grammar version does not have (napi rejects a
- * whole search over one unknown kind). Each kind is tried once per language on an empty tree.
- */
 /** Why the grammar of `probe` (an empty tree) rejects a rule (a kind it does not have), or undefined. */
 function rejection(probe: SgRoot, rule: Rule): string | undefined {
   try {
@@ -95,6 +91,10 @@ function extractorFor(id: string): LanguageExtractor | undefined {
   return napiLanguage === undefined || factory === undefined ? undefined : factory(napiLanguage);
 }
 
+/**
+ * The extractor's rules without the kinds this grammar version does not have (napi rejects a
+ * whole search over one unknown kind). Each kind is tried once per language on an empty tree.
+ */
 function rulesFor(extractor: LanguageExtractor, id: LanguageId, calls: boolean): Rule[] {
   let byLanguage = validatedRules.get(extractor);
   if (!byLanguage) validatedRules.set(extractor, byLanguage = new Map());

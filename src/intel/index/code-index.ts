@@ -1,17 +1,9 @@
 /**
  * The code index: the facts (outline, imports, calls) of every source file under the roots,
  * built lazily on first use and kept equal to the disk. This class runs refreshes and processes
- * files; the parts it composes are each testable alone:
- *
- * - tree.ts: the walk (only through the workspace's listDirectory, so the policy sees every
- *   path), .gitignore chains at every level plus .git/info/exclude, the built-in skips, each file's
- *   status, and the coverage statement.
- * - freshness.ts: what changed since the last refresh (writes through ast-mcp via notifyWritten,
- *   the watcher's events, or a sweep of stats); only a changed hash is parsed again.
- * - classify.ts: what a file's bytes are (binary, not text, no parser, minified, source).
- * - snapshot-keeper.ts: the snapshot in the user cache directory (facts of files whose size, mtime
- *   and SHA-256 still match), read before the first build and saved when the process is idle.
- * - registry.ts: one index per set of roots, per process (ToolServices.indexes).
+ * files; the parts it composes, each testable alone and described in its own header, are the walk
+ * (tree.ts), change detection (freshness.ts), what a file's bytes are (classify.ts), the snapshot
+ * (snapshot-keeper.ts) and one index per set of roots per process (registry.ts).
  *
  * Files are read through the policy's one reader (policy/open.ts) with synchronous calls (a
  * thread-pool round trip per call, queued behind parses, cost more than the calls); parsing runs on
@@ -19,7 +11,7 @@
  * facts from finished trees. Stored facts own their strings (facts/compact.ts). `generation`
  * increases on every change, so derived caches (graphs, search) know to update.
  *
- * Over 600 lines on purpose: a refresh is one sequence (walk, classify, parse, extract, publish a
+ * Long on purpose: a refresh is one sequence (walk, classify, parse, extract, publish a
  * generation) over per-file state every step shares; what stands alone is in the parts above.
  */
 import { lstatSync, type Stats } from "node:fs";

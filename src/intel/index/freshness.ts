@@ -7,19 +7,13 @@
 import path from "node:path";
 import { Slicer } from "../../core/slicer.ts";
 import { ignoreSignatureSync, type IndexTree, lstatQuiet, signatureOf, type FileState } from "./tree.ts";
+import type { CodeIndexOptions, IndexTuning } from "./settings.ts";
 import { DirectoryWatcher, watchSupport, type WatchEvent } from "./watcher.ts";
 
 /** Stats made between two looks at the clock (a look and an await per stat would cost as much as the stat). */
 const CHECKS_PER_CLOCK_READ = 256;
 
-export interface FreshnessOptions {
-  /** "auto": watch where events are ordered (Node on Linux); "off": always check with stats. */
-  watch: "auto" | "off";
-  /** Even with a watcher, every indexed file is re-stat'ed at least this often, so a dropped event cannot hide a change for longer. */
-  fullCheckIntervalMs: number;
-  /** Directories watched before the index relies on stat checks alone. */
-  maxWatchedDirectories: number;
-}
+type FreshnessOptions = Pick<IndexTuning, "fullCheckIntervalMs" | "maxWatchedDirectories"> & Required<Pick<CodeIndexOptions, "watch">>;
 
 export class Freshness {
   #watcher: DirectoryWatcher | undefined;

@@ -3,20 +3,12 @@
  * the options its maker passes, and the engine tuning no client sees (defaults here; a test may
  * vary them).
  */
-import { DEFAULT_CONFIG } from "../../config/schema.ts";
-import type { ConfigSnapshot } from "../../config/types.ts";
+import { DEFAULT_CONFIG, type EffectiveConfig } from "../../config/schema.ts";
 import { DEFAULT_SNAPSHOT_TIMING, type SnapshotTiming } from "./snapshot-keeper.ts";
 import type { FactsExtractor, IndexSettings } from "./types.ts";
 
-export const DEFAULT_INDEX_SETTINGS: IndexSettings = {
-  persist: true,
-  maxFiles: DEFAULT_CONFIG.index.max_files,
-  maxFileBytes: DEFAULT_CONFIG.index.max_file_bytes,
-  languageOverrides: {},
-};
-
 /** The index settings a configuration asks for. */
-export function indexSettingsFrom(config: ConfigSnapshot["config"]): IndexSettings {
+export function indexSettingsFrom(config: Pick<EffectiveConfig, "index" | "languages">): IndexSettings {
   return {
     persist: config.index.persist,
     maxFiles: config.index.max_files,
@@ -24,6 +16,8 @@ export function indexSettingsFrom(config: ConfigSnapshot["config"]): IndexSettin
     languageOverrides: { ...config.languages.overrides },
   };
 }
+
+export const DEFAULT_INDEX_SETTINGS: IndexSettings = indexSettingsFrom(DEFAULT_CONFIG);
 
 /** Engine tuning no client sees; a test may vary it. */
 export interface IndexTuning {

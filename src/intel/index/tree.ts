@@ -147,10 +147,8 @@ export class IndexTree {
   indexedFiles(rootReals: readonly string[]): IndexedFile[] {
     const out: IndexedFile[] = [];
     for (const state of this.files.values()) if (state.indexed) out.push(state.indexed);
-    return out.sort((
-      a,
-      b,
-    ) => (a.rootReal === b.rootReal ? (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0) : rootReals.indexOf(a.rootReal) - rootReals.indexOf(b.rootReal)));
+    const byRelative = (a: IndexedFile, b: IndexedFile) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0);
+    return out.sort((a, b) => (a.rootReal === b.rootReal ? byRelative(a, b) : rootReals.indexOf(a.rootReal) - rootReals.indexOf(b.rootReal)));
   }
 
   /** What the walk and the limits left out, and whether the answer is complete. */

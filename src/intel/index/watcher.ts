@@ -4,12 +4,10 @@
  * One fs.watch per directory (inotify watches the directory's entries). Events arrive
  * asynchronously, so before trusting "nothing changed" the index calls barrier(): it creates a
  * uniquely named file in a private directory watched the same way and waits for that file's
- * event. Under Node on Linux every fs.watch handle shares the event loop's one inotify
- * descriptor, which the kernel fills in order and libuv dispatches in order, so once the
- * barrier's event arrives every change made before the call has been delivered too (measured:
- * 0 misses in 1000 write-then-check rounds). Bun's watcher does not keep that order (11 misses in
- * 300 rounds), and macOS/Windows recursive watching coalesces with latency, so elsewhere the
- * index keeps the stat walk: watching is an optimisation, never a source of stale answers.
+ * event. Under Node on Linux the events of every handle arrive in order, so once the barrier's
+ * event arrives every change made before the call has been delivered too; elsewhere the index
+ * keeps the stat walk (docs/decisions/0020-watch-events-only-where-ordered.md). Watching is an
+ * optimisation, never a source of stale answers.
  */
 import { mkdtempSync, rmSync, watch, writeFileSync, unlinkSync, type FSWatcher } from "node:fs";
 import os from "node:os";

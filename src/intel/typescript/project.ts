@@ -51,25 +51,24 @@ function versionOf(stats: { mtimeMs: number; ctimeMs: number; size: number; ino:
   return `${stats.mtimeMs}:${stats.ctimeMs}:${stats.size}:${stats.ino}`;
 }
 
+/** Options that would have the compiler write, load plugins or trace; they are dropped. */
+const DROPPED_OPTIONS = [
+  "tsBuildInfoFile",
+  "emitDeclarationOnly",
+  "plugins",
+  "generateTrace",
+  "generateCpuProfile",
+  "diagnostics",
+  "extendedDiagnostics",
+  "listFiles",
+  "listEmittedFiles",
+  "traceResolution",
+] as const;
+
 /** The repository may ask for anything; these options make sure the compiler only reads. */
 function hardenOptions(options: TS.CompilerOptions): TS.CompilerOptions {
   const hardened: TS.CompilerOptions = { ...options, noEmit: true, incremental: false, composite: false };
-  for (
-    const key of [
-      "tsBuildInfoFile",
-      "emitDeclarationOnly",
-      "plugins",
-      "generateTrace",
-      "generateCpuProfile",
-      "diagnostics",
-      "extendedDiagnostics",
-      "listFiles",
-      "listEmittedFiles",
-      "traceResolution",
-    ]
-  ) {
-    delete hardened[key];
-  }
+  for (const key of DROPPED_OPTIONS) delete hardened[key];
   hardened.maxNodeModuleJsDepth = Math.min(options.maxNodeModuleJsDepth ?? 0, 2);
   // noEmit with declaration-only settings is a config error; declarations are irrelevant when nothing is emitted.
   hardened.declaration = false;
@@ -237,7 +236,7 @@ export class TsProject {
 
   #host(): TS.LanguageServiceHost {
     const ts = this.ts;
-    const host: TS.LanguageServiceHost = {
+    return {
       getProjectVersion: () => String(this.#projectVersion),
       getCancellationToken: () => ({ isCancellationRequested: () => this.#signal?.aborted === true }),
       getTypeRootsVersion: () => this.#typeRootsVersion,
@@ -264,7 +263,6 @@ export class TsProject {
       realpath: (target) => (this.#isLib(target) ? target : this.#fs.realpath(target)),
       readDirectory: (root, extensions, excludes, includes, depth) => this.#matchFiles(root, extensions, excludes, includes, depth),
     };
-    return host;
   }
 
   #readFile(fileName: string): string | undefined {

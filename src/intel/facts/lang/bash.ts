@@ -4,9 +4,9 @@
  * `source`/`.` as imports, and every command as a call to its command name.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, headText, unquote } from "../text.ts";
-import { declare, kinds } from "./common.ts";
+import { declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["#"] };
 
@@ -63,7 +63,7 @@ const command: Handler = (node, at, facts) => {
   const name = nameNode.text();
   if (name === "source" || name === ".") {
     const argument = node.fieldChildren("argument" as never)[0] as SgNode | undefined;
-    if (argument !== undefined) facts.addImport({ specifier: unquote(argument.text()), kind: "include", names: [], line: at.line });
+    if (argument !== undefined) facts.imports.push({ specifier: unquote(argument.text()), kind: "include", names: [], line: at.line });
   }
   if (/^[\p{L}\p{N}_.:/-]+$/u.test(name)) facts.addCall(name, at.line, at.column);
 };
@@ -74,8 +74,4 @@ const HANDLERS: Record<string, Handler> = {
   command,
 };
 
-export const bashExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  callKinds: { command: { kind: "command", regex: "^(?:source|\\.)\\s" } },
-};
+export const bashExtractor = extractorFor(HANDLERS, { callKinds: { command: { kind: "command", regex: "^(?:source|\\.)\\s" } } });

@@ -76,7 +76,7 @@ function declaration(node: SgNode, facts: FactsBuilder, context: Context): void 
   switch (kind) {
     case "preproc_include": {
       const path = (node.field("path" as never) as SgNode | null)?.text();
-      if (path !== undefined) facts.addImport({ specifier: path.replace(/^["<]|[">]$/g, ""), kind: "include", names: [], line: facts.at(node).line });
+      if (path !== undefined) facts.imports.push({ specifier: path.replace(/^["<]|[">]$/g, ""), kind: "include", names: [], line: facts.at(node).line });
       return;
     }
     case "preproc_def":

@@ -3,7 +3,7 @@
  * and turning a declaration into a symbol with the usual signature/doc/lines.
  */
 import type { Rule, SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, ScopeRole } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
 import { headText, type CommentStyle, docAbove } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
 
@@ -11,11 +11,19 @@ export function kinds(...names: string[]): Rule[] {
   return names.map((kind) => ({ kind }));
 }
 
+/** An extractor that matches exactly the node kinds it has handlers for. */
+export function extractorFor(handlers: Readonly<Record<string, Handler>>, rest: Omit<LanguageExtractor, "rules" | "handlers"> = {}): LanguageExtractor {
+  return { rules: kinds(...Object.keys(handlers)), handlers, ...rest };
+}
+
 /** Where a node's `body` field starts (the end of its declaration head), or undefined. */
 export function bodyStart(node: SgNode | undefined): number | undefined {
   const body = node?.field("body" as never) as SgNode | null | undefined;
   return body ? body.range().start.index : undefined;
 }
+
+/** Calls whose callee is the call node's `function` field, arguments in parentheses (Go, Python, Rust). */
+export const FUNCTION_FIELD_CALLS: CallSyntax = { openers: "(", callee: (node) => node.field("function" as never) as SgNode | null };
 
 /** `new Foo(…)`: a call of Foo, the callee read after the keyword. */
 export const newExpression: Handler = (node, at, facts) => {
@@ -104,25 +112,10 @@ export function declare(facts: FactsBuilder, options: DeclareOptions): SymbolFac
   const text = facts.text;
   const signature = options.signature ?? headText(text, options.headStart ?? options.at.start, options.headEnd ?? options.at.end);
   const doc = options.doc ?? (options.docStyle === undefined ? undefined : docAbove(text, options.docAt ?? options.at.start, options.docStyle));
-  const scope: { start?: number; end?: number; data?: unknown; later?: boolean } = {};
-  if (options.scopeStart !== undefined) scope.start = options.scopeStart;
-  if (options.scopeEnd !== undefined) scope.end = options.scopeEnd;
-  if (options.later === true) scope.later = true;
-  if (options.scopeData !== undefined) scope.data = options.scopeData;
   return facts.addSymbol(
-    {
-      name: options.name,
-      kind: options.kind,
-      at: options.at,
-      visibility: options.visibility,
-      exported: options.exported,
-      signature,
-      doc,
-      heritage: options.heritage,
-      ...(options.local === true ? { local: true } : {}),
-    },
+    { ...options, signature, doc },
     options.role,
-    scope,
+    { start: options.scopeStart, end: options.scopeEnd, data: options.scopeData, later: options.later },
   );
 }
 

@@ -5,10 +5,10 @@
  * public, types to internal); XML doc comments; `using` directives; calls and `new`.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, commentAbove, firstSentence, headText, stripCommentMarkers } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, newExpression, typeNames } from "./common.ts";
+import { declare, extractorFor, newExpression, typeNames } from "./common.ts";
 
 const MEMBER_KINDS: Readonly<Record<string, SymbolKind>> = {
   method_declaration: "method",
@@ -176,7 +176,7 @@ const namespaceDeclaration: Handler = (node, at, facts) => {
 const usingDirective: Handler = (_node, at, facts) => {
   const match = /^(?:global\s+)?using\s+(static\s+)?(?:([\p{L}\p{N}_]+)\s*=\s*)?([\p{L}\p{N}_.<>,\s]+?)\s*;/u.exec(facts.text.slice(at.start, at.end));
   if (!match) return;
-  facts.addImport({ specifier: match[3]!.replace(/\s+/g, ""), kind: "import", names: [{ local: match[2] ?? "*", imported: "*" }], line: at.line });
+  facts.imports.push({ specifier: match[3]!.replace(/\s+/g, ""), kind: "import", names: [{ local: match[2] ?? "*", imported: "*" }], line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {
@@ -198,9 +198,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("function" as never) ?? node.field("type" as never)) as SgNode | null,
 };
 
-export const csharpExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  callKinds: { invocation_expression: null, object_creation_expression: null },
-};
+export const csharpExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { invocation_expression: null, object_creation_expression: null } });

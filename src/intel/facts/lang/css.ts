@@ -5,9 +5,9 @@
  * values (`var()`, `calc()`, `url()`) as calls.
  */
 import { LIMITS } from "../../../core/limits.ts";
-import type { Handler, LanguageExtractor } from "../engine.ts";
+import type { Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
-import { declare, kinds } from "./common.ts";
+import { declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { block: "any" };
 
@@ -43,7 +43,7 @@ function atBlock(kind: "namespace" | "key"): Handler {
 /** `@import url("x.css")` / `@import "x.css" screen;` */
 const importStatement: Handler = (_node, at, facts) => {
   const match = /^@import\s+(?:url\(\s*)?["']?([^"')\s;]+)/.exec(facts.text.slice(at.start, at.end));
-  if (match) facts.addImport({ specifier: match[1]!, kind: "import", names: [], line: at.line });
+  if (match) facts.imports.push({ specifier: match[1]!, kind: "import", names: [], line: at.line });
 };
 
 const callExpression: Handler = (_node, at, facts) => {
@@ -62,4 +62,4 @@ const HANDLERS: Record<string, Handler> = {
   call_expression: callExpression,
 };
 
-export const cssExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, callKinds: { call_expression: null } };
+export const cssExtractor = extractorFor(HANDLERS, { callKinds: { call_expression: null } });

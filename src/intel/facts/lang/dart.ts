@@ -7,10 +7,10 @@
  * (`(…)` after a name), read back to the callee.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, leadingStringLiteral } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, spanAt, stripTypeArguments, typeNames } from "./common.ts";
+import { declare, extractorFor, spanAt, stripTypeArguments, typeNames } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc" };
 const SIGNATURES = new Set([
@@ -189,16 +189,16 @@ function directive(node: SgNode, facts: FactsBuilder): void {
   const uri = leadingStringLiteral(text.trimStart().slice(keyword.length));
   if (uri === undefined) return;
   if (keyword === "part") {
-    facts.addImport({ specifier: uri, kind: "include", names: [], line: at.line });
+    facts.imports.push({ specifier: uri, kind: "include", names: [], line: at.line });
     return;
   }
   const prefix = /\bas\s+([\p{L}\p{N}_$]+)/u.exec(text)?.[1];
   const shown = /\bshow\s+([^;]+?)(?:\s+hide\b|;|$)/.exec(text)?.[1];
   const names = shown !== undefined ? shown.split(",").map((name) => ({ local: name.trim(), imported: name.trim() })) : [{ local: prefix ?? "*", imported: "*" }];
   if (keyword === "export") {
-    facts.addImport({ specifier: uri, kind: "reexport", names, line: at.line });
+    facts.imports.push({ specifier: uri, kind: "reexport", names, line: at.line });
     for (const name of names) facts.addExportedName(name.local, at.line, uri, name.imported);
-  } else facts.addImport({ specifier: uri, kind: "import", names, line: at.line });
+  } else facts.imports.push({ specifier: uri, kind: "import", names, line: at.line });
 }
 
 function program(node: SgNode, facts: FactsBuilder): void {
@@ -272,4 +272,4 @@ const HANDLERS: Record<string, Handler> = {
   argument_part: argumentPart,
 };
 
-export const dartExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, callKinds: { argument_part: null } };
+export const dartExtractor = extractorFor(HANDLERS, { callKinds: { argument_part: null } });

@@ -7,10 +7,10 @@
  * except special forms and the contents of attributes such as `@spec`.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, dedentDoc, firstSentence } from "../text.ts";
 import type { SymbolKind } from "../types.ts";
-import { declare, kinds, splitTopLevel } from "./common.ts";
+import { declare, extractorFor, splitTopLevel } from "./common.ts";
 
 const DEFINITIONS = /^(defmodule|defprotocol|defimpl|defmacrop|defmacro|defguardp|defguard|defdelegate|defp|def|defstruct|defexception|alias|import|use|require)\b/;
 /** Special forms and definition macros: not calls worth a call-graph edge. */
@@ -199,7 +199,7 @@ function directive(at: At, facts: FactsBuilder, keyword: string): void {
   const modules = match[2] !== undefined ? splitTopLevel(match[2]).map((part) => `${base}.${part.trim()}`) : [base];
   for (const module of modules) {
     const last = module.split(".").pop()!;
-    facts.addImport({
+    facts.imports.push({
       specifier: module,
       kind: "import",
       names: keyword === "alias" ? [{ local: match[3] ?? last, imported: last }] : [{ local: "*", imported: "*" }],
@@ -240,4 +240,4 @@ const CALLS: CallSyntax = {
   callee: (node) => node.child(0),
 };
 
-export const elixirExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS };
+export const elixirExtractor = extractorFor(HANDLERS, { calls: CALLS });

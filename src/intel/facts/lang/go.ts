@@ -5,10 +5,10 @@
  * calls complete it.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, kinds, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["//"], block: "any" };
 
@@ -184,7 +184,7 @@ const importDeclaration: Handler = (_node, at, facts) => {
     const local = match[1] ?? path.split("/").pop() ?? path;
     offset = match.index;
     const line = facts.lineOf(at.start + offset + match[0].indexOf(match[2]!));
-    facts.addImport({ specifier: path, kind: "import", names: [{ local, imported: "*" }], line });
+    facts.imports.push({ specifier: path, kind: "import", names: [{ local, imported: "*" }], line });
   }
 };
 
@@ -194,9 +194,4 @@ const HANDLERS: Record<string, Handler> = {
   call_expression: (node, at, facts) => facts.queueCall(node, at),
 };
 
-const CALLS: CallSyntax = {
-  openers: "(",
-  callee: (node) => node.field("function" as never) as SgNode | null,
-};
-
-export const goExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, callKinds: { call_expression: null } };
+export const goExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, callKinds: { call_expression: null } });

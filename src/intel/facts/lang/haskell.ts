@@ -7,10 +7,10 @@
  * applications are the calls (type-level applications are not).
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, commentAbove, firstSentence } from "../text.ts";
 import type { SymbolFact, SymbolKind } from "../types.ts";
-import { declare, kinds, spanAt, splitTopLevel } from "./common.ts";
+import { declare, extractorFor, spanAt, splitTopLevel } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["--"] };
 const DECLARATION_KINDS = new Set(["signature", "bind", "function"]);
@@ -76,7 +76,7 @@ function importDeclaration(node: SgNode, facts: FactsBuilder): void {
       if (name.length > 0) names.push({ local: alias === undefined ? name : `${alias}.${name}`, imported: name });
     }
   } else names.push({ local: alias ?? "*", imported: "*" });
-  facts.addImport({ specifier: module, kind: "import", names, line: at.line });
+  facts.imports.push({ specifier: module, kind: "import", names, line: at.line });
 }
 
 /** Marks a type-level node so applications inside it are not taken for calls. */
@@ -245,4 +245,4 @@ const HANDLERS: Record<string, Handler> = {
   apply,
 };
 
-export const haskellExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, finish, callKinds: { apply: null } };
+export const haskellExtractor = extractorFor(HANDLERS, { finish, callKinds: { apply: null } });

@@ -29,7 +29,7 @@ const documentHandler: Handler = (node, _at, facts) => {
     const importAttribute = Object.hasOwn(IMPORT_TAGS, name) ? IMPORT_TAGS[name] : undefined;
     if (importAttribute !== undefined) {
       const target = attribute(tag, importAttribute);
-      if (target !== undefined && target.length > 0) facts.addImport({ specifier: target, kind: "include", names: [], line: at.line });
+      if (target !== undefined && target.length > 0) facts.imports.push({ specifier: target, kind: "include", names: [], line: at.line });
     }
     const element = startTag.parent();
     const elementAt = element === null ? at : facts.at(element);

@@ -5,10 +5,10 @@
  * Javadoc; imports (static and wildcard); method calls, `new` and `super(…)`/`this(…)`.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, headText } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, kinds, newExpression, typeNames } from "./common.ts";
+import { bodyStart, declare, extractorFor, newExpression, typeNames } from "./common.ts";
 
 const DOC: CommentStyle = { block: "doc", line: ["///"] };
 const ANNOTATIONS = /^(?:@(?!interface\b)[\p{L}\p{N}_.]+(?:\s*\((?:[^()]|\([^()]*\))*\))?\s+)+/u;
@@ -150,13 +150,13 @@ const importDeclaration: Handler = (_node, at, facts) => {
   if (!match) return;
   const path = match[2]!.replace(/\s+/g, "");
   if (match[3] !== undefined) {
-    facts.addImport({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+    facts.imports.push({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
     return;
   }
   const last = path.split(".").pop()!;
   // A static import names a member: the module is its class.
   const specifier = match[1] ? path.slice(0, path.lastIndexOf(".")) : path;
-  facts.addImport({ specifier, kind: "import", names: [{ local: last, imported: last }], line: at.line });
+  facts.imports.push({ specifier, kind: "import", names: [{ local: last, imported: last }], line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {
@@ -176,9 +176,7 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("name" as never) ?? node.field("type" as never) ?? node.field("constructor" as never)) as SgNode | null,
 };
 
-export const javaExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
+export const javaExtractor = extractorFor(HANDLERS, {
   calls: CALLS,
   callKinds: { method_invocation: null, explicit_constructor_invocation: null, object_creation_expression: null },
-};
+});

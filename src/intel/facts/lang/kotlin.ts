@@ -5,10 +5,10 @@
  * (trailing lambdas included). The grammar names no fields, so names are read from the text.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, headText } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, typeNames } from "./common.ts";
+import { declare, extractorFor, typeNames } from "./common.ts";
 
 const DOC: CommentStyle = { block: "doc" };
 const NAME = "`[^`]+`|[\\p{L}_][\\p{L}\\p{N}_]*";
@@ -190,11 +190,11 @@ const importHeader: Handler = (_node, at, facts) => {
   if (!match) return;
   const path = match[1]!;
   if (match[2] !== undefined) {
-    facts.addImport({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+    facts.imports.push({ specifier: path, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
     return;
   }
   const last = path.split(".").pop()!;
-  facts.addImport({ specifier: path, kind: "import", names: [{ local: match[3] ?? last, imported: last }], line: at.line });
+  facts.imports.push({ specifier: path, kind: "import", names: [{ local: match[3] ?? last, imported: last }], line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {
@@ -212,4 +212,4 @@ const CALLS: CallSyntax = {
   callee: (node) => node.child(0),
 };
 
-export const kotlinExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, callKinds: { call_expression: null } };
+export const kotlinExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call_expression: null } });

@@ -5,10 +5,10 @@
  * `require` is the import; calls (string and table call syntax included).
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, headText, leadingStringLiteral } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds } from "./common.ts";
+import { declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["--"] };
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
@@ -62,7 +62,7 @@ function chunk(node: SgNode, facts: FactsBuilder): void {
     if (required) {
       const specifier = leadingStringLiteral(value.slice(required[0].length));
       if (specifier !== undefined) {
-        facts.addImport({ specifier, kind: "require", names: names.length === 1 && IDENTIFIER.test(names[0]!) ? [{ local: names[0]!, imported: "*" }] : [], line: at.line });
+        facts.imports.push({ specifier, kind: "require", names: names.length === 1 && IDENTIFIER.test(names[0]!) ? [{ local: names[0]!, imported: "*" }] : [], line: at.line });
       }
     }
     for (const name of names) {
@@ -102,7 +102,7 @@ const functionCall: Handler = (node, at, facts) => {
     // `local x = require(…)` at chunk level was recorded with its name already.
     if (call && !facts.imports.some((fact) => fact.line === at.line)) {
       const specifier = leadingStringLiteral(text.slice(at.start + call[0].length, at.start + call[0].length + 300));
-      if (specifier !== undefined) facts.addImport({ specifier, kind: "require", names: [], line: at.line });
+      if (specifier !== undefined) facts.imports.push({ specifier, kind: "require", names: [], line: at.line });
     }
   }
   facts.queueCall(node, at);
@@ -134,10 +134,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("name" as never) as SgNode | null) ?? node.child(0),
 };
 
-export const luaExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  finish,
-  callKinds: { function_call: { kind: "function_call", regex: "^require\\b" } },
-};
+export const luaExtractor = extractorFor(HANDLERS, { calls: CALLS, finish, callKinds: { function_call: { kind: "function_call", regex: "^require\\b" } } });

@@ -5,10 +5,10 @@
  * imports (groups expanded) and `require`/`include`; function, method, static and `new` calls.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, leadingStringLiteral } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, newExpression, splitTopLevel } from "./common.ts";
+import { declare, extractorFor, newExpression, splitTopLevel } from "./common.ts";
 
 const DOC: CommentStyle = { block: "doc" };
 
@@ -195,7 +195,7 @@ const useDeclaration: Handler = (_node, at, facts) => {
     if (!match) continue;
     const path = match[1]!;
     const last = path.split("\\").pop()!;
-    facts.addImport({ specifier: path, kind: "use", names: [{ local: match[2] ?? last, imported: last }], line: at.line });
+    facts.imports.push({ specifier: path, kind: "use", names: [{ local: match[2] ?? last, imported: last }], line: at.line });
   }
 };
 
@@ -207,7 +207,7 @@ const requireExpression: Handler = (_node, at, facts) => {
   const literal = leadingStringLiteral(text.slice(match[0].length));
   if (literal === undefined) return;
   const specifier = match[2] !== undefined ? `.${literal.startsWith("/") ? "" : "/"}${literal}` : literal;
-  facts.addImport({ specifier, kind: match[1] === "require" ? "require" : "include", names: [], line: at.line });
+  facts.imports.push({ specifier, kind: match[1] === "require" ? "require" : "include", names: [], line: at.line });
 };
 
 const call: Handler = (node, at, facts) => facts.queueCall(node, at);
@@ -237,9 +237,7 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("function" as never) ?? node.field("name" as never)) as SgNode | null,
 };
 
-export const phpExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
+export const phpExtractor = extractorFor(HANDLERS, {
   calls: CALLS,
   callKinds: {
     function_call_expression: null,
@@ -248,4 +246,4 @@ export const phpExtractor: LanguageExtractor = {
     scoped_call_expression: null,
     object_creation_expression: null,
   },
-};
+});

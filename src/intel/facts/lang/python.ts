@@ -5,10 +5,10 @@
  * is the module's surface; `import` / `from … import` (relative dots kept) anywhere; calls.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, ScopeRole } from "../engine.ts";
+import type { At, FactsBuilder, Handler, ScopeRole } from "../engine.ts";
 import { collapse, dedentDoc, docAbove, firstSentence, stringLiteralAt, unquote } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart as bodyStartOf, declare, kinds, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart as bodyStartOf, declare, extractorFor, FUNCTION_FIELD_CALLS, spanAt, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const LINE_DOC = { line: ["#"] } as const;
 
@@ -142,7 +142,7 @@ const importStatement: Handler = (_node, at, facts) => {
     const match = /^([\w.]+)(?:\s+as\s+(\w+))?$/u.exec(part.trim());
     if (!match) continue;
     const module = match[1]!;
-    facts.addImport({ specifier: module, kind: "import", names: [{ local: match[2] ?? module.split(".")[0]!, imported: module }], line: at.line });
+    facts.imports.push({ specifier: module, kind: "import", names: [{ local: match[2] ?? module.split(".")[0]!, imported: module }], line: at.line });
   }
 };
 
@@ -157,7 +157,7 @@ const importFromStatement: Handler = (_node, at, facts) => {
     const item = /^(\*|\w+)(?:\s+as\s+(\w+))?$/u.exec(part.trim());
     if (item) names.push({ local: item[2] ?? item[1]!, imported: item[1]! });
   }
-  facts.addImport({ specifier, kind: "import", names, line: at.line });
+  facts.imports.push({ specifier, kind: "import", names, line: at.line });
 };
 
 const HANDLERS: Record<string, Handler> = {
@@ -168,11 +168,6 @@ const HANDLERS: Record<string, Handler> = {
   import_statement: importStatement,
   import_from_statement: importFromStatement,
   call: (node, at, facts) => facts.queueCall(node, at),
-};
-
-const CALLS: CallSyntax = {
-  openers: "(",
-  callee: (node) => node.field("function" as never) as SgNode | null,
 };
 
 /** `__all__` decides the surface when present: listed names are exported, all others are not. */
@@ -194,10 +189,4 @@ function applyAll(facts: FactsBuilder): void {
   }
 }
 
-export const pythonExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  finish: applyAll,
-  callKinds: { call: null },
-};
+export const pythonExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, finish: applyAll, callKinds: { call: null } });

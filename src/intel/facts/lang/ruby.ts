@@ -5,10 +5,10 @@
  * are imports; calls with and without parentheses.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle, headText, leadingStringLiteral } from "../text.ts";
 import type { Visibility } from "../types.ts";
-import { bodyStart, declare, kinds } from "./common.ts";
+import { bodyStart, declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["#"] };
 
@@ -157,7 +157,7 @@ const call: Handler = (node, at, facts) => {
     const specifier = leadingStringLiteral(text.slice(at.start + head[0].length, at.start + head[0].length + 300));
     // require_relative resolves against the requiring file: written as "./x" like other relative specifiers.
     const relative = head[1] === "require_relative" && specifier !== undefined && !specifier.startsWith(".") && !specifier.startsWith("/");
-    if (specifier !== undefined) facts.addImport({ specifier: relative ? `./${specifier}` : specifier, kind: "require", names: [], line: at.line });
+    if (specifier !== undefined) facts.imports.push({ specifier: relative ? `./${specifier}` : specifier, kind: "require", names: [], line: at.line });
   }
   facts.queueCall(node, at);
 };
@@ -178,9 +178,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("method" as never) as SgNode | null) ?? null,
 };
 
-export const rubyExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  callKinds: { call: { kind: "call", regex: "^(?:require|require_relative|load|autoload)\\b" } },
-};
+export const rubyExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call: { kind: "call", regex: "^(?:require|require_relative|load|autoload)\\b" } } });

@@ -6,10 +6,10 @@
  * re-exports); calls and macro invocations.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, kinds, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc", skipLine: /^#!?\[/ };
 
@@ -143,7 +143,7 @@ const modItem: Handler = (node, at, facts) => {
   const name = (node.field("name" as never) as SgNode | null)?.text();
   if (name === undefined) return;
   const body = bodyStart(node);
-  if (body === undefined) facts.addImport({ specifier: name, kind: "mod", names: [], line: at.line });
+  if (body === undefined) facts.imports.push({ specifier: name, kind: "mod", names: [], line: at.line });
   declare(facts, {
     name,
     kind: "module",
@@ -167,7 +167,7 @@ const useDeclaration: Handler = (node, at, facts) => {
     const specifier = glob ? path.slice(0, -3) : path;
     const segments = specifier.split("::");
     const imported = glob ? "*" : segments[segments.length - 1]!;
-    facts.addImport({ specifier, kind: "use", names: [{ local: glob ? "*" : local, imported }], line: at.line });
+    facts.imports.push({ specifier, kind: "use", names: [{ local: glob ? "*" : local, imported }], line: at.line });
     // A re-exported item comes from the module its path names before it.
     if (isPublic) facts.addExportedName(glob ? "*" : local, at.line, glob ? specifier : segments.slice(0, -1).join("::") || specifier, imported);
   }
@@ -213,11 +213,6 @@ const HANDLERS: Record<string, Handler> = {
   macro_invocation: macroInvocation,
 };
 
-const CALLS: CallSyntax = {
-  openers: "(",
-  callee: (node) => node.field("function" as never) as SgNode | null,
-};
-
 /** Trait impls and derives become heritage of the types declared here; methods of private types leave the surface. */
 function finish(facts: FactsBuilder): void {
   const byName = new Map<string, SymbolFact>();
@@ -234,10 +229,4 @@ function finish(facts: FactsBuilder): void {
   }
 }
 
-export const rustExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  finish,
-  callKinds: { call_expression: null, macro_invocation: null },
-};
+export const rustExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, finish, callKinds: { call_expression: null, macro_invocation: null } });

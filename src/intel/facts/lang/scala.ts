@@ -4,10 +4,10 @@
  * modifiers (default public); Scaladoc; imports with selectors and wildcards; calls and `new`.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { At, CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, headText } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, newExpression, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { declare, extractorFor, newExpression, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { block: "doc" };
 const MEMBER_KINDS = new Set(["val_definition", "var_definition", "val_declaration", "var_declaration", "type_definition"]);
@@ -165,7 +165,7 @@ const importDeclaration: Handler = (_node, at, facts) => {
     if (!match) continue;
     const prefix = match[1]!.replace(/\s+/g, "");
     if (match[3] !== undefined) {
-      facts.addImport({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+      facts.imports.push({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
       continue;
     }
     const selectors = match[2] !== undefined ? splitTopLevel(match[2]) : [match[5] === undefined ? match[4]! : `${match[4]!} => ${match[5]}`];
@@ -173,11 +173,11 @@ const importDeclaration: Handler = (_node, at, facts) => {
       const renamed = /^([\p{L}\p{N}_$`]+|_|\*)\s*(?:=>|\bas\b)\s*([\p{L}\p{N}_$`]+|_)$/u.exec(selector.trim());
       const imported = renamed ? renamed[1]! : selector.trim();
       if (imported === "_" || imported === "*") {
-        facts.addImport({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
+        facts.imports.push({ specifier: prefix, kind: "import", names: [{ local: "*", imported: "*" }], line: at.line });
         continue;
       }
       if (renamed?.[2] === "_") continue;
-      facts.addImport({ specifier: `${prefix}.${imported}`, kind: "import", names: [{ local: renamed ? renamed[2]! : imported, imported }], line: at.line });
+      facts.imports.push({ specifier: `${prefix}.${imported}`, kind: "import", names: [{ local: renamed ? renamed[2]! : imported, imported }], line: at.line });
     }
   }
 };
@@ -204,9 +204,4 @@ const CALLS: CallSyntax = {
   callee: (node) => (node.field("function" as never) as SgNode | null) ?? node.namedChildren()[0] ?? null,
 };
 
-export const scalaExtractor: LanguageExtractor = {
-  rules: kinds(...Object.keys(HANDLERS)),
-  handlers: HANDLERS,
-  calls: CALLS,
-  callKinds: { call_expression: null, instance_expression: null },
-};
+export const scalaExtractor = extractorFor(HANDLERS, { calls: CALLS, callKinds: { call_expression: null, instance_expression: null } });

@@ -5,10 +5,10 @@
  * appear in).
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { FactsBuilder, Handler, LanguageExtractor } from "../engine.ts";
+import type { FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind } from "../types.ts";
-import { declare, kinds } from "./common.ts";
+import { declare, extractorFor } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["--"], block: "any" };
 
@@ -76,4 +76,4 @@ const HANDLERS: Record<string, Handler> = {
   invocation,
 };
 
-export const sqlExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, callKinds: { invocation: null } };
+export const sqlExtractor = extractorFor(HANDLERS, { callKinds: { invocation: null } });

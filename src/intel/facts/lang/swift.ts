@@ -5,10 +5,10 @@
  * `fileprivate` is file); `///` docs; imports; calls (trailing closures included).
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } from "../engine.ts";
+import type { CallSyntax, FactsBuilder, Handler, Scope } from "../engine.ts";
 import { collapse, type CommentStyle, headText } from "../text.ts";
 import type { SymbolFact, SymbolKind, Visibility } from "../types.ts";
-import { declare, kinds, stripTypeArguments } from "./common.ts";
+import { declare, extractorFor, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["///"], block: "doc" };
 const TYPE_KINDS: Readonly<Record<string, SymbolKind>> = { class: "class", actor: "class", struct: "struct", enum: "enum", extension: "class" };
@@ -178,7 +178,7 @@ const importDeclaration: Handler = (_node, at, facts) => {
   const match = /^(?:@[\w]+\s+)*import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?([\p{L}\p{N}_.]+)/u.exec(facts.text.slice(at.start, at.end));
   if (!match) return;
   const path = match[1]!;
-  facts.addImport({
+  facts.imports.push({
     specifier: path,
     kind: "import",
     names: [{ local: path.includes(".") ? path.split(".").pop()! : "*", imported: path.includes(".") ? path.split(".").pop()! : "*" }],
@@ -215,4 +215,4 @@ function finish(facts: FactsBuilder): void {
   }
 }
 
-export const swiftExtractor: LanguageExtractor = { rules: kinds(...Object.keys(HANDLERS)), handlers: HANDLERS, calls: CALLS, finish, callKinds: { call_expression: null } };
+export const swiftExtractor = extractorFor(HANDLERS, { calls: CALLS, finish, callKinds: { call_expression: null } });

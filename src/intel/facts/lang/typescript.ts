@@ -40,10 +40,6 @@ interface ExportData {
   isDefault: boolean;
 }
 
-function exportOf(facts: FactsBuilder, at: At): { start: number; end: number; data?: unknown } | undefined {
-  return facts.wrapperOf(at, "export");
-}
-
 /** Visibility and surface of a declaration at module, namespace or function level. */
 function placement(facts: FactsBuilder, exportedHere: boolean, local: boolean): { visibility: Visibility; exported: boolean } {
   if (local) return { visibility: "private", exported: false };
@@ -335,7 +331,7 @@ function recordRequire(facts: FactsBuilder, at: At, value: SgNode, pattern: stri
       if (IDENTIFIER.test(local)) names.push({ local, imported: part.trim().startsWith("...") ? "*" : imported });
     }
   }
-  facts.addImport({ specifier: match[2]!, kind: "require", names, line: at.line });
+  facts.imports.push({ specifier: match[2]!, kind: "require", names, line: at.line });
   // The call handler meets the same require(…) later and must not add it again.
   facts.marks.add(valueStart);
 }
@@ -362,12 +358,12 @@ const importStatement: Handler = (_node, at, facts) => {
   const statement = facts.text.slice(at.start, at.end);
   const requireForm = /^import\s+(type\s+)?([\p{L}\p{N}_$]+)\s*=\s*require\s*\(\s*(["'])(.*?)\3/u.exec(statement);
   if (requireForm) {
-    facts.addImport({ specifier: requireForm[4]!, kind: requireForm[1] ? "import_type" : "require", names: [{ local: requireForm[2]!, imported: "*" }], line: at.line });
+    facts.imports.push({ specifier: requireForm[4]!, kind: requireForm[1] ? "import_type" : "require", names: [{ local: requireForm[2]!, imported: "*" }], line: at.line });
     return;
   }
   const sideEffect = /^import\s*(["'])(.*?)\1/.exec(statement);
   if (sideEffect) {
-    facts.addImport({ specifier: sideEffect[2]!, kind: "import", names: [], line: at.line });
+    facts.imports.push({ specifier: sideEffect[2]!, kind: "import", names: [], line: at.line });
     return;
   }
   const match = /^import\s+([\s\S]*?)\s*\bfrom\s*(["'])(.*?)\2/.exec(statement);
@@ -387,7 +383,7 @@ const importStatement: Handler = (_node, at, facts) => {
     if (namespaceImport) names.push({ local: namespaceImport[1]!, imported: "*" });
     else if (IDENTIFIER.test(part)) names.push({ local: part, imported: "default" });
   }
-  facts.addImport({ specifier: match[3]!, kind: typeOnly ? "import_type" : "import", names, line: at.line });
+  facts.imports.push({ specifier: match[3]!, kind: typeOnly ? "import_type" : "import", names, line: at.line });
 };
 
 const exportStatement: Handler = (node, at, facts) => {
@@ -399,14 +395,14 @@ const exportStatement: Handler = (node, at, facts) => {
   const star = /^export\s+(type\s+)?\*\s*(?:as\s+([\p{L}\p{N}_$]+|"[^"]*"|'[^']*')\s*)?from\b/u.exec(statement);
   if (star && source) {
     const alias = star[2] === undefined ? undefined : unquote(star[2]);
-    facts.addImport({ specifier: source[2]!, kind: "reexport", names: [{ local: alias ?? "*", imported: "*" }], line: at.line });
+    facts.imports.push({ specifier: source[2]!, kind: "reexport", names: [{ local: alias ?? "*", imported: "*" }], line: at.line });
     facts.addExportedName(alias ?? "*", at.line, source[2]!, "*");
     return;
   }
   const clause = /^export\s+(type\s+)?\{([\s\S]*?)\}/.exec(statement);
   if (clause) {
     const pairs = specifierList(stripComments(clause[2]!));
-    if (source) facts.addImport({ specifier: source[2]!, kind: "reexport", names: pairs.map(({ left, right }) => ({ local: right, imported: left })), line: at.line });
+    if (source) facts.imports.push({ specifier: source[2]!, kind: "reexport", names: pairs.map(({ left, right }) => ({ local: right, imported: left })), line: at.line });
     for (const { left, right } of pairs) facts.addExportedName(right, at.line, source?.[2], left);
     return;
   }
@@ -470,7 +466,7 @@ function declaration(kind: SymbolKind, role: "callable" | "container" | "value",
       name = nameNode.text();
     }
     name = unquote(name);
-    const wrapper = exportOf(facts, at);
+    const wrapper = facts.wrapperOf(at, "export");
     // An export or a namespace body is module level for sure; otherwise the parents tell.
     const top = facts.top();
     const inNamespace = top?.role === "container" && (top.symbol?.kind === "namespace" || top.symbol?.kind === "module");
@@ -565,7 +561,7 @@ const callExpression: Handler = (node, at, facts) => {
     const dynamic = /^import\s*\(/.exec(text.slice(at.start, at.start + 16));
     if (dynamic) {
       const specifier = leadingStringLiteral(text.slice(at.start + dynamic[0].length, at.start + dynamic[0].length + 300));
-      if (specifier !== undefined) facts.addImport({ specifier, kind: "dynamic", names: [], line: at.line });
+      if (specifier !== undefined) facts.imports.push({ specifier, kind: "dynamic", names: [], line: at.line });
       return;
     }
   }
@@ -573,7 +569,7 @@ const callExpression: Handler = (node, at, facts) => {
     const call = /^require\s*\(/.exec(text.slice(at.start, at.start + 16));
     if (call) {
       const specifier = leadingStringLiteral(text.slice(at.start + call[0].length, at.start + call[0].length + 300));
-      if (specifier !== undefined) facts.addImport({ specifier, kind: "require", names: [], line: at.line });
+      if (specifier !== undefined) facts.imports.push({ specifier, kind: "require", names: [], line: at.line });
     }
   }
   facts.queueCall(node, at);
