@@ -6,7 +6,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { readFileBytes } from "../policy/open.ts";
+import { readRegularFile } from "../policy/open.ts";
 import { Formatters } from "./format.ts";
 import type { WriteContext } from "./pipeline.ts";
 
@@ -99,7 +99,7 @@ export class FormatterCache {
       try {
         const resolved = await context.workspace.resolve(name, "read");
         if (!resolved.exists || resolved.kind !== "file") continue;
-        text = (await readFileBytes(resolved, LIMITS.config.maxFileBytes)).toString("utf8");
+        text = (await readRegularFile(resolved, LIMITS.config.maxFileBytes)).bytes.toString("utf8");
         break;
       } catch (error) {
         // Denied by policy, vanished, or too large: the repository's formatter config is not read.

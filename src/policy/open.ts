@@ -292,12 +292,7 @@ function tooLargeError(resolved: ResolvedPath, size: number, maxBytes: number, t
   );
 }
 
-/** Reads a whole regular file, refusing files over `maxBytes` before reading them. */
-export async function readFileBytes(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<Buffer> {
-  return (await readRegularFile(resolved, maxBytes, tooLargeHint)).bytes;
-}
-
-/** Like readFileBytes, with the permission bits read from the same descriptor. */
+/** Reads a whole regular file, refusing files over `maxBytes` before reading them, with the permission bits read from the same descriptor. */
 export async function readRegularFile(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<{ bytes: Buffer; mode: number }> {
   const small = readSmallRegularFileSync(resolved);
   if (small) {

@@ -9,7 +9,7 @@ import { ToolError } from "../core/errors.ts";
 import { decodeText, type TextEncodingName } from "../text/index.ts";
 import { type LanguageId, languageIdFromName } from "../syntax/index.ts";
 import { sha256Hex } from "../helpers/hash.ts";
-import { fileSystemError, openRegularFile, readFileBytes, readSmallRegularFileSync } from "../policy/open.ts";
+import { fileSystemError, openRegularFile, readRegularFile, readSmallRegularFileSync } from "../policy/open.ts";
 import type { Decision, ResolvedPath } from "../policy/workspace.ts";
 import type { ToolContext } from "./contract.ts";
 
@@ -130,7 +130,7 @@ export interface LoadedText {
 
 /** Reads and decodes a text file: binary files and invalid encodings are refused, never guessed at. */
 export async function loadTextFile(resolved: ResolvedPath, maxBytes: number, tooLargeHint?: string): Promise<LoadedText> {
-  const bytes = await readFileBytes(resolved, maxBytes, tooLargeHint);
+  const { bytes } = await readRegularFile(resolved, maxBytes, tooLargeHint);
   const decoded = decodeText(bytes);
   if (!decoded.ok && decoded.binary) throw new ToolError("binary_file", `${resolved.display} looks binary (it contains a NUL byte).`);
   if (!decoded.ok) {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { DEFAULT_RULES } from "../../src/config/schema.ts";
 import { isToolError, type ToolError } from "../../src/core/errors.ts";
 import { setDescriptorPathsForTest } from "../../src/policy/beneath.ts";
-import { openRegularFile, readBoundedSync, readFileBytes, readSmallRegularFileSync, realTarget, resolvedTarget } from "../../src/policy/open.ts";
+import { openRegularFile, readBoundedSync, readRegularFile, readSmallRegularFileSync, realTarget, resolvedTarget } from "../../src/policy/open.ts";
 import { Workspace } from "../../src/policy/workspace.ts";
 import { link, makeTree, type Tree } from "./fixture.ts";
 
@@ -53,7 +53,7 @@ for (const mode of ["descriptor paths", "fallback"] as const) {
     test("a directory swapped for a link to outside after the check is path_changed, never the outside bytes", async () => {
       const resolved = await workspace.resolve("d/x.txt", "read");
       swapForLink(path.join(tree.repo, "d"), tree.outside);
-      for (const read of [() => readFileBytes(resolved, 1024), async () => readSmallRegularFileSync(resolved)]) {
+      for (const read of [async () => (await readRegularFile(resolved, 1024)).bytes, async () => readSmallRegularFileSync(resolved)]) {
         const error = await failure(read());
         expect(error.code).toBe("path_changed");
         expect(error.retryable).toBe(true);
@@ -67,24 +67,24 @@ for (const mode of ["descriptor paths", "fallback"] as const) {
     test("a file replaced by another since the check is path_changed (it is not the entry the policy resolved)", async () => {
       const resolved = await workspace.resolve("d/x.txt", "read");
       renameSync(path.join(tree.repo, "d/other.txt"), path.join(tree.repo, "d/x.txt"));
-      expect((await failure(readFileBytes(resolved, 1024))).code).toBe("path_changed");
+      expect((await failure(readRegularFile(resolved, 1024))).code).toBe("path_changed");
       // Resolved anew, the same path reads the file that is there now.
-      expect((await readFileBytes(await workspace.resolve("d/x.txt", "read"), 1024)).toString()).toBe("other\n");
+      expect((await readRegularFile(await workspace.resolve("d/x.txt", "read"), 1024)).bytes.toString()).toBe("other\n");
     });
 
     test("a file swapped for a link at its own name is path_changed; one deleted is file_not_found", async () => {
       const resolved = await workspace.resolve("d/x.txt", "read");
       renameSync(path.join(tree.repo, "d/x.txt"), path.join(tree.repo, "d/x-aside.txt"));
-      expect((await failure(readFileBytes(resolved, 1024))).code).toBe("file_not_found");
+      expect((await failure(readRegularFile(resolved, 1024))).code).toBe("file_not_found");
       symlinkSync(path.join(tree.outside, "x.txt"), path.join(tree.repo, "d/x.txt"));
-      expect((await failure(readFileBytes(resolved, 1024))).code).toBe("path_changed");
+      expect((await failure(readRegularFile(resolved, 1024))).code).toBe("path_changed");
     });
 
     test("a path through an in-root link reads the link's target, checked as the policy resolved it", async () => {
       await link(tree, "repo/alias", "d");
       const resolved = await workspace.resolve("alias/x.txt", "read");
       expect(resolved.relative).toBe("d/x.txt");
-      expect((await readFileBytes(resolved, 1024)).toString()).toBe("inside\n");
+      expect((await readRegularFile(resolved, 1024)).bytes.toString()).toBe("inside\n");
       const file = openRegularFile(resolved);
       try {
         expect(file.size).toBe(7);
@@ -110,6 +110,6 @@ for (const mode of ["descriptor paths", "fallback"] as const) {
 test("a regular file larger than the limit is refused before reading; a growing one too", async () => {
   writeFileSync(path.join(tree.repo, "d/x.txt"), "x".repeat(100));
   const resolved = await workspace.resolve("d/x.txt", "read");
-  expect((await failure(readFileBytes(resolved, 10))).code).toBe("file_too_large");
+  expect((await failure(readRegularFile(resolved, 10))).code).toBe("file_too_large");
   expect(readBoundedSync(resolvedTarget(resolved), 10)).toMatchObject({ skipped: "tooLarge" });
 });
