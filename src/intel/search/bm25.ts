@@ -36,11 +36,7 @@ export class Liveness {
   flags = new Uint8Array(1024);
 
   set(id: number, alive: boolean): void {
-    if (id >= this.flags.length) {
-      const grown = new Uint8Array(Math.max(this.flags.length * 2, id + 1));
-      grown.set(this.flags);
-      this.flags = grown;
-    }
+    this.flags = grown(this.flags, id + 1);
     this.flags[id] = alive ? 1 : 0;
   }
 
@@ -129,11 +125,7 @@ export class FieldIndex {
       this.#tailHead[term] = at;
       this.#entries[term]!++;
     }
-    if (id >= this.#lengths.length) {
-      const grown = new Uint32Array(Math.max(this.#lengths.length * 2, id + 1));
-      grown.set(this.#lengths);
-      this.#lengths = grown;
-    }
+    this.#lengths = grown(this.#lengths, id + 1);
     this.#lengths[id] = length;
     this.#totalLength += length;
     this.#frequencyCacheValid = false;
