@@ -62,9 +62,9 @@ type EntryOf<Kind extends WriteEntry["kind"]> = Extract<WriteEntry, { kind: Kind
 
 const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: PlanningRun) => Promise<Planned | undefined> } = {
   content: async (entry, run) => {
-    const { resolved, source, decoded } = await openTarget(entry, entry.expectedSha256, run);
-    const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-    return textPlan(entry, { resolved, source, decoded }, text, entry.allowSyntaxErrors, {}, run);
+    const target = await openTarget(entry, entry.expectedSha256, run);
+    const text = target.decoded ? adaptLineEndings(entry.content, target.decoded.eol) : entry.content;
+    return textPlan(entry, target, text, entry.allowSyntaxErrors, {}, run);
   },
   aider: async (entry, run) => {
     const target = await openTarget(entry, entry.expectedSha256, run);
@@ -125,11 +125,11 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     });
   },
   transform: async (entry, run) => {
-    const { resolved, source, decoded } = await openTarget(entry, entry.expectedSha256, run);
-    if (!source || !decoded) return undefined;
-    const text = entry.transform(decoded.text, resolved.display);
-    if (text === undefined || text === decoded.text) return undefined;
-    return textPlan(entry, { resolved, source, decoded }, text, false, {}, run);
+    const target = await openTarget(entry, entry.expectedSha256, run);
+    if (!target.source || !target.decoded) return undefined;
+    const text = entry.transform(target.decoded.text, target.resolved.display);
+    if (text === undefined || text === target.decoded.text) return undefined;
+    return textPlan(entry, target, text, false, {}, run);
   },
 };
 
