@@ -32,7 +32,6 @@ import {
   publishBatch,
   JournalStore,
   type Journals,
-  removeBatch,
   stagedImagePath,
   writeRecord,
   type BatchRecord,
@@ -496,13 +495,7 @@ async function abandon(dirs: BatchDirectories, stateDir: string, record: BatchRe
   try {
     discardCommitMark(stateDir, record.id);
     const outcome = await rollbackRecord(dirs, stateDir, record, reached);
-    if (outcome.conflicts.length === 0) {
-      await removeBatch(stateDir, record.id);
-      return undefined;
-    }
-    record.state = "conflict";
-    record.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: outcome.conflicts.map((entry) => entry.path) };
-    await writeRecord(stateDir, record);
+    if (outcome.conflicts.length === 0) return undefined;
     log.error("a failed batch could not restore every file: someone else changed them meanwhile", { batch: record.id, conflicts: outcome.conflicts });
     return new ToolError(
       "io_error",

@@ -98,15 +98,8 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
       await writeRecord(stateDir, fresh);
       return { ...base, action: "rolled_forward" };
     }
-    const rollback = await rollbackRecord(dirs, stateDir, fresh);
-    if (rollback.conflicts.length === 0) {
-      await removeBatch(stateDir, fresh.id);
-      return { ...base, action: "rolled_back" };
-    }
-    fresh.state = "conflict";
-    fresh.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: rollback.conflicts.map((entry) => entry.path) };
-    await writeRecord(stateDir, fresh);
-    return { ...base, action: "conflict", conflicts: rollback.conflicts };
+    const { conflicts } = await rollbackRecord(dirs, stateDir, fresh);
+    return conflicts.length === 0 ? { ...base, action: "rolled_back" } : { ...base, action: "conflict", conflicts };
   }
 }
 
