@@ -24,13 +24,6 @@ const MAX_TERM_FREQUENCY = 0xffff;
 /** Frequencies from this up live in the main part's overflow map. */
 const BYTE_OVERFLOW = 0xff;
 
-function resizedUint32(array: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
-  if (length === array.length) return array;
-  const next = new Uint32Array(length);
-  next.set(array.subarray(0, Math.min(length, array.length)));
-  return next;
-}
-
 /** Which chunk ids are live (1) or not (0); replaced when it grows or ids are renumbered. */
 export class Liveness {
   flags = new Uint8Array(1024);
@@ -133,7 +126,7 @@ export class FieldIndex {
 
   /** Gives back room grown for chunks and terms to come: chunk ids below `chunks` and term ids below `terms` stay. */
   trim(chunks: number, terms: number): void {
-    if (worthTrimming(this.#lengths.length, chunks)) this.#lengths = resizedUint32(this.#lengths, chunks);
+    if (worthTrimming(this.#lengths.length, chunks)) this.#lengths = this.#lengths.slice(0, chunks);
     if (worthTrimming(this.#entries.length, terms)) {
       this.#entries = this.#entries.slice(0, terms);
       this.#tailHead = this.#tailHead.slice(0, terms);
