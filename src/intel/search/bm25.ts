@@ -374,11 +374,7 @@ export class FieldIndex {
       const to = cursor[term]!;
       cursor[term] = to + 1;
       ids[to] = id;
-      const frequency = tailFrequencies[at]!;
-      if (frequency >= BYTE_OVERFLOW) {
-        frequencies[to] = BYTE_OVERFLOW;
-        overflow.set(overflowKey(term, id), frequency);
-      } else frequencies[to] = frequency;
+      storeFrequency(frequencies, to, overflow, term, id, tailFrequencies[at]!);
     }
     this.#overflow = overflow;
     const lengths = new Uint32Array(Math.max(1024, chunkCount + 1));
@@ -440,11 +436,7 @@ export class FieldIndex {
         to--;
         const id = tailIds[at]!;
         ids[to] = id;
-        const frequency = tailFrequencies[at]!;
-        if (frequency >= BYTE_OVERFLOW) {
-          frequencies[to] = BYTE_OVERFLOW;
-          this.#overflow.set(overflowKey(term, id), frequency);
-        } else frequencies[to] = frequency;
+        storeFrequency(frequencies, to, this.#overflow, term, id, tailFrequencies[at]!);
       }
       if (term < mainTerms) {
         const from = oldOffsets[term]!;
@@ -469,6 +461,12 @@ export class FieldIndex {
 function findIn(ids: Int32Array, from: number, to: number, id: number): boolean {
   const at = lastIndexWhere(to - from, (index) => ids[from + index]! <= id);
   return at >= 0 && ids[from + at] === id;
+}
+
+/** Writes a tail pair's frequency into the main part: one byte, the rare larger frequencies in the overflow map. */
+function storeFrequency(frequencies: Uint8Array, at: number, overflow: Map<number, number>, term: number, id: number, frequency: number): void {
+  frequencies[at] = Math.min(frequency, BYTE_OVERFLOW);
+  if (frequency >= BYTE_OVERFLOW) overflow.set(overflowKey(term, id), frequency);
 }
 
 /** Key of a (term, chunk) pair in the overflow map (both stay far below 2^26). */
