@@ -47,7 +47,7 @@ export async function findImporters(target: ResolvedPath, context: IndexContext,
   const importers = new Set<string>();
   for (const edge of edges) {
     if (edge.from === target.real) continue;
-    if (graph.isPackageEdge(edge) && graph.statementTargets(edge).some((other) => other !== target.real)) continue;
+    if (graph.sharesPackage(edge)) continue;
     importers.add(graph.file(edge.from)?.display ?? workspace.display(edge.from));
   }
   return [...importers].sort();

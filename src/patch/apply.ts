@@ -13,7 +13,7 @@ import { relativeInside } from "../helpers/path-text.ts";
 import { ChangedBeneath } from "../policy/beneath.ts";
 import type { BatchDirectories } from "./batch-directories.ts";
 import { errnoOf, fsyncDirectories, inspectFile, isMissing, LINK_REFUSED, removeIfPresentSync, stageCopy, type FileFacts } from "./durable-fs.ts";
-import { imagePath, type BatchRecord, type JournalOp } from "./journal-store.ts";
+import { imagePath, removeBatch, writeRecord, type BatchRecord, type JournalOp } from "./journal-store.ts";
 
 export type OpState = "old" | "new" | "half-moved" | "conflict";
 
@@ -360,6 +360,8 @@ export async function fsyncAll(dirs: BatchDirectories, touched: Iterable<string>
 /**
  * Brings every op of the batch back to its before state, last op first, leaving conflicting
  * files alone, then removes staged files. Safe to repeat: each step looks at the disk first.
+ * Then settles the journal entry: removed when every file is old again, else kept as "conflict"
+ * naming the files someone else changed.
  * A writer rolling back its own batch passes `reached`, the last op it began to apply: later ops
  * are known untouched (only their staging is undone), so a directory swapped under one of them
  * after the abort is not even looked at.
@@ -384,5 +386,12 @@ export async function rollbackRecord(dirs: BatchDirectories, stateDir: string, r
   }
   await removeTemps(dirs, record);
   await fsyncAll(dirs, touched);
+  if (conflicts.length === 0) {
+    await removeBatch(stateDir, record.id);
+  } else {
+    record.state = "conflict";
+    record.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: conflicts.map((entry) => entry.path) };
+    await writeRecord(stateDir, record);
+  }
   return { conflicts };
 }

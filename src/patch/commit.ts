@@ -32,7 +32,6 @@ import {
   publishBatch,
   JournalStore,
   type Journals,
-  removeBatch,
   stagedImagePath,
   writeRecord,
   type BatchRecord,
@@ -184,10 +183,11 @@ function isRegularFile(file: string): boolean {
 }
 
 /**
- * Holds `dir` (or its nearest existing ancestor, when the rest may be created up to `bound`)
- * beneath its root for the rest of the batch, and returns the directories to create.
+ * Holds the directory of `target` (or its nearest existing ancestor, when the rest may be created up
+ * to `bound`) beneath its root for the rest of the batch, and returns the directories to create.
  */
-function planParent(dirs: BatchDirectories, dir: string, bound: string | undefined, target: string): ParentPlan {
+function planParent(dirs: BatchDirectories, target: string, bound?: string): ParentPlan {
+  const dir = path.dirname(target);
   const missing: string[] = [];
   let existing = dir;
   for (;;) {
@@ -287,7 +287,7 @@ async function planOp(
   switch (op.kind) {
     case "write": {
       const bound = parentBound(op, roots);
-      const parent = planParent(dirs, path.dirname(op.path), bound, op.path);
+      const parent = planParent(dirs, op.path, bound);
       const current = await recheckAndPreserve(dirs, op.path, index, staging, copied);
       const currentHash = current?.sha256 ?? null;
       if (currentHash !== op.expectedBefore) throw staleHash(op.path, op.expectedBefore, currentHash);
@@ -306,7 +306,7 @@ async function planOp(
       };
     }
     case "delete": {
-      const parent = planParent(dirs, path.dirname(op.path), undefined, op.path);
+      const parent = planParent(dirs, op.path);
       const current = requireFacts(op.path, op.expectedBefore, await recheckAndPreserve(dirs, op.path, index, staging, copied));
       return {
         ...baseJournalOp("delete", op.path, parent.parentReal),
@@ -319,9 +319,9 @@ async function planOp(
       };
     }
     case "rename": {
-      const source = planParent(dirs, path.dirname(op.from), undefined, op.from);
+      const source = planParent(dirs, op.from);
       const bound = parentBound(op, roots);
-      const destination = planParent(dirs, path.dirname(op.to), bound, op.to);
+      const destination = planParent(dirs, op.to, bound);
       const current = requireFacts(op.from, op.expectedBefore, await inspectFile(dirs.at(op.from), op.from));
       try {
         // A destination whose directory is still to be created does not exist.
@@ -347,7 +347,7 @@ async function planOp(
       };
     }
     case "chmod": {
-      const parent = planParent(dirs, path.dirname(op.path), undefined, op.path);
+      const parent = planParent(dirs, op.path);
       const current = requireFacts(op.path, op.expectedBefore, await inspectFile(dirs.at(op.path), op.path));
       if (current.nlink > 1) throw hardLinked(op.path, current.nlink);
       return {
@@ -384,7 +384,7 @@ function batchLocks(dirs: BatchDirectories, ops: readonly CommitOp[], roots: rea
   const lockOf = (target: string, bound?: string): LockTarget => {
     const lock: LockTarget = { path: target, at: (real) => dirs.at(real) };
     if (bound !== undefined) {
-      lock.directoriesToCreate = () => planParent(dirs, path.dirname(target), bound, target).createdDirs;
+      lock.directoriesToCreate = () => planParent(dirs, target, bound).createdDirs;
       creating.push(lock);
     }
     targets.push(lock);
@@ -467,13 +467,12 @@ function resultFiles(record: BatchRecord): CommitResult["files"] {
   return record.ops.flatMap((op) => {
     switch (op.kind) {
       case "write":
+      case "chmod":
         return [{ path: op.path, before: op.before, after: op.after }];
       case "delete":
         return [{ path: op.path, before: op.before, after: null }];
       case "rename":
         return [{ path: op.to as string, from: op.path, before: op.before, after: op.after }];
-      case "chmod":
-        return [{ path: op.path, before: op.before, after: op.after }];
     }
   });
 }
@@ -496,13 +495,7 @@ async function abandon(dirs: BatchDirectories, stateDir: string, record: BatchRe
   try {
     discardCommitMark(stateDir, record.id);
     const outcome = await rollbackRecord(dirs, stateDir, record, reached);
-    if (outcome.conflicts.length === 0) {
-      await removeBatch(stateDir, record.id);
-      return undefined;
-    }
-    record.state = "conflict";
-    record.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: outcome.conflicts.map((entry) => entry.path) };
-    await writeRecord(stateDir, record);
+    if (outcome.conflicts.length === 0) return undefined;
     log.error("a failed batch could not restore every file: someone else changed them meanwhile", { batch: record.id, conflicts: outcome.conflicts });
     return new ToolError(
       "io_error",

@@ -231,6 +231,9 @@ interface ExternalRun {
   stderr: string;
 }
 
+/** One formatter run: whether it succeeded, and what it printed. */
+type Attempt = { ok: boolean; text?: string };
+
 export class Formatters {
   private readonly cleanVerdicts = new Map<string, boolean>();
 
@@ -315,7 +318,7 @@ export class Formatters {
     const { plugin, fromRepository, path: formatPath } = route;
     if (original === undefined) {
       if (!fromRepository) return { text: candidate, formatted: false, reason: "new file and no dprint config in the repository" };
-    } else if (!this.originalIsClean(`dprint:${plugin.name}:${fromRepository}`, filePath, original, () => tryFormat(plugin, formatPath, original))) {
+    } else if (!(await this.originalIsClean(`dprint:${plugin.name}:${fromRepository}`, filePath, original, () => tryFormat(plugin, formatPath, original)))) {
       return { text: candidate, formatted: false, reason: "original not formatter-clean" };
     }
     const region = original !== undefined && statements !== undefined && plugin.name === "typescript" ? changedStatementRegion(original, candidate, statements) : undefined;
@@ -367,11 +370,11 @@ export class Formatters {
     return `${formatterKey}\0${filePath}\0${sha256OfText(text)}`;
   }
 
-  private originalIsClean(formatterKey: string, filePath: string, original: string, format: () => { ok: true; text: string } | { ok: false }): boolean {
+  private async originalIsClean(formatterKey: string, filePath: string, original: string, format: () => Attempt | Promise<Attempt>): Promise<boolean> {
     const key = this.cleanKey(formatterKey, filePath, original);
     const known = this.cleanVerdicts.get(key);
     if (known !== undefined) return known;
-    const result = format();
+    const result = await format();
     const clean = result.ok && result.text === original;
     this.remember(key, clean);
     return clean;
@@ -385,14 +388,11 @@ export class Formatters {
   private async formatExternal(formatter: ExternalFormatter, filePath: string, original: string | undefined, candidate: string): Promise<FormatResult> {
     const label = `external formatter ${formatter.command}`;
     if (original !== undefined) {
-      const key = `external:${JSON.stringify(formatter)}\0${filePath}\0${sha256OfText(original)}`;
-      let clean = this.cleanVerdicts.get(key);
-      if (clean === undefined) {
+      const clean = await this.originalIsClean(`external:${JSON.stringify(formatter)}`, filePath, original, async () => {
         const run = await this.runExternal(formatter, filePath, original);
         // A formatter that rejects the original (e.g. it does not parse) makes the file not clean, not the edit wrong.
-        clean = run.exitCode === 0 && run.stdout === original;
-        this.remember(key, clean);
-      }
+        return { ok: run.exitCode === 0, text: run.stdout };
+      });
       if (!clean) return { text: candidate, formatted: false, reason: "original not formatter-clean" };
     }
     const run = await this.runExternal(formatter, filePath, candidate);

@@ -8,6 +8,17 @@ import { isValidIdentity, livenessOf, type ProcessIdentity } from "./process-ide
 import { LOCK_DIRS_SUBDIR } from "../config/state-dir.ts";
 import { isStale, LOCK_ENTRY_PATTERN, LOCK_TUNING, readEntry, removeStale } from "./lock-entry.ts";
 
+/** Removes `entry` when it is stale; "young" when it is kept only because its record may not be written yet. */
+function removeIfStale(entry: string): boolean | "young" {
+  const reading = readEntry(entry);
+  if (reading === undefined) return false;
+  if (isStale(entry, reading)) {
+    removeStale(entry, reading);
+    return true;
+  }
+  return reading.owner === undefined ? "young" : false;
+}
+
 /**
  * Removes the lock entries (and entries moved aside) a dead process left in `dir`. An entry without a
  * readable record that is still young (its writer may be between creating it and writing the record)
@@ -33,14 +44,9 @@ function removeLeftEntries(dir: string, dead: ProcessIdentity, young: string[]):
         removed += 1;
         continue;
       }
-      const reading = readEntry(full);
-      if (reading === undefined) continue;
-      if (!isStale(full, reading)) {
-        if (reading.owner === undefined) young.push(full);
-        continue;
-      }
-      removeStale(full, reading);
-      removed += 1;
+      const outcome = removeIfStale(full);
+      if (outcome === "young") young.push(full);
+      else if (outcome) removed += 1;
     } catch (error) {
       log.warn("could not remove a lock entry left by a writer that is gone", { entry: full, error });
     }
@@ -109,12 +115,7 @@ export async function cleanLockLeftovers(stateDir: string): Promise<number> {
   if (young.length > 0) {
     // Rare: a writer killed between creating an entry and writing its record, moments ago.
     await sleep(LOCK_TUNING.unreadableGraceMs + 100);
-    for (const entry of young) {
-      const reading = readEntry(entry);
-      if (reading === undefined || !isStale(entry, reading)) continue;
-      removeStale(entry, reading);
-      removed += 1;
-    }
+    for (const entry of young) if (removeIfStale(entry) === true) removed += 1;
   }
   return removed;
 }

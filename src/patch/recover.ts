@@ -82,7 +82,7 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
       dirs.close();
     }
   }, { stateDir, ...(lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs }) });
-  return outcome ?? { ...base, action: "skipped", reason: "another process recovered it meanwhile" };
+  return outcome ?? skipped(record.id, files, "another process recovered it meanwhile");
 
   async function recoverHeld(dirs: BatchDirectories, fresh: BatchRecord): Promise<RecoveredBatch> {
     const inspections = await Promise.all(fresh.ops.map((op) => inspectOp(dirs, op)));
@@ -98,16 +98,13 @@ async function recoverBatch(stateDir: string, record: BatchRecord, lockTimeoutMs
       await writeRecord(stateDir, fresh);
       return { ...base, action: "rolled_forward" };
     }
-    const rollback = await rollbackRecord(dirs, stateDir, fresh);
-    if (rollback.conflicts.length === 0) {
-      await removeBatch(stateDir, fresh.id);
-      return { ...base, action: "rolled_back" };
-    }
-    fresh.state = "conflict";
-    fresh.recovery = { at: new Date().toISOString(), action: "rollback", conflicts: rollback.conflicts.map((entry) => entry.path) };
-    await writeRecord(stateDir, fresh);
-    return { ...base, action: "conflict", conflicts: rollback.conflicts };
+    const { conflicts } = await rollbackRecord(dirs, stateDir, fresh);
+    return conflicts.length === 0 ? { ...base, action: "rolled_back" } : { ...base, action: "conflict", conflicts };
   }
+}
+
+function skipped(id: string, files: string[], reason: string): RecoveredBatch {
+  return { id, action: "skipped", files, conflicts: [], reason };
 }
 
 /** Recovers every interrupted batch of a dead writer (and every batch its writer failed to roll back). */
@@ -119,7 +116,7 @@ export async function recoverJournal(options: RecoveryOptions = {}): Promise<Rec
     try {
       record = await readRecord(stateDir, id);
     } catch (error) {
-      batches.push({ id, action: "skipped", files: [], conflicts: [], reason: (error as Error).message });
+      batches.push(skipped(id, [], (error as Error).message));
       continue;
     }
     if (record === undefined || record.state === "committed" || record.state === "conflict") continue;
@@ -127,13 +124,8 @@ export async function recoverJournal(options: RecoveryOptions = {}): Promise<Rec
       const liveness = livenessOf(record.writer);
       if (liveness === "alive") continue;
       if (liveness === "unknown") {
-        batches.push({
-          id,
-          action: "skipped",
-          files: record.ops.flatMap(pathsOfOp),
-          conflicts: [],
-          reason: `written by process ${record.writer.pid} on ${record.writer.host}, whose state cannot be checked from here`,
-        });
+        const reason = `written by process ${record.writer.pid} on ${record.writer.host}, whose state cannot be checked from here`;
+        batches.push(skipped(id, record.ops.flatMap(pathsOfOp), reason));
         continue;
       }
     }
@@ -143,7 +135,7 @@ export async function recoverJournal(options: RecoveryOptions = {}): Promise<Rec
       if (recovered.action === "conflict") log.warn("recovery left files changed by someone else", { batch: id, conflicts: recovered.conflicts });
     } catch (error) {
       if (!isToolError(error)) throw error;
-      batches.push({ id, action: "skipped", files: record.ops.flatMap(pathsOfOp), conflicts: [], reason: error.message });
+      batches.push(skipped(id, record.ops.flatMap(pathsOfOp), error.message));
     }
   }
   const locksRemoved = await cleanLockLeftovers(stateDir);

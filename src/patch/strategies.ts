@@ -62,9 +62,9 @@ type EntryOf<Kind extends WriteEntry["kind"]> = Extract<WriteEntry, { kind: Kind
 
 const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: PlanningRun) => Promise<Planned | undefined> } = {
   content: async (entry, run) => {
-    const { resolved, source, decoded } = await openTarget(entry, entry.expectedSha256, run);
-    const text = decoded ? adaptLineEndings(entry.content, decoded.eol) : entry.content;
-    return textPlan(entry, { resolved, source, decoded }, text, entry.allowSyntaxErrors, {}, run);
+    const target = await openTarget(entry, entry.expectedSha256, run);
+    const text = target.decoded ? adaptLineEndings(entry.content, target.decoded.eol) : entry.content;
+    return textPlan(entry, target, text, {}, run);
   },
   aider: async (entry, run) => {
     const target = await openTarget(entry, entry.expectedSha256, run);
@@ -77,7 +77,7 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
       fuzzy: run.context.config.safety.fuzzy_match,
       fuzzyThreshold: run.context.config.safety.fuzzy_threshold,
     });
-    return textPlan(entry, target, result.text, entry.allowSyntaxErrors, { matches: matchesOf(result.applied) }, run, entry.diagnose);
+    return textPlan(entry, target, result.text, { matches: matchesOf(result.applied) }, run);
   },
   rules: async (entry, run) => {
     const current = entry.expectedSha256 === "current";
@@ -89,7 +89,7 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     const original = target.decoded.text;
     const language = entry.language ?? languageOf(target.resolved.relative, firstLineOf(original.slice(0, 200)), run.context.config.languages.overrides) ?? null;
     const result = await applyAstRules(original, language, entry.rules, run.context.services.syntax);
-    return textPlan(entry, target, result.text, entry.allowSyntaxErrors, { rules: rulesOf(result.rules) }, run, entry.diagnose);
+    return textPlan(entry, target, result.text, { rules: rulesOf(result.rules) }, run);
   },
   receipt: async (entry, run) => {
     const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, "write");
@@ -125,11 +125,11 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
     });
   },
   transform: async (entry, run) => {
-    const { resolved, source, decoded } = await openTarget(entry, entry.expectedSha256, run);
-    if (!source || !decoded) return undefined;
-    const text = entry.transform(decoded.text, resolved.display);
-    if (text === undefined || text === decoded.text) return undefined;
-    return textPlan(entry, { resolved, source, decoded }, text, false, {}, run);
+    const target = await openTarget(entry, entry.expectedSha256, run);
+    if (!target.source || !target.decoded) return undefined;
+    const text = entry.transform(target.decoded.text, target.resolved.display);
+    if (text === undefined || text === target.decoded.text) return undefined;
+    return textPlan(entry, target, text, {}, run);
   },
 };
 
@@ -181,15 +181,13 @@ async function openExisting(
   return { resolved, source };
 }
 
-/** The plan for an entry's new text: checked, formatted and encoded like the file it replaces. */
+/** The plan for an entry's new text: checked (as the entry allows), formatted and encoded like the file it replaces. */
 async function textPlan(
-  entry: EntryBase,
+  entry: EntryBase & { allowSyntaxErrors?: boolean | undefined; diagnose?: Diagnose | undefined },
   target: Target,
   text: string,
-  allowSyntaxErrors: boolean | undefined,
   facts: Partial<FileFacts>,
   run: PlanningRun,
-  diagnose?: Diagnose,
 ): Promise<Planned> {
   const { resolved, source, decoded } = target;
   const candidate: TextCandidate = await buildTextCandidate({
@@ -197,13 +195,13 @@ async function textPlan(
     original: decoded,
     candidateText: text,
     encodeAs: decoded ?? newFileDefaults(),
-    allowSyntaxErrors: allowSyntaxErrors ?? false,
+    allowSyntaxErrors: entry.allowSyntaxErrors ?? false,
     formatters: await run.formatters(),
     syntax: run.context.services.syntax,
     config: run.context.config,
   });
   const report: FileFacts = { change: changeOf(source, candidate.sha256), ...facts, ...candidateFacts(candidate.report) };
-  if (diagnose) report.typeErrors = await diagnose(resolved, decoded?.text, candidate.text);
+  if (entry.diagnose) report.typeErrors = await entry.diagnose(resolved, decoded?.text, candidate.text);
   return { plan: writePlan(entry.key, resolved, source, candidate.bytes, report), texts: { before: decoded?.text, after: candidate.text }, candidateSha256: candidate.sha256 };
 }
 

@@ -56,6 +56,13 @@ const REPO: Record<string, string> = {
   "src/spkg/m.py": "",
   "app.py": "import spkg.m\n",
   "venv/lib/site.py": "import pkg.mod\n",
+
+  // ---- Go: an import names a whole package; targets gopkg/a.go (its package has another file) and gosolo/only.go
+  "go.mod": "module example.com/m\n",
+  "gopkg/a.go": "package gopkg\n",
+  "gopkg/b.go": "package gopkg\n",
+  "gosolo/only.go": "package gosolo\n",
+  "main.go": "package main\n\nimport (\n\t\"example.com/m/gopkg\"\n\t\"example.com/m/gosolo\"\n)\n",
 };
 
 let temp: TempDir;
@@ -124,6 +131,13 @@ describe("Python importers", () => {
   test("absolute imports also resolve from src/ and from the importer's own folder", async () => {
     expect(await importersOf("src/spkg/m.py")).toEqual(["app.py"]);
     expect(await importersOf("scripts/helper.py")).toEqual(["scripts/run.py"]);
+  });
+});
+
+describe("Go", () => {
+  test("a package import counts for a file only when the package has no other file", async () => {
+    expect(await importersOf("gopkg/a.go")).toEqual([]);
+    expect(await importersOf("gosolo/only.go")).toEqual(["main.go"]);
   });
 });
 

@@ -550,10 +550,9 @@ export class CallGraph {
     const container = TYPE_KINDS.has(symbol.kind);
     const anyCaller = file.facts.calls.some((fact) => fact.caller !== undefined);
     for (const [ordinal, fact] of file.facts.calls.entries()) {
-      const inside = anyCaller ?
-        fact.caller === symbol.qualifiedName || (container && fact.caller?.startsWith(`${symbol.qualifiedName}.`) === true) :
-        fact.line >= symbol.startLine && fact.line <= symbol.endLine;
-      if (inside && fact.line >= symbol.startLine && fact.line <= symbol.endLine) sites.push({ file: symbol.file, ordinal, fact });
+      // Where the extractor names callers, a call must also be written by this symbol (or a member of it).
+      const named = !anyCaller || fact.caller === symbol.qualifiedName || (container && fact.caller?.startsWith(`${symbol.qualifiedName}.`) === true);
+      if (named && fact.line >= symbol.startLine && fact.line <= symbol.endLine) sites.push({ file: symbol.file, ordinal, fact });
     }
     return sites;
   }

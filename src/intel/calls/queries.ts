@@ -41,7 +41,7 @@ export function walkCalls(graph: CallGraph, start: SymbolRef, direction: "caller
         if (seenEdges.has(edgeKey)) continue;
         seenEdges.add(edgeKey);
         if (edges.length >= limit) return { edges, truncatedBy: "limit" };
-        edges.push({ ...edge, ...(direction === "callees" ? { targets: edge.targets } : {}), depth: level });
+        edges.push({ ...edge, depth: level });
         if (edge.confidence === "ambiguous") continue;
         const onward = direction === "callers" ? (edge.caller ? [edge.caller] : []) : edge.targets;
         for (const symbol of onward) {

@@ -305,20 +305,17 @@ export class ImportGraph {
     return edges;
   }
 
-  /** Whether an edge names a whole package (a Go import, a Java/Kotlin wildcard) rather than this one file. */
-  isPackageEdge(edge: ImportEdge): boolean {
-    if (edge.via === "go_module") return true;
-    if (edge.via !== "jvm_package") return false;
-    if (edge.specifier.trim().endsWith("*")) return true;
-    const fact = this.file(edge.from)?.facts.imports.find((candidate) => candidate.line === edge.line && candidate.specifier === edge.specifier);
-    return fact?.names.some((name) => name.imported === "*") === true;
-  }
-
-  /** Targets of the import statement an edge belongs to. */
-  statementTargets(edge: ImportEdge): string[] {
-    return this.dependenciesOf(edge.from)
-      .filter((other) => other.line === edge.line && other.specifier === edge.specifier)
-      .map((other) => other.to);
+  /**
+   * Whether an edge names a whole package (a Go import, a Java/Kotlin wildcard) rather than this one
+   * file, and its statement reaches other files of that package too.
+   */
+  sharesPackage(edge: ImportEdge): boolean {
+    if (edge.via !== "go_module" && edge.via !== "jvm_package") return false;
+    if (edge.via === "jvm_package" && !edge.specifier.trim().endsWith("*")) {
+      const fact = this.file(edge.from)?.facts.imports.find((candidate) => candidate.line === edge.line && candidate.specifier === edge.specifier);
+      if (fact?.names.some((name) => name.imported === "*") !== true) return false;
+    }
+    return this.dependenciesOf(edge.from).some((other) => other.line === edge.line && other.specifier === edge.specifier && other.to !== edge.to);
   }
 
   // ---------------------------------------------------------------- queries

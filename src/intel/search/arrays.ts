@@ -1,6 +1,6 @@
 /** Typed-array growth and trimming shared by the search structures (dictionary, postings, columns). */
 
-type GrowableArray = Int32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
+type GrowableArray = Int32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
 
 /** `array` with room for at least `needed` elements (doubling), new elements set to `fill`; the same array when it has room. */
 export function grown<T extends GrowableArray>(array: T, needed: number, fill = 0): T {

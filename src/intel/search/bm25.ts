@@ -24,23 +24,12 @@ const MAX_TERM_FREQUENCY = 0xffff;
 /** Frequencies from this up live in the main part's overflow map. */
 const BYTE_OVERFLOW = 0xff;
 
-function resizedUint32(array: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
-  if (length === array.length) return array;
-  const next = new Uint32Array(length);
-  next.set(array.subarray(0, Math.min(length, array.length)));
-  return next;
-}
-
 /** Which chunk ids are live (1) or not (0); replaced when it grows or ids are renumbered. */
 export class Liveness {
   flags = new Uint8Array(1024);
 
   set(id: number, alive: boolean): void {
-    if (id >= this.flags.length) {
-      const grown = new Uint8Array(Math.max(this.flags.length * 2, id + 1));
-      grown.set(this.flags);
-      this.flags = grown;
-    }
+    this.flags = grown(this.flags, id + 1);
     this.flags[id] = alive ? 1 : 0;
   }
 
@@ -129,11 +118,7 @@ export class FieldIndex {
       this.#tailHead[term] = at;
       this.#entries[term]!++;
     }
-    if (id >= this.#lengths.length) {
-      const grown = new Uint32Array(Math.max(this.#lengths.length * 2, id + 1));
-      grown.set(this.#lengths);
-      this.#lengths = grown;
-    }
+    this.#lengths = grown(this.#lengths, id + 1);
     this.#lengths[id] = length;
     this.#totalLength += length;
     this.#frequencyCacheValid = false;
@@ -141,7 +126,7 @@ export class FieldIndex {
 
   /** Gives back room grown for chunks and terms to come: chunk ids below `chunks` and term ids below `terms` stay. */
   trim(chunks: number, terms: number): void {
-    if (worthTrimming(this.#lengths.length, chunks)) this.#lengths = resizedUint32(this.#lengths, chunks);
+    if (worthTrimming(this.#lengths.length, chunks)) this.#lengths = this.#lengths.slice(0, chunks);
     if (worthTrimming(this.#entries.length, terms)) {
       this.#entries = this.#entries.slice(0, terms);
       this.#tailHead = this.#tailHead.slice(0, terms);
@@ -389,11 +374,7 @@ export class FieldIndex {
       const to = cursor[term]!;
       cursor[term] = to + 1;
       ids[to] = id;
-      const frequency = tailFrequencies[at]!;
-      if (frequency >= BYTE_OVERFLOW) {
-        frequencies[to] = BYTE_OVERFLOW;
-        overflow.set(overflowKey(term, id), frequency);
-      } else frequencies[to] = frequency;
+      storeFrequency(frequencies, to, overflow, term, id, tailFrequencies[at]!);
     }
     this.#overflow = overflow;
     const lengths = new Uint32Array(Math.max(1024, chunkCount + 1));
@@ -455,11 +436,7 @@ export class FieldIndex {
         to--;
         const id = tailIds[at]!;
         ids[to] = id;
-        const frequency = tailFrequencies[at]!;
-        if (frequency >= BYTE_OVERFLOW) {
-          frequencies[to] = BYTE_OVERFLOW;
-          this.#overflow.set(overflowKey(term, id), frequency);
-        } else frequencies[to] = frequency;
+        storeFrequency(frequencies, to, this.#overflow, term, id, tailFrequencies[at]!);
       }
       if (term < mainTerms) {
         const from = oldOffsets[term]!;
@@ -484,6 +461,12 @@ export class FieldIndex {
 function findIn(ids: Int32Array, from: number, to: number, id: number): boolean {
   const at = lastIndexWhere(to - from, (index) => ids[from + index]! <= id);
   return at >= 0 && ids[from + at] === id;
+}
+
+/** Writes a tail pair's frequency into the main part: one byte, the rare larger frequencies in the overflow map. */
+function storeFrequency(frequencies: Uint8Array, at: number, overflow: Map<number, number>, term: number, id: number, frequency: number): void {
+  frequencies[at] = Math.min(frequency, BYTE_OVERFLOW);
+  if (frequency >= BYTE_OVERFLOW) overflow.set(overflowKey(term, id), frequency);
 }
 
 /** Key of a (term, chunk) pair in the overflow map (both stay far below 2^26). */

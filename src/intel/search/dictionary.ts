@@ -23,27 +23,23 @@ export class TermDictionary {
 
   /** Id of text[start, end) (ASCII letters lowercased when `lower`), or -1. */
   find(text: string, start: number, end: number, lower: boolean): number {
-    const hash = hashRange(text, start, end, lower);
+    return this.#table[this.#slotOf(hashRange(text, start, end, lower), text, start, end, lower)]! - 1;
+  }
+
+  /** The table slot holding text[start, end), or the empty slot where it would go. */
+  #slotOf(hash: number, text: string, start: number, end: number, lower: boolean): number {
     const mask = this.#table.length - 1;
     for (let slot = hash & mask;; slot = (slot + 1) & mask) {
       const entry = this.#table[slot]!;
-      if (entry === EMPTY) return -1;
-      const id = entry - 1;
-      if (this.#hash[id] === hash && this.#equals(id, text, start, end, lower)) return id;
+      if (entry === EMPTY || (this.#hash[entry - 1] === hash && this.#equals(entry - 1, text, start, end, lower))) return slot;
     }
   }
 
   /** Id of text[start, end) (ASCII letters lowercased when `lower`), added when new. */
   add(text: string, start: number, end: number, lower: boolean): number {
     const hash = hashRange(text, start, end, lower);
-    const mask = this.#table.length - 1;
-    let slot = hash & mask;
-    for (;; slot = (slot + 1) & mask) {
-      const entry = this.#table[slot]!;
-      if (entry === EMPTY) break;
-      const id = entry - 1;
-      if (this.#hash[id] === hash && this.#equals(id, text, start, end, lower)) return id;
-    }
+    const slot = this.#slotOf(hash, text, start, end, lower);
+    if (this.#table[slot] !== EMPTY) return this.#table[slot]! - 1;
     const id = this.#count++;
     const length = end - start;
     if (id >= this.#start.length) {
@@ -51,11 +47,7 @@ export class TermDictionary {
       this.#length = grown(this.#length, id + 1);
       this.#hash = grown(this.#hash, id + 1);
     }
-    if (this.#charsUsed + length > this.#chars.length) {
-      const grown = new Uint16Array(Math.max(this.#chars.length * 2, this.#charsUsed + length));
-      grown.set(this.#chars.subarray(0, this.#charsUsed));
-      this.#chars = grown;
-    }
+    this.#chars = grown(this.#chars, this.#charsUsed + length);
     const chars = this.#chars;
     let at = this.#charsUsed;
     for (let index = start; index < end; index++) {

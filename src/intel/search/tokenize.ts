@@ -10,6 +10,7 @@
  * to the same terms.
  */
 
+import { grown } from "./arrays.ts";
 import type { TermDictionary } from "./dictionary.ts";
 
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
@@ -80,20 +81,12 @@ export class TermCounter {
   parts = new Int32Array(96);
 
   count(id: number): void {
-    if (id >= this.counts.length) {
-      const grown = new Int32Array(Math.max(this.counts.length * 2, id + 1));
-      grown.set(this.counts);
-      this.counts = grown;
-    }
+    this.counts = grown(this.counts, id + 1);
     this.length++;
     const seen = this.counts[id]!;
     this.counts[id] = seen + 1;
     if (seen !== 0) return;
-    if (this.distinct === this.ids.length) {
-      const grown = new Int32Array(this.ids.length * 2);
-      grown.set(this.ids);
-      this.ids = grown;
-    }
+    this.ids = grown(this.ids, this.distinct + 1);
     this.ids[this.distinct++] = id;
   }
 
@@ -185,21 +178,16 @@ export class IdentifierCache {
   add(text: string, start: number, end: number, hash: number, ids: Int32Array, idCount: number): void {
     const entry = this.#count++;
     if (entry === this.#start.length) {
-      const size = entry * 2;
-      this.#start = copyInto(new Int32Array(size), this.#start);
-      this.#length = copyInto(new Int32Array(size), this.#length);
-      this.#hash = copyInto(new Int32Array(size), this.#hash);
-      this.#termFirst = copyInto(new Int32Array(size), this.#termFirst);
-      this.#termCount = copyInto(new Int32Array(size), this.#termCount);
+      this.#start = grown(this.#start, entry + 1);
+      this.#length = grown(this.#length, entry + 1);
+      this.#hash = grown(this.#hash, entry + 1);
+      this.#termFirst = grown(this.#termFirst, entry + 1);
+      this.#termCount = grown(this.#termCount, entry + 1);
     }
     const length = end - start;
-    if (this.#charsUsed + length > this.#chars.length) {
-      const grown = new Uint16Array(Math.max(this.#chars.length * 2, this.#charsUsed + length));
-      grown.set(this.#chars.subarray(0, this.#charsUsed));
-      this.#chars = grown;
-    }
+    this.#chars = grown(this.#chars, this.#charsUsed + length);
     for (let index = start; index < end; index++) this.#chars[this.#charsUsed++] = text.charCodeAt(index);
-    if (this.#termsUsed + idCount > this.terms.length) this.terms = copyInto(new Int32Array(Math.max(this.terms.length * 2, this.#termsUsed + idCount)), this.terms);
+    this.terms = grown(this.terms, this.#termsUsed + idCount);
     this.terms.set(ids.subarray(0, idCount), this.#termsUsed);
     this.#start[entry] = this.#charsUsed - length;
     this.#length[entry] = length;
@@ -223,11 +211,6 @@ export class IdentifierCache {
       this.#table[slot] = entry + 1;
     }
   }
-}
-
-function copyInto(target: Int32Array<ArrayBuffer>, source: Int32Array): Int32Array<ArrayBuffer> {
-  target.set(source.subarray(0, Math.min(source.length, target.length)));
-  return target;
 }
 
 /**
