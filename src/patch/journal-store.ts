@@ -405,14 +405,19 @@ export async function readRecord(stateDir: string, id: string): Promise<BatchRec
   return parsed;
 }
 
-/** Every batch id in the journal, oldest first. */
-export async function listBatchIds(stateDir: string): Promise<string[]> {
+/** The names in the journal directory; none before the first batch made it. */
+function journalNames(stateDir: string): string[] {
   try {
-    return readdirSync(path.join(stateDir, JOURNAL_SUBDIR)).filter(isBatchId).sort();
+    return readdirSync(path.join(stateDir, JOURNAL_SUBDIR));
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;
   }
+}
+
+/** Every batch id in the journal, oldest first. */
+export async function listBatchIds(stateDir: string): Promise<string[]> {
+  return journalNames(stateDir).filter(isBatchId).sort();
 }
 
 /** Every readable record, oldest first; unreadable ones are logged and skipped. */
@@ -443,15 +448,8 @@ export async function removeBatch(stateDir: string, id: string): Promise<void> {
 
 /** Removes journal directories a dead process left on their way in or out, and its spares; returns how many. */
 export async function removeTransitDebris(stateDir: string, isDead: (pid: number) => boolean): Promise<number> {
-  let names: string[];
-  try {
-    names = readdirSync(path.join(stateDir, JOURNAL_SUBDIR));
-  } catch (error) {
-    if (isMissing(error)) return 0;
-    throw error;
-  }
   let removed = 0;
-  for (const name of names) {
+  for (const name of journalNames(stateDir)) {
     const pid = TRANSIT.exec(name)?.[2] ?? SPARE.exec(name)?.[1];
     if (pid === undefined || !isDead(Number(pid))) continue;
     await removeTree(path.join(stateDir, JOURNAL_SUBDIR, name));

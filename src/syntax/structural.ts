@@ -61,7 +61,8 @@ export function patternVariables(pattern: string): Map<string, "single" | "multi
   return variables;
 }
 
-function escapeRegExp(text: string): string {
+/** `text` as a regular expression that matches exactly it. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 

@@ -1,4 +1,3 @@
-/** callees: the calls a declaration makes, each resolved to its declaration; depth > 1 follows into them. */
 import { z } from "zod";
 import { PathInput } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";

@@ -1,4 +1,3 @@
-/** callers: the call sites of a declaration, with depth > 1 the callers' callers; typed: true asks the TypeScript compiler. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { PathInput } from "./common.ts";

@@ -1,4 +1,3 @@
-/** context: one declaration's body with the bodies it calls and its callers' signatures, packed into a token budget. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { packContext } from "../intel/calls/context.ts";

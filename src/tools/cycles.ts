@@ -1,4 +1,3 @@
-/** cycles: the import cycles (strongly connected components) of the workspace or of some folders. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { plural } from "./common.ts";

@@ -1,4 +1,3 @@
-/** deps: the files a file (or a folder's files) imports, with unresolved specifiers and external packages. */
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { DepsInput, DepsOutput, renderDeps, walkImports } from "./graph-common.ts";
 

@@ -1,4 +1,3 @@
-/** digest: a one-page map of a directory (files, main declarations, members), read from the code index. */
 import path from "node:path";
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";

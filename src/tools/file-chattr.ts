@@ -1,4 +1,3 @@
-/** file_chattr: change files' permission bits. */
 import { z } from "zod";
 import { type WriteEntry, writeBatch } from "../patch/index.ts";
 import { defineTool } from "./contract.ts";

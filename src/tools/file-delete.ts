@@ -1,4 +1,3 @@
-/** file_delete: delete files, refusing one that other files import unless forced. */
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";

@@ -1,4 +1,3 @@
-/** file_rename: move files without overwriting, optionally rewriting their importers in the same batch. */
 import { z } from "zod";
 import { type WriteEntry, writeBatch } from "../patch/index.ts";
 import { defineTool } from "./contract.ts";

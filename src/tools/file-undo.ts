@@ -1,4 +1,3 @@
-/** file_undo: undo a committed batch through the write façade (itself a journaled batch). */
 import { z } from "zod";
 import { undoBatch } from "../patch/index.ts";
 import { defineTool } from "./contract.ts";

@@ -1,4 +1,3 @@
-/** file_write: create files or replace whole files, through the write façade. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { writeBatch } from "../patch/index.ts";

@@ -1,4 +1,3 @@
-/** graph: the import graph of the workspace or of some folders, as adjacency rows or an edge list. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import type { ImportEdge } from "../intel/graph/types.ts";

@@ -1,4 +1,3 @@
-/** impact: what changing a declaration or a file can break: callers, importing files, the tests to run. */
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";

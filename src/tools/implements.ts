@@ -1,4 +1,3 @@
-/** implements: the types that extend or implement an interface, trait or class, directly or through subclasses. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { implementationsOf } from "../intel/calls/queries.ts";

@@ -1,4 +1,3 @@
-/** index: build, refresh or rebuild the code index and report what it holds. */
 import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";

@@ -1,4 +1,3 @@
-/** map: the outline of files or directories (signatures with line ranges, no bodies), read from the code index. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { capText } from "../helpers/text-cap.ts";

@@ -1,4 +1,3 @@
-/** reverse_deps: the files that import a file (or a folder's files), directly or transitively. */
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { DepsInput, DepsOutput, renderDeps, walkImports } from "./graph-common.ts";
 

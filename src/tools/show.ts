@@ -1,4 +1,3 @@
-/** show: the source of named symbols, cut to a budget; file_read mode "ast" shares showSymbols. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { splitLines } from "../text/index.ts";

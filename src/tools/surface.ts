@@ -1,4 +1,3 @@
-/** surface: the public API of a file or package after re-exports, read from the code index and the import graph. */
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";

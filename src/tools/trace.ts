@@ -1,4 +1,3 @@
-/** trace: the shortest call paths from one declaration to another. */
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { traceCalls } from "../intel/calls/queries.ts";

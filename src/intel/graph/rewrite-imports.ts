@@ -9,6 +9,7 @@
  */
 import path from "node:path";
 import { lineStarts } from "../../text/index.ts";
+import { escapeRegExp } from "../../syntax/index.ts";
 
 export type SpecifierRewrite =
   | { ok: true; specifier: string }
@@ -116,10 +117,6 @@ export function rewritePythonSpecifier(importer: string, oldSpecifier: string, o
   const dotted = /^__init__\.pyi?$/.test(path.basename(newTarget)) && path.dirname(newTarget) === from ? "" : dottedBelow(from, newTarget);
   if (dotted === undefined) return { ok: false, reason: `${path.basename(newTarget)} is not importable as a module path` };
   return { ok: true, specifier: ".".repeat(up) + dotted };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**
