@@ -51,7 +51,7 @@ import {
   type Signal,
   type Field,
 } from "./types.ts";
-import { countTerms, IdentifierCache, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
+import { countTerms, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
 
 const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18 };
 
@@ -99,8 +99,6 @@ export class SearchIndex {
   #vectorCount = 0;
   /** Chunks waiting for their vectors in the running refresh (ids follow merges). */
   #pendingEmbeds: Array<{ id: number; text: string }> = [];
-  /** Identifiers split so far in the running refresh. */
-  #identifiers: IdentifierCache | undefined;
   #nextId = 1;
   #liveChunks = 0;
   #deadChunks = 0;
@@ -212,7 +210,6 @@ export class SearchIndex {
     let done = 0;
     let reported = 0;
     this.#pendingEmbeds = [];
-    this.#identifiers = new IdentifierCache();
     try {
       // File texts are read synchronously: without turns the whole build would hold the event loop.
       const slice = new Slicer();
@@ -232,7 +229,6 @@ export class SearchIndex {
       await this.#embedPending(signal);
     } finally {
       this.#pendingEmbeds = [];
-      this.#identifiers = undefined;
     }
     this.#mergeWhenDue(true);
     if (this.#merged) {
@@ -314,22 +310,21 @@ export class SearchIndex {
     this.#files.set(file.real, entry);
     const [name, signature, doc, body] = this.#counters as [TermCounter, TermCounter, TermCounter, TermCounter];
     const dictionary = this.#dictionary;
-    const cache = this.#identifiers;
     const embed = this.#embedder.dimensions > 0 && text !== undefined;
     for (const span of spans) {
       for (const counter of this.#counters) counter.reset();
       for (const symbol of span.defines) {
-        countTerms(symbol.name, 0, symbol.name.length, dictionary, name, true, cache);
-        if (symbol.qualifiedName !== symbol.name) countTerms(symbol.qualifiedName, 0, symbol.qualifiedName.length, dictionary, name, true, cache);
-        countTerms(symbol.signature, 0, symbol.signature.length, dictionary, signature, true, cache);
-        if (symbol.doc !== undefined) countTerms(symbol.doc, 0, symbol.doc.length, dictionary, doc, true, cache);
+        countTerms(symbol.name, 0, symbol.name.length, dictionary, name, true);
+        if (symbol.qualifiedName !== symbol.name) countTerms(symbol.qualifiedName, 0, symbol.qualifiedName.length, dictionary, name, true);
+        countTerms(symbol.signature, 0, symbol.signature.length, dictionary, signature, true);
+        if (symbol.doc !== undefined) countTerms(symbol.doc, 0, symbol.doc.length, dictionary, doc, true);
       }
       let from = -1;
       let to = -1;
       if (text !== undefined && starts !== undefined) {
         from = starts[span.startLine - 1] ?? text.length;
         to = starts[span.endLine] ?? text.length;
-        countTerms(text, from, to, dictionary, body, true, cache);
+        countTerms(text, from, to, dictionary, body, true);
       }
       // A chunk with nothing to find (blank lines, a lone brace) is left out.
       if (name.length === 0 && signature.length === 0 && doc.length === 0 && body.length === 0) continue;

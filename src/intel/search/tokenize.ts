@@ -131,95 +131,12 @@ function codePointClass(codePoint: number): number {
 }
 
 /**
- * Term ids of identifiers already split, by their exact spelling: most identifiers repeat, so a
- * refresh splits each distinct one once. Kept for the length of one refresh (the dictionary's ids
- * never change, so entries stay right).
- */
-export class IdentifierCache {
-  #chars = new Uint16Array(1 << 16);
-  #charsUsed = 0;
-  #start = new Int32Array(1 << 12);
-  #length = new Int32Array(1 << 12);
-  #hash = new Int32Array(1 << 12);
-  #termFirst = new Int32Array(1 << 12);
-  #termCount = new Int32Array(1 << 12);
-  terms = new Int32Array(1 << 14);
-  #termsUsed = 0;
-  #table = new Int32Array(1 << 13);
-  #count = 0;
-
-  /** The entry of text[start, end) (whose hash is `hash`), or -1. */
-  find(text: string, start: number, end: number, hash: number): number {
-    const mask = this.#table.length - 1;
-    for (let slot = hash & mask;; slot = (slot + 1) & mask) {
-      const entry = this.#table[slot]! - 1;
-      if (entry < 0) return -1;
-      if (this.#hash[entry] !== hash || this.#length[entry] !== end - start) continue;
-      const chars = this.#chars;
-      let at = this.#start[entry]!;
-      let index = start;
-      while (index < end && chars[at] === text.charCodeAt(index)) {
-        at++;
-        index++;
-      }
-      if (index === end) return entry;
-    }
-  }
-
-  /** The terms of an entry are terms[first(entry), first(entry) + count(entry)). */
-  first(entry: number): number {
-    return this.#termFirst[entry]!;
-  }
-
-  count(entry: number): number {
-    return this.#termCount[entry]!;
-  }
-
-  add(text: string, start: number, end: number, hash: number, ids: Int32Array, idCount: number): void {
-    const entry = this.#count++;
-    if (entry === this.#start.length) {
-      this.#start = grown(this.#start, entry + 1);
-      this.#length = grown(this.#length, entry + 1);
-      this.#hash = grown(this.#hash, entry + 1);
-      this.#termFirst = grown(this.#termFirst, entry + 1);
-      this.#termCount = grown(this.#termCount, entry + 1);
-    }
-    const length = end - start;
-    this.#chars = grown(this.#chars, this.#charsUsed + length);
-    for (let index = start; index < end; index++) this.#chars[this.#charsUsed++] = text.charCodeAt(index);
-    this.terms = grown(this.terms, this.#termsUsed + idCount);
-    this.terms.set(ids.subarray(0, idCount), this.#termsUsed);
-    this.#start[entry] = this.#charsUsed - length;
-    this.#length[entry] = length;
-    this.#hash[entry] = hash;
-    this.#termFirst[entry] = this.#termsUsed;
-    this.#termCount[entry] = idCount;
-    this.#termsUsed += idCount;
-    if (this.#count * 2 > this.#table.length) {
-      const table = new Int32Array(this.#table.length * 2);
-      const mask = table.length - 1;
-      for (let known = 0; known < this.#count; known++) {
-        let slot = this.#hash[known]! & mask;
-        while (table[slot] !== 0) slot = (slot + 1) & mask;
-        table[slot] = known + 1;
-      }
-      this.#table = table;
-    } else {
-      const mask = this.#table.length - 1;
-      let slot = hash & mask;
-      while (this.#table[slot] !== 0) slot = (slot + 1) & mask;
-      this.#table[slot] = entry + 1;
-    }
-  }
-}
-
-/**
  * Counts the terms of every identifier in text[start, end) — what termCounts(text.slice(start, end))
  * counts — without a string per identifier: ASCII identifiers are split and looked up straight from
- * the text (or found in `cache`); others go through identifierTerms. With `intern` false, terms the
+ * the text; others go through identifierTerms. With `intern` false, terms the
  * dictionary does not know are skipped.
  */
-export function countTerms(text: string, start: number, end: number, dictionary: TermDictionary, counter: TermCounter, intern: boolean, cache?: IdentifierCache): void {
+export function countTerms(text: string, start: number, end: number, dictionary: TermDictionary, counter: TermCounter, intern: boolean): void {
   let index = start;
   while (index < end) {
     const code = text.charCodeAt(index);
@@ -237,15 +154,13 @@ export function countTerms(text: string, start: number, end: number, dictionary:
         continue;
       }
     }
-    // An identifier starts here: letters, digits, _ and $ follow (hashed on the way, for the cache).
+    // An identifier starts here: letters, digits, _ and $ follow.
     const from = index;
     let ascii = true;
-    let hash = 0x811c9dc5 | 0;
     while (index < end) {
       const next = text.charCodeAt(index);
       if (next < 128) {
         if (ASCII_CLASS[next] === OTHER) break;
-        hash = Math.imul(hash ^ next, 0x01000193);
         index++;
       } else {
         const codePoint = text.codePointAt(index)!;
@@ -258,23 +173,8 @@ export function countTerms(text: string, start: number, end: number, dictionary:
       }
     }
     if (ascii) {
-      if (cache !== undefined) {
-        hash ^= hash >>> 15;
-        hash = Math.imul(hash, 0x2c1b3c6d);
-        hash ^= hash >>> 12;
-        const entry = cache.find(text, from, index, hash);
-        if (entry >= 0) {
-          const terms = cache.terms;
-          for (let at = cache.first(entry), last = at + cache.count(entry); at < last; at++) counter.count(terms[at]!);
-          continue;
-        }
-        const found = asciiIdentifierTerms(text, from, index, dictionary, intern, counter);
-        cache.add(text, from, index, hash, counter.found, found);
-        for (let at = 0; at < found; at++) counter.count(counter.found[at]!);
-      } else {
-        const found = asciiIdentifierTerms(text, from, index, dictionary, intern, counter);
-        for (let at = 0; at < found; at++) counter.count(counter.found[at]!);
-      }
+      const found = asciiIdentifierTerms(text, from, index, dictionary, intern, counter);
+      for (let at = 0; at < found; at++) counter.count(counter.found[at]!);
     } else {
       for (const term of identifierTerms(text.slice(from, index))) {
         const id = intern ? dictionary.intern(term) : dictionary.find(term, 0, term.length, false);
@@ -286,11 +186,7 @@ export function countTerms(text: string, start: number, end: number, dictionary:
 
 function emit(counter: TermCounter, at: number, id: number): number {
   if (id < 0) return at;
-  if (at === counter.found.length) {
-    const grown = new Int32Array(at * 2);
-    grown.set(counter.found);
-    counter.found = grown;
-  }
+  counter.found = grown(counter.found, at + 1);
   counter.found[at] = id;
   return at + 1;
 }

@@ -12,7 +12,7 @@ import { TermDictionary } from "../../../src/intel/search/dictionary.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
 import { SearchIndex, type SearchHit } from "../../../src/intel/search/index.ts";
 import { snippetOf } from "../../../src/intel/search/present.ts";
-import { countTerms, IdentifierCache, identifiersIn, identifierTerms, TermCounter } from "../../../src/intel/search/tokenize.ts";
+import { countTerms, identifiersIn, identifierTerms, TermCounter } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
 import { random } from "../../support/random.ts";
 
@@ -56,21 +56,18 @@ function line(next: () => number): string {
 }
 
 describe("tokenizer", () => {
-  test("countTerms counts what termCounts counts, with and without the identifier cache", () => {
+  test("countTerms counts what termCounts counts", () => {
     const next = random(7);
     const dictionary = new TermDictionary();
-    const cache = new IdentifierCache();
     for (let round = 0; round < 400; round++) {
       const text = Array.from({ length: 1 + Math.floor(next() * 6) }, () => line(next)).join(next() < 0.5 ? "\n" : "\r\n");
       const expected = termCounts(text);
-      for (const withCache of [false, true]) {
-        const counter = new TermCounter();
-        countTerms(text, 0, text.length, dictionary, counter, true, withCache ? cache : undefined);
-        const actual = new Map<string, number>();
-        for (let index = 0; index < counter.distinct; index++) actual.set(dictionary.term(counter.ids[index]!), counter.counts[counter.ids[index]!]!);
-        expect(counter.length).toBe(expected.length);
-        expect(actual).toEqual(expected.counts);
-      }
+      const whole = new TermCounter();
+      countTerms(text, 0, text.length, dictionary, whole, true);
+      const actual = new Map<string, number>();
+      for (let index = 0; index < whole.distinct; index++) actual.set(dictionary.term(whole.ids[index]!), whole.counts[whole.ids[index]!]!);
+      expect(whole.length).toBe(expected.length);
+      expect(actual).toEqual(expected.counts);
       // A range of the text counts as that slice of it.
       const from = Math.floor(next() * text.length);
       const to = from + Math.floor(next() * (text.length - from));
