@@ -322,11 +322,9 @@ export const runTool = defineTool({
       matches,
       notes,
     };
-    const complete = completeness(coverage, cuts);
-
     if (args.rewrite === undefined) {
       if (args.expectedMatches !== undefined && total !== args.expectedMatches) throw countMismatch(args.expectedMatches, total, scan.matched);
-      return { mode: "search" as const, ...base, ...complete };
+      return { mode: "search" as const, ...base, ...completeness(coverage, cuts) };
     }
 
     if (scan.matched.length > LIMITS.intel.run.maxWriteFiles) {
@@ -356,6 +354,15 @@ export const runTool = defineTool({
     const changes = report.files.filter((file) => file.facts.change !== "unchanged").map(changeOf);
     const unchanged = report.files.filter((file) => file.facts.change === "unchanged").map((file) => file.path);
     const written = report.batchId === null ? {} : { batchId: report.batchId };
+    const cutDiffs = changes.filter((change) => change.diffTruncated).length;
+    if (cutDiffs > 0) {
+      cuts.push(
+        `intel.run.maxDiffBytesPerFile = ${LIMITS.intel.run.maxDiffBytesPerFile}, intel.run.maxDiffBytesTotal = ${LIMITS.intel.run.maxDiffBytesTotal} (${
+          plural(cutDiffs, "diff")
+        } cut or left out): narrow paths to see them whole`,
+      );
+    }
+    const complete = completeness(coverage, cuts);
     if (args.write === true) return { mode: "write" as const, ...base, changes, unchanged, ...written, ...complete };
     return {
       mode: "preview" as const,

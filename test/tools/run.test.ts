@@ -152,6 +152,18 @@ describe("run: rewrite", () => {
     expect(await read("src/b.ts")).toBe(before);
   });
 
+  test("a preview whose diffs pass the run's diff budget says so in limits; a small one is complete", async () => {
+    const calls = Array.from({ length: 400 }, (_, index) => `console.log("line ${index} of a file long enough to pass the diff budget");`).join("\n");
+    for (let file = 0; file < 6; file++) await temp.write(`big/f${file}.ts`, `${calls}\n`);
+    const preview = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)", paths: ["big"] }, context);
+    expect(preview.changes.some((change: { diffTruncated?: boolean }) => change.diffTruncated)).toBe(true);
+    expect(preview.complete).toBe(false);
+    expect(preview.limits.some((limit: string) => limit.startsWith("intel.run.maxDiffBytesPerFile"))).toBe(true);
+    await logFixture();
+    const small = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)", paths: ["src"] }, context);
+    expect([small.complete, small.limits]).toEqual([true, []]);
+  });
+
   test("committing the receipt writes every file as one batch", async () => {
     await logFixture();
     const preview = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)" }, context);
