@@ -99,9 +99,9 @@ function searchCompleteness(prepared: Prepared): Completeness {
   const cuts: string[] = [];
   if (prepared.refresh.bodiesSkipped > 0) {
     cuts.push(
-      `LIMITS.intel.search.maxChunkedFileBytes (${
+      `intel.search.maxChunkedFileBytes = ${LIMITS.intel.search.maxChunkedFileBytes} (${
         plural(prepared.refresh.bodiesSkipped, "file")
-      } over ${LIMITS.intel.search.maxChunkedFileBytes} bytes searched by symbol names only)`,
+      } searched by symbol names only): read those with map or show`,
     );
   }
   if (prepared.refresh.unreadable.length > 0) {

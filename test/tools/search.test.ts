@@ -81,6 +81,16 @@ describe("search", () => {
     expect(text).toMatch(/\n\s+2\| export function loadSettings/);
   });
 
+  test("a file too large to chunk is searched by its names only, and the answer says so", async () => {
+    await configFixture();
+    const big = `export function hugeTable() {\n${"  return 1;\n".repeat(100_000)}}\n`;
+    await put("src/huge.ts", big, [sym("hugeTable", 1, 100_002, "export function hugeTable()")]);
+    const result = await call(searchTool, { query: "hugeTable" }, context);
+    expect(result.results[0]).toMatchObject({ path: "src/huge.ts", symbol: "hugeTable" });
+    expect(result.complete).toBe(false);
+    expect(result.limits).toEqual(["intel.search.maxChunkedFileBytes = 1048576 (1 file searched by symbol names only): read those with map or show"]);
+  });
+
   test("words find split identifiers in every language; path and languages narrow", async () => {
     await configFixture();
     const words = await call(searchTool, { query: "load settings" }, context);
