@@ -34,6 +34,11 @@ export const LIMITS = {
     maxBodyBytes: 4 * MiB,
   },
 
+  progress: {
+    /** Progress notifications of one call are at least this far apart (then one last at 100% when it is answered). */
+    minIntervalMs: 250,
+  },
+
   shutdown: {
     /** Time allowed for closing sessions and connections before the process gives up. */
     graceMs: 5_000,

@@ -13,6 +13,7 @@ import { log } from "../core/log.ts";
 import { PRODUCT, VERSION } from "../core/version.ts";
 import { capText } from "../helpers/text-cap.ts";
 import type { Workspace } from "../policy/workspace.ts";
+import { ProgressPacer } from "./progress-pacer.ts";
 import type { AnyTool, ToolContext } from "../tools/contract.ts";
 import { createToolServices, TOOLS } from "../tools/index.ts";
 import type { ToolServices } from "../tools/services.ts";
@@ -226,6 +227,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const message = selection.withheld.has(request.params.name) ? `tool ${shown} is not offered: the [tools] configuration turns it off` : `no tool named ${shown}`;
       return errorResult(new ToolError("unknown_tool", message, { details: { available: selection.tools.map((t) => t.name) } }).toPayload());
     }
+    let pacer: ProgressPacer | undefined;
     try {
       const args = request.params.arguments ?? {};
       const prototypeKey = findPrototypeKey(args);
@@ -236,11 +238,13 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal, services };
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {
-        context.progress = (done, total) => {
-          extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: done, total } }).catch((error: unknown) => {
+        pacer = new ProgressPacer((progress, total) => {
+          extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, total } }).catch((error: unknown) => {
             log.debug("a progress notification was not sent", { error: error instanceof Error ? error.message : String(error) });
           });
-        };
+        }, LIMITS.progress.minIntervalMs);
+        const paced = pacer;
+        context.progress = (done, total) => paced.report(done, total);
       }
       const raw = await tool.handler(parsed.data, context);
       const checked = tool.output.safeParse(raw);
@@ -248,8 +252,10 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
         log.error("tool produced output that does not match its schema", { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
         throw new ToolError("internal_error", `${tool.name} failed unexpectedly`);
       }
+      pacer?.finish();
       return { content: [{ type: "text", text: capText(tool.render(checked.data), LIMITS.output.maxTextChars) }], structuredContent: checked.data };
     } catch (error) {
+      pacer?.abandon();
       if (error instanceof ToolError) return errorResult(error.toPayload());
       log.error("unexpected failure in tool", { tool: tool.name, error });
       return errorResult(new ToolError("internal_error", `${tool.name} failed unexpectedly; the server logged the details`).toPayload());

@@ -1,0 +1,77 @@
+/**
+ * Paces one call's progress notifications: a client is told at most once per interval, the newest
+ * count going out when the interval ends, and the call's last word is always 100%, however fast the
+ * tool counted. A tool may report as often as it likes (the index reports every file).
+ */
+
+export interface PacerClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const systemClock: PacerClock = {
+  now: () => performance.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export class ProgressPacer {
+  #lastSentAt = Number.NEGATIVE_INFINITY;
+  #sent: { progress: number; total: number } | undefined;
+  #latest: { progress: number; total: number } | undefined;
+  #timer: unknown;
+  #finished = false;
+
+  constructor(
+    private readonly send: (progress: number, total: number) => void,
+    private readonly intervalMs: number,
+    private readonly clock: PacerClock = systemClock,
+  ) {}
+
+  /** A new count from the tool; sent now, or when the interval since the last notification ends. */
+  report(progress: number, total: number): void {
+    if (this.#finished) return;
+    this.#latest = { progress, total };
+    const wait = this.#lastSentAt + this.intervalMs - this.clock.now();
+    if (wait <= 0) return this.#flush();
+    this.#timer ??= this.clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush();
+    }, wait);
+  }
+
+  /** The call is answered: one last notification at 100% of the largest total seen, unless that was the last one sent. */
+  finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const latest = this.#latest;
+    if (!latest) return;
+    const done = Math.max(latest.total, latest.progress, this.#sent?.progress ?? 0);
+    if (this.#sent?.progress === done && this.#sent.total === done) return;
+    this.#emit(done, done);
+  }
+
+  /** The call failed or was cancelled: nothing more is sent. */
+  abandon(): void {
+    this.#finished = true;
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #flush(): void {
+    const latest = this.#latest;
+    if (!latest || (this.#sent?.progress === latest.progress && this.#sent.total === latest.total)) return;
+    // MCP requires progress never to go backwards.
+    if (this.#sent && latest.progress < this.#sent.progress) return;
+    this.#emit(latest.progress, latest.total);
+  }
+
+  #emit(progress: number, total: number): void {
+    this.#sent = { progress, total };
+    this.#lastSentAt = this.clock.now();
+    this.send(progress, total);
+  }
+}

@@ -1,0 +1,102 @@
+/** The progress pacer: one notification per interval at most, the newest count at its end, and 100% last. */
+import { describe, expect, test } from "bun:test";
+import { type PacerClock, ProgressPacer } from "../../src/server/progress-pacer.ts";
+
+function fakeClock() {
+  let now = 0;
+  const timers = new Map<number, { at: number; run: () => void }>();
+  let next = 1;
+  const clock: PacerClock = {
+    now: () => now,
+    setTimeout: (run, ms) => {
+      timers.set(next, { at: now + ms, run });
+      return next++;
+    },
+    clearTimeout: (handle) => void timers.delete(handle as number),
+  };
+  const advance = (ms: number): void => {
+    now += ms;
+    for (const [id, timer] of [...timers].sort((a, b) => a[1].at - b[1].at)) {
+      if (timer.at > now) continue;
+      timers.delete(id);
+      timer.run();
+    }
+  };
+  return { clock, advance, pending: () => timers.size };
+}
+
+function paced(interval = 250) {
+  const sent: Array<[number, number]> = [];
+  const time = fakeClock();
+  const pacer = new ProgressPacer((progress, total) => sent.push([progress, total]), interval, time.clock);
+  return { sent, pacer, ...time };
+}
+
+describe("progress pacing", () => {
+  test("the first count goes out at once, and counts within the interval wait for its end", () => {
+    const { sent, pacer, advance } = paced();
+    pacer.report(1, 100);
+    pacer.report(2, 100);
+    pacer.report(3, 100);
+    expect(sent).toEqual([[1, 100]]);
+    advance(249);
+    expect(sent).toEqual([[1, 100]]);
+    advance(1);
+    expect(sent).toEqual([
+      [1, 100],
+      [3, 100],
+    ]);
+  });
+
+  test("a flood of counts becomes one notification per interval, and the answer ends it at 100%", () => {
+    const { sent, pacer, advance } = paced();
+    for (let done = 1; done <= 8_000; done++) {
+      pacer.report(done, 8_000);
+      if (done % 100 === 0) advance(10); // 8,000 files in 800 ms
+    }
+    pacer.finish();
+    expect(sent.length).toBeLessThanOrEqual(6);
+    expect(sent.at(-1)).toEqual([8_000, 8_000]);
+    for (let i = 1; i < sent.length; i++) expect(sent[i]![0]).toBeGreaterThanOrEqual(sent[i - 1]![0]);
+  });
+
+  test("the last notification is at 100% of the largest total even when the tool never said so", () => {
+    const { sent, pacer, pending } = paced();
+    pacer.report(1, 10);
+    pacer.report(4, 10);
+    pacer.finish();
+    expect(sent).toEqual([
+      [1, 10],
+      [10, 10],
+    ]);
+    expect(pending()).toBe(0);
+  });
+
+  test("100% is not sent twice", () => {
+    const { sent, pacer } = paced();
+    pacer.report(10, 10);
+    pacer.finish();
+    expect(sent).toEqual([[10, 10]]);
+  });
+
+  test("a failed call sends nothing more, and a call that reported nothing sends nothing", () => {
+    const failed = paced();
+    failed.pacer.report(1, 10);
+    failed.pacer.report(2, 10);
+    failed.pacer.abandon();
+    failed.advance(1_000);
+    expect(failed.sent).toEqual([[1, 10]]);
+    const quiet = paced();
+    quiet.pacer.finish();
+    expect(quiet.sent).toEqual([]);
+  });
+
+  test("counts never go backwards on the wire", () => {
+    const { sent, pacer, advance } = paced();
+    pacer.report(5, 10);
+    advance(300);
+    pacer.report(3, 10);
+    advance(300);
+    expect(sent).toEqual([[5, 10]]);
+  });
+});
