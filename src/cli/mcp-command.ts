@@ -14,6 +14,8 @@ import { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";
 import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
 import { StdioTransport } from "../server/stdio.ts";
+import { createToolServices } from "../tools/index.ts";
+import type { ToolServices } from "../tools/services.ts";
 import { parseArgs, parsePort } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 
@@ -42,10 +44,11 @@ const FLAGS = {
 } as const;
 
 /** The process-wide dependencies every session's server shares. */
-export function serverDeps(store: ConfigStore): ServerDeps {
+export function serverDeps(store: ConfigStore): ServerDeps & { services: ToolServices } {
   let cached: { generation: number; workspace: Promise<Workspace> } | undefined;
   let lastRefresh = 0;
   return {
+    services: createToolServices(),
     // Re-stat the config files at most once per interval: edits are picked up within it, and a
     // busy session does not pay for stat calls on every request.
     snapshot: async () => {
@@ -100,6 +103,7 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
     const transport = new StdioTransport({ input: process.stdin, output: process.stdout });
     const lifecycle = manageLifecycle(async () => {
       await server.close();
+      await deps.services.shutdown(LIMITS.shutdown.snapshotFlushMs);
     });
     transport.onclose = () => lifecycle.shutdown("stdin closed");
     await server.connect(transport);
@@ -128,6 +132,7 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
   }
   manageLifecycle(async () => {
     await handle.close();
+    await deps.services.shutdown(LIMITS.shutdown.snapshotFlushMs);
   });
   log.info(`ast-mcp ${VERSION} listening on ${handle.url}`);
   return await new Promise<number>(() => {});

@@ -42,6 +42,8 @@ export const LIMITS = {
   shutdown: {
     /** Time allowed for closing sessions and connections before the process gives up. */
     graceMs: 5_000,
+    /** Of that, the time given to writing what the code index parsed since its snapshot was last written. */
+    snapshotFlushMs: 3_000,
   },
 
   read: {

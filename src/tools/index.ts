@@ -73,13 +73,18 @@ export interface ToolServicesOptions {
 /** Builds the services one process's tools share; the composition root calls it once. */
 export function createToolServices(options: ToolServicesOptions = {}): ToolServices {
   const writes = createWriteServices(options.formatterSettleMs === undefined ? {} : { formatterSettleMs: options.formatterSettleMs });
+  const indexes = new IndexRegistry();
   return {
     writes,
     search: new SearchService(),
-    indexes: new IndexRegistry(),
+    indexes,
     typescript: new TypeScriptProjects(),
     closeSession(sessionId) {
       writes.closeSession(sessionId);
+    },
+    async shutdown(budgetMs) {
+      await indexes.flushAll(budgetMs);
+      indexes.closeAll();
     },
   };
 }

@@ -19,4 +19,6 @@ export interface ToolServices {
   readonly typescript: TypeScriptProjects;
   /** Frees what a session kept (preview receipts and the like) when it ends. */
   closeSession(sessionId: string): void;
+  /** At shutdown: writes what the indexes parsed and did not save yet (best effort within `budgetMs`), then closes them. */
+  shutdown(budgetMs: number): Promise<void>;
 }

@@ -143,6 +143,25 @@ describe("stdio end to end", () => {
     expect((await exitOf(child)).code).toBe(0);
   });
 
+  test("a process that answers one call and ends leaves an index snapshot the next process starts from", async () => {
+    const own = await tempRoot();
+    for (let i = 0; i < 5; i++) await writeFile(join(own, `m${i}.ts`), `export function m${i}() { return ${i}; }\n`);
+    const indexCall = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "index", arguments: { stats: true } } };
+    const once = async () => {
+      const child = spawnCli(["mcp", own], env);
+      const out = frames(child);
+      child.stdin.write(`${JSON.stringify(INIT)}\n${JSON.stringify(INITIALIZED)}\n${JSON.stringify(indexCall)}\n`);
+      await out.until((all) => all.some((frame) => (frame as { id?: number }).id === 1));
+      // The host ends the session at once: no idle time for a snapshot save.
+      child.stdin.end();
+      expect((await exitOf(child)).code).toBe(0);
+      const reply = out.received.find((frame) => (frame as { id?: number }).id === 1) as { result: { structuredContent: { lastBuild: { parsed: number; fromSnapshot: number } } } };
+      return reply.result.structuredContent.lastBuild;
+    };
+    expect(await once()).toMatchObject({ parsed: 5, fromSnapshot: 0 });
+    expect(await once()).toMatchObject({ parsed: 0, fromSnapshot: 5 });
+  });
+
   test("SIGTERM ends the process with exit 0", async () => {
     const child = spawnCli(["mcp", root], env);
     const out = frames(child);

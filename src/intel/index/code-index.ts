@@ -33,7 +33,8 @@ import { classifySource, lineCount, readSourceFile } from "./classify.ts";
 import { Freshness } from "./freshness.ts";
 import type { LoadedExtractor } from "./registry.ts";
 import { SnapshotKeeper } from "./snapshot-keeper.ts";
-import { contentDependentByName, type FileState, IndexTree, signatureOf } from "./tree.ts";
+import type { SnapshotSource } from "./snapshot.ts";
+import { contentDependentByName, type FileState, IndexTree, lstatQuiet, signatureOf } from "./tree.ts";
 import { type CodeIndexOptions, DEFAULT_INDEX_SETTINGS, DEFAULT_INDEX_TUNING, type EnsureFreshOptions, type IndexTuning } from "./settings.ts";
 import type { Coverage, FactsExtractor, IndexedFile, IndexSettings, IndexStats } from "./types.ts";
 
@@ -123,7 +124,7 @@ export class CodeIndex {
         closed: () => this.#closed,
         generation: () => this.#tree.generation,
         extractorVersion: () => this.#extractorVersion,
-        files: () => this.files(),
+        sources: () => this.#snapshotSources(),
       },
       this.rootReals,
       options.cacheDir,
@@ -176,6 +177,13 @@ export class CodeIndex {
   /** Every indexed file, in walk order (after ensureFresh). */
   files(): IndexedFile[] {
     return this.#tree.indexedFiles(this.rootReals);
+  }
+
+  /** Every indexed file with the stats signature its facts were taken at (what the snapshot saves). */
+  #snapshotSources(): SnapshotSource[] {
+    const out: SnapshotSource[] = [];
+    for (const state of this.#tree.files.values()) if (state.indexed && state.signature !== undefined) out.push({ file: state.indexed, signature: state.signature });
+    return out;
   }
 
   get(real: string): IndexedFile | undefined {
@@ -305,12 +313,14 @@ export class CodeIndex {
     const ms = Math.round(performance.now() - started);
     if (firstBuild) {
       this.#lastBuild = { ms, parsed: this.#counters.parsed, fromSnapshot: this.#snapshot.reused, bytes: this.#counters.bytes };
-      this.#snapshot.firstBuildDone(this.#counters.parsed, this.#tree.indexedCount);
+      // The answer does not wait for the last append; the idle save is planned once it knows whether the file is current.
+      const snapshot = this.#snapshot;
+      void snapshot.firstBuildDone(this.#tree.indexedCount).then(() => snapshot.schedule());
     } else {
       const counters = this.#tree.counters;
       this.#lastRefresh = { ms, reparsed: this.#counters.parsed, removed: counters.removed, added: counters.added };
+      this.#snapshot.schedule();
     }
-    this.#snapshot.schedule();
   }
 
   // ------------------------------------------------------------------ file processing
@@ -397,7 +407,7 @@ export class CodeIndex {
   }
 
   async #processFile(state: FileState): Promise<void> {
-    if (state.signature === undefined) return this.#readAndIndex(state);
+    if (state.signature === undefined && !this.#reusedByStats(state)) return this.#readAndIndex(state);
     let stats: Stats | undefined;
     try {
       stats = lstatSync(state.real);
@@ -408,6 +418,40 @@ export class CodeIndex {
     if (!stats?.isFile()) return this.#gone(state);
     if (signatureOf(stats) === state.signature) return;
     return this.#readAndIndex(state);
+  }
+
+  /**
+   * A file seen for the first time in this process whose stats are those the snapshot's facts were
+   * taken at: indexed from the snapshot without reading it. Its language must follow from its name
+   * (a first line would need reading) and be the one the snapshot holds.
+   */
+  #reusedByStats(state: FileState): boolean {
+    const language = this.#detector.fromName(state.relative);
+    if (!isParseable(language) || isMinifiedName(path.basename(state.relative))) return false;
+    const stats = lstatQuiet(state.real);
+    if (!stats?.isFile() || stats.size > this.#settings.maxFileBytes) return false;
+    const signature = signatureOf(stats);
+    const entry = this.#snapshot.reuseByStats(state.real, signature, language);
+    if (!entry) return false;
+    if (!state.indexed && this.#tree.indexedCount >= this.#settings.maxFiles) {
+      this.#leaveOut(state, "overLimit");
+      return true;
+    }
+    state.signature = signature;
+    const indexed: IndexedFile = {
+      real: state.real,
+      display: state.display,
+      rootReal: state.rootReal,
+      relative: state.relative,
+      language,
+      size: entry.size,
+      mtimeMs: entry.mtimeMs,
+      sha256: entry.sha256,
+      lines: entry.lines,
+      facts: compactFacts(entry.facts, this.#pool),
+    };
+    this.#tree.setStatus(state, "indexed", indexed);
+    return true;
   }
 
   /** Reads a file (whose stats changed, or that was never read) and indexes it or records why not. */
@@ -467,6 +511,8 @@ export class CodeIndex {
       facts,
     };
     tree.setStatus(state, "indexed", indexed);
+    // Parsed, or reused by content with new stats: the snapshot gets a line that holds.
+    this.#snapshot.noteParsed({ file: indexed, signature: state.signature });
   }
 
   async #ensureExtractor(): Promise<void> {
@@ -569,5 +615,10 @@ export class CodeIndex {
   /** Writes the snapshot now (when persisting is on); resolves when it is on disk. */
   saveSnapshot(): Promise<void> {
     return this.#snapshot.save();
+  }
+
+  /** At shutdown: appends to the snapshot what was parsed since it was last written. */
+  flushSnapshot(): Promise<void> {
+    return this.#snapshot.flush();
   }
 }

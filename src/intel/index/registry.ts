@@ -5,6 +5,7 @@
  * the write pipeline reports a commit.
  */
 import type { ConfigSnapshot } from "../../config/types.ts";
+import { log } from "../../core/log.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 import { CodeIndex } from "./code-index.ts";
 import { type CodeIndexOptions, indexSettingsFrom } from "./settings.ts";
@@ -73,6 +74,19 @@ export class IndexRegistry {
   /** These real paths were just written, created, deleted or renamed: every index that may hold them re-reads them on its next refresh. */
   noteCommitted(realPaths: readonly string[]): void {
     for (const index of this.#indexes.values()) index.notifyWritten(realPaths);
+  }
+
+  /** Appends to each index's snapshot what it parsed since the last write; gives up waiting after `budgetMs` (shutdown). */
+  async flushAll(budgetMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), budgetMs);
+      timer.unref?.();
+    });
+    const flushed = Promise.allSettled([...this.#indexes.values()].map((index) => index.flushSnapshot()));
+    const outcome = await Promise.race([flushed, budget]);
+    clearTimeout(timer);
+    if (outcome === "late") log.warn("the index snapshot was not flushed within the shutdown budget", { budgetMs });
   }
 
   /** Closes every index (shutdown, the end of a test). */

@@ -1,16 +1,18 @@
 /**
  * When the index's snapshot is read and written (the format is snapshot.ts): read once before the
- * first build, its facts reused for files whose size, mtime, SHA-256 and language still match; saved
- * once the process is idle, at most so often, and at the latest so long after the first unsaved
- * change. Timing is an option (tests and a progressive writer can vary it).
+ * first build, its facts reused for files whose stats (or else size, mtime, SHA-256 and language)
+ * still match. While files are parsed, they are appended to it every so often, so even a process
+ * that answers one call and ends leaves a snapshot behind; a full, compact save follows once the
+ * process is idle, at most so often, and at the latest so long after the first unsaved change; at
+ * shutdown what is still unsaved is appended. Timing is an option (tests vary it).
  */
 import path from "node:path";
 import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
 import { log } from "../../core/log.ts";
 import { cacheDirInsideRoots, ensureSnapshotDirectory, userCacheDirectory } from "../../config/cache-dir.ts";
 import type { FileFacts } from "../facts/types.ts";
-import { extractorVersion, loadSnapshot, pruneSnapshots, saveSnapshot, snapshotKey, snapshotPath, type SnapshotEntry } from "./snapshot.ts";
-import type { IndexedFile, IndexStats } from "./types.ts";
+import { appendSnapshot, extractorVersion, loadSnapshot, pruneSnapshots, saveSnapshot, snapshotKey, snapshotPath, type SnapshotEntry, type SnapshotSource } from "./snapshot.ts";
+import type { IndexStats } from "./types.ts";
 
 export interface SnapshotTiming {
   /** A persisted snapshot is rewritten at most this often while files keep changing. */
@@ -23,9 +25,18 @@ export interface SnapshotTiming {
   maxDelayMs: number;
   /** Writing runs in the background: work done before the event loop gets a turn. */
   saveSliceMs: number;
+  /** Files parsed since the last write are appended at most this often while the index builds. */
+  appendEveryMs: number;
 }
 
-export const DEFAULT_SNAPSHOT_TIMING: SnapshotTiming = { minIntervalMs: 30_000, idleMs: 2_000, idleUtilization: 0.25, maxDelayMs: 5 * 60_000, saveSliceMs: 4 };
+export const DEFAULT_SNAPSHOT_TIMING: SnapshotTiming = {
+  minIntervalMs: 30_000,
+  idleMs: 2_000,
+  idleUtilization: 0.25,
+  maxDelayMs: 5 * 60_000,
+  saveSliceMs: 4,
+  appendEveryMs: 2_000,
+};
 
 /** What the keeper reads of the index it saves. */
 export interface SnapshotHost {
@@ -34,7 +45,8 @@ export interface SnapshotHost {
   generation(): number;
   /** The declared version of the facts extractor (a snapshot of another version is not used). */
   extractorVersion(): string | undefined;
-  files(): IndexedFile[];
+  /** Every indexed file with the stats signature its facts were taken at. */
+  sources(): SnapshotSource[];
 }
 
 type Utilization = (from?: EventLoopUtilization) => EventLoopUtilization;
@@ -53,6 +65,8 @@ export class SnapshotKeeper {
   #problem: string | undefined;
   #loaded = false;
   #reused = 0;
+  /** Of those, the files whose line in the file still holds (the others get a new line, with their new stats). */
+  #reusedByStats = 0;
   #savedAt: string | undefined;
   #savedGeneration = -1;
   #timer: NodeJS.Timeout | undefined;
@@ -61,6 +75,15 @@ export class SnapshotKeeper {
   #pendingSince = 0;
   /** The save in progress: it yields to the event loop, and refreshes meanwhile must not start another. */
   #saving: Promise<void> | undefined;
+  /** Files parsed since the snapshot file last got lines: the next append writes them. */
+  #unsaved: SnapshotSource[] = [];
+  /** Whether the file on disk has this index's header, so lines may be appended to it. */
+  #appendable = false;
+  #lastAppend = 0;
+  /** Lines of this process in the file (appended, or written by a full save). */
+  #written = 0;
+  /** The write (append or save) in progress; writes run one at a time. */
+  #writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly host: SnapshotHost,
@@ -89,6 +112,7 @@ export class SnapshotKeeper {
     }
     this.#entries = loaded.entries;
     this.#loaded = true;
+    this.#appendable = true;
   }
 
   /** The snapshot's facts of a file, when the file is still what the snapshot saw. */
@@ -99,17 +123,54 @@ export class SnapshotKeeper {
     return entry.facts;
   }
 
-  /** After the first build: the snapshot's facts are let go; when it gave every file and nothing went away, it is still current. */
-  firstBuildDone(parsed: number, indexed: number): void {
-    if (this.#entries && parsed === 0 && this.#entries.size === indexed) this.#savedGeneration = this.host.generation();
-    this.#entries = undefined;
+  /** The snapshot's entry of a file whose stats are still those its facts were taken at (nothing needs reading). */
+  reuseByStats(real: string, signature: string, language: string): SnapshotEntry | undefined {
+    const entry = this.#entries?.get(real);
+    if (!entry || entry.signature !== signature || entry.language !== language) return undefined;
+    this.#reused += 1;
+    this.#reusedByStats += 1;
+    return entry;
   }
 
-  /** A rebuild parses everything again without the snapshot. */
+  /** A file was parsed: its facts go into the snapshot with the next append. */
+  noteParsed(source: SnapshotSource): void {
+    if (!this.host.persist() || this.host.closed()) return;
+    this.#unsaved.push(source);
+    const now = Date.now();
+    if (this.#lastAppend === 0) this.#lastAppend = now;
+    else if (now - this.#lastAppend >= this.timing.appendEveryMs) {
+      this.#lastAppend = now;
+      void this.#write(() => this.#appendNow());
+    }
+  }
+
+  /**
+   * After the first build: the snapshot's facts are let go. When the file already holds every
+   * indexed file and nothing else (all reused, or appended, and none gone), it is current.
+   */
+  async firstBuildDone(indexed: number): Promise<void> {
+    const loaded = this.#entries?.size ?? 0;
+    this.#entries = undefined;
+    const generation = this.host.generation();
+    if (this.#unsaved.length > 0) await this.#write(() => this.#appendNow());
+    if (this.#appendable && loaded === this.#reused && this.#reusedByStats + this.#written === indexed) this.#savedGeneration = generation;
+  }
+
+  /** At shutdown: what was parsed and not yet written is appended (best effort; a full save waits for an idle process). */
+  async flush(): Promise<void> {
+    // Queued even with nothing unsaved: an append already under way is waited for.
+    await this.#write(() => this.#appendNow());
+  }
+
+  /** A rebuild parses everything again without the snapshot (and writes it anew). */
   forget(): void {
     this.#entries = undefined;
     this.#reused = 0;
+    this.#reusedByStats = 0;
     this.#loaded = false;
+    this.#appendable = false;
+    this.#unsaved = [];
+    this.#written = 0;
   }
 
   close(): void {
@@ -177,7 +238,7 @@ export class SnapshotKeeper {
   async save(): Promise<void> {
     while (this.#saving) await this.#saving;
     if (!this.host.persist() || this.host.closed()) return;
-    const saving = this.#saveNow();
+    const saving = this.#write(() => this.#saveNow());
     this.#saving = saving.then(() => undefined);
     let saved: boolean;
     try {
@@ -189,6 +250,30 @@ export class SnapshotKeeper {
     if (saved) this.schedule();
   }
 
+  /** Runs one write after the ones before it (an append racing a full save's rename would be lost). */
+  #write<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#writing.then(run, run);
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Appends the files parsed since the last write, or writes the whole file when there is none of this index's yet. */
+  async #appendNow(): Promise<boolean> {
+    if (this.#unsaved.length === 0 || !this.host.persist() || this.host.closed()) return true;
+    if (!this.#appendable) return this.#saveNow();
+    const batch = this.#unsaved;
+    this.#unsaved = [];
+    try {
+      await appendSnapshot(this.#file!, batch, this.timing.saveSliceMs);
+      this.#written += batch.length;
+      return true;
+    } catch (error) {
+      this.#problem = `saving failed: ${(error as Error).message}`;
+      log.warn("appending to the index snapshot failed", { error: (error as Error).message });
+      return false;
+    }
+  }
+
   async #saveNow(): Promise<boolean> {
     const generation = this.host.generation();
     try {
@@ -197,8 +282,13 @@ export class SnapshotKeeper {
         if (dir === undefined) return false;
         this.#file = snapshotPath(dir, this.#meta().key);
       }
-      await saveSnapshot(this.#file, this.#meta(), this.host.files(), this.timing.saveSliceMs);
+      // Whatever is parsed from here on is not in the sources taken now: it waits for the next append.
+      this.#unsaved = [];
+      const sources = this.host.sources();
+      await saveSnapshot(this.#file, this.#meta(), sources, this.timing.saveSliceMs);
       await pruneSnapshots(path.dirname(this.#file), this.#file);
+      this.#appendable = true;
+      this.#written = sources.length;
       this.#savedGeneration = generation;
       this.#lastSave = Date.now();
       this.#savedAt = new Date(this.#lastSave).toISOString();

@@ -6,15 +6,20 @@
  *
  * Layout: gzip of JSON lines, a header line then one line per file. Written and read as a stream,
  * a line at a time with turns of the event loop, so neither a whole-index JSON text (hundreds of MB
- * for a large tree, blocking the loop for seconds) nor its bytes ever exist at once.
+ * for a large tree, blocking the loop for seconds) nor its bytes ever exist at once. While an index
+ * builds, files are appended as further gzip members (a later line for a path wins), so a process
+ * that ends mid-build still leaves what it parsed; a full save rewrites the file compactly. A tail
+ * cut short (a crash mid-append) costs only the lines after the last whole one: every entry is
+ * checked against its file's stats before use.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, readdir, rename, rm, stat } from "node:fs/promises";
+import { appendFile, open, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGunzip, createGzip } from "node:zlib";
+import { promisify } from "node:util";
+import { createGunzip, createGzip, gzip } from "node:zlib";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { VERSION } from "../../core/version.ts";
@@ -22,10 +27,14 @@ import type { FileFacts } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 3;
+
+const gzipAsync = promisify(gzip);
 
 export interface SnapshotEntry {
   real: string;
+  /** The file's lstat signature when its facts were taken (tree.ts signatureOf): equal stats mean the facts still hold. */
+  signature: string;
   size: number;
   mtimeMs: number;
   sha256: string;
@@ -63,12 +72,13 @@ export function extractorVersion(declared: string | undefined): string {
 
 /**
  * The snapshot's entries by real path, or a reason it cannot be used (missing, wrong format,
- * another extractor, other roots, corrupt). Never throws.
+ * another extractor, other roots, corrupt). A file whose tail is cut short after a valid header
+ * gives the whole lines before the cut (`cut: true`). Never throws.
  */
 export async function loadSnapshot(
   file: string,
   expected: { key: string; roots: readonly string[]; extractor: string },
-): Promise<{ entries: Map<string, SnapshotEntry> } | { problem: string }> {
+): Promise<{ entries: Map<string, SnapshotEntry>; cut: boolean } | { problem: string }> {
   try {
     const info = await stat(file);
     if (!info.isFile()) return { problem: "not a file" };
@@ -77,9 +87,11 @@ export async function loadSnapshot(
     let header: Partial<SnapshotHeader> | undefined;
     let problem: string | undefined;
     let rest = "";
+    /** Set when the stream broke after the header: what came before it stands. */
+    let cut = false;
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
     const take = (line: string): void => {
-      if (line.length === 0 || problem !== undefined) return;
+      if (line.length === 0 || problem !== undefined || cut) return;
       if (header === undefined) {
         header = JSON.parse(line) as Partial<SnapshotHeader>;
         if (header.format !== SNAPSHOT_FORMAT) problem = `format ${String(header.format)} is not ${SNAPSHOT_FORMAT}`;
@@ -87,32 +99,45 @@ export async function loadSnapshot(
         else if (header.key !== expected.key || JSON.stringify(header.roots) !== JSON.stringify([...expected.roots].sort())) problem = "made for other roots";
         return;
       }
-      const entry = JSON.parse(line) as unknown;
+      let entry: unknown;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        // A line cut by a crash mid-append ends what can be read.
+        cut = true;
+        return;
+      }
       if (isEntry(entry)) entries.set(entry.real, entry);
     };
     const gunzip = createGunzip();
     gunzip.setEncoding("utf8");
     const reading = pipeline(createReadStream(file), gunzip);
-    // A corrupt file fails both the pipeline and the loop below; the loop's error is the one reported.
+    // A corrupt file fails both the pipeline and the loop below; the loop's error is the one handled.
     reading.catch(() => undefined);
-    for await (const chunk of gunzip as AsyncIterable<string>) {
-      const lines = (rest + chunk).split("\n");
-      rest = lines.pop() ?? "";
-      for (const line of lines) take(line);
-      if (problem !== undefined) {
-        gunzip.destroy();
-        break;
+    try {
+      for await (const chunk of gunzip as AsyncIterable<string>) {
+        const lines = (rest + chunk).split("\n");
+        rest = lines.pop() ?? "";
+        for (const line of lines) take(line);
+        if (problem !== undefined || cut) {
+          gunzip.destroy();
+          break;
+        }
+        await slice.turn();
       }
-      await slice.turn();
-    }
-    if (problem === undefined) {
-      await reading;
-      take(rest);
-    } else {
-      await reading.catch(() => undefined);
+      if (problem === undefined && !cut) {
+        await reading;
+        take(rest);
+      } else {
+        await reading.catch(() => undefined);
+      }
+    } catch (error) {
+      // Broken before a valid header: unusable; after it, a tail cut short (the partial last line is dropped).
+      if (header === undefined || problem !== undefined) throw error;
+      cut = true;
     }
     if (header === undefined) return { problem: "empty" };
-    return problem === undefined ? { entries } : { problem };
+    return problem === undefined ? { entries, cut } : { problem };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === "ENOENT" ? "none saved yet" : `unreadable: ${(error as Error).message}` };
@@ -124,6 +149,7 @@ function isEntry(value: unknown): value is SnapshotEntry {
   const entry = value as Record<string, unknown>;
   return (
     typeof entry.real === "string" &&
+    typeof entry.signature === "string" &&
     typeof entry.size === "number" &&
     typeof entry.mtimeMs === "number" &&
     typeof entry.sha256 === "string" &&
@@ -135,11 +161,48 @@ function isEntry(value: unknown): value is SnapshotEntry {
   );
 }
 
+/** An indexed file with the lstat signature its facts were taken at: what one snapshot line holds. */
+export interface SnapshotSource {
+  file: IndexedFile;
+  signature: string;
+}
+
+function entryLine({ file, signature }: SnapshotSource): string {
+  const entry: SnapshotEntry = {
+    real: file.real,
+    signature,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    sha256: file.sha256,
+    language: file.language,
+    lines: file.lines,
+    facts: file.facts,
+  };
+  return `${JSON.stringify(entry)}\n`;
+}
+
+/**
+ * Appends entries to a snapshot saved before (by saveSnapshot, for the same roots and extractor) as
+ * one more gzip member, written with one call. Work is sliced like saveSnapshot's.
+ */
+export async function appendSnapshot(file: string, sources: readonly SnapshotSource[], sliceMs = 4): Promise<void> {
+  if (sources.length === 0) return;
+  let text = "";
+  const slice = new Slicer(sliceMs);
+  for (const source of sources) {
+    text += entryLine(source);
+    await slice.turn();
+  }
+  // Compressed on the thread pool; appended in one write so a concurrent reader sees whole members or a cut tail.
+  const bytes = await gzipAsync(text, { level: 1 });
+  await appendFile(file, bytes, { mode: 0o600 });
+}
+
 /** Writes the snapshot atomically (temp file, then rename), readable by the owner only. */
 export async function saveSnapshot(
   file: string,
   meta: { key: string; roots: readonly string[]; extractor: string },
-  files: Iterable<IndexedFile>,
+  sources: Iterable<SnapshotSource>,
   /** Work done before the event loop gets a turn (calls answered meanwhile wait at most this). */
   sliceMs = 4,
 ): Promise<void> {
@@ -147,17 +210,8 @@ export async function saveSnapshot(
   async function* lines(): AsyncGenerator<string> {
     let chunk = `${JSON.stringify(header)}\n`;
     const slice = new Slicer(sliceMs);
-    for (const indexed of files) {
-      const entry: SnapshotEntry = {
-        real: indexed.real,
-        size: indexed.size,
-        mtimeMs: indexed.mtimeMs,
-        sha256: indexed.sha256,
-        language: indexed.language,
-        lines: indexed.lines,
-        facts: indexed.facts,
-      };
-      chunk += `${JSON.stringify(entry)}\n`;
+    for (const source of sources) {
+      chunk += entryLine(source);
       if (chunk.length < CHUNK_CHARS) continue;
       yield chunk;
       chunk = "";

@@ -7,6 +7,7 @@ import { DEFAULT_RULES } from "../../../src/config/schema.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { lineCount } from "../../../src/intel/index/classify.ts";
 import { DEFAULT_INDEX_SETTINGS } from "../../../src/intel/index/index.ts";
+import { DEFAULT_SNAPSHOT_TIMING } from "../../../src/intel/index/snapshot-keeper.ts";
 import { readBoundedSync, realTarget } from "../../../src/policy/open.ts";
 import { splitLines } from "../../../src/text/index.ts";
 import { Workspace } from "../../../src/policy/workspace.ts";
@@ -402,8 +403,8 @@ describe("persisted snapshot", () => {
     expect(f.extracted).toHaveLength(1);
     third.close();
 
-    // Cut short (a crash mid-copy): nothing of it is used, not even the lines before the cut.
-    for (let i = 0; i < 40; i++) await f.write(`many/m${i}.ts`, `export function m${i}() {}\n`);
+    // Cut short (a crash mid-append): the whole lines before the cut are used, the rest is parsed again.
+    for (let i = 0; i < 400; i++) await f.write(`many/m${i}.ts`, `export function m${i}() { return ${"1 + ".repeat(i % 7)}${i}; }\n`);
     const fourth = f.index({ settings: { persist: true } });
     await fourth.ensureFresh();
     await fourth.saveSnapshot();
@@ -413,8 +414,71 @@ describe("persisted snapshot", () => {
     f.extracted.length = 0;
     const fifth = f.index({ settings: { persist: true } });
     await fifth.ensureFresh();
-    expect(fifth.stats().snapshot.loaded).toBe(false);
-    expect(f.extracted).toHaveLength(41);
+    expect(fifth.stats().snapshot.loaded).toBe(true);
+    expect(f.extracted.length).toBeGreaterThan(0);
+    expect(f.extracted.length).toBeLessThan(401);
+    expect(fifth.stats().lastBuild).toMatchObject({ parsed: f.extracted.length, fromSnapshot: 401 - f.extracted.length });
+    expect(fifth.files()).toHaveLength(401);
+  });
+
+  test("a process that ends right after its first answer leaves a snapshot the next one reads without parsing", async () => {
+    const f = await setUp();
+    for (let i = 0; i < 30; i++) await f.write(`src/f${i}.ts`, `export function f${i}() {}\n`);
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    // What a shutdown does: no idle time, one flush.
+    await first.flushSnapshot();
+    first.close();
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(f.extracted).toEqual([]);
+    expect(second.stats().lastBuild).toMatchObject({ parsed: 0, fromSnapshot: 30 });
+  });
+
+  test("files are appended to the snapshot while the build runs, so a build cut short still leaves them", async () => {
+    const f = await setUp();
+    for (let i = 0; i < 200; i++) await f.write(`src/f${i}.ts`, `export function f${i}() {}\n`);
+    let parses = 0;
+    const first = f.index({
+      settings: { persist: true },
+      tuning: { snapshot: { ...DEFAULT_SNAPSHOT_TIMING, appendEveryMs: 0 } },
+      // The process ends (the index closes, nothing is flushed) three quarters through the build.
+      extract: (language, text, tree) => {
+        if (++parses === 150) first.close();
+        return f.extract(language, text, tree);
+      },
+    });
+    await first.ensureFresh().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(second.stats().snapshot.loaded).toBe(true);
+    expect(second.stats().lastBuild!.fromSnapshot).toBeGreaterThan(0);
+    expect(second.stats().lastBuild!.fromSnapshot).toBeLessThan(150);
+    expect(second.files()).toHaveLength(200);
+  });
+
+  test("a file whose stats changed in ctime alone is read again; its facts come from the snapshot only if its bytes match", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() {}\n");
+    await f.write("b.ts", "export function b() {}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    first.close();
+    const target = f.path("b.ts");
+    const before = await stat(target);
+    // Same size, same mtime, new bytes: only ctime tells.
+    await writeFile(target, "export function c() {}\n");
+    await utimes(target, before.atime, before.mtime);
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(f.extracted).toEqual(["export function c() {}\n"]);
+    expect(second.get(f.path("b.ts"))?.facts.symbols[0]?.name).toBe("c");
+    expect(second.get(f.path("a.ts"))?.facts.symbols[0]?.name).toBe("a");
   });
 
   test("the snapshot is written on its own once the index is idle, and read back by the next process", async () => {
