@@ -112,6 +112,8 @@ export const ConfigFileSchema = z.strictObject({
     .strictObject({
       /** Keep a snapshot of the code index in the user cache directory for a fast cold start (validated before use). */
       persist: z.boolean().optional(),
+      /** Start indexing the roots in the background as soon as a client connects, so the first read answers sooner. */
+      background: z.boolean().optional(),
       /** Files the code index holds at most; the rest are counted as skipped. */
       max_files: z.number().int().min(1).max(1_000_000).optional(),
       /** Files larger than this many bytes are not indexed (counted as skipped). */
@@ -184,7 +186,7 @@ export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths" | "formatters"> = {
     max_age_days: 14,
   },
   hook: { mode: "deny", allow_paths: [], allow_commands: [] },
-  index: { persist: true, max_files: 50_000, max_file_bytes: 2 * MiB },
+  index: { persist: true, background: true, max_files: 50_000, max_file_bytes: 2 * MiB },
   languages: { overrides: {} },
   tools: { profile: "full", enabled: [], disabled: [] },
 };

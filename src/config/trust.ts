@@ -33,6 +33,7 @@ export const PROJECT_PERMISSIONS: Readonly<Record<string, ProjectPermission>> = 
   "hook.mode": { kind: "tighten", direction: "\"deny\"", isTightening: (value) => value === "deny" },
   // The code index: a project may stop persisting and lower the limits (never above the defaults), and say how its own files parse.
   "index.persist": { kind: "tighten", direction: "false", isTightening: (value) => value === false },
+  "index.background": { kind: "tighten", direction: "false", isTightening: (value) => value === false },
   "index.max_files": atMost(DEFAULT_CONFIG.index.max_files),
   "index.max_file_bytes": atMost(DEFAULT_CONFIG.index.max_file_bytes),
   "languages.overrides": ANY,

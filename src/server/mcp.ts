@@ -200,8 +200,25 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
     return selection;
   };
   const clientRoots = new ClientRoots(server);
-  server.oninitialized = () => clientRoots.refresh();
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => clientRoots.refresh());
+  // The session's roots are known once the client has said them: their index starts building then, before the first call.
+  const warm = async (): Promise<void> => {
+    try {
+      const snapshot = await deps.snapshot();
+      if (!snapshot.config.index.background) return;
+      const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
+      if (workspace.roots.length > 0) services.warm({ workspace, config: snapshot });
+    } catch (error) {
+      log.debug("the index was not started in the background", { error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  server.oninitialized = () => {
+    clientRoots.refresh();
+    void warm();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    clientRoots.refresh();
+    void warm();
+  });
 
   server.onclose = () => services.closeSession(sessionId);
 

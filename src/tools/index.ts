@@ -1,4 +1,5 @@
 /** Every tool the server offers; the server factory registers exactly this list. */
+import { log } from "../core/log.ts";
 import { IndexRegistry } from "../intel/index/index.ts";
 import { TypeScriptProjects } from "../intel/typescript/index.ts";
 import type { AnyTool } from "./contract.ts";
@@ -74,13 +75,23 @@ export interface ToolServicesOptions {
 export function createToolServices(options: ToolServicesOptions = {}): ToolServices {
   const writes = createWriteServices(options.formatterSettleMs === undefined ? {} : { formatterSettleMs: options.formatterSettleMs });
   const indexes = new IndexRegistry();
+  const search = new SearchService();
   return {
     writes,
-    search: new SearchService(),
+    search,
     indexes,
     typescript: new TypeScriptProjects(),
     closeSession(sessionId) {
       writes.closeSession(sessionId);
+    },
+    warm(context) {
+      const index = indexes.forContext(context);
+      index
+        .ensureFresh()
+        .then(() => search.indexFor(index).refresh())
+        .catch((error: unknown) => {
+          if (!index.closed) log.warn("background indexing failed", { error: error instanceof Error ? error.message : String(error) });
+        });
     },
     async shutdown(budgetMs) {
       await indexes.flushAll(budgetMs);

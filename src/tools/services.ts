@@ -3,10 +3,12 @@
  * The composition root (`cli/mcp-command.ts`) builds one set per process and the server hands it to
  * every call through `ToolContext.services`; a test builds its own set instead of resetting globals.
  */
+import type { ConfigSnapshot } from "../config/types.ts";
 import type { IndexRegistry } from "../intel/index/index.ts";
 import type { SearchService } from "../intel/search/index.ts";
 import type { TypeScriptProjects } from "../intel/typescript/index.ts";
 import type { WriteServices } from "../patch/index.ts";
+import type { Workspace } from "../policy/workspace.ts";
 
 export interface ToolServices {
   /** The write path's receipts, formatter cache, journal stores (spares, pruning facts) and syntax-guard caches. */
@@ -19,6 +21,8 @@ export interface ToolServices {
   readonly typescript: TypeScriptProjects;
   /** Frees what a session kept (preview receipts and the like) when it ends. */
   closeSession(sessionId: string): void;
+  /** Starts building the code index (then the search index) of a session's roots in the background; failures are logged. */
+  warm(context: { workspace: Workspace; config: ConfigSnapshot }): void;
   /** At shutdown: writes what the indexes parsed and did not save yet (best effort within `budgetMs`), then closes them. */
   shutdown(budgetMs: number): Promise<void>;
 }

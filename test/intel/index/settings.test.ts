@@ -46,16 +46,16 @@ describe("[index] and [languages] settings", () => {
     expect(bad.problems.map((problem) => problem.keyPath)).toEqual(["languages.overrides"]);
   });
 
-  test("a project file may lower the limits and turn persistence off, never raise or turn it on", async () => {
-    await fx.writeProject("[index]\nmax_files = 10\nmax_file_bytes = 8388608\npersist = false\n[languages]\noverrides = { \"*.tpl\" = \"html\" }\n");
+  test("a project file may lower the limits and turn persistence and background indexing off, never raise or turn them on", async () => {
+    await fx.writeProject("[index]\nmax_files = 10\nmax_file_bytes = 8388608\npersist = false\nbackground = false\n[languages]\noverrides = { \"*.tpl\" = \"html\" }\n");
     const snapshot = await load();
-    expect(snapshot.config.index).toEqual({ persist: false, max_files: 10, max_file_bytes: DEFAULT_CONFIG.index.max_file_bytes });
+    expect(snapshot.config.index).toEqual({ persist: false, background: false, max_files: 10, max_file_bytes: DEFAULT_CONFIG.index.max_file_bytes });
     expect(snapshot.config.languages.overrides).toEqual({ "*.tpl": "html" });
     expect(snapshot.warnings.some((warning) => warning.includes("index.max_file_bytes"))).toBe(true);
 
-    await fx.writeProject("[index]\npersist = true\n");
-    await fx.writeUser("[index]\npersist = false\n");
-    expect((await load()).config.index.persist).toBe(false);
+    await fx.writeProject("[index]\npersist = true\nbackground = true\n");
+    await fx.writeUser("[index]\npersist = false\nbackground = false\n");
+    expect((await load()).config.index).toMatchObject({ persist: false, background: false });
   });
 });
 
