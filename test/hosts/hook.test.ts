@@ -295,7 +295,7 @@ const ARGV_TABLE: Array<[unknown[], "allow" | "deny"]> = [
 describe("commands given as argv", () => {
   for (const [argv, expected] of ARGV_TABLE) {
     test(`${expected}: ${JSON.stringify(argv)}`, async () => {
-      const verdict = await decide({ dialect: "codex", tool: "shell", input: { command: argv }, cwd: ROOT }, {
+      const verdict = await decide({ dialect: "claude", tool: "shell", input: { command: argv }, cwd: ROOT }, {
         repoRoot: ROOT,
         cwd: ROOT,
         home: HOME,
@@ -452,6 +452,19 @@ describe("host protocols", () => {
       cwd: repo,
     });
     expect(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  test("Codex shell call with an argv command: the bash -lc script is read and denied", async () => {
+    const answer = await run({
+      session_id: "s",
+      hook_event_name: "PreToolUse",
+      tool_name: "shell",
+      tool_input: { command: ["bash", "-lc", "sed -i 's/a/b/' src/a.ts"], workdir: repo },
+      cwd: repo,
+    });
+    const output = JSON.parse(answer.stdout);
+    expect(output.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(output.hookSpecificOutput.permissionDecisionReason).toContain("sed -i");
   });
 
   test("VS Code: camelCase event name, same answer shape", async () => {
