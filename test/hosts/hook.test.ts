@@ -6,11 +6,12 @@ import { describe, expect, test } from "bun:test";
 import { mkdtemp, mkdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { codeWrites, commandEffects, unwrap } from "../../src/hosts/hook/commands.ts";
+import { codeWrites, commandEffects, SUGGESTED_TOOLS, unwrap } from "../../src/hosts/hook/commands.ts";
 import { decide, editTargets, type HookSettings } from "../../src/hosts/hook/decide.ts";
 import { parsePayload } from "../../src/hosts/hook/protocol.ts";
 import { findRepoRoot, runHook } from "../../src/hosts/hook/run.ts";
 import { analyzeArgv, analyzeShell } from "../../src/hosts/hook/shell.ts";
+import { TOOLS } from "../../src/tools/index.ts";
 
 const ROOT = "/work/repo";
 const HOME = "/home/agent";
@@ -158,7 +159,12 @@ const SHELL_TABLE: Array<[string, "allow" | "deny"]> = [
   ["if then fi (", "deny"],
 ];
 
+const CATALOG = new Set(TOOLS.map((tool) => tool.name));
+
 describe("hook decision table", () => {
+  test("every tool the hook may suggest is in the tool catalog", () => {
+    expect(SUGGESTED_TOOLS.filter((name) => !CATALOG.has(name))).toEqual([]);
+  });
   test("has at least 80 cases", () => {
     expect(SHELL_TABLE.length).toBeGreaterThanOrEqual(80);
   });
@@ -171,6 +177,7 @@ describe("hook decision table", () => {
         expect(verdict.reason).toMatch(/`(file_patch|file_write|file_delete|file_rename|file_chattr|file_undo)`/);
         // `run` is structural search and rewrite: it runs no commands, so the hook never points there.
         expect(verdict.reason).not.toContain("`run`");
+        for (const [, name] of verdict.reason.matchAll(/`([a-z]+_[a-z_]+)`/g)) expect(CATALOG.has(name as string) ? "in the catalog" : `${name} is no tool`).toBe("in the catalog");
       }
     });
   }
@@ -239,6 +246,9 @@ const FORMATTER_TABLE: Array<[string, "allow" | "deny"]> = [
   ["deno fmt --check", "allow"],
   ["shfmt -w scripts", "deny"],
   ["black --version", "allow"],
+  ["cat a.py | black -", "allow"],
+  ["git diff | rustfmt -", "allow"],
+  ["constructor src", "allow"],
   ["cd /tmp && black .", "allow"],
   ["bash -lc 'npx prettier --write src/x.ts'", "deny"],
   ["npx -c 'sed -i s/a/b/ x'", "deny"],

@@ -10,8 +10,9 @@
  */
 import { fixerWrites, isFixer } from "./fixers.ts";
 
-/** The ast-mcp tool an agent should use instead. */
-export type SuggestedTool = "file_write" | "file_patch" | "file_delete" | "file_rename" | "file_chattr" | "file_undo";
+/** The ast-mcp tools the hook may point to instead (a test holds them to the tool catalog; the hook bundle does not load it). */
+export const SUGGESTED_TOOLS = ["file_write", "file_patch", "file_delete", "file_rename", "file_chattr", "file_undo"] as const;
+export type SuggestedTool = (typeof SUGGESTED_TOOLS)[number];
 
 /** A word of the command line: its text, or null when the shell would compute it at run time. */
 export type Word = string | null;

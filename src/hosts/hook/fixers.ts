@@ -106,7 +106,7 @@ const FIXERS: Readonly<Record<string, Fixer>> = {
 };
 
 /** Flags after which a command prints and exits, whatever else it was given. */
-const INFO_FLAGS = new Set(["--help", "-h", "--version", "-V"]);
+const INFO_FLAGS = ["--help", "-h", "--version", "-V"];
 
 function flagGiven(args: readonly Word[], flags: readonly string[]): boolean {
   return args.some((word) => word !== null && flags.some((flag) => word === flag || word.startsWith(`${flag}=`)));
@@ -114,27 +114,29 @@ function flagGiven(args: readonly Word[], flags: readonly string[]): boolean {
 
 /** Whether `name` (or `name sub`) is a formatter or fixer: package runners use this to see through themselves. */
 export function isFixer(name: string, sub: Word | undefined): boolean {
-  return (sub !== null && sub !== undefined && `${name} ${sub}` in FIXERS) || name in FIXERS;
+  return (sub !== null && sub !== undefined && Object.hasOwn(FIXERS, `${name} ${sub}`)) || Object.hasOwn(FIXERS, name);
 }
 
 /**
  * What a formatter invocation writes: its file operands (the folder it runs in when it names
  * none), with the command's allow-list name ("prettier", "cargo fmt"); undefined when the command
- * is no formatter, null when this invocation only checks.
+ * is no formatter, null when this invocation only checks or formats its input to its output.
  */
 export function fixerWrites(name: string, args: readonly Word[]): { command: string; targets: Word[] } | null | undefined {
   const sub = args[0];
   const withSub = sub !== null && sub !== undefined ? `${name} ${sub}` : undefined;
-  const key = withSub !== undefined && withSub in FIXERS ? withSub : name in FIXERS ? name : undefined;
+  // Own keys only: a command named "constructor" is no formatter.
+  const key = withSub !== undefined && Object.hasOwn(FIXERS, withSub) ? withSub : Object.hasOwn(FIXERS, name) ? name : undefined;
   if (key === undefined) return undefined;
   const fixer = FIXERS[key] as Fixer;
   const rest = key === name ? args : args.slice(1);
-  if (flagGiven(rest, [...INFO_FLAGS])) return null;
+  if (flagGiven(rest, INFO_FLAGS)) return null;
   if (fixer.writeWhen && !flagGiven(rest, fixer.writeWhen)) return null;
   if (fixer.checkWhen && flagGiven(rest, fixer.checkWhen)) return null;
   // Options' values may be counted as files here: a false path inside the repository only makes the hook more careful.
-  const files = rest.filter((word) => word === null || !word.startsWith("-") || word === "-").filter((word) => word !== "-");
+  const operands = rest.filter((word) => word === null || !word.startsWith("-") || word === "-");
+  if (operands.length === 1 && operands[0] === "-") return null;
   // Go's package patterns ("./...", "pkg/...") name a folder and everything below it.
-  const targets = files.map((word) => (word === null ? null : word.replace(/(?:^|\/)\.\.\.$/, "") || "."));
+  const targets = operands.filter((word) => word !== "-").map((word) => (word === null ? null : word.replace(/(?:^|\/)\.\.\.$/, "") || "."));
   return { command: key, targets: targets.length > 0 ? targets : ["."] };
 }
