@@ -315,6 +315,18 @@ describe("commands given as argv", () => {
       expect(verdict.kind === "allow" ? "allow" : "deny").toBe(expected);
     });
   }
+  test("Codex's exec_command `cmd` is read like `command`, as a line or as argv", async () => {
+    for (const cmd of ["sed -i 's/a/b/' src/a.ts", ["bash", "-lc", "rm src/a.ts"]]) {
+      const verdict = await decide({ dialect: "claude", tool: "exec_command", input: { cmd }, cwd: ROOT }, {
+        repoRoot: ROOT,
+        cwd: ROOT,
+        home: HOME,
+        env: {},
+        settings: async () => DENY,
+      });
+      expect(verdict.kind).toBe("flag");
+    }
+  });
   test("a shell script inside argv is parsed as shell, with the paths it names", () => {
     const analysis = analyzeArgv(["bash", "-lc", "cd src && sed -i 's/x/y/' a.ts"], { cwd: ROOT, home: HOME, env: {} });
     expect(analysis.writes.map((write) => write.path)).toEqual([`${ROOT}/src/a.ts`]);

@@ -134,7 +134,8 @@ export async function decide(call: ToolCall, options: DecideOptions): Promise<Ve
     return { kind: "flag", tool, reason: `ast-mcp: \`${call.tool}\` would edit ${listed(blocked.map((target) => shown(options.repoRoot, target)))} directly; ${advice(tool)}.` };
   }
 
-  const command: unknown = call.input.command;
+  // Codex's exec_command names its command line `cmd`; the other shell tools `command`.
+  const command: unknown = call.input.command ?? call.input.cmd;
   if (typeof command !== "string" && !Array.isArray(command)) return { kind: "allow" };
   const { analyzeArgv, analyzeShell } = await import("./shell.ts");
   const shellOptions = { cwd: options.cwd, home: options.home, env: options.env };
