@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { SuggestedTool } from "./commands.ts";
 import type { ToolCall } from "./protocol.ts";
+import type { ShellWrite } from "./shell.ts";
 import { toolKind } from "./tools.ts";
 
 export interface HookSettings {
@@ -92,7 +93,9 @@ function advice(tool: SuggestedTool): string {
 const SPLIT = "run the read-only part on its own and make the file changes with the ast-mcp tools `file_patch` / `file_write` (commands and tests that write nothing pass)";
 
 /** A formatter or fixer writing files: the guarded write formats for itself, or the project allows the formatter. */
-function formatterAdvice(command: string): string {
+function writeAdvice(write: ShellWrite): string {
+  if (write.formatter === undefined) return advice(write.tool);
+  const command = write.formatter;
   return `make the change with the ast-mcp tool \`file_patch\` instead (its writes are formatted when the file was formatter-clean), or let this formatter write by adding "${command}" to [hook] allow_commands in ast-mcp.toml`;
 }
 
@@ -153,15 +156,12 @@ export async function decide(call: ToolCall, options: DecideOptions): Promise<Ve
     return {
       kind: "flag",
       tool: unknownTarget.tool,
-      reason: `ast-mcp: this shell command writes a file it names only at run time (${unknownTarget.via}); ${
-        unknownTarget.formatter === undefined ? advice(unknownTarget.tool) : formatterAdvice(unknownTarget.formatter)
-      }.`,
+      reason: `ast-mcp: this shell command writes a file it names only at run time (${unknownTarget.via}); ${writeAdvice(unknownTarget)}.`,
     };
   }
   const blocked = writes.filter((write) => !allowedPath(write.path as string));
   const first = blocked[0];
   if (!first) return { kind: "allow" };
   const paths = [...new Set(blocked.map((write) => shown(options.repoRoot, write.path as string)))];
-  const then = first.formatter === undefined ? advice(first.tool) : formatterAdvice(first.formatter);
-  return { kind: "flag", tool: first.tool, reason: `ast-mcp: this shell command writes ${listed(paths)} inside the repository (${first.via}); ${then}.` };
+  return { kind: "flag", tool: first.tool, reason: `ast-mcp: this shell command writes ${listed(paths)} inside the repository (${first.via}); ${writeAdvice(first)}.` };
 }
