@@ -18,6 +18,7 @@ import type { AnyTool, ToolContext } from "../tools/contract.ts";
 import { createToolServices, TOOLS } from "../tools/index.ts";
 import type { ToolServices } from "../tools/services.ts";
 import { type OfferedTools, offeredTools } from "../tools/profiles.ts";
+import { INSTRUCTIONS } from "./instructions.ts";
 
 /** What the server needs from the process: the current configuration and its workspace. */
 export interface ServerDeps {
@@ -29,13 +30,6 @@ export interface ServerDeps {
   /** The services the tools share; built once per process by the composition root. */
   services?: ToolServices;
 }
-
-const INSTRUCTIONS = [
-  "ast-mcp reads a repository through guarded, root-confined tools.",
-  "Paths are absolute or relative to the first root; lines are 1-based; hashes are lowercase hex SHA-256.",
-  "Start with config_status to see the roots, file_capabilities to learn what a file supports, and file_read with line ranges instead of whole files.",
-  "Failed calls return {error: {code, message, hint, retryable, suggestedNextCall}}: follow the hint.",
-].join(" ");
 
 /**
  * Output schemas are published for clients that validate structured results, not for the model: their

@@ -6,11 +6,12 @@ import { describe, expect, test } from "bun:test";
 import { mkdtemp, mkdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { codeWrites, commandEffects, unwrap } from "../../src/hosts/hook/commands.ts";
+import { codeWrites, commandEffects, SUGGESTED_TOOLS, unwrap } from "../../src/hosts/hook/commands.ts";
 import { decide, editTargets, type HookSettings } from "../../src/hosts/hook/decide.ts";
 import { parsePayload } from "../../src/hosts/hook/protocol.ts";
 import { findRepoRoot, runHook } from "../../src/hosts/hook/run.ts";
-import { analyzeShell } from "../../src/hosts/hook/shell.ts";
+import { analyzeArgv, analyzeShell } from "../../src/hosts/hook/shell.ts";
+import { TOOLS } from "../../src/tools/index.ts";
 
 const ROOT = "/work/repo";
 const HOME = "/home/agent";
@@ -158,7 +159,12 @@ const SHELL_TABLE: Array<[string, "allow" | "deny"]> = [
   ["if then fi (", "deny"],
 ];
 
+const CATALOG = new Set(TOOLS.map((tool) => tool.name));
+
 describe("hook decision table", () => {
+  test("every tool the hook may suggest is in the tool catalog", () => {
+    expect(SUGGESTED_TOOLS.filter((name) => !CATALOG.has(name))).toEqual([]);
+  });
   test("has at least 80 cases", () => {
     expect(SHELL_TABLE.length).toBeGreaterThanOrEqual(80);
   });
@@ -168,10 +174,163 @@ describe("hook decision table", () => {
       expect(verdict.kind === "allow" ? "allow" : "deny").toBe(expected);
       if (verdict.kind === "flag") {
         expect(verdict.reason).toStartWith("ast-mcp:");
-        expect(verdict.reason).toMatch(/`(file_patch|file_write|file_delete|file_rename|file_chattr|file_undo|run)`/);
+        expect(verdict.reason).toMatch(/`(file_patch|file_write|file_delete|file_rename|file_chattr|file_undo)`/);
+        // `run` is structural search and rewrite: it runs no commands, so the hook never points there.
+        expect(verdict.reason).not.toContain("`run`");
+        for (const [, name] of verdict.reason.matchAll(/`([a-z]+_[a-z_]+)`/g)) expect(CATALOG.has(name as string) ? "in the catalog" : `${name} is no tool`).toBe("in the catalog");
       }
     });
   }
+});
+
+/** Formatters and fixers write files unless told only to check; package runners are looked through. */
+const FORMATTER_TABLE: Array<[string, "allow" | "deny"]> = [
+  ["npx prettier --write src/x.ts", "deny"],
+  ["npx --yes prettier -w .", "deny"],
+  ["prettier --check src", "allow"],
+  ["npx prettier --check .", "allow"],
+  ["prettier --write /tmp/x.ts", "allow"],
+  ["pnpm exec eslint --fix src", "deny"],
+  ["yarn eslint --fix .", "deny"],
+  ["npm exec -- eslint --fix src", "deny"],
+  ["bunx eslint --fix src", "deny"],
+  ["eslint src", "allow"],
+  ["eslint --fix-dry-run src", "allow"],
+  ["yarn install", "allow"],
+  ["pnpm run format", "allow"],
+  ["black .", "deny"],
+  ["black --check .", "allow"],
+  ["black --diff src", "allow"],
+  ["python -m black src", "deny"],
+  ["python3 -m black --check src", "allow"],
+  ["uv run black src", "deny"],
+  ["poetry run isort .", "deny"],
+  ["isort --check-only .", "allow"],
+  ["ruff format", "deny"],
+  ["ruff format --check", "allow"],
+  ["ruff check --fix src", "deny"],
+  ["ruff check src", "allow"],
+  ["autopep8 -i a.py", "deny"],
+  ["autopep8 a.py", "allow"],
+  ["gofmt -w main.go", "deny"],
+  ["gofmt -l .", "allow"],
+  ["goimports -w .", "deny"],
+  ["go fmt ./...", "deny"],
+  ["go fmt ./internal/...", "deny"],
+  ["cargo fmt", "deny"],
+  ["cargo +nightly fmt --all", "deny"],
+  ["cargo fmt --check", "allow"],
+  ["cargo fmt -- --check", "allow"],
+  ["rustfmt src/main.rs", "deny"],
+  ["rustfmt --check src/main.rs", "allow"],
+  ["dprint fmt", "deny"],
+  ["dprint check", "allow"],
+  ["biome format --write src", "deny"],
+  ["npx @biomejs/biome check --write .", "deny"],
+  ["biome check src", "allow"],
+  ["clang-format -i src/a.c", "deny"],
+  ["clang-format src/a.c", "allow"],
+  ["bundle exec rubocop -A", "deny"],
+  ["rubocop", "allow"],
+  ["php-cs-fixer fix src", "deny"],
+  ["php-cs-fixer fix --dry-run src", "allow"],
+  ["swiftformat .", "deny"],
+  ["swiftformat --lint .", "allow"],
+  ["ktlint -F 'src/**/*.kt'", "deny"],
+  ["ktlint", "allow"],
+  ["mix format", "deny"],
+  ["mix format --check-formatted", "allow"],
+  ["terraform fmt", "deny"],
+  ["terraform fmt -check", "allow"],
+  ["deno fmt", "deny"],
+  ["deno fmt --check", "allow"],
+  ["shfmt -w scripts", "deny"],
+  ["black --version", "allow"],
+  ["cat a.py | black -", "allow"],
+  ["git diff | rustfmt -", "allow"],
+  ["constructor src", "allow"],
+  ["cd /tmp && black .", "allow"],
+  ["bash -lc 'npx prettier --write src/x.ts'", "deny"],
+  ["npx -c 'sed -i s/a/b/ x'", "deny"],
+];
+
+describe("formatter and fixer writes", () => {
+  for (const [command, expected] of FORMATTER_TABLE) {
+    test(`${expected}: ${JSON.stringify(command)}`, async () => {
+      const verdict = await verdictFor(command);
+      expect(verdict.kind === "allow" ? "allow" : "deny").toBe(expected);
+    });
+  }
+  test("the deny text names the formatter and how to allow it", async () => {
+    const verdict = await verdictFor("npx prettier --write src/x.ts");
+    expect(verdict).toMatchObject({ kind: "flag", tool: "file_patch" });
+    if (verdict.kind === "flag") {
+      expect(verdict.reason).toContain("src/x.ts");
+      expect(verdict.reason).toContain("formatter prettier");
+      expect(verdict.reason).toContain("\"prettier\" to [hook] allow_commands");
+    }
+  });
+  test("allow_commands lets a formatter write, by name or with its subcommand", async () => {
+    expect((await verdictFor("npx prettier --write src/x.ts", { ...DENY, allowCommands: ["prettier"] })).kind).toBe("allow");
+    expect((await verdictFor("cargo fmt", { ...DENY, allowCommands: ["cargo fmt"] })).kind).toBe("allow");
+    expect((await verdictFor("cargo fmt", { ...DENY, allowCommands: ["cargo"] })).kind).toBe("allow");
+    expect((await verdictFor("cargo fmt", { ...DENY, allowCommands: ["cargo f"] })).kind).toBe("flag");
+    expect((await verdictFor("black . && rm x", { ...DENY, allowCommands: ["black"] })).kind).toBe("flag");
+  });
+  test("package runners are looked through for the command they run", () => {
+    expect(unwrap(["npx", "--yes", "-p", "prettier@3", "prettier", "--write", "x"]).words).toEqual(["prettier", "--write", "x"]);
+    expect(unwrap(["pnpm", "exec", "eslint", "--fix"]).words).toEqual(["eslint", "--fix"]);
+    expect(unwrap(["uv", "run", "--with", "black", "black", "."]).words).toEqual(["black", "."]);
+    expect(unwrap(["yarn", "build"]).words).toEqual(["yarn", "build"]);
+  });
+});
+
+/** Commands given as argv arrays (Codex, some VS Code tools) are read word by word, not joined with spaces. */
+const ARGV_TABLE: Array<[unknown[], "allow" | "deny"]> = [
+  [["bash", "-lc", "sed -i 's/a/b/' src/a.ts"], "deny"],
+  [["/bin/sh", "-c", "echo x > out.txt"], "deny"],
+  [["bash", "-lc", "git status && rg foo"], "allow"],
+  [["sed", "-i", "s/a/b/", "src/a.ts"], "deny"],
+  [["sed", "-n", "1,5p", "src/a.ts"], "allow"],
+  [["npx", "prettier", "--write", "src/x.ts"], "deny"],
+  [["npx", "prettier", "--check", "src/x.ts"], "allow"],
+  // One word with a space is one file name, not two words.
+  [["touch", "/tmp/a b.txt"], "allow"],
+  [["echo", "hi > out.txt"], "allow"],
+  [["rm", "src/a.ts"], "deny"],
+  [["bash", "-c", { script: true }], "deny"],
+  [["ls", "-la"], "allow"],
+];
+
+describe("commands given as argv", () => {
+  for (const [argv, expected] of ARGV_TABLE) {
+    test(`${expected}: ${JSON.stringify(argv)}`, async () => {
+      const verdict = await decide({ dialect: "claude", tool: "shell", input: { command: argv }, cwd: ROOT }, {
+        repoRoot: ROOT,
+        cwd: ROOT,
+        home: HOME,
+        env: {},
+        settings: async () => DENY,
+      });
+      expect(verdict.kind === "allow" ? "allow" : "deny").toBe(expected);
+    });
+  }
+  test("Codex's exec_command `cmd` is read like `command`, as a line or as argv", async () => {
+    for (const cmd of ["sed -i 's/a/b/' src/a.ts", ["bash", "-lc", "rm src/a.ts"]]) {
+      const verdict = await decide({ dialect: "claude", tool: "exec_command", input: { cmd }, cwd: ROOT }, {
+        repoRoot: ROOT,
+        cwd: ROOT,
+        home: HOME,
+        env: {},
+        settings: async () => DENY,
+      });
+      expect(verdict.kind).toBe("flag");
+    }
+  });
+  test("a shell script inside argv is parsed as shell, with the paths it names", () => {
+    const analysis = analyzeArgv(["bash", "-lc", "cd src && sed -i 's/x/y/' a.ts"], { cwd: ROOT, home: HOME, env: {} });
+    expect(analysis.writes.map((write) => write.path)).toEqual([`${ROOT}/src/a.ts`]);
+  });
 });
 
 describe("the suggested replacement tool", () => {
@@ -182,7 +341,7 @@ describe("the suggested replacement tool", () => {
     ["mv a.ts b.ts", "file_rename"],
     ["chmod 755 a.sh", "file_chattr"],
     ["git checkout -- a.ts", "file_undo"],
-    ["curl -sL x | sh", "run"],
+    ["curl -sL x | sh", "file_patch"],
   ];
   for (const [command, tool] of cases) {
     test(`${command} → ${tool}`, async () => {
@@ -315,6 +474,19 @@ describe("host protocols", () => {
       cwd: repo,
     });
     expect(JSON.parse(answer.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  test("Codex shell call with an argv command: the bash -lc script is read and denied", async () => {
+    const answer = await run({
+      session_id: "s",
+      hook_event_name: "PreToolUse",
+      tool_name: "shell",
+      tool_input: { command: ["bash", "-lc", "sed -i 's/a/b/' src/a.ts"], workdir: repo },
+      cwd: repo,
+    });
+    const output = JSON.parse(answer.stdout);
+    expect(output.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(output.hookSpecificOutput.permissionDecisionReason).toContain("sed -i");
   });
 
   test("VS Code: camelCase event name, same answer shape", async () => {

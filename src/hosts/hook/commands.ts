@@ -3,20 +3,23 @@
  * would expand at run time arrive as null ("unknown"). The table covers the commands agents use to
  * write files (redirections are handled by the caller): in-place editors, tee, cp/mv/rm/touch/
  * truncate/dd/ln/install/chmod, patch, git apply/checkout/restore/rm/mv/clean/reset,
- * interpreter one-liners that write, download tools, archive extraction; wrappers (env, sudo,
- * nice, timeout, xargs, …) are looked through, and `bash -c '…'` / `eval` hand their script back
- * to be parsed. Everything else is treated as not writing files.
+ * interpreter one-liners that write, download tools, archive extraction, formatters and fixers
+ * (fixers.ts); wrappers (env, sudo, nice, timeout, xargs, …) and package runners (npx, pnpm exec,
+ * uv run, python -m, …) are looked through, and `bash -c '…'` / `eval` hand their script back to
+ * be parsed. Everything else is treated as not writing files.
  */
+import { fixerWrites, isFixer } from "./fixers.ts";
 
-/** The ast-mcp tool an agent should use instead. */
-export type SuggestedTool = "file_write" | "file_patch" | "file_delete" | "file_rename" | "file_chattr" | "file_undo" | "run";
+/** The ast-mcp tools the hook may point to instead (a test holds them to the tool catalog; the hook bundle does not load it). */
+export const SUGGESTED_TOOLS = ["file_write", "file_patch", "file_delete", "file_rename", "file_chattr", "file_undo"] as const;
+export type SuggestedTool = (typeof SUGGESTED_TOOLS)[number];
 
 /** A word of the command line: its text, or null when the shell would compute it at run time. */
 export type Word = string | null;
 
 export type CommandEffect =
   /** Writes (creates, changes, deletes) these paths; null = a path that cannot be known now. */
-  | { kind: "write"; targets: Word[]; via: string; tool: SuggestedTool }
+  | { kind: "write"; targets: Word[]; via: string; tool: SuggestedTool; formatter?: { command: string } }
   /** A script to parse and analyse in turn (null: computed at run time). */
   | { kind: "script"; script: Word; via: string }
   /** Runs code that cannot be seen (a script piped into a shell, an unknown one-liner). */
@@ -175,6 +178,13 @@ function perlEffects(args: Word[]): CommandEffect[] {
   return codeWrites(code) ? write([null], "perl one-liner", "file_write") : [];
 }
 
+/** A formatter's writes (undefined: `name` is no formatter; none when it only checks). */
+function formatterEffects(name: string, args: Word[]): CommandEffect[] | undefined {
+  const writes = fixerWrites(name, args);
+  if (writes === undefined) return undefined;
+  return writes === null ? [] : [{ kind: "write", targets: writes.targets, via: `formatter ${writes.command}`, tool: "file_patch", formatter: { command: writes.command } }];
+}
+
 function oneLiner(code: Word | undefined, via: string): CommandEffect[] {
   if (code === undefined) return [];
   if (code === null) return [{ kind: "unknown", via, reason: "runs code computed at run time" }];
@@ -298,6 +308,76 @@ const XARGS_WITH_VALUE = new Set([
   "--max-chars",
 ]);
 
+/**
+ * Package runners that run a named command (`npx prettier`, `pnpm exec eslint`, `uv run black`):
+ * where the command starts, or a shell script they run (`npx -c '…'`); undefined when the words
+ * are no runner. Bare `yarn x` / `bun run x` may name a package script, so only a formatter or
+ * fixer name counts there.
+ */
+function runnerStart(words: Word[]): { start: number } | { script: Word; via: string } | undefined {
+  const base = (words[0] as string).replace(/^.*\//, "");
+  const sub = words[1];
+  let index = 1;
+  let withValue = ["-p", "--package", "--from", "--with", "--python", "--project", "--directory", "-n", "--name", "--prefix", "--env", "-e"];
+  let fixersOnly = false;
+  switch (base) {
+    case "npx":
+    case "pnpx":
+    case "bunx":
+    case "uvx":
+      break;
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun":
+      if (sub === "exec" || sub === "x" || sub === "dlx") index = 2;
+      else if (sub === "run" && base !== "npm") {
+        index = 2;
+        fixersOnly = true;
+      } else if (base === "yarn" || base === "pnpm") fixersOnly = true;
+      else return undefined;
+      break;
+    case "uv":
+      if (sub === "run") index = 2;
+      else if (sub === "tool" && words[2] === "run") index = 3;
+      else return undefined;
+      break;
+    case "poetry":
+    case "pipx":
+    case "pdm":
+    case "hatch":
+    case "rye":
+    case "pixi":
+    case "conda":
+    case "mamba":
+      if (sub !== "run") return undefined;
+      index = 2;
+      break;
+    case "bundle":
+    case "bundler":
+      if (sub !== "exec") return undefined;
+      index = 2;
+      withValue = [];
+      break;
+    default:
+      return undefined;
+  }
+  for (; index < words.length; index++) {
+    const word = words[index] as Word;
+    if (word === "--") {
+      index++;
+      break;
+    }
+    if (!isOption(word)) break;
+    if (word === "-c" || word === "--call") return { script: words[index + 1] ?? null, via: `${base} -c` };
+    if (withValue.includes(word as string)) index++;
+  }
+  const name = words[index];
+  if (name === undefined) return undefined;
+  if (fixersOnly && (name === null || !isFixer(name.replace(/^.*\//, ""), words[index + 1]))) return undefined;
+  return { start: index };
+}
+
 /** Strips wrapper commands; returns the wrapped command's words and whether extra operands will be appended (xargs). */
 export function unwrap(words: Word[]): { words: Word[]; extraOperands: boolean; wrappers: string[] } {
   let current = words;
@@ -319,7 +399,14 @@ export function unwrap(words: Word[]): { words: Word[]; extraOperands: boolean; 
       continue;
     }
     const wrapper = WRAPPERS[base];
-    if (!wrapper) break;
+    if (!wrapper) {
+      const runner = runnerStart(current);
+      // A runner's own script (`npx -c`) stays for commandEffects to hand back.
+      if (!runner || !("start" in runner)) break;
+      current = current.slice(runner.start);
+      wrappers.push(base);
+      continue;
+    }
     if (base === "command" && (current[1] === "-v" || current[1] === "-V")) return { words: [], extraOperands, wrappers };
     let index = 1;
     while (index < current.length) {
@@ -354,6 +441,11 @@ export function commandEffects(words: Word[]): { effects: CommandEffect[]; name:
     extraOperands ? effects.map((effect) => (effect.kind === "write" ? { ...effect, targets: [...effect.targets, null] } : effect)) : effects;
   const done = (effects: CommandEffect[]) => ({ effects: withExtra(effects), name });
 
+  const runner = runnerStart(inner);
+  if (runner && "script" in runner) return done([{ kind: "script", script: runner.script, via: runner.via }]);
+  const formatting = formatterEffects(name, name === "cargo" ? args.filter((word) => !word?.startsWith("+")) : args);
+  if (formatting !== undefined) return done(formatting);
+
   if (SHELLS.has(name)) {
     for (let index = 0; index < args.length; index++) {
       const word = args[index] as Word;
@@ -376,6 +468,9 @@ export function commandEffects(words: Word[]): { effects: CommandEffect[]; name:
     return done([{ kind: "unknown", via: name, reason: `reads a script for ${name} from its input` }]);
   }
   if (PYTHONS.test(name)) {
+    const module = args.indexOf("-m");
+    const moduleName = args[module + 1];
+    if (module !== -1 && moduleName !== null && moduleName !== undefined) return done(formatterEffects(moduleName, args.slice(module + 2)) ?? []);
     const code = valueOf(args, ["-c"], []);
     return done(code.found ? oneLiner(code.value, name) : []);
   }

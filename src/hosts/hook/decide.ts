@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { SuggestedTool } from "./commands.ts";
 import type { ToolCall } from "./protocol.ts";
+import type { ShellWrite } from "./shell.ts";
 import { toolKind } from "./tools.ts";
 
 export interface HookSettings {
@@ -85,9 +86,22 @@ function advice(tool: SuggestedTool): string {
       return `use the ast-mcp tool \`${tool}\` instead`;
     case "file_undo":
       return "use the ast-mcp tool `file_undo` to take back an ast-mcp change, or `file_write` to restore content";
-    case "run":
-      return "use the ast-mcp tool `run` for it, or split it into plain read-only commands and make the file changes with `file_patch` / `file_write`";
   }
+}
+
+/** For a line the hook cannot judge: there is no ast-mcp tool that runs commands, so split it. */
+const SPLIT = "run the read-only part on its own and make the file changes with the ast-mcp tools `file_patch` / `file_write` (commands and tests that write nothing pass)";
+
+/** A formatter or fixer writing files: the guarded write formats for itself, or the project allows the formatter. */
+function writeAdvice(write: ShellWrite): string {
+  if (write.formatter === undefined) return advice(write.tool);
+  const command = write.formatter;
+  return `make the change with the ast-mcp tool \`file_patch\` instead (its writes are formatted when the file was formatter-clean), or let this formatter write by adding "${command}" to [hook] allow_commands in ast-mcp.toml`;
+}
+
+/** allow_commands names a command ("prettier", "cargo") or a command with its subcommand ("cargo fmt"). */
+function commandAllowed(allowed: readonly string[], command: string | null): boolean {
+  return command !== null && allowed.some((entry) => command === entry || command.startsWith(`${entry} `));
 }
 
 function listed(paths: string[]): string {
@@ -123,29 +137,31 @@ export async function decide(call: ToolCall, options: DecideOptions): Promise<Ve
     return { kind: "flag", tool, reason: `ast-mcp: \`${call.tool}\` would edit ${listed(blocked.map((target) => shown(options.repoRoot, target)))} directly; ${advice(tool)}.` };
   }
 
-  const command = typeof call.input.command === "string" ? call.input.command : Array.isArray(call.input.command) ? call.input.command.join(" ") : undefined;
-  if (command === undefined) return { kind: "allow" };
-  const { analyzeShell } = await import("./shell.ts");
-  const analysis = analyzeShell(command, { cwd: options.cwd, home: options.home, env: options.env });
+  // Codex's exec_command names its command line `cmd`; the other shell tools `command`.
+  const command: unknown = call.input.command ?? call.input.cmd;
+  if (typeof command !== "string" && !Array.isArray(command)) return { kind: "allow" };
+  const { analyzeArgv, analyzeShell } = await import("./shell.ts");
+  const shellOptions = { cwd: options.cwd, home: options.home, env: options.env };
+  // An argv array is argv: joining it with spaces would re-quote nothing and hide `bash -lc "sed -i …"`.
+  const analysis = typeof command === "string" ? analyzeShell(command, shellOptions) : analyzeArgv(command, shellOptions);
   const relevant = analysis.writes.filter((write) => write.path === null || inRepo(write.path));
   if (analysis.unknown.length === 0 && relevant.length === 0) return { kind: "allow" };
   const loaded = await settings();
   if (loaded.mode === "off") return { kind: "allow" };
   const unknown = analysis.unknown[0];
-  if (unknown) return { kind: "flag", tool: "run", reason: `ast-mcp: this shell command may write files (${unknown.via}: ${unknown.reason}); ${advice("run")}.` };
-  const allowedCommands = new Set(loaded.allowCommands);
-  const writes = relevant.filter((write) => !(write.command !== null && allowedCommands.has(write.command)));
+  if (unknown) return { kind: "flag", tool: "file_patch", reason: `ast-mcp: this shell command may write files (${unknown.via}: ${unknown.reason}); ${SPLIT}.` };
+  const writes = relevant.filter((write) => !commandAllowed(loaded.allowCommands, write.command));
   const unknownTarget = writes.find((write) => write.path === null);
   if (unknownTarget) {
     return {
       kind: "flag",
       tool: unknownTarget.tool,
-      reason: `ast-mcp: this shell command writes a file it names only at run time (${unknownTarget.via}); ${advice(unknownTarget.tool)}.`,
+      reason: `ast-mcp: this shell command writes a file it names only at run time (${unknownTarget.via}); ${writeAdvice(unknownTarget)}.`,
     };
   }
   const blocked = writes.filter((write) => !allowedPath(write.path as string));
   const first = blocked[0];
   if (!first) return { kind: "allow" };
   const paths = [...new Set(blocked.map((write) => shown(options.repoRoot, write.path as string)))];
-  return { kind: "flag", tool: first.tool, reason: `ast-mcp: this shell command writes ${listed(paths)} inside the repository (${first.via}); ${advice(first.tool)}.` };
+  return { kind: "flag", tool: first.tool, reason: `ast-mcp: this shell command writes ${listed(paths)} inside the repository (${first.via}); ${writeAdvice(first)}.` };
 }

@@ -19,6 +19,8 @@ export interface ShellWrite {
   tool: SuggestedTool;
   /** The command that writes (after wrappers), for allow-lists; null for redirections. */
   command: string | null;
+  /** Set when a formatter or fixer writes: its allow-list name ("prettier", "cargo fmt"). */
+  formatter?: string;
 }
 
 export interface ShellUnknown {
@@ -183,11 +185,20 @@ class Analyzer {
       this.children(wordNode, { ...state }, depth);
       words.push(this.word(wordNode, state));
     }
+    this.effects(words, state, depth);
+  }
+
+  /** What one simple command's words do; `bash -c` scripts among them are parsed in turn. */
+  effects(words: Word[], state: State, depth: number): void {
     const { effects, name } = commandEffects(words);
     for (const effect of effects) {
       switch (effect.kind) {
         case "write":
-          for (const target of effect.targets) this.result.writes.push({ path: this.resolve(target, state), via: effect.via, tool: effect.tool, command: name });
+          for (const target of effect.targets) {
+            const write: ShellWrite = { path: this.resolve(target, state), via: effect.via, tool: effect.tool, command: effect.formatter?.command ?? name };
+            if (effect.formatter) write.formatter = effect.formatter.command;
+            this.result.writes.push(write);
+          }
           break;
         case "unknown":
           this.result.unknown.push({ via: effect.via, reason: effect.reason });
@@ -220,6 +231,20 @@ class Analyzer {
     if (target !== null && (HARMLESS_TARGETS.has(target) || target.startsWith("/dev/fd/"))) return;
     this.result.writes.push({ path: this.resolve(target, state), via: `redirection ${operator.text()}`, tool: "file_write", command: null });
   }
+}
+
+/**
+ * The same for a command given as an argv array (Codex's `["bash", "-lc", "…"]`): the words are
+ * the command's own, unquoted; a shell among them has its script parsed as shell. A word that is
+ * not a string is one the hook cannot know.
+ */
+export function analyzeArgv(argv: readonly unknown[], options: ShellOptions): ShellAnalysis {
+  const analyzer = new Analyzer(options);
+  const chars = argv.reduce<number>((sum, word) => sum + (typeof word === "string" ? word.length : 0), 0);
+  if (chars > LIMITS.hosts.hookMaxCommandChars) {
+    analyzer.result.unknown.push({ via: "command", reason: `the command is longer than ${LIMITS.hosts.hookMaxCommandChars} characters` });
+  } else analyzer.effects(argv.map((word) => (typeof word === "string" ? word : null)), { cwd: options.cwd }, 0);
+  return analyzer.result;
 }
 
 /** Every file write and every unknowable part of a shell command line. */
