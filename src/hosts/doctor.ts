@@ -339,6 +339,8 @@ export const probeWithMcp: EntryProbe = async (target) => {
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(target.env)) if (value !== undefined) env[name] = value;
+    // A probe lists tools; it must not start indexing (and caching) the user's project.
+    env.AST_MCP_INDEX_BACKGROUND = "false";
     transport = new StdioClientTransport({ command: target.command, args: target.args, cwd: target.cwd, env, stderr: "ignore" });
   } else {
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
