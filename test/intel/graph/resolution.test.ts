@@ -394,6 +394,70 @@ describe("Go", () => {
   });
 });
 
+describe("Go source tree (module std)", () => {
+  test("dotless import paths are packages of the tree: net/http is the folder src/net/http, for std, cmd and the tree's other folders", async () => {
+    const repo = await makeRepo({
+      "src/go.mod": "module std\n\ngo 1.19\n",
+      "src/net/http/server.go": "",
+      "src/net/http/server_test.go": "",
+      "src/strings/strings.go": "",
+      "src/database/sql/example_service_test.go": { imports: [imp("net/http"), imp("strings"), imp("nosuch/pkg"), imp("golang.org/x/net/idna")] },
+      "src/cmd/go.mod": "module cmd\n\ngo 1.19\n",
+      "src/cmd/go/internal/base/base.go": "",
+      "src/cmd/go/main.go": { imports: [imp("cmd/go/internal/base"), imp("strings")] },
+      "test/fixedbugs/issue1.go": { imports: [imp("strings"), imp("os")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "net/http": ["src/net/http/server.go"], strings: ["src/strings/strings.go"] });
+      expect(via(graph, repo, "src/database/sql/example_service_test.go", "net/http")).toBe("go_module");
+      // Inside the tree a standard package that is not there is missing, not the toolchain's.
+      expect(unresolvedOf(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "nosuch/pkg": "not_found" });
+      expect(graph.externalsOf(repo.real("src/database/sql/example_service_test.go"))).toEqual([{ package: "golang.org/x/net", builtin: false, files: 1, imports: 1 }]);
+      expect(targets(graph, repo, "src/cmd/go/main.go")).toEqual({ "cmd/go/internal/base": ["src/cmd/go/internal/base/base.go"], strings: ["src/strings/strings.go"] });
+      // GOROOT/test has no go.mod: its files import the tree's standard library too; what the tree lacks stays the toolchain's.
+      expect(targets(graph, repo, "test/fixedbugs/issue1.go")).toEqual({ strings: ["src/strings/strings.go"] });
+      expect(graph.externalsOf(repo.real("test/fixedbugs/issue1.go"))).toEqual([{ package: "os", builtin: true, files: 1, imports: 1 }]);
+      expect(graph.dependentsOf(repo.real("src/net/http/server.go")).map((edge) => path.relative(repo.root, edge.from))).toEqual(["src/database/sql/example_service_test.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("a file of src/cmd resolves standard packages on its own, with the tree below the root", async () => {
+    const repo = await makeRepo({
+      "go/src/go.mod": "module std\n",
+      "go/src/strings/strings.go": "",
+      "go/src/cmd/go.mod": "module cmd\n",
+      "go/src/cmd/go/main.go": { imports: [imp("strings")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      const file = repo.index.get(repo.real("go/src/cmd/go/main.go"))!;
+      // A changed file is resolved alone (fresh resolvers, only its own go.mod prepared).
+      const imports = await graph.importsOf({ ...file, sha256: "changed" });
+      expect(imports.edges.map((edge) => path.relative(repo.root, edge.to))).toEqual(["go/src/strings/strings.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("the same tree under an ordinary module path still treats dotless paths as the toolchain's", async () => {
+    const repo = await makeRepo({
+      "go.mod": "module example.com/m\n",
+      "strings/strings.go": "",
+      "main.go": { imports: [imp("strings"), imp("example.com/m/strings")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "main.go")).toEqual({ "example.com/m/strings": ["strings/strings.go"] });
+      expect(graph.externalsOf(repo.real("main.go"))).toEqual([{ package: "strings", builtin: true, files: 1, imports: 1 }]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
 describe("Rust", () => {
   test("mod declarations, crate/self/super paths, groups, workspace crates and external crates", async () => {
     const repo = await makeRepo({
