@@ -5,20 +5,15 @@
 import { type LanguageId, LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
 import { supportsSyntaxTree } from "./grammars.ts";
 
-/** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
+/** Dependency, cache and VCS folders: skipped by name at any depth (nothing in them is a project's own source). */
 export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
   "node_modules",
   "bower_components",
   "jspm_packages",
-  "vendor",
   ".git",
   ".hg",
   ".svn",
   ".jj",
-  "dist",
-  "build",
-  "target",
-  "coverage",
   ".next",
   ".nuxt",
   ".svelte-kit",
@@ -36,6 +31,53 @@ export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
   ".ruff_cache",
   "site-packages",
 ]);
+
+/**
+ * Build-output and vendored-dependency folders. These names are also ordinary package names deeper
+ * in a tree (the Go tree's `src/go/build`, a `dist` module of a library), so they are skipped only
+ * where build tools put their output: beside a project manifest, or at an index root. Anywhere
+ * else only `.gitignore` hides them.
+ */
+export const OUTPUT_DIRECTORY_NAMES: ReadonlySet<string> = new Set(["vendor", "dist", "build", "target", "coverage"]);
+
+/** Files whose folder is a project root: the build tools that write the output folders above read one of these. */
+const PROJECT_MANIFESTS: ReadonlySet<string> = new Set([
+  "package.json",
+  "go.mod",
+  "go.work",
+  "Cargo.toml",
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "pom.xml",
+  "build.gradle",
+  "build.gradle.kts",
+  "settings.gradle",
+  "settings.gradle.kts",
+  "build.sbt",
+  "composer.json",
+  "Gemfile",
+  "mix.exs",
+  "Package.swift",
+  "CMakeLists.txt",
+  "pubspec.yaml",
+  "deno.json",
+  "deno.jsonc",
+]);
+
+/** Whether a folder whose entries have these names is a project root (holds a project manifest). */
+export function holdsProjectManifest(entryNames: Iterable<string>): boolean {
+  for (const name of entryNames) if (PROJECT_MANIFESTS.has(name)) return true;
+  return false;
+}
+
+/**
+ * The built-in skip for a subfolder named `name` of a folder that is (or is not) a project root
+ * (an index root, or a folder holding a project manifest). `.gitignore` is applied besides this.
+ */
+export function isSkippedDirectory(name: string, parentIsProjectRoot: boolean): boolean {
+  return SKIPPED_DIRECTORY_NAMES.has(name) || (parentIsProjectRoot && OUTPUT_DIRECTORY_NAMES.has(name));
+}
 
 /** Names that mark minified or bundled output. */
 const MINIFIED_NAME = /[.-]min\.(?:js|mjs|cjs|css)$|\.bundle\.js$/i;
