@@ -354,6 +354,110 @@ describe("Python", () => {
   });
 });
 
+describe("Python layouts", () => {
+  test("a root that is itself a package is imported by its folder's name (root django/: from django.utils.crypto import …)", async () => {
+    const repo = await makeRepo(
+      {
+        "__init__.py": "",
+        "utils/__init__.py": "",
+        "utils/crypto.py": "",
+        "contrib/__init__.py": "",
+        "contrib/auth/__init__.py": "",
+        "contrib/auth/hashers.py": {
+          imports: [imp("django.utils.crypto", "import", ["get_random_string"]), imp("django.utils", "import", ["crypto"]), imp("django"), imp("djangoish.x")],
+        },
+      },
+      { rootName: "django" },
+    );
+    try {
+      expect(path.basename(repo.root)).toBe("django");
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "contrib/auth/hashers.py")).toEqual({
+        "django.utils.crypto": ["utils/crypto.py"],
+        "django.utils": ["utils/__init__.py", "utils/crypto.py"],
+        django: ["__init__.py"],
+      });
+      expect(graph.externalsOf(repo.real("contrib/auth/hashers.py"))).toEqual([{ package: "djangoish", builtin: false, files: 1, imports: 1 }]);
+      expect(graph.dependentsOf(repo.real("utils/crypto.py")).map((edge) => path.relative(repo.root, edge.from))).toEqual(["contrib/auth/hashers.py", "contrib/auth/hashers.py"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("pyproject.toml setuptools: package-dir renames a package, packages.find where adds folders (namespace packages too); src/ still works", async () => {
+    const repo = await makeRepo({
+      "pyproject.toml":
+        "[project]\nname = \"acme\"\n\n[tool.setuptools]\npackage-dir = { \"acme\" = \"lib/acme_impl\", \"\" = \"src\" }\n\n[tool.setuptools.packages.find]\nwhere = [\"src\", \"plugins\"]\n",
+      "lib/acme_impl/__init__.py": "",
+      "lib/acme_impl/core.py": "",
+      "src/widgets/__init__.py": "",
+      "src/widgets/button.py": "",
+      "plugins/ns/tool.py": "",
+      "app/main.py": { imports: [imp("acme.core"), imp("acme", "import", ["core"]), imp("ns.tool"), imp("widgets.button")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "app/main.py")).toEqual({
+        "acme.core": ["lib/acme_impl/core.py"],
+        acme: ["lib/acme_impl/__init__.py", "lib/acme_impl/core.py"],
+        "ns.tool": ["plugins/ns/tool.py"],
+        "widgets.button": ["src/widgets/button.py"],
+      });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("poetry's packages (include, from) and hatch's wheel packages win over another folder of the same name", async () => {
+    const repo = await makeRepo({
+      "svc/pyproject.toml": "[tool.poetry]\nname = \"svc\"\npackages = [{ include = \"svc_core\", from = \"lib\" }]\n",
+      "svc/lib/svc_core/__init__.py": "",
+      "examples/svc_core/__init__.py": "",
+      "tool/pyproject.toml": "[tool.hatch.build.targets.wheel]\npackages = [\"source/hatched\"]\n",
+      "tool/source/hatched/__init__.py": "",
+      "tool/source/hatched/m.py": "",
+      "old/hatched/__init__.py": "",
+      "old/hatched/m.py": "",
+      "scripts/run.py": { imports: [imp("svc_core"), imp("hatched.m")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      // Without the declarations both names are ambiguous (two top-level packages each).
+      expect(unresolvedOf(graph, repo, "scripts/run.py")).toEqual({});
+      expect(targets(graph, repo, "scripts/run.py")).toEqual({ svc_core: ["svc/lib/svc_core/__init__.py"], "hatched.m": ["tool/source/hatched/m.py"] });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("setup.cfg: package_dir (= src, and a renamed package), packages = find: with where, and a listed packages line", async () => {
+    const repo = await makeRepo({
+      "legacy/setup.py": "",
+      "legacy/setup.cfg":
+        "[metadata]\nname = legacy\n\n[options]\npackage_dir =\n    = src\n    extra = third/extra_impl\npackages = find:\n\n[options.packages.find]\nwhere = src\n",
+      "legacy/src/oldpkg/__init__.py": "",
+      "other/oldpkg/__init__.py": "",
+      "legacy/third/extra_impl/__init__.py": "",
+      "legacy/third/extra_impl/x.py": "",
+      "flat/setup.cfg": "[options]\npackages = flatpkg, flatpkg.sub\n",
+      "flat/flatpkg/__init__.py": "",
+      "misc/flatpkg/__init__.py": "",
+      "scripts/use.py": { imports: [imp("oldpkg"), imp("extra.x"), imp("flatpkg")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(unresolvedOf(graph, repo, "scripts/use.py")).toEqual({});
+      expect(targets(graph, repo, "scripts/use.py")).toEqual({
+        oldpkg: ["legacy/src/oldpkg/__init__.py"],
+        "extra.x": ["legacy/third/extra_impl/x.py"],
+        flatpkg: ["flat/flatpkg/__init__.py"],
+      });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
 describe("Go", () => {
   test("module path from go.mod; a package is every non-test file of its folder; replace to a local folder", async () => {
     const repo = await makeRepo({
