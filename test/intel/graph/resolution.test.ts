@@ -498,6 +498,33 @@ describe("Go", () => {
   });
 });
 
+describe("Go workspaces", () => {
+  test("go.work use folders (a block and a single line) make each module's packages resolvable from the others", async () => {
+    const repo = await makeRepo({
+      "go.work": "go 1.22\n\nuse (\n  ./api // the API\n  ./shared\n)\nuse ./tools\n",
+      "api/go.mod": "module example.com/api\n",
+      "api/server/server.go": { imports: [imp("example.com/shared/auth"), imp("example.com/tools/gen"), imp("example.com/unused/x")] },
+      "shared/go.mod": "module example.com/shared\n",
+      "shared/auth/auth.go": "",
+      "tools/go.mod": "module example.com/tools\n",
+      "tools/gen/gen.go": "",
+      // Not listed in go.work and never prepared: its module is unknown, so its path is an external module.
+      "unused/go.mod": "module example.com/unused\n",
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "api/server/server.go")).toEqual({ "example.com/shared/auth": ["shared/auth/auth.go"], "example.com/tools/gen": ["tools/gen/gen.go"] });
+      expect(graph.externalsOf(repo.real("api/server/server.go"))).toEqual([{ package: "example.com/unused/x", builtin: false, files: 1, imports: 1 }]);
+      // Resolved alone (only its own go.mod prepared), the file still sees the workspace's modules.
+      const file = repo.index.get(repo.real("api/server/server.go"))!;
+      const alone = await graph.importsOf({ ...file, sha256: "changed" });
+      expect(alone.edges.map((edge) => path.relative(repo.root, edge.to))).toEqual(["shared/auth/auth.go", "tools/gen/gen.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
 describe("Go source tree (module std)", () => {
   test("dotless import paths are packages of the tree: net/http is the folder src/net/http, for std, cmd and the tree's other folders", async () => {
     const repo = await makeRepo({
