@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "no
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
-import { holdsProjectManifest, isSkippedDirectory } from "../src/syntax/detect.ts";
+import { isSkippedDirectory, outputDirectoryNames } from "../src/syntax/detect.ts";
 
 const run = promisify(execFile);
 
@@ -21,7 +21,7 @@ const COMPLETE_MARKER = ".ast-mcp-bench-corpus.json";
 /**
  * How a fetched tree is prepared; a corpus prepared another way is fetched again. 2: only the
  * folders the index itself skips are dropped (output folders only at a project root, so the Go
- * tree keeps src/go/build), and a Debian tree keeps its own folder name (django/, so the root's
+ * tree keeps src/go/build and src/cmd/dist), and a Debian tree keeps its own folder name (django/, so the root's
  * package is named as Django's imports name it).
  */
 const PREPARATION = 2;
@@ -125,11 +125,11 @@ function errorText(error: unknown): string {
  */
 export async function dropSkippedDirs(dir: string, isRoot = true): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const projectRoot = isRoot || holdsProjectManifest(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name));
+  const outputNames = outputDirectoryNames(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name), isRoot);
   for (const entry of entries) {
     if (!entry.isDirectory()) continue;
     const path = join(dir, entry.name);
-    if (isSkippedDirectory(entry.name, projectRoot)) await rm(path, { recursive: true, force: true });
+    if (isSkippedDirectory(entry.name, outputNames)) await rm(path, { recursive: true, force: true });
     else await dropSkippedDirs(path, false);
   }
 }

@@ -34,49 +34,56 @@ export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
 
 /**
  * Build-output and vendored-dependency folders. These names are also ordinary package names deeper
- * in a tree (the Go tree's `src/go/build`, a `dist` module of a library), so they are skipped only
- * where build tools put their output: beside a project manifest, or at an index root. Anywhere
- * else only `.gitignore` hides them.
+ * in a tree (the Go tree's `src/go/build` and `src/cmd/dist`, a `dist` module of a library), so
+ * they are skipped only where a build tool puts its output: beside the manifest of a tool that
+ * writes that folder (`target` beside Cargo.toml, `vendor` beside go.mod, `dist` beside
+ * package.json), and every one of them at an index root. Anywhere else only `.gitignore` hides them.
  */
 export const OUTPUT_DIRECTORY_NAMES: ReadonlySet<string> = new Set(["vendor", "dist", "build", "target", "coverage"]);
 
-/** Files whose folder is a project root: the build tools that write the output folders above read one of these. */
-const PROJECT_MANIFESTS: ReadonlySet<string> = new Set([
-  "package.json",
-  "go.mod",
-  "go.work",
-  "Cargo.toml",
-  "pyproject.toml",
-  "setup.py",
-  "setup.cfg",
-  "pom.xml",
-  "build.gradle",
-  "build.gradle.kts",
-  "settings.gradle",
-  "settings.gradle.kts",
-  "build.sbt",
-  "composer.json",
-  "Gemfile",
-  "mix.exs",
-  "Package.swift",
-  "CMakeLists.txt",
-  "pubspec.yaml",
-  "deno.json",
-  "deno.jsonc",
+const NO_OUTPUT: ReadonlySet<string> = new Set();
+
+/** Project manifest → the output folders its build tool writes beside it. */
+const OUTPUT_BESIDE_MANIFEST: ReadonlyMap<string, ReadonlySet<string>> = new Map<string, ReadonlySet<string>>([
+  ["package.json", new Set(["dist", "build", "coverage"])],
+  ["deno.json", new Set(["dist", "coverage"])],
+  ["deno.jsonc", new Set(["dist", "coverage"])],
+  ["go.mod", new Set(["vendor"])],
+  ["Cargo.toml", new Set(["target"])],
+  ["pom.xml", new Set(["target"])],
+  ["build.sbt", new Set(["target"])],
+  ["build.gradle", new Set(["build"])],
+  ["build.gradle.kts", new Set(["build"])],
+  ["settings.gradle", new Set(["build"])],
+  ["settings.gradle.kts", new Set(["build"])],
+  ["pyproject.toml", new Set(["build", "dist"])],
+  ["setup.py", new Set(["build", "dist"])],
+  ["setup.cfg", new Set(["build", "dist"])],
+  ["composer.json", new Set(["vendor"])],
+  ["Gemfile", new Set(["vendor"])],
+  ["CMakeLists.txt", new Set(["build"])],
+  ["pubspec.yaml", new Set(["build"])],
 ]);
 
-/** Whether a folder whose entries have these names is a project root (holds a project manifest). */
-export function holdsProjectManifest(entryNames: Iterable<string>): boolean {
-  for (const name of entryNames) if (PROJECT_MANIFESTS.has(name)) return true;
-  return false;
+/**
+ * The output folder names skipped among the subfolders of one folder: every one at an index root,
+ * else those of the manifests among `entryNames` (the folder's file names).
+ */
+export function outputDirectoryNames(entryNames: Iterable<string>, isIndexRoot: boolean): ReadonlySet<string> {
+  if (isIndexRoot) return OUTPUT_DIRECTORY_NAMES;
+  let found: Set<string> | undefined;
+  for (const name of entryNames) {
+    const output = OUTPUT_BESIDE_MANIFEST.get(name);
+    if (!output) continue;
+    found ??= new Set();
+    for (const folder of output) found.add(folder);
+  }
+  return found ?? NO_OUTPUT;
 }
 
-/**
- * The built-in skip for a subfolder named `name` of a folder that is (or is not) a project root
- * (an index root, or a folder holding a project manifest). `.gitignore` is applied besides this.
- */
-export function isSkippedDirectory(name: string, parentIsProjectRoot: boolean): boolean {
-  return SKIPPED_DIRECTORY_NAMES.has(name) || (parentIsProjectRoot && OUTPUT_DIRECTORY_NAMES.has(name));
+/** The built-in skip for a subfolder `name`, given its parent's outputDirectoryNames. `.gitignore` is applied besides this. */
+export function isSkippedDirectory(name: string, outputNames: ReadonlySet<string>): boolean {
+  return SKIPPED_DIRECTORY_NAMES.has(name) || outputNames.has(name);
 }
 
 /** Names that mark minified or bundled output. */

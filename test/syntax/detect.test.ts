@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { holdsProjectManifest, isSkippedDirectory, looksMinified, MINIFIED_DEFAULTS } from "../../src/syntax/index.ts";
+import { isSkippedDirectory, looksMinified, MINIFIED_DEFAULTS, outputDirectoryNames } from "../../src/syntax/index.ts";
 
 describe("looksMinified", () => {
   const bundle = `${"x".repeat(MINIFIED_DEFAULTS.lineChars)}\nshort\n`;
@@ -15,25 +15,32 @@ describe("looksMinified", () => {
 });
 
 describe("isSkippedDirectory", () => {
-  test("dependency and VCS folders are skipped at any depth; output folders only at a project root", () => {
-    for (const name of ["node_modules", ".git", "__pycache__", ".venv"]) {
-      expect(isSkippedDirectory(name, false)).toBe(true);
-      expect(isSkippedDirectory(name, true)).toBe(true);
-    }
-    for (const name of ["build", "dist", "target", "vendor", "coverage"]) {
-      expect(isSkippedDirectory(name, true)).toBe(true);
-      expect(isSkippedDirectory(name, false)).toBe(false);
-    }
-    expect(isSkippedDirectory("src", true)).toBe(false);
+  const skipped = (name: string, siblings: string[], isIndexRoot = false) => isSkippedDirectory(name, outputDirectoryNames(siblings, isIndexRoot));
+
+  test("dependency and VCS folders are skipped at any depth", () => {
+    for (const name of ["node_modules", ".git", "__pycache__", ".venv"]) expect(skipped(name, [])).toBe(true);
   });
 
-  test("a folder holding a manifest of a build tool is a project root; one holding only sources is not", () => {
-    expect(holdsProjectManifest(["README.md", "package.json"])).toBe(true);
-    expect(holdsProjectManifest(["go.mod", "net"])).toBe(true);
-    expect(holdsProjectManifest(["Cargo.toml"])).toBe(true);
-    expect(holdsProjectManifest(["build.gradle.kts"])).toBe(true);
-    expect(holdsProjectManifest(["pyproject.toml"])).toBe(true);
-    expect(holdsProjectManifest(["build.go", "doc.go", "read.go"])).toBe(false);
-    expect(holdsProjectManifest([])).toBe(false);
+  test("every output folder name is skipped at an index root; none deeper in a tree without a manifest (the Go tree's src/go/build)", () => {
+    for (const name of ["build", "dist", "target", "vendor", "coverage"]) {
+      expect(skipped(name, [], true)).toBe(true);
+      expect(skipped(name, ["build.go", "doc.go", "read.go"])).toBe(false);
+    }
+    expect(skipped("src", [], true)).toBe(false);
+  });
+
+  test("beside a manifest, the folders its build tool writes are skipped, and only those", () => {
+    expect(skipped("dist", ["README.md", "package.json"])).toBe(true);
+    expect(skipped("coverage", ["package.json"])).toBe(true);
+    expect(skipped("target", ["Cargo.toml"])).toBe(true);
+    expect(skipped("target", ["pom.xml"])).toBe(true);
+    expect(skipped("build", ["build.gradle.kts"])).toBe(true);
+    expect(skipped("build", ["pyproject.toml"])).toBe(true);
+    expect(skipped("vendor", ["go.mod"])).toBe(true);
+    // The Go tree's src/cmd holds go.mod (module cmd) beside cmd/dist, a package of the tree.
+    expect(skipped("dist", ["go.mod"])).toBe(false);
+    expect(skipped("vendor", ["package.json"])).toBe(false);
+    expect(skipped("target", ["package.json", "go.mod"])).toBe(false);
+    expect(skipped("target", ["package.json", "Cargo.toml"])).toBe(true);
   });
 });

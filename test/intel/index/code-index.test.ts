@@ -72,11 +72,13 @@ describe("walk: ignore files, built-in skips and limits", () => {
     expect(coverage.complete).toBe(true);
   });
 
-  test("output folder names are skipped beside a project manifest or at the root, not deeper in a tree (the Go tree's src/go/build)", async () => {
+  test("output folder names are skipped at the root or beside the manifest of a tool that writes them, not deeper in a tree (the Go tree's src/go/build, src/cmd/dist)", async () => {
     const f = await setUp();
     await f.write("src/go.mod", "module std\n");
     await f.write("src/go/build/build.go", "package build\nfunc Import() {}\n");
+    await f.write("src/cmd/go.mod", "module cmd\n");
     await f.write("src/cmd/dist/main.go", "package main\nfunc main() {}\n");
+    await f.write("src/cmd/vendor/golang.org/x/mod/mod.go", "package mod\n");
     await f.write("src/vendor/golang.org/x/net/idna/idna.go", "package idna\n");
     await f.write("web/package.json", "{}\n");
     await f.write("web/src/app.ts", "export function app() {}\n");
