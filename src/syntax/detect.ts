@@ -6,7 +6,7 @@ import { type LanguageId, LanguageOverrides, languageFromPath, languageOf } from
 import { supportsSyntaxTree } from "./grammars.ts";
 
 /** Dependency, cache and VCS folders: skipped by name at any depth (nothing in them is a project's own source). */
-export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
+const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
   "node_modules",
   "bower_components",
   "jspm_packages",
@@ -39,7 +39,7 @@ export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
  * writes that folder (`target` beside Cargo.toml, `vendor` beside go.mod, `dist` beside
  * package.json), and every one of them at an index root. Anywhere else only `.gitignore` hides them.
  */
-export const OUTPUT_DIRECTORY_NAMES: ReadonlySet<string> = new Set(["vendor", "dist", "build", "target", "coverage"]);
+const OUTPUT_DIRECTORY_NAMES: ReadonlySet<string> = new Set(["vendor", "dist", "build", "target", "coverage"]);
 
 const NO_OUTPUT: ReadonlySet<string> = new Set();
 

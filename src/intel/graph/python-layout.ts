@@ -8,13 +8,13 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 
 /** A folder top-level packages sit in (the folder a project puts on the import path); `names` limits which. */
-export interface PythonBase {
+interface PythonBase {
   directory: string;
   names?: ReadonlySet<string>;
 }
 
 /** A dotted package name placed in a folder of another name (`package-dir = {"acme" = "lib/impl"}`, a root that is a package). */
-export interface PythonAnchor {
+interface PythonAnchor {
   name: readonly string[];
   directory: string;
 }
