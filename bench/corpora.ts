@@ -8,8 +8,9 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
+import { isSkippedDirectory, outputDirectoryNames } from "../src/syntax/detect.ts";
 
 const run = promisify(execFile);
 
@@ -17,8 +18,13 @@ const run = promisify(execFile);
 const FETCH_TIMEOUT_MS = 10 * 60_000;
 /** Written last into a corpus directory: its presence means the fetch finished. */
 const COMPLETE_MARKER = ".ast-mcp-bench-corpus.json";
-/** Directory names every tool in the comparison must see alike: the index skips them by convention, so they are dropped from the copy. */
-const CONVENTIONALLY_SKIPPED_DIRS = new Set(["node_modules", "vendor", "dist", "build", "target", ".git"]);
+/**
+ * How a fetched tree is prepared; a corpus prepared another way is fetched again. 2: only the
+ * folders the index itself skips are dropped (output folders only at a project root, so the Go
+ * tree keeps src/go/build and src/cmd/dist), and a Debian tree keeps its own folder name (django/, so the root's
+ * package is named as Django's imports name it).
+ */
+const PREPARATION = 2;
 
 export type CorpusId = "ts" | "python" | "go";
 
@@ -113,13 +119,18 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Removes the conventionally skipped directories from a tree, so every tool compared sees the same files. */
-async function dropSkippedDirs(dir: string): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+/**
+ * Removes the folders the index skips by its built-in rule (the same function decides), so every
+ * tool compared sees the same files. `dir` is the corpus root, which the index treats as a project root.
+ */
+export async function dropSkippedDirs(dir: string, isRoot = true): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const outputNames = outputDirectoryNames(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name), isRoot);
+  for (const entry of entries) {
     if (!entry.isDirectory()) continue;
     const path = join(dir, entry.name);
-    if (CONVENTIONALLY_SKIPPED_DIRS.has(entry.name)) await rm(path, { recursive: true, force: true });
-    else await dropSkippedDirs(path);
+    if (isSkippedDirectory(entry.name, outputNames)) await rm(path, { recursive: true, force: true });
+    else await dropSkippedDirs(path, false);
   }
 }
 
@@ -167,8 +178,8 @@ export async function ensureCorpus(spec: CorpusSpec, progress: (text: string) =>
   const dir = join(cacheDir, "corpora", spec.id);
   const marker = join(dir, COMPLETE_MARKER);
   if (existsSync(marker)) {
-    const saved = JSON.parse(await readFile(marker, "utf8")) as { provenance: string[]; sources: string };
-    if (saved.sources === JSON.stringify(spec.sources)) return { spec, dir, provenance: saved.provenance };
+    const saved = JSON.parse(await readFile(marker, "utf8")) as { provenance: string[]; sources: string; preparation?: number };
+    if (saved.sources === JSON.stringify(spec.sources) && saved.preparation === PREPARATION) return { spec, dir, provenance: saved.provenance };
   }
   progress(`fetching corpus ${spec.id} into ${dir}`);
   await rm(dir, { recursive: true, force: true });
@@ -178,14 +189,14 @@ export async function ensureCorpus(spec: CorpusSpec, progress: (text: string) =>
   for (const source of spec.sources) {
     const workDir = await mkdtemp(join(cacheDir, "fetch-"));
     try {
-      const name = source.kind === "npm" ? source.spec.replace(/[@/]/g, (c) => (c === "@" ? "-" : "_")).replace(/^-/, "") : source.name;
+      const name = source.kind === "npm" ? source.spec.replace(/[@/]/g, (c) => (c === "@" ? "-" : "_")).replace(/^-/, "") : basename(source.keep);
       provenance.push(source.kind === "npm" ? await fetchNpm(source, workDir, join(dir, name)) : await fetchDebian(source, workDir, join(dir, name)));
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   }
   await dropSkippedDirs(dir);
-  await writeFile(marker, JSON.stringify({ provenance, sources: JSON.stringify(spec.sources), fetchedAt: new Date().toISOString() }, null, 2));
+  await writeFile(marker, JSON.stringify({ provenance, sources: JSON.stringify(spec.sources), preparation: PREPARATION, fetchedAt: new Date().toISOString() }, null, 2));
   return { spec, dir, provenance };
 }
 

@@ -5,20 +5,15 @@
 import { type LanguageId, LanguageOverrides, languageFromPath, languageOf } from "./language-names.ts";
 import { supportsSyntaxTree } from "./grammars.ts";
 
-/** Dependency, build-output, cache and VCS folders: skipped by name at any depth. */
-export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
+/** Dependency, cache and VCS folders: skipped by name at any depth (nothing in them is a project's own source). */
+const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
   "node_modules",
   "bower_components",
   "jspm_packages",
-  "vendor",
   ".git",
   ".hg",
   ".svn",
   ".jj",
-  "dist",
-  "build",
-  "target",
-  "coverage",
   ".next",
   ".nuxt",
   ".svelte-kit",
@@ -36,6 +31,60 @@ export const SKIPPED_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
   ".ruff_cache",
   "site-packages",
 ]);
+
+/**
+ * Build-output and vendored-dependency folders. These names are also ordinary package names deeper
+ * in a tree (the Go tree's `src/go/build` and `src/cmd/dist`, a `dist` module of a library), so
+ * they are skipped only where a build tool puts its output: beside the manifest of a tool that
+ * writes that folder (`target` beside Cargo.toml, `vendor` beside go.mod, `dist` beside
+ * package.json), and every one of them at an index root. Anywhere else only `.gitignore` hides them.
+ */
+const OUTPUT_DIRECTORY_NAMES: ReadonlySet<string> = new Set(["vendor", "dist", "build", "target", "coverage"]);
+
+const NO_OUTPUT: ReadonlySet<string> = new Set();
+
+/** Project manifest → the output folders its build tool writes beside it. */
+const OUTPUT_BESIDE_MANIFEST: ReadonlyMap<string, ReadonlySet<string>> = new Map<string, ReadonlySet<string>>([
+  ["package.json", new Set(["dist", "build", "coverage"])],
+  ["deno.json", new Set(["dist", "coverage"])],
+  ["deno.jsonc", new Set(["dist", "coverage"])],
+  ["go.mod", new Set(["vendor"])],
+  ["Cargo.toml", new Set(["target"])],
+  ["pom.xml", new Set(["target"])],
+  ["build.sbt", new Set(["target"])],
+  ["build.gradle", new Set(["build"])],
+  ["build.gradle.kts", new Set(["build"])],
+  ["settings.gradle", new Set(["build"])],
+  ["settings.gradle.kts", new Set(["build"])],
+  ["pyproject.toml", new Set(["build", "dist"])],
+  ["setup.py", new Set(["build", "dist"])],
+  ["setup.cfg", new Set(["build", "dist"])],
+  ["composer.json", new Set(["vendor"])],
+  ["Gemfile", new Set(["vendor"])],
+  ["CMakeLists.txt", new Set(["build"])],
+  ["pubspec.yaml", new Set(["build"])],
+]);
+
+/**
+ * The output folder names skipped among the subfolders of one folder: every one at an index root,
+ * else those of the manifests among `entryNames` (the folder's file names).
+ */
+export function outputDirectoryNames(entryNames: Iterable<string>, isIndexRoot: boolean): ReadonlySet<string> {
+  if (isIndexRoot) return OUTPUT_DIRECTORY_NAMES;
+  let found: Set<string> | undefined;
+  for (const name of entryNames) {
+    const output = OUTPUT_BESIDE_MANIFEST.get(name);
+    if (!output) continue;
+    found ??= new Set();
+    for (const folder of output) found.add(folder);
+  }
+  return found ?? NO_OUTPUT;
+}
+
+/** The built-in skip for a subfolder `name`, given its parent's outputDirectoryNames. `.gitignore` is applied besides this. */
+export function isSkippedDirectory(name: string, outputNames: ReadonlySet<string>): boolean {
+  return SKIPPED_DIRECTORY_NAMES.has(name) || outputNames.has(name);
+}
 
 /** Names that mark minified or bundled output. */
 const MINIFIED_NAME = /[.-]min\.(?:js|mjs|cjs|css)$|\.bundle\.js$/i;

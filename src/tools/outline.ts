@@ -12,7 +12,7 @@ import { LIMITS } from "../core/limits.ts";
 import { relativeInside, toPosix } from "../helpers/path-text.ts";
 import type { SymbolFact } from "../intel/facts/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
-import { SKIPPED_DIRECTORY_NAMES } from "../syntax/index.ts";
+import { isSkippedDirectory, outputDirectoryNames } from "../syntax/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { plural, toItemError, type ItemError } from "./common.ts";
 import { type Completeness, renderIncomplete } from "./completeness.ts";
@@ -204,9 +204,14 @@ async function walkOutsideIndex(
       if (!isItemFailure(error)) throw error;
       continue;
     }
+    // The index's rule: output folders are skipped only at a root or beside the manifest of a tool that writes them.
+    const outputNames = outputDirectoryNames(
+      listing.entries.filter((entry) => entry.kind !== "directory").map((entry) => entry.name),
+      context.workspace.roots.some((root) => root.real === current),
+    );
     for (const entry of listing.entries) {
       if (entry.kind === "directory") {
-        if (!SKIPPED_DIRECTORY_NAMES.has(entry.name)) queue.push(entry.real);
+        if (!isSkippedDirectory(entry.name, outputNames)) queue.push(entry.real);
         continue;
       }
       if (entry.kind !== "file") continue;

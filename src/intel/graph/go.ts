@@ -3,7 +3,9 @@
  * folders); an import path below a known module path names a folder, and the package is every
  * non-test .go file in it. `replace` directives with a local folder map another module path onto
  * that folder (outside the roots: reported, not read). Paths whose first element has no dot are
- * the standard library.
+ * the standard library: external, except inside the Go source tree itself, whose `src/go.mod` says
+ * `module std` and whose packages are imported without a module prefix (`net/http` is the folder
+ * `src/net/http`). Its sibling `module cmd` needs nothing special: its paths start with `cmd/`.
  */
 import path from "node:path";
 import type { ImportFact } from "../facts/types.ts";
@@ -44,6 +46,13 @@ function goWorkUses(text: string): string[] {
   return uses;
 }
 
+/** The module path of the Go source tree's standard library (GOROOT/src/go.mod). */
+const STANDARD_LIBRARY = "std";
+
+function isBelow(directory: string, real: string): boolean {
+  return real.startsWith(directory.endsWith(path.sep) ? directory : `${directory}${path.sep}`);
+}
+
 /** "github.com/owner/repo/sub" → "github.com/owner/repo"; short paths stay whole. */
 function externalModuleName(importPath: string): string {
   return importPath.split("/").slice(0, 3).join("/");
@@ -69,6 +78,11 @@ export class GoResolver implements LanguageResolver {
     const parsed = parseGoMod(text);
     const directory = path.dirname(real);
     if (parsed.module) this.#modules.set(parsed.module, { path: parsed.module, directory });
+    // src/cmd imports the standard library of the folder above it; load it even when no file of it is prepared.
+    if (parsed.module === "cmd") {
+      const parent = await this.#context.configs.read(path.join(path.dirname(directory), "go.mod"));
+      if (parent.status === "ok") await this.#loadGoMod(parent.real, parent.text);
+    }
     for (const replace of parsed.replaces) {
       const target = path.resolve(directory, replace.to);
       if (!this.#context.configs.inside(target)) {
@@ -81,6 +95,11 @@ export class GoResolver implements LanguageResolver {
 
   async #loadWorkspace(): Promise<void> {
     for (const root of this.#context.configs.workspace.roots) {
+      // A root at the top of a Go source tree: src/go.mod is the standard library every file of the tree imports.
+      for (const candidate of [path.join(root.real, "go.mod"), path.join(root.real, "src", "go.mod")]) {
+        const goMod = await this.#context.configs.read(candidate);
+        if (goMod.status === "ok" && parseGoMod(goMod.text).module === STANDARD_LIBRARY) await this.#loadGoMod(goMod.real, goMod.text);
+      }
       const work = await this.#context.configs.read(path.join(root.real, "go.work"));
       if (work.status !== "ok") continue;
       for (const use of goWorkUses(work.text)) {
@@ -102,6 +121,15 @@ export class GoResolver implements LanguageResolver {
     }
   }
 
+  /** A package is every non-test .go file of its folder. */
+  #packageFiles(directory: string): string[] {
+    return this.#context.table
+      .filesIn(directory)
+      .filter((candidate) => candidate.real.endsWith(".go") && !candidate.real.endsWith("_test.go"))
+      .map((candidate) => candidate.real)
+      .sort();
+  }
+
   async resolve(file: GraphFile, fact: ImportFact): Promise<Resolution> {
     await this.prepare([file]);
     const importPath = fact.specifier.replace(/^"|"$/g, "");
@@ -114,18 +142,24 @@ export class GoResolver implements LanguageResolver {
       const rest = importPath.slice(best.path.length).replace(/^\//, "");
       const directory = rest.length === 0 ? best.directory : path.join(best.directory, ...rest.split("/"));
       if (!this.#context.configs.inside(directory)) return unresolved("outside_roots", `${importPath} maps outside the roots`);
-      const targets = this.#context.table
-        .filesIn(directory)
-        .filter((candidate) => candidate.real.endsWith(".go") && !candidate.real.endsWith("_test.go"))
-        .map((candidate) => candidate.real)
-        .sort();
+      const targets = this.#packageFiles(directory);
       return targets.length > 0 ? { kind: "file", targets, via: "go_module" } : unresolved("not_found", `no Go files for package ${importPath}`);
     }
     if ([...this.#outsideReplacements].some((replaced) => importPath === replaced || importPath.startsWith(`${replaced}/`))) {
       return unresolved("outside_roots", `go.mod replaces ${importPath} with a folder outside the roots`);
     }
     const first = importPath.split("/")[0] ?? importPath;
-    if (!first.includes(".")) return { kind: "external", package: importPath, builtin: true };
+    if (!first.includes(".")) {
+      const std = this.#modules.get(STANDARD_LIBRARY);
+      if (std) {
+        const directory = path.join(std.directory, ...importPath.split("/"));
+        const targets = this.#packageFiles(directory);
+        if (targets.length > 0) return { kind: "file", targets, via: "go_module" };
+        // Inside the tree every standard package is a folder of it; elsewhere the toolchain's own copy is meant.
+        if (isBelow(std.directory, file.real)) return unresolved("not_found", `no Go files for standard package ${importPath} in ${STANDARD_LIBRARY}`);
+      }
+      return { kind: "external", package: importPath, builtin: true };
+    }
     return { kind: "external", package: externalModuleName(importPath), builtin: false };
   }
 }

@@ -4,11 +4,14 @@
  * `__init__.py`), the importer's own folder, every root and its `src/`, and any other folder that
  * holds a top-level package of that name. A module is `name.py`/`.pyi` or a package's
  * `__init__.py`; folders without one are namespace packages. `from pkg import sub` also depends on
- * the submodule `pkg/sub.py` when it exists.
+ * the submodule `pkg/sub.py` when it exists. A root that is itself a package (`__init__.py` at the
+ * root) is imported by the root folder's name, and packages a project declares in pyproject.toml or
+ * setup.cfg are looked up where it puts them, before any other folder of the same name.
  */
 import path from "node:path";
 import type { ImportFact } from "../facts/types.ts";
 import { type LanguageResolver, type ResolveContext, unresolved } from "./context.ts";
+import { type PythonLayout, pyprojectLayout, setupCfgLayout } from "./python-layout.ts";
 import type { GraphFile, Resolution } from "./types.ts";
 
 /** Top-level modules of the standard library (CPython 3.12), for the builtin flag on externals. */
@@ -50,6 +53,7 @@ function importedNames(fact: ImportFact, parsed: PythonSpecifier): string[] {
 export class PythonResolver implements LanguageResolver {
   readonly #context: ResolveContext;
   #topLevel: Map<string, string[]> | undefined;
+  #layout: Promise<PythonLayout> | undefined;
 
   constructor(context: ResolveContext) {
     this.#context = context;
@@ -93,21 +97,59 @@ export class PythonResolver implements LanguageResolver {
   }
 
   #targetsFrom(base: string, parsed: PythonSpecifier, names: string[]): string[] {
+    return this.#targetsAt(base, parsed.module, names);
+  }
+
+  #targetsAt(base: string, parts: readonly string[], names: string[]): string[] {
     const targets: string[] = [];
-    const module = this.moduleFile(base, parsed.module);
+    const module = this.moduleFile(base, parts);
     if (module) targets.push(module);
-    const location = parsed.module.length === 0 ? base : path.join(base, ...parsed.module);
+    const location = parts.length === 0 ? base : path.join(base, ...parts);
     // A namespace package (no __init__) still holds submodules.
     if (module || this.#context.table.isDirectory(location)) {
       for (const name of names) {
-        const submodule = this.moduleFile(base, [...parsed.module, name]);
+        const submodule = this.moduleFile(base, [...parts, name]);
         if (submodule && !targets.includes(submodule)) targets.push(submodule);
       }
     }
     return targets;
   }
 
+  /** Read once per graph build, before the first import resolves, so the order of files does not matter. */
+  async prepare(): Promise<void> {
+    await (this.#layout ??= this.#loadLayout());
+  }
+
+  /**
+   * Declared layouts of every project the index shows (a folder holding pyproject.toml, setup.cfg or
+   * setup.py, and each root), in path order, plus the roots that are packages themselves.
+   */
+  async #loadLayout(): Promise<PythonLayout> {
+    const layout: PythonLayout = { bases: [], anchors: [] };
+    const projects = new Set<string>(this.#context.configs.workspace.roots.map((root) => root.real));
+    for (const real of this.#context.table.byReal.keys()) {
+      if (/^(?:pyproject\.toml|setup\.cfg|setup\.py)$/.test(path.basename(real))) projects.add(path.dirname(real));
+    }
+    for (const directory of [...projects].sort()) {
+      for (const [name, parse] of [["pyproject.toml", pyprojectLayout], ["setup.cfg", setupCfgLayout]] as const) {
+        const read = await this.#context.configs.read(path.join(directory, name));
+        if (read.status !== "ok") continue;
+        const declared = parse(path.dirname(read.real), read.text);
+        // A declared folder outside the roots is never looked into.
+        layout.bases.push(...declared.bases.filter((base) => this.#context.configs.inside(base.directory)));
+        layout.anchors.push(...declared.anchors.filter((anchor) => this.#context.configs.inside(anchor.directory)));
+      }
+    }
+    for (const root of this.#context.configs.workspace.roots) {
+      if (!this.#isPackage(root.real)) continue;
+      // Imported by the folder's name: the one the user gave, and the real one when a link renames it.
+      for (const name of new Set([path.basename(root.path), path.basename(root.real)])) layout.anchors.push({ name: [name], directory: root.real });
+    }
+    return layout;
+  }
+
   async resolve(file: GraphFile, fact: ImportFact): Promise<Resolution> {
+    const layout = await (this.#layout ??= this.#loadLayout());
     const parsed = parsePythonSpecifier(fact.specifier);
     const names = importedNames(fact, parsed);
     const directory = path.dirname(file.real);
@@ -123,14 +165,34 @@ export class PythonResolver implements LanguageResolver {
     }
     const top = parsed.module[0];
     if (top === undefined) return unresolved("unsupported", "empty module name");
-    const preferred: string[] = [this.packageRoot(directory, file.rootReal), directory];
-    for (const root of this.#context.configs.workspace.roots) preferred.push(root.real, path.join(root.real, "src"));
     const tried = new Set<string>();
-    for (const base of preferred) {
-      if (tried.has(base)) continue;
+    const tryBase = (base: string): string[] => {
+      if (tried.has(base)) return [];
       tried.add(base);
-      const targets = this.#targetsFrom(base, parsed, names);
+      return this.#targetsFrom(base, parsed, names);
+    };
+    for (const base of [this.packageRoot(directory, file.rootReal), directory]) {
+      const targets = tryBase(base);
       if (targets.length > 0) return { kind: "file", targets, via: "python_absolute" };
+    }
+    // Declared and root packages: a named package (the longest name first) before a folder of packages.
+    const anchors = layout.anchors
+      .filter((anchor) => anchor.name.length <= parsed.module.length && anchor.name.every((part, at) => parsed.module[at] === part))
+      .sort((a, b) => b.name.length - a.name.length);
+    for (const anchor of anchors) {
+      const targets = this.#targetsAt(anchor.directory, parsed.module.slice(anchor.name.length), names);
+      if (targets.length > 0) return { kind: "file", targets, via: "python_absolute" };
+    }
+    for (const base of layout.bases) {
+      if (base.names && !base.names.has(top)) continue;
+      const targets = tryBase(base.directory);
+      if (targets.length > 0) return { kind: "file", targets, via: "python_absolute" };
+    }
+    for (const root of this.#context.configs.workspace.roots) {
+      for (const base of [root.real, path.join(root.real, "src")]) {
+        const targets = tryBase(base);
+        if (targets.length > 0) return { kind: "file", targets, via: "python_absolute" };
+      }
     }
     // Other folders holding a top-level package of this name; more than one is ambiguous.
     const matches: string[][] = [];

@@ -14,7 +14,7 @@ import { log } from "../../core/log.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
 import type { DirectoryEntry, Workspace } from "../../policy/workspace.ts";
 import { type ReadTarget, readBoundedSync, realTarget, resolvedTarget } from "../../policy/open.ts";
-import { hasExtension, isParseable, type LanguageDetector, SKIPPED_DIRECTORY_NAMES } from "../../syntax/index.ts";
+import { hasExtension, isParseable, isSkippedDirectory, type LanguageDetector, outputDirectoryNames } from "../../syntax/index.ts";
 import type { Coverage, IndexedFile, IndexSettings, SkippedCounts } from "./types.ts";
 import type { DirectoryWatcher } from "./watcher.ts";
 
@@ -293,10 +293,12 @@ export class IndexTree {
     const toWalk: Array<{ dir: DirState; recurse: "new" | "all" }> = [];
     let ignored = 0;
     let tooDeep = 0;
+    // Output folders (dist, build, vendor, …) are skipped only at an index root or beside the manifest of a tool that writes them.
+    const outputNames = outputDirectoryNames(listing.entries.filter((entry) => entry.kind !== "directory").map((entry) => entry.name), dir.parent === undefined);
     for (const entry of listing.entries) {
       const relative = childRelative(dir.relative, entry.name);
       if (entry.kind === "directory") {
-        if (SKIPPED_DIRECTORY_NAMES.has(entry.name) || isIgnored(dir.chain, relative, true)) {
+        if (isSkippedDirectory(entry.name, outputNames) || isIgnored(dir.chain, relative, true)) {
           ignored += 1;
           continue;
         }

@@ -3,7 +3,7 @@
  * files must be readable) and indexed with hand-built facts, so graph tests do not depend on the
  * extractors.
  */
-import { realpath } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../../src/helpers/hash.ts";
 import { languageFromPath, type LanguageId } from "../../../src/syntax/index.ts";
@@ -97,18 +97,24 @@ export interface Repo {
   cleanup(): Promise<void>;
 }
 
-export async function makeRepo(files: Record<string, FileSpec | string>, options: { rules?: ContextOptions["rules"]; extraRoots?: string[] } = {}): Promise<Repo> {
+export async function makeRepo(
+  files: Record<string, FileSpec | string>,
+  options: { rules?: ContextOptions["rules"]; extraRoots?: string[]; rootName?: string } = {},
+): Promise<Repo> {
   const temp = await makeTempDir("ast-mcp-graph-");
-  const root = await realpath(temp.dir);
+  // rootName: the root is a folder of that name inside the temp directory (a root named like a package).
+  const inRoot = (relative: string) => (options.rootName ? path.join(options.rootName, relative) : relative);
+  await mkdir(path.join(temp.dir, inRoot("")), { recursive: true });
+  const root = await realpath(path.join(temp.dir, inRoot("")));
   const index = new FakeIndex(root);
   const add = async (relative: string, spec: FileSpec | string) => {
     const normalized: FileSpec = typeof spec === "string" ? { content: spec } : spec;
     const content = normalized.content ?? `// ${relative}\n`;
-    await temp.write(relative, content);
+    await temp.write(inRoot(relative), content);
     index.put(relative, normalized, content);
   };
   for (const [relative, spec] of Object.entries(files)) await add(relative, spec);
-  const context = await makeContext([temp.dir, ...(options.extraRoots ?? [])], options.rules ? { rules: options.rules } : {});
+  const context = await makeContext([path.join(temp.dir, inRoot("")), ...(options.extraRoots ?? [])], options.rules ? { rules: options.rules } : {});
   return {
     temp,
     root,

@@ -354,6 +354,110 @@ describe("Python", () => {
   });
 });
 
+describe("Python layouts", () => {
+  test("a root that is itself a package is imported by its folder's name (root django/: from django.utils.crypto import …)", async () => {
+    const repo = await makeRepo(
+      {
+        "__init__.py": "",
+        "utils/__init__.py": "",
+        "utils/crypto.py": "",
+        "contrib/__init__.py": "",
+        "contrib/auth/__init__.py": "",
+        "contrib/auth/hashers.py": {
+          imports: [imp("django.utils.crypto", "import", ["get_random_string"]), imp("django.utils", "import", ["crypto"]), imp("django"), imp("djangoish.x")],
+        },
+      },
+      { rootName: "django" },
+    );
+    try {
+      expect(path.basename(repo.root)).toBe("django");
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "contrib/auth/hashers.py")).toEqual({
+        "django.utils.crypto": ["utils/crypto.py"],
+        "django.utils": ["utils/__init__.py", "utils/crypto.py"],
+        django: ["__init__.py"],
+      });
+      expect(graph.externalsOf(repo.real("contrib/auth/hashers.py"))).toEqual([{ package: "djangoish", builtin: false, files: 1, imports: 1 }]);
+      expect(graph.dependentsOf(repo.real("utils/crypto.py")).map((edge) => path.relative(repo.root, edge.from))).toEqual(["contrib/auth/hashers.py", "contrib/auth/hashers.py"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("pyproject.toml setuptools: package-dir renames a package, packages.find where adds folders (namespace packages too); src/ still works", async () => {
+    const repo = await makeRepo({
+      "pyproject.toml":
+        "[project]\nname = \"acme\"\n\n[tool.setuptools]\npackage-dir = { \"acme\" = \"lib/acme_impl\", \"\" = \"src\" }\n\n[tool.setuptools.packages.find]\nwhere = [\"src\", \"plugins\"]\n",
+      "lib/acme_impl/__init__.py": "",
+      "lib/acme_impl/core.py": "",
+      "src/widgets/__init__.py": "",
+      "src/widgets/button.py": "",
+      "plugins/ns/tool.py": "",
+      "app/main.py": { imports: [imp("acme.core"), imp("acme", "import", ["core"]), imp("ns.tool"), imp("widgets.button")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "app/main.py")).toEqual({
+        "acme.core": ["lib/acme_impl/core.py"],
+        acme: ["lib/acme_impl/__init__.py", "lib/acme_impl/core.py"],
+        "ns.tool": ["plugins/ns/tool.py"],
+        "widgets.button": ["src/widgets/button.py"],
+      });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("poetry's packages (include, from) and hatch's wheel packages win over another folder of the same name", async () => {
+    const repo = await makeRepo({
+      "svc/pyproject.toml": "[tool.poetry]\nname = \"svc\"\npackages = [{ include = \"svc_core\", from = \"lib\" }]\n",
+      "svc/lib/svc_core/__init__.py": "",
+      "examples/svc_core/__init__.py": "",
+      "tool/pyproject.toml": "[tool.hatch.build.targets.wheel]\npackages = [\"source/hatched\"]\n",
+      "tool/source/hatched/__init__.py": "",
+      "tool/source/hatched/m.py": "",
+      "old/hatched/__init__.py": "",
+      "old/hatched/m.py": "",
+      "scripts/run.py": { imports: [imp("svc_core"), imp("hatched.m")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      // Without the declarations both names are ambiguous (two top-level packages each).
+      expect(unresolvedOf(graph, repo, "scripts/run.py")).toEqual({});
+      expect(targets(graph, repo, "scripts/run.py")).toEqual({ svc_core: ["svc/lib/svc_core/__init__.py"], "hatched.m": ["tool/source/hatched/m.py"] });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("setup.cfg: package_dir (= src, and a renamed package), packages = find: with where, and a listed packages line", async () => {
+    const repo = await makeRepo({
+      "legacy/setup.py": "",
+      "legacy/setup.cfg":
+        "[metadata]\nname = legacy\n\n[options]\npackage_dir =\n    = src\n    extra = third/extra_impl\npackages = find:\n\n[options.packages.find]\nwhere = src\n",
+      "legacy/src/oldpkg/__init__.py": "",
+      "other/oldpkg/__init__.py": "",
+      "legacy/third/extra_impl/__init__.py": "",
+      "legacy/third/extra_impl/x.py": "",
+      "flat/setup.cfg": "[options]\npackages = flatpkg, flatpkg.sub\n",
+      "flat/flatpkg/__init__.py": "",
+      "misc/flatpkg/__init__.py": "",
+      "scripts/use.py": { imports: [imp("oldpkg"), imp("extra.x"), imp("flatpkg")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(unresolvedOf(graph, repo, "scripts/use.py")).toEqual({});
+      expect(targets(graph, repo, "scripts/use.py")).toEqual({
+        oldpkg: ["legacy/src/oldpkg/__init__.py"],
+        "extra.x": ["legacy/third/extra_impl/x.py"],
+        flatpkg: ["flat/flatpkg/__init__.py"],
+      });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
 describe("Go", () => {
   test("module path from go.mod; a package is every non-test file of its folder; replace to a local folder", async () => {
     const repo = await makeRepo({
@@ -388,6 +492,97 @@ describe("Go", () => {
         { package: "net/http", builtin: true, files: 1, imports: 1 },
         { package: "github.com/pkg/errors", builtin: false, files: 1, imports: 1 },
       ]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+describe("Go workspaces", () => {
+  test("go.work use folders (a block and a single line) make each module's packages resolvable from the others", async () => {
+    const repo = await makeRepo({
+      "go.work": "go 1.22\n\nuse (\n  ./api // the API\n  ./shared\n)\nuse ./tools\n",
+      "api/go.mod": "module example.com/api\n",
+      "api/server/server.go": { imports: [imp("example.com/shared/auth"), imp("example.com/tools/gen"), imp("example.com/unused/x")] },
+      "shared/go.mod": "module example.com/shared\n",
+      "shared/auth/auth.go": "",
+      "tools/go.mod": "module example.com/tools\n",
+      "tools/gen/gen.go": "",
+      // Not listed in go.work and never prepared: its module is unknown, so its path is an external module.
+      "unused/go.mod": "module example.com/unused\n",
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "api/server/server.go")).toEqual({ "example.com/shared/auth": ["shared/auth/auth.go"], "example.com/tools/gen": ["tools/gen/gen.go"] });
+      expect(graph.externalsOf(repo.real("api/server/server.go"))).toEqual([{ package: "example.com/unused/x", builtin: false, files: 1, imports: 1 }]);
+      // Resolved alone (only its own go.mod prepared), the file still sees the workspace's modules.
+      const file = repo.index.get(repo.real("api/server/server.go"))!;
+      const alone = await graph.importsOf({ ...file, sha256: "changed" });
+      expect(alone.edges.map((edge) => path.relative(repo.root, edge.to))).toEqual(["shared/auth/auth.go", "tools/gen/gen.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+describe("Go source tree (module std)", () => {
+  test("dotless import paths are packages of the tree: net/http is the folder src/net/http, for std, cmd and the tree's other folders", async () => {
+    const repo = await makeRepo({
+      "src/go.mod": "module std\n\ngo 1.19\n",
+      "src/net/http/server.go": "",
+      "src/net/http/server_test.go": "",
+      "src/strings/strings.go": "",
+      "src/database/sql/example_service_test.go": { imports: [imp("net/http"), imp("strings"), imp("nosuch/pkg"), imp("golang.org/x/net/idna")] },
+      "src/cmd/go.mod": "module cmd\n\ngo 1.19\n",
+      "src/cmd/go/internal/base/base.go": "",
+      "src/cmd/go/main.go": { imports: [imp("cmd/go/internal/base"), imp("strings")] },
+      "test/fixedbugs/issue1.go": { imports: [imp("strings"), imp("os")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "net/http": ["src/net/http/server.go"], strings: ["src/strings/strings.go"] });
+      expect(via(graph, repo, "src/database/sql/example_service_test.go", "net/http")).toBe("go_module");
+      // Inside the tree a standard package that is not there is missing, not the toolchain's.
+      expect(unresolvedOf(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "nosuch/pkg": "not_found" });
+      expect(graph.externalsOf(repo.real("src/database/sql/example_service_test.go"))).toEqual([{ package: "golang.org/x/net", builtin: false, files: 1, imports: 1 }]);
+      expect(targets(graph, repo, "src/cmd/go/main.go")).toEqual({ "cmd/go/internal/base": ["src/cmd/go/internal/base/base.go"], strings: ["src/strings/strings.go"] });
+      // GOROOT/test has no go.mod: its files import the tree's standard library too; what the tree lacks stays the toolchain's.
+      expect(targets(graph, repo, "test/fixedbugs/issue1.go")).toEqual({ strings: ["src/strings/strings.go"] });
+      expect(graph.externalsOf(repo.real("test/fixedbugs/issue1.go"))).toEqual([{ package: "os", builtin: true, files: 1, imports: 1 }]);
+      expect(graph.dependentsOf(repo.real("src/net/http/server.go")).map((edge) => path.relative(repo.root, edge.from))).toEqual(["src/database/sql/example_service_test.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("a file of src/cmd resolves standard packages on its own, with the tree below the root", async () => {
+    const repo = await makeRepo({
+      "go/src/go.mod": "module std\n",
+      "go/src/strings/strings.go": "",
+      "go/src/cmd/go.mod": "module cmd\n",
+      "go/src/cmd/go/main.go": { imports: [imp("strings")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      const file = repo.index.get(repo.real("go/src/cmd/go/main.go"))!;
+      // A changed file is resolved alone (fresh resolvers, only its own go.mod prepared).
+      const imports = await graph.importsOf({ ...file, sha256: "changed" });
+      expect(imports.edges.map((edge) => path.relative(repo.root, edge.to))).toEqual(["go/src/strings/strings.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("the same tree under an ordinary module path still treats dotless paths as the toolchain's", async () => {
+    const repo = await makeRepo({
+      "go.mod": "module example.com/m\n",
+      "strings/strings.go": "",
+      "main.go": { imports: [imp("strings"), imp("example.com/m/strings")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "main.go")).toEqual({ "example.com/m/strings": ["strings/strings.go"] });
+      expect(graph.externalsOf(repo.real("main.go"))).toEqual([{ package: "strings", builtin: true, files: 1, imports: 1 }]);
     } finally {
       await repo.cleanup();
     }

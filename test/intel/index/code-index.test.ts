@@ -73,6 +73,32 @@ describe("walk: ignore files, built-in skips and limits", () => {
     expect(coverage.complete).toBe(true);
   });
 
+  test("output folder names are skipped at the root or beside the manifest of a tool that writes them, not deeper in a tree (the Go tree's src/go/build, src/cmd/dist)", async () => {
+    const f = await setUp();
+    await f.write("src/go.mod", "module std\n");
+    await f.write("src/go/build/build.go", "package build\nfunc Import() {}\n");
+    await f.write("src/cmd/go.mod", "module cmd\n");
+    await f.write("src/cmd/dist/main.go", "package main\nfunc main() {}\n");
+    await f.write("src/cmd/vendor/golang.org/x/mod/mod.go", "package mod\n");
+    await f.write("src/vendor/golang.org/x/net/idna/idna.go", "package idna\n");
+    await f.write("web/package.json", "{}\n");
+    await f.write("web/src/app.ts", "export function app() {}\n");
+    await f.write("web/dist/app.js", "function app() {}\n");
+    await f.write("web/coverage/lcov.js", "function lcov() {}\n");
+    await f.write("tools/dist/tool.ts", "export function tool() {}\n");
+    // .gitignore still hides one anywhere.
+    await f.write(".gitignore", "/lib/target/\n");
+    await f.write("lib/target/t.ts", "export function t() {}\n");
+    const index = f.index();
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["src/cmd/dist/main.go", "src/go/build/build.go", "tools/dist/tool.ts", "web/package.json", "web/src/app.ts"]);
+
+    // A manifest appearing makes the folder a project root: its dist/ leaves the index.
+    await f.write("tools/package.json", "{}\n");
+    await index.ensureFresh();
+    expect(indexedPaths(index)).toEqual(["src/cmd/dist/main.go", "src/go/build/build.go", "tools/package.json", "web/package.json", "web/src/app.ts"]);
+  });
+
   test("files over max_file_bytes and beyond max_files are counted and make the coverage incomplete", async () => {
     const f = await setUp();
     await f.write("b-big.ts", `export const data = "${"x".repeat(5000)}";\n`);
