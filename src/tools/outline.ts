@@ -55,22 +55,36 @@ export function budgetCut(limitedBy: BudgetLimit | null, next: string | null, ma
   return [next === null ? key : `${key}: ${next}`];
 }
 
-/** Symbols an outline shows: locals only with `private`, private members only with `private`. */
+/**
+ * Symbols an outline shows: locals only with `private`, private members only with `private`. Members
+ * follow their parent wherever they are declared (a Go method sits under its receiver type, not under
+ * the function before it); a member whose parent is declared in another file stands at the top level.
+ */
 export function visibleSymbols(symbols: readonly SymbolFact[], includePrivate: boolean): Array<{ symbol: SymbolFact; depth: number }> {
-  const shown = new Map<string, number>();
-  const out: Array<{ symbol: SymbolFact; depth: number }> = [];
+  const declared = new Set(symbols.map((symbol) => symbol.qualifiedName));
+  const children = new Map<string, SymbolFact[]>();
+  const roots: SymbolFact[] = [];
   for (const symbol of symbols) {
-    if (!includePrivate && (symbol.local === true || symbol.visibility === "private")) continue;
-    let depth = 0;
-    if (symbol.parent !== undefined) {
-      const parentDepth = shown.get(symbol.parent);
-      // A member of a hidden symbol is hidden with it.
-      if (parentDepth === undefined && !includePrivate) continue;
-      depth = (parentDepth ?? 0) + 1;
+    if (symbol.parent === undefined || symbol.parent === symbol.qualifiedName || !declared.has(symbol.parent)) {
+      roots.push(symbol);
+      continue;
     }
-    shown.set(symbol.qualifiedName, depth);
-    out.push({ symbol, depth });
+    const siblings = children.get(symbol.parent);
+    if (siblings) siblings.push(symbol);
+    else children.set(symbol.parent, [symbol]);
   }
+  const out: Array<{ symbol: SymbolFact; depth: number }> = [];
+  // Overloads share a qualified name: their members are listed once, under the first.
+  const expanded = new Set<string>();
+  const visit = (symbol: SymbolFact, depth: number) => {
+    // A member of a hidden symbol is hidden with it.
+    if (!includePrivate && (symbol.local === true || symbol.visibility === "private")) return;
+    out.push({ symbol, depth });
+    if (expanded.has(symbol.qualifiedName)) return;
+    expanded.add(symbol.qualifiedName);
+    for (const child of children.get(symbol.qualifiedName) ?? []) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
   return out;
 }
 

@@ -86,6 +86,13 @@ beforeAll(async () => {
     "go/shapes/shapes.go",
     "package shapes\n\n// Area of a circle.\nfunc Area(r float64) float64 { return 3.14 * r * r }\n\nfunc internal() {}\n\ntype Circle struct {\n\tRadius float64\n\tname   string\n}\n",
   );
+  // A Go package whose methods sit apart from their type, one of them in another file, with a test file.
+  await temp.write(
+    "go/store/store.go",
+    "package store\n\n// Store keeps things.\ntype Store struct {\n\tItems []string\n}\n\n// New makes a store.\nfunc New() *Store { return &Store{} }\n\nfunc helper() {}\n\n// Add adds one.\nfunc (s *Store) Add(item string) { s.Items = append(s.Items, item) }\n",
+  );
+  await temp.write("go/store/more.go", "package store\n\n// Len counts.\nfunc (s *Store) Len() int { return len(s.Items) }\n\nfunc (s *Store) reset() {}\n");
+  await temp.write("go/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) { New().Add(\"x\") }\n");
   await temp.write("docs/README.md", "# Many\n");
   for (let i = 0; i < 40; i++) {
     await temp.write(
@@ -178,6 +185,30 @@ describe("map", () => {
     expect(file.symbols.length).toBeLessThan(file.symbolsTotal);
     expect(file.symbolsTotal).toBe(600);
     expect(mapTool.render(result)).toContain(`${600 - file.symbols.length} more symbols not shown`);
+  });
+});
+
+describe("map of Go", () => {
+  test("methods are listed under their receiver type, not under the function declared before them", async () => {
+    const result = await runTool(mapTool, { paths: ["go/store/store.go"] }, context);
+    expect(result.files[0].symbols.map((symbol: { qualifiedName: string; depth: number }) => [symbol.qualifiedName, symbol.depth])).toEqual([
+      ["Store", 0],
+      ["Store.Items", 1],
+      ["Store.Add", 1],
+      ["New", 0],
+      ["helper", 0],
+    ]);
+    const text = mapTool.render(result);
+    expect(text.indexOf("func (s *Store) Add")).toBeLessThan(text.indexOf("func New()"));
+  });
+
+  test("a method whose receiver type is declared in another file of the package is still listed", async () => {
+    const result = await runTool(mapTool, { paths: ["go/store/more.go"] }, context);
+    expect(result.files[0].symbols.map((symbol: { qualifiedName: string; depth: number }) => [symbol.qualifiedName, symbol.depth])).toEqual([
+      ["Store.Len", 0],
+      ["Store.reset", 0],
+    ]);
+    expect(mapTool.render(result)).toContain("  L4 func (s *Store) Len() int  — Len counts.");
   });
 });
 
