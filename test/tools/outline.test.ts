@@ -9,7 +9,7 @@ import { indexTool } from "../../src/tools/index-tool.ts";
 import { mapTool } from "../../src/tools/map.ts";
 import { showTool } from "../../src/tools/show.ts";
 import { surfaceTool } from "../../src/tools/surface.ts";
-import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 
 let temp: TempDir;
 let cache: TempDir;
@@ -304,6 +304,40 @@ describe("surface", () => {
     expect(go.entries.map((entry: { name: string }) => entry.name).sort()).toEqual(["Area", "Circle"]);
     const circle = go.entries.find((entry: { name: string }) => entry.name === "Circle");
     expect(circle.members.map((member: { name: string }) => member.name)).toEqual(["Radius"]);
+  });
+});
+
+describe("surface of a Go package", () => {
+  test("entries are grouped under the file that declares them, and test files are left out", async () => {
+    const result = await runTool(surfaceTool, { path: "go/store" }, context);
+    expect(result.files).toEqual(["go/store/more.go", "go/store/store.go"]);
+    expect(result.testFiles).toEqual(["go/store/store_test.go"]);
+    expect(result.entries.map((entry: { name: string; file: string }) => [entry.file, entry.name])).toEqual([
+      ["go/store/store.go", "Store"],
+      ["go/store/store.go", "New"],
+    ]);
+    const text = surfaceTool.render(result);
+    expect(text).toContain("go/store: 2 public names across 2 files (1 test file left out)\n  go/store/store.go\n    L4-6 type Store struct");
+    expect(text).not.toContain("TestAdd");
+  });
+
+  test("a method declared in another file of the package is a member of its receiver type, with its file", async () => {
+    const result = await runTool(surfaceTool, { path: "go/store" }, context);
+    const store = result.entries.find((entry: { name: string }) => entry.name === "Store");
+    expect(store.members).toEqual([
+      { name: "Items", kind: "field", signature: "Items []string", startLine: 5, endLine: 5 },
+      expect.objectContaining({ name: "Add", kind: "method", startLine: 14 }),
+      expect.objectContaining({ name: "Len", kind: "method", startLine: 4, path: "go/store/more.go" }),
+    ]);
+    expect(surfaceTool.render(result)).toContain("      go/store/more.go L4 func (s *Store) Len() int");
+  });
+
+  test("a folder of test files only says so and how to list one", async () => {
+    await temp.write("go/onlytests/a_test.go", "package onlytests\n\nfunc TestA() {}\n");
+    const error = await toolFailure(runTool(surfaceTool, { path: "go/onlytests" }, context));
+    expect(error.code).toBe("file_not_found");
+    expect(error.message).toContain("but 1 test file");
+    expect(error.hint).toContain("go/onlytests/a_test.go");
   });
 });
 
