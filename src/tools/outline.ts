@@ -45,12 +45,17 @@ export const Cut = z.object({
 export type BudgetLimit = "maxTokens" | "outputLimit" | "maxFiles";
 
 /** The limit that cut an answer to its budget, as the completeness pair names it, with how to get the rest. */
-export function budgetCut(limitedBy: BudgetLimit | null, next: string | null, maxTokens: number): string[] {
+export function budgetCut(
+  limitedBy: BudgetLimit | null,
+  next: string | null,
+  maxTokens: number,
+  maxFilesKey: string = `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
+): string[] {
   if (limitedBy === null) return [];
   const key = {
     maxTokens: `maxTokens = ${maxTokens}`,
     outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
-    maxFiles: `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
+    maxFiles: maxFilesKey,
   }[limitedBy];
   return [next === null ? key : `${key}: ${next}`];
 }
@@ -153,7 +158,7 @@ function globMatcher(glob: string | undefined): ((relative: string) => boolean) 
   return picomatch(glob, { dot: true, basename: !glob.includes("/") });
 }
 
-export async function collectFiles(context: ToolContext, paths: readonly string[], glob: string | undefined): Promise<Collected> {
+export async function collectFiles(context: ToolContext, paths: readonly string[], glob: string | undefined, maxFiles: number = LIMITS.intel.outline.maxFiles): Promise<Collected> {
   const index = context.services.indexes.forContext(context);
   const matches = globMatcher(glob);
   const collected: Collected = { files: [], failed: [], coverage: undefined, overMaxFiles: 0 };
@@ -161,7 +166,7 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
   const add = (file: IndexedFile) => {
     if (seen.has(file.real)) return;
     seen.add(file.real);
-    if (collected.files.length >= LIMITS.intel.outline.maxFiles) collected.overMaxFiles += 1;
+    if (collected.files.length >= maxFiles) collected.overMaxFiles += 1;
     else collected.files.push({ file });
   };
   for (const input of paths) {
@@ -189,7 +194,7 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       }
     } else {
       // A directory the walk leaves out (ignored, node_modules, …) was asked for by name: walk it here.
-      await walkOutsideIndex(context, index, resolved, matches, add, collected);
+      await walkOutsideIndex(context, index, resolved, matches, add, collected, maxFiles);
     }
   }
   return collected;
@@ -206,9 +211,10 @@ async function walkOutsideIndex(
   matches: ((relative: string) => boolean) | undefined,
   add: (file: IndexedFile) => void,
   collected: Collected,
+  maxFiles: number,
 ): Promise<void> {
   const queue = [directory.real];
-  while (queue.length > 0 && collected.files.length < LIMITS.intel.outline.maxFiles) {
+  while (queue.length > 0 && collected.files.length < maxFiles) {
     context.signal.throwIfAborted();
     const current = queue.shift()!;
     let listing;
