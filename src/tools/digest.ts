@@ -53,6 +53,8 @@ const ORDER = "folders with the most public declarations first, test folders and
 
 /** Member names listed per type before "+N". */
 const DIGEST_MEMBERS = 12;
+/** Types, functions, values or re-exports a file's line names before "+N". */
+const DIGEST_NAMES = 24;
 /** Main declarations named per folder. */
 const MAIN_DECLARATIONS = 4;
 /** Top-level folders the summary lists before "+N more". */
@@ -82,15 +84,19 @@ function digestFile(file: IndexedFile): DigestFileOut {
     reexports: [],
   };
   const declared = new Set(top.map((symbol) => symbol.name));
+  // Overloads and merged declarations are one name.
+  const named = new Set<string>();
   for (const exported of file.facts.exportedNames) {
     const label = exported.name === "*" && exported.from !== undefined ? `* from ${exported.from}` : exported.name;
     if (!declared.has(exported.name) && !out.reexports.includes(label)) out.reexports.push(label);
   }
   for (const symbol of top) {
     if (CONTAINER_KINDS.has(symbol.kind)) {
-      const members = file.facts.symbols.filter((member) => member.parent === symbol.qualifiedName && isPublic(member) && member.visibility !== "protected").map((member) =>
-        member.name
-      );
+      const members = [
+        ...new Set(
+          file.facts.symbols.filter((member) => member.parent === symbol.qualifiedName && isPublic(member) && member.visibility !== "protected").map((member) => member.name),
+        ),
+      ];
       out.types.push({
         name: symbol.name,
         kind: symbol.kind,
@@ -99,24 +105,35 @@ function digestFile(file: IndexedFile): DigestFileOut {
         moreMembers: Math.max(0, members.length - DIGEST_MEMBERS),
       });
     } else if (symbol.kind === "function" || symbol.kind === "macro" || symbol.kind === "method") {
-      out.functions.push(symbol.parent === undefined ? symbol.name : symbol.qualifiedName);
+      const label = symbol.parent === undefined ? symbol.name : symbol.qualifiedName;
+      if (!named.has(label)) out.functions.push(label);
+      named.add(label);
     } else if (symbol.kind !== "heading" && symbol.kind !== "key") {
-      out.values.push(symbol.name);
+      if (!named.has(symbol.name)) out.values.push(symbol.name);
+      named.add(symbol.name);
     }
   }
   return out;
 }
 
+/** "a, b, c, +7": the first names of a list, so one long file cannot take a page. */
+function firstNames(names: readonly string[], more = 0): string {
+  const shown = names.slice(0, DIGEST_NAMES);
+  const rest = names.length - shown.length + more;
+  return `${shown.join(", ")}${rest > 0 ? `, +${rest}` : ""}`;
+}
+
 function renderDigestFile(file: DigestFileOut, directory: string): string {
   const name = directory === "." || directory === "" ? file.path : file.path.startsWith(`${directory}/`) ? file.path.slice(directory.length + 1) : file.path;
   const parts: string[] = [];
-  for (const type of file.types) {
-    const members = type.members.length > 0 ? ` { ${type.members.join(", ")}${type.moreMembers > 0 ? `, +${type.moreMembers}` : ""} }` : "";
+  for (const type of file.types.slice(0, DIGEST_NAMES)) {
+    const members = type.members.length > 0 ? ` { ${firstNames(type.members, type.moreMembers)} }` : "";
     parts.push(`${type.kind} ${type.name}${members}`);
   }
-  if (file.functions.length > 0) parts.push(`fn ${file.functions.join(", ")}`);
-  if (file.values.length > 0) parts.push(`${file.values.join(", ")}`);
-  if (file.reexports.length > 0) parts.push(`re-exports ${file.reexports.join(", ")}`);
+  if (file.types.length > DIGEST_NAMES) parts.push(`+${plural(file.types.length - DIGEST_NAMES, "more type")}`);
+  if (file.functions.length > 0) parts.push(`fn ${firstNames(file.functions)}`);
+  if (file.values.length > 0) parts.push(firstNames(file.values));
+  if (file.reexports.length > 0) parts.push(`re-exports ${firstNames(file.reexports)}`);
   const errors = file.parseErrors > 0 ? ` (${plural(file.parseErrors, "parse error")})` : "";
   return `  ${name}${errors}: ${parts.length > 0 ? parts.join(" · ") : "—"}`;
 }

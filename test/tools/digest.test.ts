@@ -29,6 +29,10 @@ beforeAll(async () => {
   await temp.write("lib/src/store/more.go", "package store\n\nfunc (s *Store) Len() int { return 0 }\n");
   for (let index = 0; index < 30; index++) await temp.write(`wide/big/file${String(index).padStart(2, "0")}.ts`, functions(`big${index}_`, 5));
   await temp.write("wide/small/one.ts", "export const one = 1;\n");
+  await temp.write(
+    "names/many.ts",
+    `${functions("n", 40)}export function over(a: string): string;\nexport function over(a: number): number;\nexport function over(a: unknown): unknown {\n  return a;\n}\n`,
+  );
   for (let index = 0; index < 24; index++) await temp.write(`many/d${String(index).padStart(2, "0")}/file.ts`, functions(`f${index}_`, 5));
   context = await makeContext([temp.dir]);
 });
@@ -80,6 +84,14 @@ describe("digest of a root", () => {
 });
 
 describe("digest within its budget", () => {
+  test("a file's line names its first 24 functions and counts the rest; overloads are one name", async () => {
+    const result = await runTool(digestTool, { paths: ["names"] }, context);
+    expect(result.directories[0].files[0].functions).toHaveLength(41);
+    expect(result.directories[0].files[0].functions.filter((name: string) => name === "over")).toEqual(["over"]);
+    expect(digestTool.render(result)).toContain("  many.ts: fn n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12, n13, n14, n15, n16, n17, n18, n19, n20, n21, n22, n23, +17");
+    expect(digestTool.render(result)).not.toContain("n24");
+  });
+
   test("a folder that does not fit is shortened to one line with its main declarations, and the listing goes on", async () => {
     const result = await runTool(digestTool, { paths: ["wide"], maxTokens: 400 }, context);
     expect(result.directories.map((directory: { path: string; shortened: boolean }) => [directory.path, directory.shortened])).toEqual([
