@@ -341,7 +341,7 @@ export const digestTool = defineTool({
     order: z.string().describe("The order folders are listed in."),
     base: z.string().describe("The deepest folder holding every matched file; folders are the level below it."),
     folders: z.array(DigestFolder).describe("First page only: the first level of folders below base, with totals (stub folders left out)."),
-    foldersTotal: z.number().int().describe("Top-level folders with declarations (folders lists the first of them)."),
+    foldersTotal: z.number().int().describe("First page only: top-level folders with declarations (folders lists the first of them)."),
     directories: z.array(DigestDirectory),
     stubFolders: z.array(z.string()).describe(`First page only: folders whose files declare nothing (first ${LIMITS.batchPaths}); not listed.`),
     stubFolderCount: z.number().int(),
@@ -405,7 +405,11 @@ export const digestTool = defineTool({
           folders.push(shown);
         }
       }
-      if (stubs.length > 0) tokens += lineCost(renderStubs(stubs.length, stubs));
+      if (stubs.length > 0) {
+        const line = renderStubs(stubs.length, stubs);
+        tokens += lineCost(line);
+        chars += line.length + 1;
+      }
     }
 
     const directories: DigestDirectoryOut[] = [];
