@@ -214,8 +214,10 @@ export const LIMITS = {
       maxTokensCeiling: 100_000,
       /** Symbol names one show call may ask for. */
       maxSymbols: 50,
-      /** Files matched by one map/digest call before the rest is cut (and said so). */
+      /** Files matched by one map call before the rest is cut (and said so). */
       maxFiles: 5000,
+      /** Files one digest summarises (it pages on with a cursor, so a whole tree fits; the rest is cut and said so). */
+      digestMaxFiles: 50_000,
       /** file_read mode "auto" returns the outline instead of text for source files larger than this. */
       autoOutlineBytes: 32 * KiB,
       /** Characters of a rendered signature before it is cut. */

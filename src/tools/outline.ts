@@ -45,32 +45,51 @@ export const Cut = z.object({
 export type BudgetLimit = "maxTokens" | "outputLimit" | "maxFiles";
 
 /** The limit that cut an answer to its budget, as the completeness pair names it, with how to get the rest. */
-export function budgetCut(limitedBy: BudgetLimit | null, next: string | null, maxTokens: number): string[] {
+export function budgetCut(
+  limitedBy: BudgetLimit | null,
+  next: string | null,
+  maxTokens: number,
+  maxFilesKey: string = `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
+): string[] {
   if (limitedBy === null) return [];
   const key = {
     maxTokens: `maxTokens = ${maxTokens}`,
     outputLimit: `output limit = ${LIMITS.output.maxTextChars} characters`,
-    maxFiles: `outline.maxFiles = ${LIMITS.intel.outline.maxFiles}`,
+    maxFiles: maxFilesKey,
   }[limitedBy];
   return [next === null ? key : `${key}: ${next}`];
 }
 
-/** Symbols an outline shows: locals only with `private`, private members only with `private`. */
+/**
+ * Symbols an outline shows: locals only with `private`, private members only with `private`. Members
+ * follow their parent wherever they are declared (a Go method sits under its receiver type, not under
+ * the function before it); a member whose parent is declared in another file stands at the top level.
+ */
 export function visibleSymbols(symbols: readonly SymbolFact[], includePrivate: boolean): Array<{ symbol: SymbolFact; depth: number }> {
-  const shown = new Map<string, number>();
-  const out: Array<{ symbol: SymbolFact; depth: number }> = [];
+  const declared = new Set(symbols.map((symbol) => symbol.qualifiedName));
+  const children = new Map<string, SymbolFact[]>();
+  const roots: SymbolFact[] = [];
   for (const symbol of symbols) {
-    if (!includePrivate && (symbol.local === true || symbol.visibility === "private")) continue;
-    let depth = 0;
-    if (symbol.parent !== undefined) {
-      const parentDepth = shown.get(symbol.parent);
-      // A member of a hidden symbol is hidden with it.
-      if (parentDepth === undefined && !includePrivate) continue;
-      depth = (parentDepth ?? 0) + 1;
+    if (symbol.parent === undefined || symbol.parent === symbol.qualifiedName || !declared.has(symbol.parent)) {
+      roots.push(symbol);
+      continue;
     }
-    shown.set(symbol.qualifiedName, depth);
-    out.push({ symbol, depth });
+    const siblings = children.get(symbol.parent);
+    if (siblings) siblings.push(symbol);
+    else children.set(symbol.parent, [symbol]);
   }
+  const out: Array<{ symbol: SymbolFact; depth: number }> = [];
+  // Overloads share a qualified name: their members are listed once, under the first.
+  const expanded = new Set<string>();
+  const visit = (symbol: SymbolFact, depth: number) => {
+    // A member of a hidden symbol is hidden with it.
+    if (!includePrivate && (symbol.local === true || symbol.visibility === "private")) return;
+    out.push({ symbol, depth });
+    if (expanded.has(symbol.qualifiedName)) return;
+    expanded.add(symbol.qualifiedName);
+    for (const child of children.get(symbol.qualifiedName) ?? []) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
   return out;
 }
 
@@ -139,7 +158,7 @@ function globMatcher(glob: string | undefined): ((relative: string) => boolean) 
   return picomatch(glob, { dot: true, basename: !glob.includes("/") });
 }
 
-export async function collectFiles(context: ToolContext, paths: readonly string[], glob: string | undefined): Promise<Collected> {
+export async function collectFiles(context: ToolContext, paths: readonly string[], glob: string | undefined, maxFiles: number = LIMITS.intel.outline.maxFiles): Promise<Collected> {
   const index = context.services.indexes.forContext(context);
   const matches = globMatcher(glob);
   const collected: Collected = { files: [], failed: [], coverage: undefined, overMaxFiles: 0 };
@@ -147,7 +166,7 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
   const add = (file: IndexedFile) => {
     if (seen.has(file.real)) return;
     seen.add(file.real);
-    if (collected.files.length >= LIMITS.intel.outline.maxFiles) collected.overMaxFiles += 1;
+    if (collected.files.length >= maxFiles) collected.overMaxFiles += 1;
     else collected.files.push({ file });
   };
   for (const input of paths) {
@@ -175,7 +194,7 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       }
     } else {
       // A directory the walk leaves out (ignored, node_modules, …) was asked for by name: walk it here.
-      await walkOutsideIndex(context, index, resolved, matches, add, collected);
+      await walkOutsideIndex(context, index, resolved, matches, add, collected, maxFiles);
     }
   }
   return collected;
@@ -192,9 +211,10 @@ async function walkOutsideIndex(
   matches: ((relative: string) => boolean) | undefined,
   add: (file: IndexedFile) => void,
   collected: Collected,
+  maxFiles: number,
 ): Promise<void> {
   const queue = [directory.real];
-  while (queue.length > 0 && collected.files.length < LIMITS.intel.outline.maxFiles) {
+  while (queue.length > 0 && collected.files.length < maxFiles) {
     context.signal.throwIfAborted();
     const current = queue.shift()!;
     let listing;

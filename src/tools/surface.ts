@@ -11,13 +11,21 @@ import { openImportGraph } from "./graph-common.ts";
 import { budgetCut, budgetOf, clip, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
 import { Completeness, completeness } from "./completeness.ts";
 
-const SurfaceMember = z.object({ name: z.string(), kind: z.string(), signature: z.string(), startLine: z.number().int(), endLine: z.number().int() });
+const SurfaceMember = z.object({
+  name: z.string(),
+  kind: z.string(),
+  signature: z.string(),
+  startLine: z.number().int(),
+  endLine: z.number().int(),
+  path: z.string().optional().describe("The file that declares it, when not the file of its type (a Go method declared in another file of the package)."),
+});
 
 const SurfaceEntrySchema = z.object({
   name: z.string().describe("The name importers use."),
   kind: z.string(),
   signature: z.string(),
   path: z.string().describe("The file that declares it."),
+  file: z.string().describe("The file asked about that publishes it; the text groups entries by it."),
   startLine: z.number().int(),
   endLine: z.number().int(),
   qualifiedName: z.string().describe("Its qualified name in the declaring file (for show)."),
@@ -53,6 +61,7 @@ export const surfaceTool = defineTool({
   output: z.object({
     path: z.string(),
     files: z.array(z.string()).describe("The files whose surface this is."),
+    testFiles: z.array(z.string()).describe("Test files of the package directory left out, being no public API (`_test.go`, `*Test.java`, …); pass one as path to see its names."),
     entries: z.array(SurfaceEntrySchema).describe("Public names, in file order (re-exported names after declared ones)."),
     entriesTotal: z.number().int(),
     problems: z.array(SurfaceProblemSchema).describe("Re-exports that could not be followed."),
@@ -65,11 +74,15 @@ export const surfaceTool = defineTool({
     if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);
     const { index, coverage, graph } = await openImportGraph(context);
     let files: IndexedFile[];
+    let tests: IndexedFile[] = [];
     if (resolved.kind === "directory") {
-      files = packageFiles(index, resolved.real);
+      ({ files, tests } = packageFiles(index, resolved.real));
       if (files.length === 0) {
-        throw new ToolError("file_not_found", `${resolved.display} holds no indexed source files.`, {
-          hint: "Pass a source file, or a directory the index covers (see index with stats).",
+        const only = tests.length > 0 ? ` but ${plural(tests.length, "test file")}` : "";
+        throw new ToolError("file_not_found", `${resolved.display} holds no indexed source files${only}.`, {
+          hint: tests.length > 0 ?
+            `Test files are no public API; pass one as path to list its names (first: ${JSON.stringify(tests[0]!.display)}).` :
+            "Pass a source file, or a directory the index covers (see index with stats).",
         });
       }
     } else if (resolved.kind === "file") {
@@ -98,6 +111,7 @@ export const surfaceTool = defineTool({
     return {
       path: resolved.display,
       files: files.map((file) => file.display),
+      testFiles: tests.map((file) => file.display),
       entries,
       entriesTotal: all.length,
       problems: surface.problems,
@@ -106,8 +120,18 @@ export const surfaceTool = defineTool({
     };
   },
   render: (result) => {
-    const out = [`${result.path}: ${plural(result.entriesTotal, "public name")}${result.files.length > 1 ? ` across ${plural(result.files.length, "file")}` : ""}`];
-    for (const entry of result.entries) out.push(renderSurfaceEntry(entry));
+    const left = result.testFiles.length > 0 ? ` (${plural(result.testFiles.length, "test file")} left out)` : "";
+    const out = [`${result.path}: ${plural(result.entriesTotal, "public name")}${result.files.length > 1 ? ` across ${plural(result.files.length, "file")}` : ""}${left}`];
+    // Several files (a Go or Java package): under a heading per file, since a line range alone names no file.
+    const grouped = result.files.length > 1;
+    let heading: string | undefined;
+    for (const entry of result.entries) {
+      if (grouped && entry.file !== heading) {
+        heading = entry.file;
+        out.push(`  ${entry.file}`);
+      }
+      out.push(renderSurfaceEntry(entry, grouped ? "    " : "  "));
+    }
     if (result.entries.length < result.entriesTotal) out.push(`… ${result.entriesTotal - result.entries.length} more not shown`);
     for (const problem of result.problems) out.push(`! ${problem.name}${problem.from ? ` from ${JSON.stringify(problem.from)}` : ""} (${problem.file}): ${problem.reason}`);
     out.push(...footer(result));
@@ -115,10 +139,12 @@ export const surfaceTool = defineTool({
   },
 });
 
-function renderSurfaceEntry(entry: z.infer<typeof SurfaceEntrySchema>): string {
+function renderSurfaceEntry(entry: z.infer<typeof SurfaceEntrySchema>, indent = "    "): string {
   const renamed = entry.qualifiedName !== entry.name && entry.kind !== "namespace" ? ` (as ${entry.name})` : "";
-  const where = entry.via && entry.via.length > 0 ? ` ← ${entry.path}` : "";
-  const lines = [`  ${lineRange(entry)} ${entry.signature || `${entry.kind} ${entry.name}`}${renamed}${where}${entry.doc ? `  — ${entry.doc}` : ""}`];
-  for (const member of entry.members ?? []) lines.push(`    ${lineRange(member)} ${member.signature || `${member.kind} ${member.name}`}`);
+  const where = entry.path !== entry.file ? ` ← ${entry.path}` : "";
+  const lines = [`${indent}${lineRange(entry)} ${entry.signature || `${entry.kind} ${entry.name}`}${renamed}${where}${entry.doc ? `  — ${entry.doc}` : ""}`];
+  for (const member of entry.members ?? []) {
+    lines.push(`${indent}  ${member.path ? `${member.path} ` : ""}${lineRange(member)} ${member.signature || `${member.kind} ${member.name}`}`);
+  }
   return lines.join("\n");
 }

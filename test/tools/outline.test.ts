@@ -9,7 +9,7 @@ import { indexTool } from "../../src/tools/index-tool.ts";
 import { mapTool } from "../../src/tools/map.ts";
 import { showTool } from "../../src/tools/show.ts";
 import { surfaceTool } from "../../src/tools/surface.ts";
-import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 
 let temp: TempDir;
 let cache: TempDir;
@@ -86,6 +86,13 @@ beforeAll(async () => {
     "go/shapes/shapes.go",
     "package shapes\n\n// Area of a circle.\nfunc Area(r float64) float64 { return 3.14 * r * r }\n\nfunc internal() {}\n\ntype Circle struct {\n\tRadius float64\n\tname   string\n}\n",
   );
+  // A Go package whose methods sit apart from their type, one of them in another file, with a test file.
+  await temp.write(
+    "go/store/store.go",
+    "package store\n\n// Store keeps things.\ntype Store struct {\n\tItems []string\n}\n\n// New makes a store.\nfunc New() *Store { return &Store{} }\n\nfunc helper() {}\n\n// Add adds one.\nfunc (s *Store) Add(item string) { s.Items = append(s.Items, item) }\n",
+  );
+  await temp.write("go/store/more.go", "package store\n\n// Len counts.\nfunc (s *Store) Len() int { return len(s.Items) }\n\nfunc (s *Store) reset() {}\n");
+  await temp.write("go/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) { New().Add(\"x\") }\n");
   await temp.write("docs/README.md", "# Many\n");
   for (let i = 0; i < 40; i++) {
     await temp.write(
@@ -181,6 +188,30 @@ describe("map", () => {
   });
 });
 
+describe("map of Go", () => {
+  test("methods are listed under their receiver type, not under the function declared before them", async () => {
+    const result = await runTool(mapTool, { paths: ["go/store/store.go"] }, context);
+    expect(result.files[0].symbols.map((symbol: { qualifiedName: string; depth: number }) => [symbol.qualifiedName, symbol.depth])).toEqual([
+      ["Store", 0],
+      ["Store.Items", 1],
+      ["Store.Add", 1],
+      ["New", 0],
+      ["helper", 0],
+    ]);
+    const text = mapTool.render(result);
+    expect(text.indexOf("func (s *Store) Add")).toBeLessThan(text.indexOf("func New()"));
+  });
+
+  test("a method whose receiver type is declared in another file of the package is still listed", async () => {
+    const result = await runTool(mapTool, { paths: ["go/store/more.go"] }, context);
+    expect(result.files[0].symbols.map((symbol: { qualifiedName: string; depth: number }) => [symbol.qualifiedName, symbol.depth])).toEqual([
+      ["Store.Len", 0],
+      ["Store.reset", 0],
+    ]);
+    expect(mapTool.render(result)).toContain("  L4 func (s *Store) Len() int  — Len counts.");
+  });
+});
+
 describe("digest", () => {
   test("files grouped by folder with public types, their public members and functions", async () => {
     const result = await runTool(digestTool, { paths: ["src"] }, context);
@@ -273,6 +304,40 @@ describe("surface", () => {
     expect(go.entries.map((entry: { name: string }) => entry.name).sort()).toEqual(["Area", "Circle"]);
     const circle = go.entries.find((entry: { name: string }) => entry.name === "Circle");
     expect(circle.members.map((member: { name: string }) => member.name)).toEqual(["Radius"]);
+  });
+});
+
+describe("surface of a Go package", () => {
+  test("entries are grouped under the file that declares them, and test files are left out", async () => {
+    const result = await runTool(surfaceTool, { path: "go/store" }, context);
+    expect(result.files).toEqual(["go/store/more.go", "go/store/store.go"]);
+    expect(result.testFiles).toEqual(["go/store/store_test.go"]);
+    expect(result.entries.map((entry: { name: string; file: string }) => [entry.file, entry.name])).toEqual([
+      ["go/store/store.go", "Store"],
+      ["go/store/store.go", "New"],
+    ]);
+    const text = surfaceTool.render(result);
+    expect(text).toContain("go/store: 2 public names across 2 files (1 test file left out)\n  go/store/store.go\n    L4-6 type Store struct");
+    expect(text).not.toContain("TestAdd");
+  });
+
+  test("a method declared in another file of the package is a member of its receiver type, with its file", async () => {
+    const result = await runTool(surfaceTool, { path: "go/store" }, context);
+    const store = result.entries.find((entry: { name: string }) => entry.name === "Store");
+    expect(store.members).toEqual([
+      { name: "Items", kind: "field", signature: "Items []string", startLine: 5, endLine: 5 },
+      expect.objectContaining({ name: "Add", kind: "method", startLine: 14 }),
+      expect.objectContaining({ name: "Len", kind: "method", startLine: 4, path: "go/store/more.go" }),
+    ]);
+    expect(surfaceTool.render(result)).toContain("      go/store/more.go L4 func (s *Store) Len() int");
+  });
+
+  test("a folder of test files only says so and how to list one", async () => {
+    await temp.write("go/onlytests/a_test.go", "package onlytests\n\nfunc TestA() {}\n");
+    const error = await toolFailure(runTool(surfaceTool, { path: "go/onlytests" }, context));
+    expect(error.code).toBe("file_not_found");
+    expect(error.message).toContain("but 1 test file");
+    expect(error.hint).toContain("go/onlytests/a_test.go");
   });
 });
 

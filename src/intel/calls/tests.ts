@@ -16,6 +16,12 @@ export function isTestFile(displayPath: string): boolean {
   return TEST_FOLDERS.test(normalized) || TEST_NAMES.some((pattern) => pattern.test(normalized));
 }
 
+/** A test file by its name alone (`x_test.go`, `test_x.py`, `x.test.ts`, `XTest.java`, …), whatever folder holds it: a package asked for by name is no test because it sits under `testing/`. */
+export function isTestFileName(displayPath: string): boolean {
+  const base = displayPath.replace(/\\/g, "/").split("/").pop() ?? "";
+  return TEST_NAMES.some((pattern) => pattern.test(base));
+}
+
 /** The stem a test file is named after: "src/util.test.ts" → "util", "tests/test_models.py" → "models", "UserServiceTest.java" → "UserService". */
 export function testedStem(displayPath: string): string | undefined {
   const base = displayPath.replace(/\\/g, "/").split("/").pop() ?? "";

@@ -6,6 +6,7 @@
  * the call graph uses (reexports.ts), so both follow a chain as far and report a cycle alike.
  */
 import path from "node:path";
+import { isTestFileName } from "../calls/tests.ts";
 import type { SymbolFact } from "../facts/types.ts";
 import type { IndexedFile } from "../index/index.ts";
 import type { ImportGraph } from "./import-graph.ts";
@@ -18,6 +19,8 @@ export interface SurfaceMember {
   signature: string;
   startLine: number;
   endLine: number;
+  /** The file that declares it, when not the file of its type (a Go method in another file of the package). */
+  path?: string;
 }
 
 export interface SurfaceEntry extends SurfaceMember {
@@ -25,6 +28,8 @@ export interface SurfaceEntry extends SurfaceMember {
   name: string;
   /** The file that declares it (display path). */
   path: string;
+  /** The file asked about that publishes it (display path): the surface is grouped by it. */
+  file: string;
   /** Its qualified name in the declaring file. */
   qualifiedName: string;
   /** Files it is re-exported through, outermost first. */
@@ -51,29 +56,59 @@ export interface SurfaceIndex {
   files(): IndexedFile[];
 }
 
-/** The files a package directory's surface is made of: its entry file, else every indexed file directly in it (Go and Java packages). */
-export function packageFiles(index: SurfaceIndex, directoryReal: string): IndexedFile[] {
+/**
+ * The files a package directory's surface is made of: its entry file, else every indexed file directly
+ * in it (Go and Java packages) but test files (`_test.go`, `*Test.java`, …), which are no public API.
+ */
+export function packageFiles(index: SurfaceIndex, directoryReal: string): { files: IndexedFile[]; tests: IndexedFile[] } {
   const entryFile = PACKAGE_ENTRY_FILES.map((name) => index.get(path.join(directoryReal, name))).find((file) => file !== undefined);
-  return entryFile ? [entryFile] : index.files().filter((file) => path.dirname(file.real) === directoryReal);
+  if (entryFile) return { files: [entryFile], tests: [] };
+  const inDirectory = index.files().filter((file) => path.dirname(file.real) === directoryReal).sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
+  return { files: inDirectory.filter((file) => !isTestFileName(file.display)), tests: inDirectory.filter((file) => isTestFileName(file.display)) };
 }
 
 /** The public names of these files, in file order (re-exported names after declared ones), and the re-exports that could not be followed. */
 export async function publicSurface(files: readonly IndexedFile[], graph: ImportGraph, index: SurfaceIndex): Promise<{ entries: SurfaceEntry[]; problems: SurfaceProblem[] }> {
   const state: SurfaceState = { graph, index, problems: [], cache: new Map() };
   const entries: SurfaceEntry[] = [];
-  for (const file of files) entries.push(...surfaceOf(file.real, state));
+  for (const file of files) for (const entry of surfaceOf(file.real, state)) entries.push({ ...entry, file: file.display });
+  attachMethodsApart(files, entries);
   return { entries, problems: state.problems };
 }
+
+/**
+ * A package's methods declared apart from their type (Go: `func (s *Store) Len()` in another file, or
+ * on a named non-struct type such as `type Duration int64`) join the type's entry as members.
+ */
+function attachMethodsApart(files: readonly IndexedFile[], entries: SurfaceEntry[]): void {
+  const types = new Map<string, SurfaceEntry>();
+  for (const entry of entries) if (entry.via === undefined && entry.qualifiedName === entry.name && entry.kind !== "function") types.set(entry.name, entry);
+  for (const file of files) {
+    if (file.language !== "go") continue;
+    for (const symbol of file.facts.symbols) {
+      if (symbol.kind !== "method" || symbol.parent === undefined || !isPublicMember(symbol)) continue;
+      const type = types.get(symbol.parent);
+      // Members declared in the type's own file are already there.
+      if (!type || (type.path === file.display && CONTAINER_KINDS.has(type.kind))) continue;
+      const member: SurfaceMember = { name: symbol.name, kind: symbol.kind, signature: symbol.signature, startLine: symbol.startLine, endLine: symbol.endLine };
+      if (file.display !== type.path) member.path = file.display;
+      (type.members ??= []).push(member);
+    }
+  }
+}
+
+/** An entry before it is placed in the file asked about. */
+type Listed = Omit<SurfaceEntry, "file">;
 
 interface SurfaceState {
   graph: ImportGraph;
   index: SurfaceIndex;
   problems: SurfaceProblem[];
-  cache: Map<string, SurfaceEntry[]>;
+  cache: Map<string, Listed[]>;
 }
 
 /** A declaration as the surface reads it: any top-level declaration of the name, exported or file-local (`class A {}; export { A as B }`, `__all__`). */
-const DECLARATIONS: LookupRules<SurfaceEntry> = {
+const DECLARATIONS: LookupRules<Listed> = {
   declared: (file, name) => file.facts.symbols.filter((symbol) => symbol.parent === undefined && symbol.name === name).map((symbol) => entryFor(file, symbol, name)),
   // `export default <expression>`: the value itself is the export.
   expression: (file, exported) => ({
@@ -92,8 +127,8 @@ function isPublicMember(symbol: SymbolFact): boolean {
     (symbol.exported || symbol.visibility === "public");
 }
 
-function entryFor(file: GraphFile, symbol: SymbolFact, name: string): SurfaceEntry {
-  const entry: SurfaceEntry = {
+function entryFor(file: GraphFile, symbol: SymbolFact, name: string): Listed {
+  const entry: Listed = {
     name,
     kind: symbol.kind,
     signature: symbol.signature,
@@ -112,13 +147,13 @@ function entryFor(file: GraphFile, symbol: SymbolFact, name: string): SurfaceEnt
   return entry;
 }
 
-function surfaceOf(real: string, state: SurfaceState): SurfaceEntry[] {
+function surfaceOf(real: string, state: SurfaceState): Listed[] {
   const cached = state.cache.get(real);
   if (cached) return cached;
   // A namespace re-export of a module being listed lists no members.
   state.cache.set(real, []);
   const problems: ReexportProblem[] = [];
-  const entries: SurfaceEntry[] = [];
+  const entries: Listed[] = [];
   for (const published of publishedNames(state.graph, real, problems)) {
     const entry = entryOf(published, state);
     if (entry) entries.push(entry);
@@ -128,10 +163,10 @@ function surfaceOf(real: string, state: SurfaceState): SurfaceEntry[] {
   return entries;
 }
 
-function entryOf(published: PublishedName, state: SurfaceState): SurfaceEntry | undefined {
+function entryOf(published: PublishedName, state: SurfaceState): Listed | undefined {
   const { name, file: real } = published;
   const file = state.graph.file(real)!;
-  const via = (entry: SurfaceEntry, more: readonly string[]): SurfaceEntry => {
+  const via = (entry: Listed, more: readonly string[]): Listed => {
     const passed = [...published.via, ...more];
     return passed.length > 0 ? { ...entry, via: passed } : entry;
   };

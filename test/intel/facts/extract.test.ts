@@ -135,6 +135,38 @@ describe("extractFacts", () => {
   });
 });
 
+describe("TypeScript re-export lists", () => {
+  test("a doc comment with braces inside an export list leaves the exported name as written", () => {
+    const doc = "  /**\n   * Binds {@link Do} into scope.\n   * @example\n   * const x = { a: 1 }\n   */\n";
+    const reexport = extractFacts("typescript", `export {\n${doc}  let_ as let,\n  // other } too\n  other\n} from "./Function.js"\n`);
+    expect(reexport.exportedNames).toEqual([
+      { name: "let", line: 1, from: "./Function.js", local: "let_" },
+      { name: "other", line: 1, from: "./Function.js" },
+    ]);
+    expect(reexport.imports).toEqual([{
+      specifier: "./Function.js",
+      kind: "reexport",
+      names: [{ local: "let", imported: "let_" }, { local: "other", imported: "other" }],
+      line: 1,
+    }]);
+    const local = extractFacts("typescript", `const let_ = 1;\nexport {\n${doc}  let_ as let\n};\n`);
+    expect(local.exportedNames).toEqual([{ name: "let", line: 2, local: "let_" }]);
+  });
+
+  test("an export list whose docs run past 4000 characters is still read to its end", () => {
+    const facts = extractFacts("typescript", `const a = 1;\nexport {\n  /** ${"long text ".repeat(600)} */\n  a as b\n};\n`);
+    expect(facts.exportedNames).toEqual([{ name: "b", line: 2, local: "a" }]);
+  });
+
+  test("comment markers inside a module specifier are kept", () => {
+    const facts = extractFacts("typescript", `import { /* x } */ a } from "https://example.com//mod.js";\nexport { b } from "./a//b.js";\n`);
+    expect(facts.imports).toEqual([
+      { specifier: "https://example.com//mod.js", kind: "import", names: [{ local: "a", imported: "a" }], line: 1 },
+      { specifier: "./a//b.js", kind: "reexport", names: [{ local: "b", imported: "b" }], line: 2 },
+    ]);
+  });
+});
+
 describe("callFact", () => {
   test("splits qualifier and name, dropping explicit type arguments", () => {
     expect(callFact("this.repo.save", 1, 1, "A.b")).toEqual({ callee: "this.repo.save", name: "save", qualifier: "this.repo", line: 1, column: 1, caller: "A.b" });

@@ -336,9 +336,12 @@ function recordRequire(facts: FactsBuilder, at: At, value: SgNode, pattern: stri
   facts.marks.add(valueStart);
 }
 
-/** Removes comments from an import/export clause (the specifier string is cut off before). */
+/**
+ * Comments blanked out, strings kept: a doc comment inside `export { … }` may hold braces
+ * (`{@link X}`, examples), so the clause is only read once its comments are gone.
+ */
 function stripComments(clause: string): string {
-  return clause.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
+  return clause.replace(/("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|\/\*[\s\S]*?(?:\*\/|$)|\/\/[^\n]*/g, (match, quoted: string | undefined) => quoted ?? " ");
 }
 
 /** `a as b, type c, default as d` → pairs of the names left and right of `as`. */
@@ -355,7 +358,7 @@ function specifierList(list: string): Array<{ left: string; right: string }> {
 }
 
 const importStatement: Handler = (_node, at, facts) => {
-  const statement = facts.text.slice(at.start, at.end);
+  const statement = stripComments(facts.text.slice(at.start, at.end));
   const requireForm = /^import\s+(type\s+)?([\p{L}\p{N}_$]+)\s*=\s*require\s*\(\s*(["'])(.*?)\3/u.exec(statement);
   if (requireForm) {
     facts.imports.push({ specifier: requireForm[4]!, kind: requireForm[1] ? "import_type" : "require", names: [{ local: requireForm[2]!, imported: "*" }], line: at.line });
@@ -368,7 +371,7 @@ const importStatement: Handler = (_node, at, facts) => {
   }
   const match = /^import\s+([\s\S]*?)\s*\bfrom\s*(["'])(.*?)\2/.exec(statement);
   if (!match) return;
-  let clause = stripComments(match[1]!).trim();
+  let clause = match[1]!.trim();
   let typeOnly = false;
   if (/^type\s+(?!,)/.test(clause) && !/^type\s*(?:,|$)/.test(clause)) {
     typeOnly = true;
@@ -388,7 +391,9 @@ const importStatement: Handler = (_node, at, facts) => {
 
 const exportStatement: Handler = (node, at, facts) => {
   const text = facts.text;
-  const statement = text.slice(at.start, Math.min(at.end, at.start + 4000));
+  let statement = text.slice(at.start, Math.min(at.end, at.start + 4000));
+  // A name list has no bodies: read it whole and without comments, however long its docs are.
+  if (/^export\s+(?:type\s+)?[{*]/.test(statement)) statement = stripComments(text.slice(at.start, at.end));
   const isDefault = /^export\s+default\b/.test(statement);
   facts.wrap(at, "export", { isDefault } satisfies ExportData);
   const source = /\bfrom\s*(["'])(.*?)\1\s*(?:(?:with|assert)\s*\{[^}]*\}\s*)?;?\s*$/.exec(statement);
@@ -401,7 +406,7 @@ const exportStatement: Handler = (node, at, facts) => {
   }
   const clause = /^export\s+(type\s+)?\{([\s\S]*?)\}/.exec(statement);
   if (clause) {
-    const pairs = specifierList(stripComments(clause[2]!));
+    const pairs = specifierList(clause[2]!);
     if (source) facts.imports.push({ specifier: source[2]!, kind: "reexport", names: pairs.map(({ left, right }) => ({ local: right, imported: left })), line: at.line });
     for (const { left, right } of pairs) facts.addExportedName(right, at.line, source?.[2], left);
     return;
