@@ -14,7 +14,7 @@ import { LIMITS } from "../core/limits.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
-import { type CompiledQuery, compileQuery, type LanguageId, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
+import { type CompiledQuery, compileQuery, type LanguageId, patternError, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
 import { type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
 import { type AstRule, commitBatchReceipt, type FileOutcome, type WriteEntry, writeBatch } from "../patch/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
@@ -43,7 +43,9 @@ const RunInput = z.strictObject({
   lang: z.string().min(1).max(40).optional().describe(
     "Language of the pattern (id or extension: typescript, tsx, python, go, rs…); only files of it are searched. Default: every language the pattern parses in.",
   ),
-  selector: z.string().min(1).max(200).optional().describe("Node kind inside the pattern that is the actual match; the pattern is then its context (ast-grep selector)."),
+  selector: z.string().min(1).max(200).optional().describe(
+    "Node kind inside the pattern that is the actual match; the pattern is then its context (ast-grep selector). Without it, a fragment that is another node on its own (a Go call) runs as that code inside a function body, and notes say so.",
+  ),
   constraints: z.record(z.string(), z.unknown()).optional().describe("ast-grep constraints per metavariable, e.g. {\"A\": {\"regex\": \"^debug\"}}."),
   rewrite: z.string().max(100_000).optional().describe(
     "Replacement for every match; $NAME and $$$NAME insert what the pattern captured. Without write this previews: per-file diffs and one previewReceipt.",
@@ -150,24 +152,39 @@ async function collectTargets(args: RunInput, index: CodeIndex, language: Langua
   return [...byReal.values()].sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
 }
 
-/** Compiles the query for each language in scope; without `lang`, languages the pattern does not parse in are skipped. */
+/** invalid_input for a pattern that parses in no form in the language, where it breaks named. */
+function refusal(compiled: CompiledQuery): ToolError {
+  return patternError({ message: compiled.patternProblem!, line: compiled.problemAt?.line ?? 1, column: compiled.problemAt?.column ?? 1 }, compiled.language);
+}
+
+/**
+ * Compiles the query for each language in scope. A pattern that parses in no form is refused for an
+ * explicit lang, or when it parses in none of the languages in scope; otherwise those languages are
+ * skipped with a note. Every language whose pattern runs in another form says so in the notes.
+ */
 function compileForLanguages(query: StructuralQuery, files: readonly RunFile[], explicit: LanguageId | undefined, notes: string[]): Map<LanguageId, CompiledQuery> {
   const queries = new Map<LanguageId, CompiledQuery>();
   if (explicit !== undefined) {
-    queries.set(explicit, compileQuery(query, explicit));
+    const compiled = compileQuery(query, explicit);
+    if (compiled.patternProblem !== undefined && query.selector === undefined) throw refusal(compiled);
+    queries.set(explicit, compiled);
+    if (compiled.formNote !== undefined) notes.push(compiled.formNote);
     return queries;
   }
   const languages = [...new Set(files.map((file) => file.language))].filter((language) => supportsSyntaxTree(language)).sort();
   const skipped: string[] = [];
   let onlyError: ToolError | undefined;
+  let firstProblem: CompiledQuery | undefined;
   for (const language of languages) {
     try {
       const compiled = compileQuery(query, language);
       if (compiled.patternProblem !== undefined) {
+        firstProblem ??= compiled;
         skipped.push(`${language} (${compiled.patternProblem})`);
         continue;
       }
       queries.set(language, compiled);
+      if (compiled.formNote !== undefined) notes.push(compiled.formNote);
     } catch (error) {
       if (!isToolError(error)) throw error;
       onlyError = error;
@@ -175,6 +192,11 @@ function compileForLanguages(query: StructuralQuery, files: readonly RunFile[], 
     }
   }
   if (queries.size === 0 && languages.length === 1 && onlyError) throw onlyError;
+  if (queries.size === 0 && firstProblem !== undefined) {
+    if (languages.length === 1) throw refusal(firstProblem);
+    const error = refusal(firstProblem);
+    throw new ToolError("invalid_input", `pattern: does not parse in any language in scope: ${skipped.join("; ")}.`, { hint: error.hint, details: { ...error.details } });
+  }
   if (skipped.length > 0) notes.push(`skipped languages the pattern does not parse in: ${skipped.join("; ")}. Pass lang to force one.`);
   return queries;
 }
@@ -235,11 +257,13 @@ function changeOf(outcome: FileOutcome): z.input<typeof Change> {
 }
 
 /** Each matched file's rewrite entry: every match of the pattern, on the file as it is now. */
-function rewriteEntries(scan: ScanResult, args: RunInput, explicit: LanguageId | undefined): WriteEntry[] {
+function rewriteEntries(scan: ScanResult, args: RunInput, explicit: LanguageId | undefined, queries: ReadonlyMap<LanguageId, CompiledQuery>): WriteEntry[] {
   return scan.matched.map((scanned) => {
-    const rule: AstRule = { pattern: args.pattern!, fix: args.rewrite!, expectedMatches: "all" };
+    // The form the search ran in, so the rewrite finds exactly the matches the search counted.
+    const form = queries.get(explicit ?? scanned.file.language)?.query ?? { pattern: args.pattern!, ...(args.selector === undefined ? {} : { selector: args.selector }) };
+    const rule: AstRule = { pattern: form.pattern, fix: args.rewrite!, expectedMatches: "all" };
     if (explicit !== undefined) rule.lang = explicit;
-    if (args.selector !== undefined) rule.selector = args.selector;
+    if (form.selector !== undefined) rule.selector = form.selector;
     if (args.constraints !== undefined) rule.constraints = args.constraints;
     return { kind: "rules", key: scanned.file.display, path: scanned.file.real, rules: [rule], expectedSha256: "current", language: scanned.file.language };
   });
@@ -335,7 +359,7 @@ export const runTool = defineTool({
     // Refuse before the costly planning when the scan already disagrees.
     if (args.expectedMatches !== undefined && total !== args.expectedMatches) throw countMismatch(args.expectedMatches, total, scan.matched);
     let rewriteTotal = 0;
-    const report = await writeBatch(rewriteEntries(scan, args, explicit), writeContext(context), {
+    const report = await writeBatch(rewriteEntries(scan, args, explicit, queries), writeContext(context), {
       tool: "run",
       sequential: true,
       skipUnchanged: true,
