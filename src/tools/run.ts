@@ -422,6 +422,10 @@ function renderRun(result: RunOutput): string {
         ""
     }`);
   }
+  // The receipt and the notes come before the listing and the diffs: the text cap cuts from the end,
+  // and a host that shows the model only text must still be able to commit.
+  if (result.previewReceipt) lines.push(`previewReceipt=${result.previewReceipt} (expires ${result.expiresAt}); commit with run({previewReceipt})`);
+  for (const note of result.notes) lines.push(`note: ${note}`);
   let currentPath = "";
   for (const match of result.matches) {
     if (match.path !== currentPath) {
@@ -439,7 +443,5 @@ function renderRun(result: RunOutput): string {
     else if (change.diffTruncated && result.mode === "preview") lines.push("  (diff left out: the run's diff budget is used up)");
   }
   if (result.unchanged && result.unchanged.length > 0) lines.push(`unchanged after rewrite: ${result.unchanged.join(", ")}`);
-  if (result.previewReceipt) lines.push(`previewReceipt=${result.previewReceipt} (expires ${result.expiresAt}); commit with run({previewReceipt})`);
-  for (const note of result.notes) lines.push(`note: ${note}`);
   return renderIncomplete(result, lines);
 }
