@@ -3,19 +3,31 @@
  * but as a different node than the same text inside a function body (a type conversion at top
  * level, a call in a body), so it matches nothing real; Java and C calls need a `;`; Dart refuses
  * a bare call. So each pattern is tried in a few code positions of its language: it runs as given
- * when it parses cleanly on its own and matches its own text there and in the first other position
- * where it parses; otherwise it runs as ast-grep's context-and-selector form built from the
- * first other position where it parses (the position's code is the context, the node spanning
- * exactly the pattern the selector), and the answer says so. A pattern that parses in no position is refused with where it breaks.
+ * when it parses cleanly and matches its own text in the language's usual position (on its own,
+ * or in a function body where only declarations stand on their own); otherwise it runs as
+ * ast-grep's context-and-selector form built from the first position where it parses (the
+ * position's code is the context, the node spanning exactly the pattern the selector), and the
+ * answer says so. A pattern whose brackets do not balance, or that ast-grep refuses in every
+ * form, cannot run: its problem says where it breaks. One that parses nowhere but is accepted
+ * runs as given (ast-grep tolerates some errors), its problem not fatal.
  */
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
 import { patternExpandoFor } from "./grammars.ts";
 import type { LanguageId } from "./language-names.ts";
-import { parseSource, parseTree } from "./parse.ts";
+import { parseSource, parseTree, type SyntaxErrorLocation } from "./parse.ts";
 
 const HOLE = "\u0000";
 
-/** Code positions a pattern may sit in, per language, besides standing on its own (HOLE marks it). */
+/**
+ * Languages whose code outside declarations lives only in bodies: a pattern standing on its own
+ * is read as top-level code there (Go reads `fmt.Errorf(x)` at top level as a type conversion; PHP
+ * reads anything before `<?php` as text), so a pattern must match its own text in the first
+ * position below to run as given. Elsewhere standing on its own is the usual reading (C#'s
+ * `using $N;`, a TypeScript call; a TypeScript call in a class body is a method signature).
+ */
+const BODY_FIRST: ReadonlySet<LanguageId> = new Set(["go", "php"]);
+
+/** Code positions a pattern may sit in, per language, besides standing on its own (HOLE marks it), most usual first. */
 const POSITIONS: Partial<Record<LanguageId, readonly string[]>> = {
   typescript: [`function __ctx() { ${HOLE} }`, `class __Ctx { ${HOLE} }`],
   tsx: [`function __ctx() { ${HOLE} }`, `class __Ctx { ${HOLE} }`],
@@ -41,6 +53,11 @@ export interface StructuralQueryShape {
 export interface PatternProblem {
   /** Where and why the pattern does not parse, for a message. */
   message: string;
+  /**
+   * Whether no form of the pattern can run: its brackets do not balance, or ast-grep refuses it.
+   * Otherwise the pattern runs as given (ast-grep tolerates some errors) and the answer says so.
+   */
+  fatal: boolean;
   /** 1-based line and column inside the pattern. */
   line: number;
   column: number;
@@ -68,19 +85,39 @@ interface Probe {
   root: SgNode | undefined;
 }
 
-function probe(template: string, pattern: string, expanded: string, language: LanguageId): Probe {
+function probe(template: string, pattern: string, expanded: string, language: LanguageId, expando: string): Probe {
   const at = template.indexOf(HOLE);
   const source = template.replace(HOLE, () => expanded);
   const parsed = parseSource(language, source);
   const trimmed = expanded.trimEnd();
+  // ast-grep takes a $$$B where the grammar wants a statement or member (Java's `class $C { $$$B }`):
+  // an error made of metavariables alone, or a token missing right after one, does not count.
+  const metavariables = new RegExp(`^(?:[\\s,;]*(?:${escapeForRegExp(expando)})+[A-Z0-9_]*)+[\\s,;]*$`);
+  const starts = lineOffsets(source);
+  const tolerable = (error: SyntaxErrorLocation) => {
+    if (error.kind === "error") return metavariables.test(error.text);
+    const offset = (starts[error.line - 1] ?? 0) + error.column - 1;
+    return /(?:^|[^\p{L}\p{N}_$])\$+[A-Z0-9_]*\s*$/u.test(source.slice(0, offset).replaceAll(expando, "$"));
+  };
   return {
     source,
     context: template.replace(HOLE, () => pattern),
     start: at + (expanded.length - expanded.trimStart().length),
     end: at + trimmed.length,
-    clean: parsed !== undefined && parsed.errorCount === 0,
+    clean: parsed !== undefined && parsed.errors.every(tolerable),
     root: parsed?.root.root(),
   };
+}
+
+function escapeForRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Offsets where each line of text starts (only for locating a pattern's own errors). */
+function lineOffsets(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  return starts;
 }
 
 /** The napi rule of a pattern form. */
@@ -119,12 +156,6 @@ function exactNode(node: SgNode, start: number, end: number, tail = 0): SgNode |
   return node.isNamed() && range.start.index === start && range.end.index >= end && range.end.index <= end + tail ? node : undefined;
 }
 
-/** The node the pattern is at a position: spanning it exactly, else (a Dart call is no one node) its statement with the ";". */
-function selectedNode(at: Probe): SgNode | undefined {
-  if (at.root === undefined) return undefined;
-  return exactNode(at.root, at.start, at.end) ?? exactNode(at.root, at.start, at.end, tailOf(at));
-}
-
 function tailOf(at: Probe): number {
   return at.source.slice(at.end).match(/^[\s;]*/)?.[0].length ?? 0;
 }
@@ -155,7 +186,7 @@ export function bracketProblem(pattern: string): PatternProblem | undefined {
       const last = open.pop();
       if (last?.char !== CLOSERS[char]) {
         const where = positionAt(pattern, at);
-        return { ...where, message: `the ${JSON.stringify(char)} at line ${where.line}, column ${where.column} closes nothing` };
+        return { ...where, fatal: true, message: `the ${JSON.stringify(char)} at line ${where.line}, column ${where.column} closes nothing` };
       }
     }
   }
@@ -165,20 +196,32 @@ export function bracketProblem(pattern: string): PatternProblem | undefined {
   const end = positionAt(pattern, pattern.length);
   return {
     ...where,
+    fatal: true,
     message: `the ${JSON.stringify(unclosed.char)} at line ${where.line}, column ${where.column} is not closed by the end of the pattern (line ${end.line}, column ${end.column})`,
   };
 }
 
 /** Where the pattern, parsed on its own, breaks first. */
-function parseProblem(pattern: string, expanded: string, language: LanguageId): PatternProblem {
+function parseProblem(pattern: string, expanded: string, language: LanguageId, refused: boolean): PatternProblem {
   const brackets = bracketProblem(pattern);
   if (brackets) return brackets;
   const first = parseSource(language, expanded)?.errors[0];
-  if (!first) return { line: 1, column: 1, message: "it parses in no code position tried" };
+  if (!first) return { line: 1, column: 1, fatal: refused, message: "it parses in no code position tried" };
   const message = first.kind === "missing" ?
     `a ${JSON.stringify(first.expected)} is missing at line ${first.line}, column ${first.column}` :
     `a syntax error at line ${first.line}, column ${first.column} (${JSON.stringify(first.text.split("\n")[0])})`;
-  return { line: first.line, column: first.column, message };
+  return { line: first.line, column: first.column, fatal: refused, message };
+}
+
+function refusedByAstGrep(form: StructuralQueryShape, language: LanguageId): boolean {
+  const empty = parseTree(language, "");
+  if (!empty) return true;
+  try {
+    empty.root().findAll(configOf(form));
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -189,34 +232,41 @@ export function patternForm(query: StructuralQueryShape, language: LanguageId): 
   if (query.selector !== undefined) return { pattern: query.pattern, selector: query.selector };
   const expando = patternExpandoFor(language) ?? "$";
   const expanded = query.pattern.replaceAll("$", expando);
-  const alone = probe(HOLE, query.pattern, expanded, language);
-  const probes = [alone, ...(POSITIONS[language] ?? []).map((template) => probe(template, query.pattern, expanded, language))];
-  const clean = probes.filter((at) => at.clean);
-  if (clean.length === 0) return { pattern: query.pattern, problem: parseProblem(query.pattern, expanded, language) };
   const plain = { pattern: query.pattern };
-  // The positions are in order of how usual they are: the plain pattern must match its own text
-  // on its own and in the first position where it parses (a TypeScript call in a class body is a
-  // method signature: that it does not match there is no reason to change its form).
-  const placed = clean.filter((at) => at !== alone);
-  if (alone.clean && matchesItself(plain, alone, language) && (placed.length === 0 || matchesItself(plain, placed[0]!, language))) return plain;
-  for (const at of placed) {
-    const node = selectedNode(at);
-    if (!node) continue;
+  const brackets = bracketProblem(query.pattern);
+  if (brackets) return { ...plain, problem: brackets };
+  const alone = probe(HOLE, query.pattern, expanded, language, expando);
+  const placed = (POSITIONS[language] ?? []).map((template) => probe(template, query.pattern, expanded, language, expando)).filter((at) => at.clean);
+  const usual = BODY_FIRST.has(language) && placed.length > 0 ? placed[0]! : alone;
+  if (usual.clean && matchesItself(plain, usual, language)) return plain;
+  const why = !alone.clean ? "does not parse on its own" : `parses as a ${kindSpanning(alone)} on its own`;
+  const selected = (at: Probe, node: SgNode | undefined): PatternForm | undefined => {
+    if (!node) return undefined;
     const form = { pattern: at.context, selector: String(node.kind()) };
-    if (!matchesItself(form, at, language)) continue;
-    const why = !alone.clean ? "does not parse on its own" : `parses as a ${kindSpanning(alone)} on its own`;
+    if (!matchesItself(form, at, language)) return undefined;
     return {
       ...form,
       note: `${language}: the pattern ${why}, so it ran as the ${form.selector} in ${JSON.stringify(at.context)} (pass that as pattern with selector ${
         JSON.stringify(form.selector)
       } to choose another form)`,
     };
+  };
+  // A node spanning exactly the pattern keeps its meaning; one that needs the position's ";" (a
+  // Dart call, C's `if ($C) $S`) does not, so it is the last resort, after the pattern as given.
+  for (const at of placed) {
+    const form = selected(at, at.root && exactNode(at.root, at.start, at.end));
+    if (form) return form;
+  }
+  if (placed.some((at) => matchesItself(plain, at, language))) return plain;
+  for (const at of placed) {
+    const form = selected(at, at.root && exactNode(at.root, at.start, at.end, tailOf(at)));
+    if (form) return form;
   }
   if (alone.clean) return plain;
-  return { pattern: query.pattern, problem: parseProblem(query.pattern, expanded, language) };
+  return { ...plain, problem: parseProblem(query.pattern, expanded, language, refusedByAstGrep(plain, language)) };
 }
 
 function kindSpanning(at: Probe): string {
-  const node = selectedNode(at);
+  const node = at.root && exactNode(at.root, at.start, at.end);
   return node ? String(node.kind()) : "different node";
 }

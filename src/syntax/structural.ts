@@ -38,8 +38,8 @@ export interface CompiledQuery {
   formNote?: string;
   /** Why the pattern itself does not parse cleanly in this language, if it does not. */
   patternProblem?: string;
-  /** Where it breaks, with patternProblem (1-based, inside the pattern). */
-  problemAt?: { line: number; column: number };
+  /** Where it breaks, with patternProblem (1-based, inside the pattern), and whether no form of it can run. */
+  problem?: PatternProblem;
 }
 
 export interface StructuralMatch {
@@ -163,7 +163,7 @@ export function compileQuery(query: StructuralQuery, language: LanguageId): Comp
   const problem = form.problem ?? (query.selector === undefined ? undefined : selectorProblem(query, language));
   if (problem !== undefined) {
     compiled.patternProblem = problem.message;
-    compiled.problemAt = { line: problem.line, column: problem.column };
+    compiled.problem = problem;
   }
   return compiled;
 }
@@ -172,7 +172,7 @@ function selectorProblem(query: StructuralQuery, language: LanguageId): PatternP
   const expando = patternExpandoFor(language) ?? "$";
   const first = parseSource(language, query.pattern.replaceAll("$", expando))?.errors[0];
   if (!first) return undefined;
-  return { line: first.line, column: first.column, message: patternProblemOf(query, language)! };
+  return { line: first.line, column: first.column, fatal: false, message: patternProblemOf(query, language)! };
 }
 
 /** invalid_input for a pattern that parses in no form in `language`, with where it breaks. */

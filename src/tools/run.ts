@@ -154,32 +154,42 @@ async function collectTargets(args: RunInput, index: CodeIndex, language: Langua
 
 /** invalid_input for a pattern that parses in no form in the language, where it breaks named. */
 function refusal(compiled: CompiledQuery): ToolError {
-  return patternError({ message: compiled.patternProblem!, line: compiled.problemAt?.line ?? 1, column: compiled.problemAt?.column ?? 1 }, compiled.language);
+  return patternError(compiled.problem ?? { message: compiled.patternProblem ?? "it does not parse", line: 1, column: 1, fatal: true }, compiled.language);
+}
+
+/** What to know about a query that runs although its pattern does not parse cleanly. */
+function problemNote(compiled: CompiledQuery): string {
+  return `${compiled.language}: the pattern does not parse cleanly (${compiled.patternProblem}); it ran as given and may miss matches: write it as complete code, or pass the surrounding code as pattern and the node kind as selector.`;
 }
 
 /**
- * Compiles the query for each language in scope. A pattern that parses in no form is refused for an
- * explicit lang, or when it parses in none of the languages in scope; otherwise those languages are
- * skipped with a note. Every language whose pattern runs in another form says so in the notes.
+ * Compiles the query for each language in scope. A pattern no form of which can run (unbalanced
+ * brackets, refused by ast-grep) is refused for an explicit lang, or when that holds in every
+ * language in scope. Without lang, languages the pattern does not parse cleanly in are skipped
+ * while others remain, and run as given (with a note) when none does. Every language whose pattern
+ * runs in another form says so in the notes.
  */
 function compileForLanguages(query: StructuralQuery, files: readonly RunFile[], explicit: LanguageId | undefined, notes: string[]): Map<LanguageId, CompiledQuery> {
   const queries = new Map<LanguageId, CompiledQuery>();
   if (explicit !== undefined) {
     const compiled = compileQuery(query, explicit);
-    if (compiled.patternProblem !== undefined && query.selector === undefined) throw refusal(compiled);
+    if (compiled.problem?.fatal === true) throw refusal(compiled);
     queries.set(explicit, compiled);
     if (compiled.formNote !== undefined) notes.push(compiled.formNote);
+    if (compiled.patternProblem !== undefined) notes.push(problemNote(compiled));
     return queries;
   }
   const languages = [...new Set(files.map((file) => file.language))].filter((language) => supportsSyntaxTree(language)).sort();
   const skipped: string[] = [];
+  const unclean: CompiledQuery[] = [];
   let onlyError: ToolError | undefined;
-  let firstProblem: CompiledQuery | undefined;
+  let firstFatal: CompiledQuery | undefined;
   for (const language of languages) {
     try {
       const compiled = compileQuery(query, language);
       if (compiled.patternProblem !== undefined) {
-        firstProblem ??= compiled;
+        if (compiled.problem?.fatal === true) firstFatal ??= compiled;
+        else unclean.push(compiled);
         skipped.push(`${language} (${compiled.patternProblem})`);
         continue;
       }
@@ -191,10 +201,17 @@ function compileForLanguages(query: StructuralQuery, files: readonly RunFile[], 
       skipped.push(`${language} (${error.message})`);
     }
   }
+  if (queries.size === 0 && unclean.length > 0) {
+    for (const compiled of unclean) {
+      queries.set(compiled.language, compiled);
+      notes.push(problemNote(compiled));
+    }
+    return queries;
+  }
   if (queries.size === 0 && languages.length === 1 && onlyError) throw onlyError;
-  if (queries.size === 0 && firstProblem !== undefined) {
-    if (languages.length === 1) throw refusal(firstProblem);
-    const error = refusal(firstProblem);
+  if (queries.size === 0 && firstFatal !== undefined) {
+    const error = refusal(firstFatal);
+    if (languages.length === 1) throw error;
     throw new ToolError("invalid_input", `pattern: does not parse in any language in scope: ${skipped.join("; ")}.`, { hint: error.hint, details: { ...error.details } });
   }
   if (skipped.length > 0) notes.push(`skipped languages the pattern does not parse in: ${skipped.join("; ")}. Pass lang to force one.`);
@@ -330,12 +347,6 @@ export const runTool = defineTool({
     }
     if (scan.unreadable.length > 0) cuts.push(`${plural(scan.unreadable.length, "file")} could not be read as text: ${scan.unreadable.slice(0, 5).join(", ")}`);
     if (total === 0) {
-      const problems = [...queries.values()].flatMap((compiled) => (compiled.patternProblem === undefined ? [] : [`${compiled.language}: ${compiled.patternProblem}`]));
-      if (problems.length > 0) {
-        notes.push(
-          `the pattern does not parse cleanly (${problems.join("; ")}); write it as complete code, or pass the surrounding code as pattern and the node kind as selector.`,
-        );
-      }
       if (targets.length === 0) notes.push("no file in scope: check paths, glob and lang (files the index skips, such as ignored ones, are searched only when named in paths).");
     }
     const base = {

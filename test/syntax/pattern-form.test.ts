@@ -148,7 +148,7 @@ describe("the form a pattern runs in", () => {
 
   test("compiling such a pattern keeps the problem for the caller; a napi refusal becomes the position", () => {
     const compiled = compileQuery({ pattern: "Option.isNone($X" }, "typescript");
-    expect(compiled.problemAt).toEqual({ line: 1, column: 14 });
+    expect(compiled.problem).toMatchObject({ line: 1, column: 14, fatal: true });
     // Dart's napi refuses the bare fragment ("Multiple AST nodes"); the refusal names the position instead.
     let refused: unknown;
     try {
@@ -158,6 +158,36 @@ describe("the form a pattern runs in", () => {
     }
     expect(isToolError(refused) && refused.code).toBe("invalid_input");
     expect(String((refused as Error).message)).toContain("line 1, column 4");
+  });
+
+  test("patterns that ran as given before still find what they found, and fragments find more", async () => {
+    const cases: Array<[LanguageId, string, string, number]> = [
+      ["csharp", "using System;\nclass A { }\n", "using $N;", 1],
+      ["c", "int f(int x) { if (x) return 1; return x; }\n", "if ($C) $S", 1],
+      ["c", "int f(int x) { return x; }\n", "int $F($$$P) { $$$B }", 1],
+      ["java", "class A { int f() { return 1; } }\n", "class $C { $$$B }", 1],
+      ["java", "class A { void f(int x) { if (x > 0) { g(); } } }\n", "if ($C) { $$$B }", 1],
+      ["rust", "impl Foo for Bar { fn f(&self) {} }\n", "impl $T for $U { $$$B }", 1],
+      ["go", "package m\ntype S struct{ A int }\nfunc f() { x := 1 }\n", "type $T struct{ $$$F }", 1],
+      ["go", "package m\nfunc f() { x := 1; y := g() }\n", "$X := $Y", 2],
+      ["typescript", "class K { private x: number = 1; }\n", "private $F: $T = $V", 1],
+      ["php", "<?php\nfunction f($x) { echo $x; return $x; }\n", "return $A;", 1],
+    ];
+    for (const [language, source, pattern, expected] of cases) {
+      const compiled = compileQuery({ pattern }, language);
+      expect({ language, pattern, problem: compiled.patternProblem, count: (await matchText(source, compiled)).count }).toEqual({
+        language,
+        pattern,
+        problem: undefined,
+        count: expected,
+      });
+    }
+  });
+
+  test("a pattern that parses nowhere but that ast-grep accepts runs as given, its problem not fatal", async () => {
+    const compiled = compileQuery({ pattern: "@Override" }, "java");
+    expect(compiled.problem).toMatchObject({ fatal: false, line: 1, column: 1 });
+    expect((await matchText("class A { @Override public String toString() { return \"\"; } }\n", compiled)).count).toBe(1);
   });
 
   test("no literal of the pre-filter comes from inside a metavariable where $ is the language's own", () => {

@@ -85,6 +85,15 @@ describe("run: a pattern that does not parse", () => {
     }
   });
 
+  test("one that parses nowhere but that ast-grep accepts runs as given, and the answer says it may miss matches", async () => {
+    await temp.write("A.java", "class A {\n  @Override\n  public String toString() { return \"\"; }\n}\n");
+    for (const args of [{ pattern: "@Override" }, { pattern: "@Override", lang: "java" }]) {
+      const result = await call(runTool, args, context);
+      expect(result.matchCount).toBe(1);
+      expect(result.notes.some((note: string) => note.startsWith("java: the pattern does not parse cleanly") && note.includes("may miss matches"))).toBe(true);
+    }
+  });
+
   test("in every language in scope is refused; in some of them, those are skipped with a note", async () => {
     await temp.write("a.ts", "f(1);\n");
     await temp.write("b.go", "package b\n\nfunc g() { f(2) }\n");
