@@ -12,6 +12,7 @@
  * runs as given (ast-grep tolerates some errors), its problem not fatal.
  */
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
+import { lineStarts } from "../text/lines.ts";
 import { patternExpandoFor } from "./grammars.ts";
 import type { LanguageId } from "./language-names.ts";
 import { parseSource, parseTree, type SyntaxErrorLocation } from "./parse.ts";
@@ -93,7 +94,7 @@ function probe(template: string, pattern: string, expanded: string, language: La
   // ast-grep takes a $$$B where the grammar wants a statement or member (Java's `class $C { $$$B }`):
   // an error made of metavariables alone, or a token missing right after one, does not count.
   const metavariables = new RegExp(`^(?:[\\s,;]*(?:${escapeForRegExp(expando)})+[A-Z0-9_]*)+[\\s,;]*$`);
-  const starts = lineOffsets(source);
+  const starts = lineStarts(source);
   const tolerable = (error: SyntaxErrorLocation) => {
     if (error.kind === "error") return metavariables.test(error.text);
     const offset = (starts[error.line - 1] ?? 0) + error.column - 1;
@@ -111,13 +112,6 @@ function probe(template: string, pattern: string, expanded: string, language: La
 
 function escapeForRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** Offsets where each line of text starts (only for locating a pattern's own errors). */
-function lineOffsets(text: string): number[] {
-  const starts = [0];
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
-  return starts;
 }
 
 /** The napi rule of a pattern form. */
@@ -162,9 +156,10 @@ function tailOf(at: Probe): number {
 
 /** 1-based line and column of a UTF-16 offset in text. */
 function positionAt(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf("\n") + 1;
-  return { line: before.split("\n").length, column: offset - lineStart + 1 };
+  const starts = lineStarts(text);
+  let line = 0;
+  while (line + 1 < starts.length && starts[line + 1]! <= offset) line++;
+  return { line: line + 1, column: offset - starts[line]! + 1 };
 }
 
 const CLOSERS: Readonly<Record<string, string>> = { ")": "(", "]": "[", "}": "{" };
