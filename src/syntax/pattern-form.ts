@@ -97,6 +97,8 @@ function probe(template: string, pattern: string, expanded: string, language: La
   const starts = lineStarts(source);
   const tolerable = (error: SyntaxErrorLocation) => {
     if (error.kind === "error") return metavariables.test(error.text);
+    // A bracket the parser had to assume is the pattern's own mistake (`f($A`), whatever precedes it.
+    if (error.expected !== undefined && ")]}".includes(error.expected)) return false;
     const offset = (starts[error.line - 1] ?? 0) + error.column - 1;
     return /(?:^|[^\p{L}\p{N}_$])\$+[A-Z0-9_]*\s*$/u.test(source.slice(0, offset).replaceAll(expando, "$"));
   };
@@ -164,7 +166,10 @@ function positionAt(text: string, offset: number): { line: number; column: numbe
 
 const CLOSERS: Readonly<Record<string, string>> = { ")": "(", "]": "[", "}": "{" };
 
-/** The first unbalanced bracket of a pattern (strings skipped), the usual reason a pattern does not parse. */
+/**
+ * The first unbalanced bracket of a pattern (strings skipped), the usual reason a pattern does not
+ * parse. Asked only of a pattern that parses nowhere: a quote is not always one (a Rust lifetime).
+ */
 export function bracketProblem(pattern: string): PatternProblem | undefined {
   const open: Array<{ char: string; at: number }> = [];
   let quote: string | undefined;
@@ -228,9 +233,9 @@ export function patternForm(query: StructuralQueryShape, language: LanguageId): 
   const expando = patternExpandoFor(language) ?? "$";
   const expanded = query.pattern.replaceAll("$", expando);
   const plain = { pattern: query.pattern };
-  const brackets = bracketProblem(query.pattern);
-  if (brackets) return { ...plain, problem: brackets };
   const alone = probe(HOLE, query.pattern, expanded, language, expando);
+  // PHP reads everything before `<?php` as text, which parses and matches only text.
+  if (language === "php" && !query.pattern.trimStart().startsWith("<?")) alone.clean = false;
   const placed = (POSITIONS[language] ?? []).map((template) => probe(template, query.pattern, expanded, language, expando)).filter((at) => at.clean);
   const usual = BODY_FIRST.has(language) && placed.length > 0 ? placed[0]! : alone;
   if (usual.clean && matchesItself(plain, usual, language)) return plain;

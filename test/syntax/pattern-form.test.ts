@@ -143,6 +143,9 @@ describe("the form a pattern runs in", () => {
     expect(form.problem).toMatchObject({ line: 1, column: 14 });
     expect(form.problem?.message).toContain("line 1, column 17");
     expect(bracketProblem("a(\n  b]")).toMatchObject({ line: 2, column: 4 });
+    // Asked only when nothing parses: a Rust lifetime is no quote to trip on, and PHP's text reading does not hide a bracket.
+    expect(patternForm({ pattern: "fn $F<'a>(x: &'a str) { $$$B }" }, "rust").problem).toBeUndefined();
+    expect(patternForm({ pattern: "f($A" }, "php").problem).toMatchObject({ fatal: true, line: 1, column: 2 });
     expect(bracketProblem("f(\")\", ')')")).toBeUndefined();
   });
 
