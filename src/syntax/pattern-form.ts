@@ -246,9 +246,9 @@ export function patternForm(query: StructuralQueryShape, language: LanguageId): 
     if (!matchesItself(form, at, language)) return undefined;
     return {
       ...form,
-      note: `${language}: the pattern ${why}, so it ran as the ${form.selector} in ${JSON.stringify(at.context)} (pass that as pattern with selector ${
+      note: `${language}: the pattern ${why}, so it ran as the ${form.selector} in ${JSON.stringify(at.context)} (that code as pattern, selector ${
         JSON.stringify(form.selector)
-      } to choose another form)`,
+      }; pass your own pattern and selector to match another node)`,
     };
   };
   // A node spanning exactly the pattern keeps its meaning; one that needs the position's ";" (a
