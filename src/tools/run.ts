@@ -206,6 +206,8 @@ function compileForLanguages(query: StructuralQuery, files: readonly RunFile[], 
       queries.set(compiled.language, compiled);
       notes.push(problemNote(compiled));
     }
+    const refused = skipped.filter((entry) => !unclean.some((compiled) => entry.startsWith(`${compiled.language} (`)));
+    if (refused.length > 0) notes.push(`skipped languages the pattern cannot run in: ${refused.join("; ")}. Pass lang to force one.`);
     return queries;
   }
   if (queries.size === 0 && languages.length === 1 && onlyError) throw onlyError;

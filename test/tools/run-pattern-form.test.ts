@@ -94,6 +94,15 @@ describe("run: a pattern that does not parse", () => {
     }
   });
 
+  test("run as given where it can run, the languages where it cannot are named in a note", async () => {
+    await temp.write("A.java", "class A { void f() { x y z; } }\n");
+    await temp.write("b.dart", "void f() { x; }\n");
+    const result = await call(runTool, { pattern: "x y z" }, context);
+    expect(result.languages).toEqual(["java"]);
+    expect(result.notes.some((note: string) => note.startsWith("java: the pattern does not parse cleanly"))).toBe(true);
+    expect(result.notes.some((note: string) => note.startsWith("skipped languages the pattern cannot run in: dart ("))).toBe(true);
+  });
+
   test("in every language in scope is refused; in some of them, those are skipped with a note", async () => {
     await temp.write("a.ts", "f(1);\n");
     await temp.write("b.go", "package b\n\nfunc g() { f(2) }\n");
