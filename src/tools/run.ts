@@ -335,7 +335,9 @@ export const runTool = defineTool({
     const progress = phasedProgress(context.progress);
     const index = context.services.indexes.forContext(context);
     const indexProgress = progress.phase();
-    const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
+    // A search may answer from the files indexed so far (saying so); a rewrite waits for them all.
+    const deadline = args.rewrite === undefined ? { deadlineMs: LIMITS.intel.index.answerWithinMs } : {};
+    const coverage = await index.ensureFresh({ signal: context.signal, ...deadline, ...(indexProgress ? { onProgress: indexProgress } : {}) });
     const targets = await collectTargets(args, index, explicit, context);
     const notes: string[] = [];
     const cuts: string[] = [];
