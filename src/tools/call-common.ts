@@ -21,8 +21,9 @@ interface CallSession extends IntelSession {
   calls: CallGraph;
 }
 
-export async function openCallGraph(context: ToolContext): Promise<CallSession> {
-  const session = await openImportGraph(context);
+/** The call graph over a fresh import graph; `aboutName` lets a first-build call index the files that mention it first. */
+export async function openCallGraph(context: ToolContext, aboutName?: string): Promise<CallSession> {
+  const session = await openImportGraph(context, aboutName);
   const calls = await CallGraph.for(session.index, context.workspace, graphOptions(session.index, context));
   return { ...session, calls };
 }
@@ -192,7 +193,7 @@ export async function walkTool(
   context: ToolContext,
   direction: "callers" | "callees",
 ): Promise<WalkOutput> {
-  const session = await openCallGraph(context);
+  const session = await openCallGraph(context, args.symbol);
   const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
   const depth = args.depth ?? LIMITS.intel.calls.defaultDepth;
   const limit = args.limit ?? LIMITS.intel.calls.defaultLimit;

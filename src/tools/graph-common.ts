@@ -30,10 +30,35 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
   return { readHead: (file) => index.text(file as IndexedFile).catch(() => undefined), signal: context.signal };
 }
 
-/** The fresh index and import graph for this call's workspace. */
-export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
+/**
+ * The fresh index and import graph for this call's workspace. With `aboutName`, during the first
+ * build the files that mention that name are indexed first and the call answers from them (saying
+ * so) instead of waiting for the whole tree.
+ */
+export async function openImportGraph(context: ToolContext, aboutName?: string): Promise<IntelSession> {
   const index = context.services.indexes.forContext(context);
-  const coverage = await index.ensureFresh({ ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs });
+  const wait = { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs };
+  const word = aboutName === undefined ? undefined : lastIdentifier(aboutName);
+  let coverage: Coverage;
+  if (word !== undefined && (await index.worthFocusing(context.signal))) {
+    const files = await index.filesMentioning([word], context.signal);
+    coverage = await index.ensureScope({ files }, wait);
+    if (!index.built && coverage.complete) {
+      const { done, total } = index.progress;
+      coverage = {
+        ...coverage,
+        complete: false,
+        limits: [
+          ...coverage.limits,
+          `index still building (${done} of ${total} files processed): looked in the ${
+            plural(files.length, "file")
+          } that mention "${word}" (a literal scan); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing; call again when the index tool reports it complete`,
+        ],
+      };
+    }
+  } else {
+    coverage = await index.ensureFresh(wait);
+  }
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   return {
     index,
@@ -41,6 +66,11 @@ export async function openImportGraph(context: ToolContext): Promise<IntelSessio
     graph,
     display: (real) => graph.file(real)?.display ?? context.workspace.display(real),
   };
+}
+
+/** The name a symbol argument ends with ("path#Name", "Class.method", "net/http.Serve" → Name, method, Serve). */
+function lastIdentifier(spec: string): string | undefined {
+  return spec.split("#").pop()!.split(/[^A-Za-z0-9_$]+/).filter((part) => part.length > 0).pop();
 }
 
 export interface Scope {

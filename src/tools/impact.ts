@@ -51,7 +51,7 @@ export const impactTool = defineTool({
   output: ImpactOutput,
   annotations: READ_ONLY,
   handler: async (args, context) => {
-    const session = await openCallGraph(context);
+    const session = await openCallGraph(context, args.symbol);
     let symbol: SymbolRef | undefined;
     let file: string;
     if (args.symbol !== undefined) {
