@@ -524,6 +524,23 @@ export class CallGraph {
     return names;
   }
 
+  /** Workspace declarations (callable or types, not locals) named `name`. */
+  symbolsNamed(name: string): readonly SymbolRef[] {
+    return this.#byName.get(name) ?? [];
+  }
+
+  /** Every call site whose callee's last name is `name`, in index order. */
+  callSitesNamed(name: string): CallSite[] {
+    const sites = this.#callsByName.get(name) ?? [];
+    const found: CallSite[] = [];
+    for (let index = 0; index < sites.length; index += 2) {
+      const file = this.#callFiles[sites[index] as number] as CallFile;
+      const ordinal = sites[index + 1] as number;
+      found.push({ file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact });
+    }
+    return found;
+  }
+
   /** Direct calls of `target`, best confidence first. */
   callersOf(target: SymbolRef): CallEdge[] {
     const wanted = symbolKey(target);
