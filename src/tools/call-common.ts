@@ -154,7 +154,7 @@ export const DepthInput = z
   .optional()
   .describe(`Levels of calls to follow (default ${LIMITS.intel.calls.defaultDepth}, at most ${LIMITS.intel.calls.maxDepth}); ambiguous edges are listed but not followed.`);
 
-export const CandidateOut = z
+const CandidateOut = z
   .object({
     path: z.string().describe("File of the occurrence."),
     line: z.number().int().describe("1-based line."),
@@ -168,7 +168,7 @@ export const CandidateOut = z
     specifier: z.string().optional().describe("The import the reason names."),
   })
   .describe("A textual occurrence of the target's name that resolves to nothing.");
-export type CandidateOut = z.infer<typeof CandidateOut>;
+type CandidateOut = z.infer<typeof CandidateOut>;
 
 export const CandidatesOutput = {
   candidates: z
@@ -312,6 +312,12 @@ export function renderCandidates(result: { candidates?: CandidateOut[] | undefin
   const total = result.totalCandidates ?? 0;
   if (total === 0 || !result.candidates) return;
   lines.push(`unresolved candidates (${total}, not counted as calls):`);
-  for (const candidate of result.candidates) lines.push(`  ${candidate.path}:${candidate.line} ${candidate.text} [${candidate.reason}: ${candidate.detail}]`);
+  // A value's detail says the same every time: once, after the list.
+  for (const candidate of result.candidates) {
+    lines.push(`  ${candidate.path}:${candidate.line} ${candidate.text} [${candidate.reason}${candidate.reason === "value" ? "" : `: ${candidate.detail}`}]`);
+  }
   if (total > result.candidates.length) lines.push(`  … ${total - result.candidates.length} more`);
+  if (result.candidates.some((candidate) => candidate.reason === "value")) {
+    lines.push("  value: named without a call the index resolved (passed or assigned as a value, or in a string); calls through a value are not followed");
+  }
 }

@@ -157,6 +157,9 @@ describe("callers: unresolved candidates", () => {
     ]);
     expect(result.counts).toEqual({ exact: 0, inferred: 0, ambiguous: 0 });
     expect(result.complete).toBe(false);
+    const text = callersTool.render(result);
+    expect(text).toContain("pkg/hooks.py:2 HOOKS = {'rand': get_random_string} [value]");
+    expect(text).toContain("value: named without a call the index resolved");
   });
 
   test("Go `module std`: every call site of the name is either a resolved call or a candidate, never missing", async () => {
@@ -172,6 +175,22 @@ describe("callers: unresolved candidates", () => {
       ...(result.candidates as Candidate[]).map((candidate) => `${candidate.path}:${candidate.line}`),
     ].sort();
     expect(seen).toEqual(["database/sql/example.go:6", "net/http/triv.go:6"]);
+    expect(result.complete).toBe(result.candidates.length === 0);
+  });
+
+  test("Python root that is a package itself: every call site is either a resolved call or a candidate, never missing", async () => {
+    const context = await repo({
+      "__init__.py": "",
+      "utils/__init__.py": "",
+      "utils/crypto.py": "def get_random_string(length):\n    return 'x' * length\n",
+      "views.py": "from django.utils.crypto import get_random_string\n\n\ndef view():\n    return get_random_string(12)\n",
+    });
+    const result = await runTool(callersTool, { symbol: "get_random_string" }, context);
+    const seen = [
+      ...result.calls.map((call: { path: string; line: number }) => `${call.path}:${call.line}`),
+      ...(result.candidates as Candidate[]).filter((candidate) => candidate.line !== 1).map((candidate) => `${candidate.path}:${candidate.line}`),
+    ];
+    expect(seen).toEqual(["views.py:5"]);
     expect(result.complete).toBe(result.candidates.length === 0);
   });
 
@@ -219,6 +238,17 @@ describe("deps and reverse_deps: imports that did not resolve", () => {
     expect(result.unresolved.map((entry: { specifier: string; reason: string }) => `${entry.specifier} ${entry.reason}`)).toEqual(["github.com/acme/server external"]);
     expect(result.unresolved[0].detail).toContain("its path names server under the roots");
     expect(result.complete).toBe(false);
+  });
+
+  test("Go `module std`: deps of an importer names net/http either as a file reached or as an unresolved import, never a silent 0", async () => {
+    const context = opened[3]!.context;
+    const result = await runTool(depsTool, { path: "database/sql/example.go" }, context);
+    const named = [...result.files.map((file: { path: string }) => file.path), ...result.unresolved.map((entry: { specifier: string }) => entry.specifier)];
+    expect(named).toEqual([expect.stringMatching(/^net\/http/)]);
+    expect(result.complete).toBe(result.unresolved.length === 0);
+    const reverse = await runTool(reverseDepsTool, { path: "net/http/server.go" }, context);
+    const importers = [...reverse.files.map((file: { path: string }) => file.path), ...reverse.unresolved.map((entry: { from: string }) => entry.from)].sort();
+    expect(importers).toEqual(["database/sql/example.go", "net/http/triv.go"]);
   });
 
   test("deps of a file whose relative import is missing says incomplete, naming it", async () => {

@@ -26,7 +26,7 @@ import type { CallResolution, SymbolRef } from "./types.ts";
  * import or declaration in scope binds the name; `value` — the name is used without a call the
  * index resolved (called through a value, passed on, assigned), which the index does not follow.
  */
-export type CandidateReason = "unresolved_import" | "external_import" | "unbound" | "value";
+type CandidateReason = "unresolved_import" | "external_import" | "unbound" | "value";
 
 export interface CallCandidate {
   file: string;
@@ -40,7 +40,7 @@ export interface CallCandidate {
   specifier?: string;
 }
 
-export interface CandidateOptions {
+interface CandidateOptions {
   /** The text of an indexed file; undefined when it cannot be read now. */
   read(file: GraphFile): Promise<string | undefined>;
   /** Whether to scan the texts too (not only the call facts). */
@@ -50,7 +50,7 @@ export interface CandidateOptions {
   signal?: AbortSignal | undefined;
 }
 
-export interface CandidateResult {
+interface CandidateResult {
   /** Every candidate found, in path and line order. */
   candidates: CallCandidate[];
   /** When the text scan stopped at its byte bound: the files it read of those it would have. */
@@ -105,8 +105,8 @@ export function moduleSegments(file: Pick<GraphFile, "real" | "rootReal" | "lang
 export function mayName(specifier: readonly string[], module: readonly string[]): boolean {
   let common = 0;
   while (common < specifier.length && common < module.length && specifier[specifier.length - 1 - common] === module[module.length - 1 - common]) common++;
-  // A one-segment path ("errors") names a package folder near a root, not any folder of that name deep in a project.
-  if (specifier.length === 1 && common === 1 && module.length > 2) return false;
+  // A one-segment path ("fmt", "logging") names a top-level module (`fmt/`, `src/fmt/`), not a project's own module of that name deeper down.
+  if (specifier.length === 1 && common === 1) return module.length === 1 || (module.length === 2 && module[0] === "src");
   return common > 0 && (common === specifier.length || common === module.length || common >= 2);
 }
 
