@@ -11,7 +11,7 @@ import { LIMITS } from "../core/limits.ts";
 import { CallGraph } from "../intel/calls/call-graph.ts";
 import { type CallCandidate, callCandidates } from "../intel/calls/candidates.ts";
 import { type LeveledEdge, walkCalls } from "../intel/calls/queries.ts";
-import type { CallEdge, Confidence, SymbolRef } from "../intel/calls/types.ts";
+import { type CallEdge, type Confidence, type SymbolRef, symbolKey } from "../intel/calls/types.ts";
 import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
 import { plural } from "./common.ts";
 import type { ToolContext } from "./contract.ts";
@@ -201,12 +201,16 @@ function candidateOut(candidate: CallCandidate, display: (real: string) => strin
 export async function candidatesFor(session: CallSession, context: ToolContext, symbol: SymbolRef): Promise<{ listed: CandidateOut[]; total: number; cuts: string[] }> {
   const direct = session.calls.callersOf(symbol);
   const resolvedLines = new Set(direct.map((edge) => `${edge.site.file}\0${edge.site.fact.line}`));
-  const found = await callCandidates(session.calls, symbol, resolvedLines, {
-    read: (file) => session.index.text(file as IndexedFile).catch(() => undefined),
-    scanText: direct.length === 0,
-    maxScanBytes: LIMITS.intel.calls.candidateScanBytes,
-    signal: context.signal,
-  });
+  const scanText = direct.length === 0;
+  const found = await session.calls.derived(`candidates\0${symbolKey(symbol)}\0${scanText}`, async () => {
+    const result = await callCandidates(session.calls, symbol, resolvedLines, {
+      read: (file) => session.index.text(file as IndexedFile).catch(() => undefined),
+      scanText,
+      maxScanBytes: LIMITS.intel.calls.candidateScanBytes,
+      signal: context.signal,
+    });
+    return context.signal?.aborted ? undefined : result;
+  }) ?? { candidates: [] };
   const max = LIMITS.intel.calls.maxCandidatesListed;
   const listed = found.candidates.slice(0, max).map((candidate) => candidateOut(candidate, session.display));
   const cuts: string[] = [];

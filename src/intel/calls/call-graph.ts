@@ -59,6 +59,8 @@ export class CallGraph {
   #aliases = new Map<string, Set<string>>();
   #memo = new Map<string, CallResolution>();
   #reach = new Map<string, ReadonlySet<string>>();
+  /** Answers derived from this generation (unresolved candidates, which read texts), by key, oldest first. */
+  #derived = new Map<string, unknown>();
 
   private constructor(imports: ImportGraph) {
     this.imports = imports;
@@ -132,7 +134,23 @@ export class CallGraph {
     this.#aliases = aliases;
     this.#memo = new Map();
     this.#reach = new Map();
+    this.#derived = new Map();
     this.#generation = this.imports.generation;
+  }
+
+  /**
+   * `compute()` once per key and generation (the answer must depend only on the indexed files);
+   * kept for the generation, at most `LIMITS.intel.calls.maxDerived` answers, the oldest dropped first.
+   */
+  async derived<T>(key: string, compute: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (this.#derived.has(key)) return this.#derived.get(key) as T;
+    const generation = this.#generation;
+    const value = await compute();
+    // undefined: not to be kept (a cancelled scan); a refresh meanwhile makes it stale.
+    if (value === undefined || generation !== this.#generation) return value;
+    this.#derived.set(key, value);
+    if (this.#derived.size > LIMITS.intel.calls.maxDerived) this.#derived.delete(this.#derived.keys().next().value as string);
+    return value;
   }
 
   // ---------------------------------------------------------------- symbols

@@ -1,6 +1,13 @@
-/** The pure rules of unresolved candidates: whole-word occurrences, and when an import path may name a module of the tree. */
-import { describe, expect, test } from "bun:test";
-import { mayName, moduleSegments, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
+/**
+ * Unresolved candidates over hand-built facts: whole-word occurrences, when an import path may name
+ * a module of the tree, the scan's byte bound, and the call graph keeping an answer per generation.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import { CallGraph } from "../../../src/intel/calls/call-graph.ts";
+import { callCandidates, mayName, moduleSegments, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
+import type { GraphFile } from "../../../src/intel/graph/types.ts";
+import { call, imp, makeRepo, type Repo, sym } from "../graph/fixture.ts";
 
 describe("wordOccurrences", () => {
   test("finds the name only as a whole word", () => {
@@ -41,5 +48,56 @@ describe("module paths", () => {
     expect(mayName(["fmt"], ["fmt"])).toBe(true);
     expect(mayName(["logging"], ["app", "logging"])).toBe(false);
     expect(mayName(["errors"], ["pkg", "internal", "errors"])).toBe(false);
+  });
+});
+
+describe("callCandidates", () => {
+  let repo: Repo;
+  let reads = 0;
+  const read = async (file: GraphFile) => {
+    reads++;
+    return readFile(file.real, "utf8");
+  };
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      "lib/util.py": { content: "def helper():\n    pass\n", symbols: [sym("helper", { startLine: 1, endLine: 2 })] },
+      "lib/more.py": { content: "HANDLERS = [helper]\n" },
+      "app/main.py": { content: "from .gone import helper\n\nhelper()\n", imports: [imp(".gone", "import", ["helper"])], calls: [call("helper", { line: 3, column: 1 })] },
+    });
+  });
+
+  afterAll(() => repo.cleanup());
+
+  test("the call bound by an import that did not resolve, and a value in the target's package", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000 });
+    expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line} ${candidate.reason} ${candidate.text}`)).toEqual([
+      "app/main.py:3 unresolved_import helper()",
+      "lib/more.py:1 value HANDLERS = [helper]",
+    ]);
+    expect(found.scanCut).toBeUndefined();
+  });
+
+  test("the scan stops at its byte bound and says how far it read", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1 });
+    expect(found.scanCut).toEqual({ scanned: 1, files: 2 });
+  });
+
+  test("the call graph keeps a derived answer for its generation, and computes it again after a change", async () => {
+    let graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const scan = () => callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000 });
+    await graph.derived("candidates", scan);
+    const before = reads;
+    await graph.derived("candidates", scan);
+    expect(reads).toBe(before);
+    await repo.add("lib/other.py", "x = 1\n");
+    graph = await CallGraph.for(repo.index, repo.workspace);
+    await graph.derived("candidates", scan);
+    expect(reads).toBeGreaterThan(before);
   });
 });
