@@ -316,12 +316,21 @@ export function renderCandidates(result: { candidates?: CandidateOut[] | undefin
   const total = result.totalCandidates ?? 0;
   if (total === 0 || !result.candidates) return;
   lines.push(`unresolved candidates (${total}, not counted as calls):`);
-  // A value's detail says the same every time: once, after the list.
+  // Candidates through one import share its reason: each line names the import, each reason is said once below.
+  const reasons = new Map<string, string>();
   for (const candidate of result.candidates) {
-    lines.push(`  ${candidate.path}:${candidate.line} ${candidate.text} [${candidate.reason}${candidate.reason === "value" ? "" : `: ${candidate.detail}`}]`);
+    const tag = `${candidate.reason}${candidate.specifier === undefined ? "" : ` \`${candidate.specifier}\``}`;
+    if (!reasons.has(tag)) {
+      reasons.set(
+        tag,
+        candidate.reason === "value" ?
+          "named without a call the index resolved (passed or assigned as a value, or in a string); calls through a value are not followed" :
+          // Said once for every file importing it: the line belongs to one of them.
+          candidate.detail.replace(/ \(line \d+\)/, ""),
+      );
+    }
+    lines.push(`  ${candidate.path}:${candidate.line} ${candidate.text} [${tag}]`);
   }
   if (total > result.candidates.length) lines.push(`  … ${total - result.candidates.length} more`);
-  if (result.candidates.some((candidate) => candidate.reason === "value")) {
-    lines.push("  value: named without a call the index resolved (passed or assigned as a value, or in a string); calls through a value are not followed");
-  }
+  for (const [tag, detail] of reasons) lines.push(`  ${tag}: ${detail}`);
 }

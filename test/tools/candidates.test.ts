@@ -107,7 +107,9 @@ describe("callers: unresolved candidates", () => {
     const text = callersTool.render(result);
     expect(text).toContain("0 calls");
     expect(text).toContain("unresolved candidates (2, not counted as calls):");
-    expect(text).toContain("cmd/main.go:6 server.ListenAndServe(\":8080\") [external_import:");
+    expect(text).toContain("cmd/main.go:6 server.ListenAndServe(\":8080\") [external_import `github.com/acme/server`]");
+    expect(text).toContain("  external_import `github.com/acme/server`: imports `github.com/acme/server`, which resolved to no file under the roots");
+    expect(text).toContain("the module path in go.mod (or go.work) may not match this tree");
   });
 
   test("Go: a name written nowhere else stays complete, with no candidates", async () => {
@@ -159,7 +161,7 @@ describe("callers: unresolved candidates", () => {
     expect(result.complete).toBe(false);
     const text = callersTool.render(result);
     expect(text).toContain("pkg/hooks.py:2 HOOKS = {'rand': get_random_string} [value]");
-    expect(text).toContain("value: named without a call the index resolved");
+    expect(text).toContain("  value: named without a call the index resolved");
   });
 
   test("Go `module std`: every call site of the name is either a resolved call or a candidate, never missing", async () => {

@@ -162,11 +162,23 @@ function importReason(
     reason: "external_import",
     detail: `imports \`${specifier}\` (line ${fact.line}), which resolved to no file under the roots and was taken as an external module${
       builtin ? " (standard library)" : ""
-    }, though its path names ${
-      path.relative(targetFile.rootReal, path.dirname(target.file)) || "."
-    }/ where ${target.qualifiedName} is declared: the module layout (go.mod, package roots) may not be configured`,
+    }, though its path names ${moduleWhere(targetFile)}, where ${target.qualifiedName} is declared: ${layoutHint(file.language)}`,
     specifier,
   };
+}
+
+/** What steers module resolution in a language, for the reason an import went external. */
+function layoutHint(language: string): string {
+  switch (groupOf(language)) {
+    case "go":
+      return "the module path in go.mod (or go.work) may not match this tree";
+    case "python":
+      return "the package roots may not be configured (a root that is itself a package, packages declared in pyproject.toml or setup.cfg)";
+    case "script":
+      return "tsconfig paths, package.json exports or workspace packages may not map it";
+    default:
+      return "the module layout may not be configured";
+  }
 }
 
 // ---------------------------------------------------------------- call sites
@@ -408,7 +420,7 @@ function importCandidate(file: GraphFile, fact: ImportFact, state: ImportState, 
     reason: (state.unresolved?.reason as UnresolvedReason | undefined) ?? "external",
     detail: state.unresolved ?
       `${state.unresolved.detail}; its path names ${where} under the roots` :
-      `resolved to no file under the roots and was taken as an external module, though its path names ${where} under the roots: the module layout (go.mod module path, package roots) may not be configured`,
+      `resolved to no file under the roots and was taken as an external module, though its path names ${where} under the roots: ${layoutHint(file.language)}`,
   };
 }
 
