@@ -196,6 +196,40 @@ describe("callers: unresolved candidates", () => {
     expect(result.complete).toBe(result.candidates.length === 0);
   });
 
+  test("Python: the name in docstrings, in the target's own doctests and in __all__ is prose, not a candidate: 0 calls, complete", async () => {
+    const context = await repo({
+      "difflib.py": [
+        "\"\"\"Helpers.",
+        "",
+        "Function get_close_matches(word, possibilities): close matches.",
+        "\"\"\"",
+        "",
+        "__all__ = ['get_close_matches', 'ndiff']",
+        "",
+        "",
+        "def get_close_matches(word, possibilities):",
+        "    \"\"\"Close matches.",
+        "",
+        "    >>> get_close_matches('appel', ['ape', 'apple'])",
+        "    \"\"\"",
+        "    return []",
+        "",
+        "",
+        "class Matcher:",
+        "    \"\"\"See also get_close_matches() in this module.\"\"\"",
+        "",
+        "",
+        "def ndiff():",
+        "    return 1",
+        "",
+      ].join("\n"),
+    });
+    const result = await runTool(callersTool, { symbol: "get_close_matches" }, context);
+    expect(result.calls).toEqual([]);
+    expect(result.candidates).toEqual([]);
+    expect(result.complete).toBe(true);
+  });
+
   test("TypeScript: a parameter named like the target is not a candidate; the resolved answer stays complete", async () => {
     const context = await repo({
       "src/util.ts": "export function resolve(value: number): number {\n  return value;\n}\n",

@@ -268,9 +268,14 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
       const at = wordOccurrences(text, name);
       if (at.length === 0) continue;
       const lineOf = lineLocator(text);
+      const docs = file.language === "python" ? tripleQuoted(text) : [];
+      const exportLines = new Set(file.facts.exportedNames.filter((entry) => entry.name === name || entry.local === name).map((entry) => entry.line));
       for (const offset of at) {
         const { line, column, content } = lineOf(offset);
-        if (taken.has(`${file.real}\0${line}`) || commentOnly(content, file.language)) continue;
+        if (taken.has(`${file.real}\0${line}`) || commentOnly(content, file.language) || exportLines.has(line)) continue;
+        // The target's own body (its docstring, its doctests) is the definition, not a use of it.
+        if (file.real === target.file && line >= target.startLine && line <= target.endLine) continue;
+        if (quotedWhole(text, offset, name.length) || docs.some(([start, end]) => offset > start && offset < end)) continue;
         const imports = file.facts.imports.filter((fact) => fact.line === line);
         if (imports.length > 0) {
           // An import line: a candidate only when that import did not resolve to a file.
@@ -345,6 +350,19 @@ function scanScope(calls: CallGraph, targetFile: GraphFile): GraphFile[] {
     if (file && groupOf(file.language) === group) files.push(file);
   }
   return files;
+}
+
+/** Python's triple-quoted strings (docstrings, doctests) as [start, end) offsets: prose about the name, not uses of it. */
+function tripleQuoted(text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const match of text.matchAll(/("""|''')[\s\S]*?(?:\1|$)/g)) ranges.push([match.index, match.index + match[0].length]);
+  return ranges;
+}
+
+/** `"name"` or `'name'` alone in its quotes: an export list (`__all__`) or a key, not a use. */
+function quotedWhole(text: string, offset: number, length: number): boolean {
+  const before = text[offset - 1];
+  return (before === "\"" || before === "'" || before === "`") && text[offset + length] === before;
 }
 
 /** 1-based line and column of an offset, for offsets asked in increasing order. */
