@@ -230,6 +230,20 @@ describe("callers: unresolved candidates", () => {
     expect(result.complete).toBe(true);
   });
 
+  test("Python: `from a.b import module` names the submodule; `x.Name` and `module.x.Name` are another's member, `module.Name` through an import of the target's module a value", async () => {
+    const context = await repo({
+      "__init__.py": "",
+      "log.py": "def Print(*msg):\n    pass\n\n\nclass Writer:\n    def Print(self):\n        pass\n",
+      "execution.py": "from googlecloudsdk.core import log\n\n\ndef run():\n    log.Print('started')\n    log.status.Print('a member of status')\n",
+      "status.py": "def report(status):\n    writer = status.Print\n    return writer\n",
+      "hooks.py": "import log\n\nHANDLER = log.Print\n",
+    });
+    const result = await runTool(callersTool, { symbol: "log.py#Print" }, context);
+    const candidates = result.candidates as Candidate[];
+    expect(candidates.map((candidate) => `${candidate.path}:${candidate.line} ${candidate.reason}`)).toEqual(["execution.py:5 external_import", "hooks.py:3 value"]);
+    expect(candidates[0]!.specifier).toBe("googlecloudsdk.core");
+  });
+
   test("TypeScript: a parameter named like the target is not a candidate; the resolved answer stays complete", async () => {
     const context = await repo({
       "src/util.ts": "export function resolve(value: number): number {\n  return value;\n}\n",

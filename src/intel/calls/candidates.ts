@@ -88,6 +88,17 @@ export function specifierSegments(specifier: string, language: string): string[]
   return parts.filter((part) => part.length > 0 && part !== "." && part !== ".." && part !== "crate" && part !== "super");
 }
 
+/**
+ * The module paths an import statement may name: Python's `from a.b import c` may import the
+ * submodule a/b/c as well as a name of a/b; every other import names its specifier's path.
+ */
+function importPaths(file: GraphFile, fact: ImportFact): string[][] {
+  const segments = specifierSegments(fact.specifier, file.language);
+  if (file.language !== "python" || fact.names.length === 0) return [segments];
+  const submodules = fact.names.filter((name) => name.imported !== "*").map((name) => [...segments, name.imported]);
+  return [...submodules, segments];
+}
+
 /** The path segments of the module a file is, below its root (Go: its package folder; index files: their folder). */
 export function moduleSegments(file: Pick<GraphFile, "real" | "rootReal" | "language">): string[] {
   const relative = path.relative(file.rootReal, file.real).split(path.sep);
@@ -154,7 +165,8 @@ function importReason(
     };
   }
   if (state.targets.length > 0) return undefined;
-  if (!mayName(specifierSegments(fact.specifier, file.language), moduleSegments(targetFile))) return undefined;
+  const module = moduleSegments(targetFile);
+  if (!importPaths(file, fact).some((segments) => mayName(segments, module))) return undefined;
   const builtin = calls.imports.externalsOf(file.real).some((use) =>
     use.builtin && (specifier === use.package || specifier.startsWith(`${use.package}/`) || specifier.startsWith(`${use.package}.`))
   );
@@ -193,7 +205,12 @@ function siteReason(calls: CallGraph, file: GraphFile, fact: CallFact, resolutio
     return target.parent === undefined ? undefined : { reason: "value" as const, detail: `called on ${head}, whose type the index could not follow to ${target.qualifiedName}` };
   }
   const imported = bindingImport(file, head, qualifier);
-  if (imported) return importReason(calls, file, imported, target, targetFile);
+  if (imported) {
+    // `log.status.Print()` calls a member of `log.status`, not the module function `log.Print`.
+    const moduleQualifier = parts.length <= 1 || (file.language === "python" && qualifier === imported.specifier);
+    if (target.parent === undefined && !moduleQualifier) return undefined;
+    return importReason(calls, file, imported, target, targetFile);
+  }
   if (resolution.status === "external") return undefined;
   if (qualifier === undefined || qualifier.length === 0) {
     if (!MODULE_SCOPED.has(file.language)) {
@@ -287,12 +304,15 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
         // `pkg.Name` as a value: the import binding `pkg` says why it did not resolve (or that it is another module's name).
         const qualified = /([\p{L}\p{N}_$]+)\s*\.\s*$/u.exec(content.slice(0, column - 1));
         const through = qualified ? bindingImport(file, qualified[1]!, undefined) : undefined;
-        if (through && importState(calls.imports, file, through).targets.length === 0) {
+        const state = through && importState(calls.imports, file, through);
+        if (through && state && state.targets.length === 0) {
           const why = importReason(calls, file, through, target, targetFile);
           if (why) offer({ file: file.real, line, column, ...why });
           else taken.add(`${file.real}\0${line}`);
           continue;
         }
+        // `value.Name` for a top-level function: a member of something else, unless `value` is an import of the target's own module.
+        if (qualified && target.parent === undefined && !(state && state.targets.includes(target.file))) continue;
         offer({
           file: file.real,
           line,
@@ -413,13 +433,14 @@ class ModuleTails {
     }
   }
 
-  /** A module an import path may name (`mayName`), its longest matching tail first. */
-  find(file: GraphFile, specifier: string, except: (module: GraphFile) => boolean): GraphFile | undefined {
-    const segments = specifierSegments(specifier, file.language);
+  /** A module an import statement may name (`mayName`), each of its paths in turn, the longest matching tail first. */
+  find(file: GraphFile, fact: ImportFact, except: (module: GraphFile) => boolean): GraphFile | undefined {
     const group = groupOf(file.language);
-    for (let from = 0; from < segments.length; from++) {
-      const found = this.#byTail.get(`${group}\0${segments.slice(from).join("/")}`)?.find((module) => !except(module) && mayName(segments, moduleSegments(module)));
-      if (found) return found;
+    for (const segments of importPaths(file, fact)) {
+      for (let from = 0; from < segments.length; from++) {
+        const found = this.#byTail.get(`${group}\0${segments.slice(from).join("/")}`)?.find((module) => !except(module) && mayName(segments, moduleSegments(module)));
+        if (found) return found;
+      }
     }
     return undefined;
   }
@@ -456,7 +477,7 @@ export function importCandidates(imports: ImportGraph, targets: readonly GraphFi
     if (targetSet.has(file.real)) continue;
     for (const fact of file.facts.imports) {
       // The path first (string work), the graph's verdict only for the few that name a target.
-      const module = tails.find(file, fact.specifier, () => false);
+      const module = tails.find(file, fact, () => false);
       if (!module) continue;
       const state = importState(imports, file, fact);
       if (state.targets.length === 0) found.push(importCandidate(file, fact, state, module));
@@ -478,7 +499,7 @@ export function externalsInTree(imports: ImportGraph, files: readonly GraphFile[
     for (const fact of file.facts.imports) {
       const state = importState(imports, file, fact);
       if (state.unresolved || state.targets.length > 0) continue;
-      const module = tails.find(file, fact.specifier, (candidate) => candidate.real === file.real);
+      const module = tails.find(file, fact, (candidate) => candidate.real === file.real);
       if (module) found.push(importCandidate(file, fact, state, module));
     }
   }
