@@ -266,6 +266,20 @@ describe("impact: unresolved candidates", () => {
     expect(result.complete).toBe(false);
     expect(impactTool.render(result)).toContain("unresolved candidates (2, not counted as calls):");
   });
+
+  test("Go: impact of the file says its importers through imports that did not resolve are left out, and where to list them", async () => {
+    const context = opened[0]!.context;
+    const result = await runTool(impactTool, { path: "server/server.go" }, context);
+    expect(result.totalDependents).toBe(0);
+    expect(result.complete).toBe(false);
+    expect(result.limits).toContainEqual(expect.stringMatching(/^unresolvedImporters = 2: .*reverse_deps with path server\/server\.go/));
+  });
+
+  test("impact of a file nothing names stays complete", async () => {
+    const context = opened[0]!.context;
+    const result = await runTool(impactTool, { path: "lonely/lonely.go" }, context);
+    expect(result.complete).toBe(true);
+  });
 });
 
 describe("deps and reverse_deps: imports that did not resolve", () => {

@@ -472,11 +472,14 @@ function importCandidate(file: GraphFile, fact: ImportFact, state: ImportState, 
 export function importCandidates(imports: ImportGraph, targets: readonly GraphFile[]): ImportCandidate[] {
   const tails = new ModuleTails(targets);
   const targetSet = new Set(targets.map((file) => file.real));
+  // A path that names a module ends with the module's last segment: a substring test skips almost every import of the tree.
+  const lasts = [...new Set(targets.map((file) => moduleSegments(file).at(-1)).filter((last): last is string => last !== undefined))];
   const found: ImportCandidate[] = [];
   for (const file of imports.files()) {
     if (targetSet.has(file.real)) continue;
     for (const fact of file.facts.imports) {
-      // The path first (string work), the graph's verdict only for the few that name a target.
+      if (!lasts.some((last) => fact.specifier.includes(last) || fact.names.some((name) => name.imported === last))) continue;
+      // The path next (string work), the graph's verdict only for the few that name a target.
       const module = tails.find(file, fact, () => false);
       if (!module) continue;
       const state = importState(imports, file, fact);
