@@ -198,7 +198,7 @@ export const LIMITS = {
       /** Unresolved candidates (occurrences of the name that resolve to nothing) one callers or impact answer lists. */
       maxCandidatesListed: 50,
       /** Derived answers (unresolved candidates per symbol) the call graph keeps per generation, so asking again reads no text. */
-      maxDerived: 256,
+      maxDerived: 1_024,
     },
 
     /** The outline tools (map, digest, show, surface; their shared parts in src/tools/outline.ts). */

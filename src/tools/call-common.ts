@@ -194,40 +194,42 @@ function candidateOut(candidate: CallCandidate, display: (real: string) => strin
 
 /**
  * The unresolved candidates of `symbol` for an answer, with the cuts they add: incomplete whenever
- * one exists, since one of them may be a call the layout hid. The texts are scanned only when no
- * call resolves to the symbol (the silent zero this guards against; a scan on every call would
- * cost every warm answer a read of the tree).
+ * one exists, since one of them may be a call the layout hid. `direct` are the calls the answer
+ * already resolved to it. The texts are scanned only when there are none (the silent zero this
+ * guards against; a scan on every call would cost every warm answer a read of the tree).
  */
-export async function candidatesFor(session: CallSession, context: ToolContext, symbol: SymbolRef): Promise<{ listed: CandidateOut[]; total: number; cuts: string[] }> {
-  const direct = session.calls.callersOf(symbol);
-  const resolvedLines = new Set(direct.map((edge) => `${edge.site.file}\0${edge.site.fact.line}`));
+export async function candidatesFor(
+  session: CallSession,
+  context: ToolContext,
+  symbol: SymbolRef,
+  direct: readonly CallEdge[],
+): Promise<{ listed: CandidateOut[]; total: number; cuts: string[] }> {
   const scanText = direct.length === 0;
+  const max = LIMITS.intel.calls.maxCandidatesListed;
   const found = await session.calls.derived(`candidates\0${symbolKey(symbol)}\0${scanText}`, async () => {
-    const result = await callCandidates(session.calls, symbol, resolvedLines, {
+    const result = await callCandidates(session.calls, symbol, new Set(direct.map((edge) => `${edge.site.file}\0${edge.site.fact.line}`)), {
       read: (file) => session.index.text(file as IndexedFile).catch(() => undefined),
       scanText,
       maxScanBytes: LIMITS.intel.calls.candidateScanBytes,
+      maxListed: max,
       signal: context.signal,
     });
     return context.signal?.aborted ? undefined : result;
-  }) ?? { candidates: [] };
-  const max = LIMITS.intel.calls.maxCandidatesListed;
-  const listed = found.candidates.slice(0, max).map((candidate) => candidateOut(candidate, session.display));
+  }) ?? { candidates: [], total: 0 };
+  const listed = found.candidates.map((candidate) => candidateOut(candidate, session.display));
   const cuts: string[] = [];
-  if (found.candidates.length > 0) {
+  if (found.total > 0) {
     cuts.push(
-      `candidates = ${found.candidates.length}: occurrences of ${symbol.name} resolve to no declaration (listed in candidates with the reason, not counted as calls); check each with file_read at its line, or configure the module layout the reason names`,
+      `candidates = ${found.total}: occurrences of ${symbol.name} resolve to no declaration (listed in candidates with the reason, not counted as calls); check each with file_read at its line, or configure the module layout the reason names`,
     );
   }
-  if (found.candidates.length > listed.length) {
-    cuts.push(`intel.calls.maxCandidatesListed = ${max} candidates listed of ${found.candidates.length}: pass path to narrow, or search for the name`);
-  }
+  if (found.total > listed.length) cuts.push(`intel.calls.maxCandidatesListed = ${max} candidates listed of ${found.total}: pass path to narrow, or search for the name`);
   if (found.scanCut) {
     cuts.push(
       `intel.calls.candidateScanBytes = ${LIMITS.intel.calls.candidateScanBytes}: the scan for unresolved candidates read ${found.scanCut.scanned} of ${found.scanCut.files} files; search for ${symbol.name} for the rest`,
     );
   }
-  return { listed, total: found.candidates.length, cuts };
+  return { listed, total: found.total, cuts };
 }
 
 export const WalkOutput = z.object({
@@ -284,7 +286,11 @@ export async function walkTool(
   if (walk.truncatedBy === "limit") cuts.push(`limit = ${limit}: raise limit or lower depth`);
   if (walk.truncatedBy === "maxExpanded") cuts.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}: lower depth`);
   const calls = walk.edges.map((edge: LeveledEdge) => callOut(edge, session.display));
-  const found = direction === "callers" ? await candidatesFor(session, context, symbol) : undefined;
+  // The walk's first level holds every direct call unless its confidence filter or limit left some out.
+  const direct = walk.truncatedBy === undefined && (args.minConfidence ?? "ambiguous") === "ambiguous" ?
+    walk.edges.filter((edge) => edge.depth === 1) :
+    session.calls.callersOf(symbol);
+  const found = direction === "callers" ? await candidatesFor(session, context, symbol, direct) : undefined;
   if (found) cuts.push(...found.cuts);
   const result: WalkOutput = {
     symbol: symbolOut(symbol, session.display),

@@ -83,7 +83,9 @@ export const impactTool = defineTool({
     const dependents = [...impact.dependents].sort((a, b) => a[1] - b[1] || (session.display(a[0]) < session.display(b[0]) ? -1 : 1));
     const shown = dependents.slice(0, LIMITS.intel.graph.defaultMaxEdges);
     if (dependents.length > shown.length) cuts.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} dependents listed: lower depth or pass a symbol`);
-    const found = symbol ? await candidatesFor(session, context, symbol) : undefined;
+    const found = symbol ?
+      await candidatesFor(session, context, symbol, impact.truncated.length === 0 ? impact.callers.filter((edge) => edge.depth === 1) : session.calls.callersOf(symbol)) :
+      undefined;
     if (found) cuts.push(...found.cuts);
     const graphFile = session.graph.file(file);
     const importers = graphFile ? importCandidates(session.graph, [graphFile]).length : 0;

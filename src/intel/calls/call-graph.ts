@@ -140,10 +140,16 @@ export class CallGraph {
 
   /**
    * `compute()` once per key and generation (the answer must depend only on the indexed files);
-   * kept for the generation, at most `LIMITS.intel.calls.maxDerived` answers, the oldest dropped first.
+   * kept for the generation, at most `LIMITS.intel.calls.maxDerived` answers, the least recently used dropped first.
    */
   async derived<T>(key: string, compute: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (this.#derived.has(key)) return this.#derived.get(key) as T;
+    if (this.#derived.has(key)) {
+      // Least recently used goes first: a rotation over more keys than kept must not evict every one before its turn.
+      const kept = this.#derived.get(key);
+      this.#derived.delete(key);
+      this.#derived.set(key, kept);
+      return kept as T;
+    }
     const generation = this.#generation;
     const value = await compute();
     // undefined: not to be kept (a cancelled scan); a refresh meanwhile makes it stale.

@@ -47,12 +47,16 @@ interface CandidateOptions {
   scanText: boolean;
   /** Bytes of text the scan reads at most. */
   maxScanBytes: number;
+  /** Candidates returned (with their line's text) at most; `total` counts them all. */
+  maxListed: number;
   signal?: AbortSignal | undefined;
 }
 
 interface CandidateResult {
-  /** Every candidate found, in path and line order. */
+  /** The first `maxListed` candidates, in path and line order. */
   candidates: CallCandidate[];
+  /** Candidates found, listed or not. */
+  total: number;
   /** When the text scan stopped at its byte bound: the files it read of those it would have. */
   scanCut?: { scanned: number; files: number };
 }
@@ -237,7 +241,7 @@ function siteReason(calls: CallGraph, file: GraphFile, fact: CallFact, resolutio
  */
 export async function callCandidates(calls: CallGraph, target: SymbolRef, resolvedLines: ReadonlySet<string>, options: CandidateOptions): Promise<CandidateResult> {
   const targetFile = calls.imports.file(target.file);
-  if (!targetFile) return { candidates: [] };
+  if (!targetFile) return { candidates: [], total: 0 };
   const group = groupOf(targetFile.language);
   const name = target.name;
   const taken = new Set(resolvedLines);
@@ -327,7 +331,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   found.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const texts = new Map<string, string[] | undefined>();
   const candidates: CallCandidate[] = [];
-  for (const candidate of found) {
+  for (const candidate of found.slice(0, options.maxListed)) {
     if (!texts.has(candidate.file)) {
       const file = calls.imports.file(candidate.file);
       texts.set(candidate.file, file ? (await options.read(file))?.split(/\r?\n|\r/) : undefined);
@@ -335,7 +339,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
     const text = texts.get(candidate.file)?.[candidate.line - 1]?.trim() ?? "";
     candidates.push({ ...candidate, text });
   }
-  return scanCut ? { candidates, scanCut } : { candidates };
+  return scanCut ? { candidates, total: found.length, scanCut } : { candidates, total: found.length };
 }
 
 /**

@@ -72,25 +72,34 @@ describe("callCandidates", () => {
   test("the call bound by an import that did not resolve, and a value in the target's package", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000 });
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line} ${candidate.reason} ${candidate.text}`)).toEqual([
       "app/main.py:3 unresolved_import helper()",
       "lib/more.py:1 value HANDLERS = [helper]",
     ]);
     expect(found.scanCut).toBeUndefined();
+    expect(found.total).toBe(2);
+  });
+
+  test("lists at most maxListed, with the count of all", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 1 });
+    expect(found.candidates.map((candidate) => candidate.line)).toEqual([3]);
+    expect(found.total).toBe(2);
   });
 
   test("the scan stops at its byte bound and says how far it read", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1 });
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1, maxListed: 50 });
     expect(found.scanCut).toEqual({ scanned: 1, files: 2 });
   });
 
   test("the call graph keeps a derived answer for its generation, and computes it again after a change", async () => {
     let graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const scan = () => callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000 });
+    const scan = () => callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     await graph.derived("candidates", scan);
     const before = reads;
     await graph.derived("candidates", scan);
