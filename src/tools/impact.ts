@@ -88,7 +88,7 @@ export const impactTool = defineTool({
       undefined;
     if (found) cuts.push(...found.cuts);
     const graphFile = session.graph.file(file);
-    const importers = graphFile ? importCandidates(session.graph, [graphFile]).length : 0;
+    const importers = graphFile ? ((await session.calls.derived(`importers\0${graphFile.real}`, async () => importCandidates(session.graph, [graphFile])))?.length ?? 0) : 0;
     if (importers > 0) {
       cuts.push(
         `unresolvedImporters = ${importers}: imports whose path names ${

@@ -141,26 +141,25 @@ describe("callers: unresolved candidates", () => {
     expect(result.complete).toBe(false);
   });
 
-  test("Python: with no resolved call the scan also finds the import lines and a value passed on, and the count of calls stays 0", async () => {
+  test("Python: with no resolved call the scan also finds the import lines naming the module and a value passed on, and the count of calls stays 0", async () => {
     const context = await repo({
       ...PYTHON,
       "pkg/models.py": "def model():\n    return 4\n",
-      "pkg/hooks.py": "# get_random_string is wired below\nHOOKS = {'rand': get_random_string}\n",
+      "pkg/hooks.py": "# get_random_string is wired below\nfrom .crypto import get_random_string\nHOOKS = {'rand': get_random_string}\n",
     });
     const result = await runTool(callersTool, { symbol: "get_random_string" }, context);
     expect(result.calls).toEqual([]);
     expect((result.candidates as Candidate[]).map((candidate) => `${candidate.path}:${candidate.line} ${candidate.reason}`)).toEqual([
       "pkg/forms.py:1 external_import",
       "pkg/forms.py:5 external_import",
-      "pkg/hooks.py:2 value",
+      "pkg/hooks.py:3 value",
       "pkg/star.py:5 unbound",
-      "pkg/views.py:1 unresolved_import",
       "pkg/views.py:5 unresolved_import",
     ]);
     expect(result.counts).toEqual({ exact: 0, inferred: 0, ambiguous: 0 });
     expect(result.complete).toBe(false);
     const text = callersTool.render(result);
-    expect(text).toContain("pkg/hooks.py:2 HOOKS = {'rand': get_random_string} [value]");
+    expect(text).toContain("pkg/hooks.py:3 HOOKS = {'rand': get_random_string} [value]");
     expect(text).toContain("  value: named without a call the index resolved");
   });
 

@@ -273,7 +273,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
 
   let scanCut: CandidateResult["scanCut"];
   if (options.scanText) {
-    const files = scanScope(calls, targetFile);
+    const files = await scanScope(calls, targetFile);
     let bytes = 0;
     let scanned = 0;
     for (const file of files) {
@@ -344,16 +344,17 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
 
 /**
  * The files whose text may name the target. Where a name from another module is only in scope
- * through an import (MODULE_SCOPED), those are its own package, the files importing its file
+ * through an import (MODULE_SCOPED), those are its own file (Go, JVM: its package), the files importing it
  * (through re-exporting files too) and the files whose unresolved imports name its module: a
  * mention elsewhere is another declaration's name, or unbound, which the call facts already show.
  * Elsewhere, every file of the language group.
  */
-function scanScope(calls: CallGraph, targetFile: GraphFile): GraphFile[] {
+async function scanScope(calls: CallGraph, targetFile: GraphFile): Promise<GraphFile[]> {
   const group = groupOf(targetFile.language);
   if (!MODULE_SCOPED.has(targetFile.language)) return calls.imports.files().filter((file) => groupOf(file.language) === group);
   const wanted = new Set<string>([targetFile.real]);
-  for (const file of calls.imports.filesIn(path.dirname(targetFile.real))) wanted.add(file.real);
+  // Go, Java, Kotlin: a package is its folder, and its files see each other's names without an import.
+  if (targetFile.language === "go" || group === "jvm") { for (const file of calls.imports.filesIn(path.dirname(targetFile.real))) wanted.add(file.real); }
   const queue = [targetFile.real];
   for (let hop = 0; hop < LIMITS.intel.calls.maxReexportHops && queue.length > 0; hop++) {
     const next: string[] = [];
@@ -367,7 +368,9 @@ function scanScope(calls: CallGraph, targetFile: GraphFile): GraphFile[] {
     }
     queue.splice(0, queue.length, ...next);
   }
-  for (const candidate of importCandidates(calls.imports, [targetFile])) wanted.add(candidate.from);
+  // Every declaration of a file shares its importers: found once per file and generation.
+  const importers = await calls.derived(`importers\0${targetFile.real}`, async () => importCandidates(calls.imports, [targetFile]));
+  for (const candidate of importers ?? []) wanted.add(candidate.from);
   const files: GraphFile[] = [];
   for (const real of [...wanted].sort()) {
     const file = calls.imports.file(real);

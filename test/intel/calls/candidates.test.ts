@@ -62,20 +62,20 @@ describe("callCandidates", () => {
   beforeAll(async () => {
     repo = await makeRepo({
       "lib/util.py": { content: "def helper():\n    pass\n", symbols: [sym("helper", { startLine: 1, endLine: 2 })] },
-      "lib/more.py": { content: "HANDLERS = [helper]\n" },
+      "lib/more.py": { content: "from .util import helper\nHANDLERS = [helper]\n", imports: [imp(".util", "import", ["helper"])] },
       "app/main.py": { content: "from .gone import helper\n\nhelper()\n", imports: [imp(".gone", "import", ["helper"])], calls: [call("helper", { line: 3, column: 1 })] },
     });
   });
 
   afterAll(() => repo.cleanup());
 
-  test("the call bound by an import that did not resolve, and a value in the target's package", async () => {
+  test("the call bound by an import that did not resolve, and a value in a file importing the target", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
     const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line} ${candidate.reason} ${candidate.text}`)).toEqual([
       "app/main.py:3 unresolved_import helper()",
-      "lib/more.py:1 value HANDLERS = [helper]",
+      "lib/more.py:2 value HANDLERS = [helper]",
     ]);
     expect(found.scanCut).toBeUndefined();
     expect(found.total).toBe(2);
