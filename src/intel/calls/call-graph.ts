@@ -59,7 +59,7 @@ export class CallGraph {
   #aliases = new Map<string, Set<string>>();
   #memo = new Map<string, CallResolution>();
   #reach = new Map<string, ReadonlySet<string>>();
-  /** Answers derived from this generation (unresolved candidates, which read texts), by key, oldest first. */
+  /** Answers derived from this generation (unresolved candidates, which read texts), by key, least recently used first. */
   #derived = new Map<string, unknown>();
 
   private constructor(imports: ImportGraph) {
