@@ -254,6 +254,17 @@ describe("callers: unresolved candidates", () => {
     expect(result.candidates).toEqual([]);
     expect(result.complete).toBe(true);
   });
+
+  test("TypeScript: a class written only as a type has no candidates: annotations call nothing", async () => {
+    const context = await repo({
+      "src/shape.ts": "export class Shape {\n  area(): number {\n    return 0;\n  }\n}\n",
+      "src/use.ts": "import { Shape } from \"./shape\";\n\nexport function size(shape: Shape): number {\n  return shape.area();\n}\n",
+    });
+    const result = await runTool(callersTool, { symbol: "Shape" }, context);
+    expect(result.calls).toEqual([]);
+    expect(result.candidates).toEqual([]);
+    expect(result.complete).toBe(true);
+  });
 });
 
 describe("impact: unresolved candidates", () => {

@@ -16,7 +16,7 @@ import type { CallFact, ImportFact } from "../facts/types.ts";
 import type { ImportGraph } from "../graph/import-graph.ts";
 import type { GraphFile, UnresolvedReason } from "../graph/types.ts";
 import type { CallGraph } from "./call-graph.ts";
-import { bindings, groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier } from "./names.ts";
+import { bindings, groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { CallResolution, SymbolRef } from "./types.ts";
 
 /**
@@ -272,7 +272,8 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   }
 
   let scanCut: CandidateResult["scanCut"];
-  if (options.scanText) {
+  // A type's name is mostly written as a type (annotations, heritage), which calls nothing: only its constructions, which are call facts, count.
+  if (options.scanText && !TYPE_KINDS.has(target.kind)) {
     const files = await scanScope(calls, targetFile);
     let bytes = 0;
     let scanned = 0;
