@@ -146,6 +146,8 @@ describe("callers: unresolved candidates", () => {
       ...PYTHON,
       "pkg/models.py": "def model():\n    return 4\n",
       "pkg/hooks.py": "# get_random_string is wired below\nfrom .crypto import get_random_string\nHOOKS = {'rand': get_random_string}\n",
+      "pkg/modules.py":
+        "import get_random_string\nfrom . import crypto\n\n\ndef make(get_random_string=None):\n    log('get_random_string was called')\n    return get_random_string.make()  # not get_random_string\n",
     });
     const result = await runTool(callersTool, { symbol: "get_random_string" }, context);
     expect(result.calls).toEqual([]);

@@ -298,6 +298,9 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
         // The target's own body (its docstring, its doctests) is the definition, not a use of it.
         if (file.real === target.file && line >= target.startLine && line <= target.endLine) continue;
         if (quotedWhole(text, offset, name.length) || docs.some(([start, end]) => offset > start && offset < end)) continue;
+        if (inProse(content, column - 1, file.language) || rebinds(content, column - 1, name.length)) continue;
+        // `copy.deepcopy(x)` after `import copy`: the module of that name, not the target.
+        if (/^\s*\./.test(content.slice(column - 1 + name.length)) && bindingImport(file, name, undefined) !== undefined) continue;
         const imports = file.facts.imports.filter((fact) => fact.line === line);
         if (imports.length > 0) {
           // An import line: a candidate only when that import did not resolve to a file.
@@ -391,6 +394,30 @@ function tripleQuoted(text: string): Array<[number, number]> {
 function quotedWhole(text: string, offset: number, length: number): boolean {
   const before = text[offset - 1];
   return (before === "\"" || before === "'" || before === "`") && text[offset + length] === before;
+}
+
+/** Whether the line's text at `at` sits in a string literal or a trailing comment (quotes and escapes followed on the line only). */
+export function inProse(line: string, at: number, language: string): boolean {
+  let quote: string | undefined;
+  const hash = language === "python" || language === "ruby" || language === "bash";
+  for (let index = 0; index < at; index++) {
+    const char = line[index]!;
+    if (quote !== undefined) {
+      if (char === "\\") index++;
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === "\"" || char === "'" || char === "`") quote = char;
+    else if ((char === "/" && line[index + 1] === "/") || (hash && char === "#")) return true;
+  }
+  // A JavaScript template's `${…}` is code: inside backquotes, the name still counts.
+  return quote !== undefined && !(quote === "`" && line.lastIndexOf("${", at) > line.lastIndexOf("`", at));
+}
+
+/** `name = …`, `name=True`, `def name`, `let name`: the name is bound here (a parameter, a local, another declaration), not used. */
+export function rebinds(line: string, at: number, length: number): boolean {
+  if (/^\s*=(?![=>])/.test(line.slice(at + length))) return true;
+  return /\b(?:def|func|function|fn|class|let|const|var)\s+$/.test(line.slice(0, at));
 }
 
 /** 1-based line and column of an offset, for offsets asked in increasing order. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { CallGraph } from "../../../src/intel/calls/call-graph.ts";
-import { callCandidates, mayName, moduleSegments, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
+import { callCandidates, inProse, mayName, moduleSegments, rebinds, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
 import type { GraphFile } from "../../../src/intel/graph/types.ts";
 import { call, imp, makeRepo, type Repo, sym } from "../graph/fixture.ts";
 
@@ -17,6 +17,28 @@ describe("wordOccurrences", () => {
 
   test("a name absent from the text gives nothing", () => {
     expect(wordOccurrences("nothing here", "absent")).toEqual([]);
+  });
+});
+
+describe("prose and bindings on a line", () => {
+  const at = (line: string, name: string) => line.indexOf(name);
+
+  test("a string literal or a trailing comment is prose; code around it, and a template's ${…}, is not", () => {
+    expect(inProse("'Used by copy and pickle.'", at("'Used by copy and pickle.'", "copy"), "python")).toBe(true);
+    expect(inProse("x = 1  # see copy", at("x = 1  # see copy", "copy"), "python")).toBe(true);
+    expect(inProse("f(\"a\\\"b\", copy)", at("f(\"a\\\"b\", copy)", "copy"), "typescript")).toBe(false);
+    expect(inProse("const s = `${copy(x)}`;", at("const s = `${copy(x)}`;", "copy"), "typescript")).toBe(false);
+    expect(inProse("const s = `copy`; // copy", "const s = `copy`; // copy".lastIndexOf("copy"), "typescript")).toBe(true);
+    expect(inProse("const s = `copy`;", at("const s = `copy`;", "copy"), "typescript")).toBe(true);
+    expect(inProse("handlers = [copy]", at("handlers = [copy]", "copy"), "python")).toBe(false);
+  });
+
+  test("a parameter, a keyword argument, an assignment to the name or a declaration binds it; an assignment from it does not", () => {
+    expect(rebinds("def shutdown(self, wait=True):", at("def shutdown(self, wait=True):", "wait"), 4)).toBe(true);
+    expect(rebinds("wait = 3", 0, 4)).toBe(true);
+    expect(rebinds("def wait():", at("def wait():", "wait"), 4)).toBe(true);
+    expect(rebinds("insort = insort_right", at("insort = insort_right", "insort_right"), 12)).toBe(false);
+    expect(rebinds("if wait == 3:", at("if wait == 3:", "wait"), 4)).toBe(false);
   });
 });
 
