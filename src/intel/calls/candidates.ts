@@ -407,7 +407,8 @@ export function inProse(line: string, at: number, language: string): boolean {
       else if (char === quote) quote = undefined;
       continue;
     }
-    if (char === "\"" || char === "'" || char === "`") quote = char;
+    // Rust's `'a` is a lifetime, not a quote.
+    if (char === "\"" || (char === "'" && language !== "rust") || char === "`") quote = char;
     else if ((char === "/" && line[index + 1] === "/") || (hash && char === "#")) return true;
   }
   // A JavaScript template's `${…}` is code: inside backquotes, the name still counts.

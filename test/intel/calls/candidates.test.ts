@@ -31,6 +31,7 @@ describe("prose and bindings on a line", () => {
     expect(inProse("const s = `copy`; // copy", "const s = `copy`; // copy".lastIndexOf("copy"), "typescript")).toBe(true);
     expect(inProse("const s = `copy`;", at("const s = `copy`;", "copy"), "typescript")).toBe(true);
     expect(inProse("handlers = [copy]", at("handlers = [copy]", "copy"), "python")).toBe(false);
+    expect(inProse("fn run<'a>(x: &'a str) { copy(x) }", at("fn run<'a>(x: &'a str) { copy(x) }", "copy"), "rust")).toBe(false);
   });
 
   test("a parameter, a keyword argument, an assignment to the name or a declaration binds it; an assignment from it does not", () => {
