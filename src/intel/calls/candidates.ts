@@ -6,9 +6,13 @@
  *
  * Two sources. Call sites of the name whose resolution stopped at an import that did not resolve
  * (or resolved outside the roots while its path names the target's module), or at a name nothing
- * binds: read from the facts, cheap, always. And, when no call resolves to the target, a
- * word-bounded literal scan of the texts of the target's language group (bounded in bytes), for
- * the occurrences that are not calls the extractor saw (a value passed on, an import line).
+ * binds: read from the facts, cheap, always. And, when no call resolves to the target (and it is
+ * not a type), a word-bounded literal scan of the texts that may name it (`scanScope`, bounded in
+ * bytes), for the occurrences that are not calls the extractor saw (a value passed on, an import
+ * line); prose (comments, strings, docstrings) and bindings of the name are left out.
+ *
+ * The same path rule (`mayName`) finds the imports elsewhere that did not resolve though their
+ * path names a file's module: what deps, reverse_deps and impact list instead of a silent 0.
  */
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
