@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { relativeInside } from "../helpers/path-text.ts";
+import { externalsInTree, type ImportCandidate, importCandidates } from "../intel/calls/candidates.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../intel/graph/import-graph.ts";
 import type { FileImports, GraphFile, ImportEdge, UnresolvedImport } from "../intel/graph/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
@@ -113,7 +114,9 @@ const Unresolved = z.object({
   from: z.string().describe("The importing file."),
   specifier: z.string().describe("The specifier as written."),
   line: z.number().int().describe("1-based line."),
-  reason: z.enum(["not_found", "outside_roots", "denied", "not_indexed", "unsupported", "ambiguous"]).describe("Why it did not resolve; outside_roots targets were not probed."),
+  reason: z.enum(["not_found", "outside_roots", "denied", "not_indexed", "unsupported", "ambiguous", "external"]).describe(
+    "Why it did not resolve; outside_roots targets were not probed; external: taken as an external module though its path names a module under the roots.",
+  ),
   detail: z.string().describe("What was tried."),
   candidates: z.array(z.string()).optional().describe("For ambiguous: the files that match equally well."),
 });
@@ -127,9 +130,9 @@ export const External = z.object({
 
 type UnresolvedOut = z.infer<typeof Unresolved>;
 
-function unresolvedOut(entry: UnresolvedImport, display: (real: string) => string): UnresolvedOut {
+function unresolvedOut(entry: UnresolvedImport | ImportCandidate, display: (real: string) => string): UnresolvedOut {
   const out: UnresolvedOut = { from: display(entry.from), specifier: entry.specifier, line: entry.line, reason: entry.reason, detail: entry.detail };
-  if (entry.candidates) out.candidates = entry.candidates.map(display);
+  if ("candidates" in entry && entry.candidates) out.candidates = entry.candidates.map(display);
   return out;
 }
 
@@ -179,7 +182,11 @@ export const DepsOutput = z.object({
   depth: z.number().int().describe("Hops followed."),
   files: z.array(FileNode).describe("Files reached, nearest first."),
   totalFiles: z.number().int().describe("Files reached before any cut."),
-  unresolved: z.array(Unresolved).describe("Specifiers of the start files that did not resolve, with the reason."),
+  unresolved: z
+    .array(Unresolved)
+    .describe(
+      "deps: specifiers of the start files that did not resolve (or were taken as external though the tree holds their module), with the reason; reverse_deps: imports elsewhere whose path names a start file but did not resolve to it.",
+    ),
   totalUnresolved: z.number().int().describe("Unresolved specifiers before the list was cut."),
   external: z.array(External).describe("Packages outside the workspace imported by the start files, counted per package."),
   totalExternal: z.number().int().describe("Distinct external packages."),
@@ -227,7 +234,17 @@ export async function walkImports(args: z.infer<typeof DepsInput>, context: Tool
     return node;
   });
 
-  const unresolved = direction === "dependencies" ? imports.flatMap((entry) => entry.unresolved) : [];
+  // An import that did not resolve may be a link the answer misses: listed with the reason, and the answer says incomplete.
+  const unresolved: Array<UnresolvedImport | ImportCandidate> = direction === "dependencies" ?
+    [...imports.flatMap((entry) => entry.unresolved), ...externalsInTree(graph, scope.files)].sort((a, b) => a.from < b.from ? -1 : a.from > b.from ? 1 : a.line - b.line) :
+    importCandidates(graph, scope.files);
+  if (unresolved.length > 0) {
+    cuts.push(
+      `unresolved = ${unresolved.length}: ${
+        direction === "dependencies" ? "imports of the start files" : "imports naming the start files"
+      } did not resolve to a file (listed in unresolved with the reason); configure the module layout they name (go.mod module path, tsconfig paths, package roots), or check them with file_read at their line`,
+    );
+  }
   const external = direction === "dependencies" ? externalTotals(imports) : [];
   const listedUnresolved = unresolved.slice(0, LIMITS.intel.graph.maxUnresolvedListed).map((entry) => unresolvedOut(entry, display));
   const listedExternal = external.slice(0, LIMITS.intel.graph.maxExternalsListed);
