@@ -320,7 +320,9 @@ describe("deps and reverse_deps: imports that did not resolve", () => {
     const context = opened[3]!.context;
     const result = await runTool(depsTool, { path: "database/sql/example.go" }, context);
     const named = [...result.files.map((file: { path: string }) => file.path), ...result.unresolved.map((entry: { specifier: string }) => entry.specifier)];
-    expect(named).toEqual([expect.stringMatching(/^net\/http/)]);
+    // Resolved, a Go import reaches every file of the package; unresolved, it is one named import.
+    expect(named.length).toBeGreaterThan(0);
+    for (const entry of named) expect(entry).toMatch(/^net\/http/);
     expect(result.complete).toBe(result.unresolved.length === 0);
     const reverse = await runTool(reverseDepsTool, { path: "net/http/server.go" }, context);
     const importers = [...reverse.files.map((file: { path: string }) => file.path), ...reverse.unresolved.map((entry: { from: string }) => entry.from)].sort();
