@@ -45,6 +45,70 @@ async function repo() {
   return { context, index };
 }
 
+/** A tree whose calls reach their targets directly, through an alias, an explicit re-export and an `export *` barrel. */
+const CHAINS: Record<string, string> = {
+  "lib/core.ts":
+    "export function direct(): number {\n  return 1;\n}\n\nexport function aliased(): number {\n  return 2;\n}\n\nexport function viaBarrel(): number {\n  return 3;\n}\n\nexport function viaStar(): number {\n  return 4;\n}\n",
+  "lib/index.ts": "export { viaBarrel } from \"./core\";\n",
+  "lib/all.ts": "export * from \"./core\";\n",
+  "use/a.ts": "import { direct, aliased as renamed } from \"../lib/core\";\n\nexport function a(): number {\n  return direct() + renamed();\n}\n",
+  "use/b.ts":
+    "import { viaBarrel } from \"../lib/index\";\nimport { viaStar } from \"../lib/all\";\n\nexport function b(): number {\n  return viaBarrel() + viaStar() + viaStar();\n}\n",
+};
+
+async function chainsRepo(slowBuild: boolean) {
+  const dir = await makeTempDir();
+  for (const [relative, text] of Object.entries(CHAINS)) {
+    await mkdir(path.dirname(path.join(dir.dir, relative)), { recursive: true });
+    await writeFile(path.join(dir.dir, relative), text);
+  }
+  for (let i = 0; i < 200; i++) {
+    await mkdir(path.join(dir.dir, "a"), { recursive: true });
+    await writeFile(path.join(dir.dir, "a", `filler${i}.ts`), `export function filler${i}(): number {\n  return ${i};\n}\n`);
+  }
+  const base = await makeContext([dir.dir]);
+  const context = { ...base, config: { ...base.config, config: { ...base.config.config, index: { ...DEFAULT_CONFIG.index, persist: false } } } };
+  const options = slowBuild ? { extract: slow, extractorVersion: "slow", watch: "off" as const, tuning: { focusAboveFiles: 100 } } : { watch: "off" as const };
+  const index = context.services.indexes.forContext(context, options);
+  return { dir, context, index };
+}
+
+type Call = { path: string; line: number; column: number; confidence: string; caller?: string };
+const key = (call: Call) => `${call.path}:${call.line}:${call.column} ${call.caller ?? ""} ${call.confidence}`;
+
+describe("the first-build answer agrees with the whole index", () => {
+  test("every call it reports is one the whole index reports, with the same confidence; what it may miss, it says", async () => {
+    const whole = await chainsRepo(false);
+    try {
+      await whole.index.ensureFresh();
+      const found: Record<string, number> = {};
+      for (const name of ["direct", "aliased", "viaBarrel", "viaStar"]) {
+        const reference = await runTool(callersTool, { symbol: name }, whole.context);
+        expect(reference.complete).toBe(true);
+        const early = await chainsRepo(true);
+        try {
+          const answer = await runTool(callersTool, { symbol: name }, early.context);
+          expect(early.index.built).toBe(false);
+          const full = new Set(reference.calls.map(key));
+          for (const call of answer.calls) expect(full.has(key(call))).toBe(true);
+          // Fewer calls than the whole index only ever comes with the answer saying it is partial.
+          if (answer.calls.length < reference.calls.length) expect(answer.complete).toBe(false);
+          expect(answer.complete).toBe(false);
+          found[name] = answer.calls.length;
+        } finally {
+          early.context.services.indexes.closeAll();
+          await early.dir.cleanup();
+        }
+      }
+      // The direct, aliased and explicitly re-exported calls are found before the build ends.
+      expect(found).toMatchObject({ direct: 1, aliased: 1, viaBarrel: 1 });
+    } finally {
+      whole.context.services.indexes.closeAll();
+      await whole.dir.cleanup();
+    }
+  });
+});
+
 describe("answer first through the tools", () => {
   test("callers of a name during the first build: the calls from the files that mention it, marked as partial", async () => {
     const { context, index } = await repo();
