@@ -1,0 +1,86 @@
+/** The first-contact phase's gates: pacing of progress, timeouts as failed gates, the user's environment, the name it looks up. */
+import { expect, test } from "bun:test";
+import path from "node:path";
+import { judgeProgress, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
+import { connectStdioServer } from "../../bench/lib.ts";
+import { makeTempDir } from "../support/context.ts";
+
+const SDK = path.join(import.meta.dir, "..", "..", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");
+
+/** A stdio MCP server with three tools: paced (progress 300 ms apart, last at 100%, a partial answer), flood (progress 1 ms apart), hang (never answers). */
+const FAKE_SERVER = `
+import { Server } from ${JSON.stringify(`${SDK}/server/index.js`)};
+import { StdioServerTransport } from ${JSON.stringify(`${SDK}/server/stdio.js`)};
+import { CallToolRequestSchema, ListToolsRequestSchema } from ${JSON.stringify(`${SDK}/types.js`)};
+const server = new Server({ name: "fake", version: "0.0.0" }, { capabilities: { tools: {} } });
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const token = request.params._meta?.progressToken;
+  const send = (progress) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total: 3 } });
+  const name = request.params.name;
+  if (name === "hang") await new Promise(() => {});
+  const gap = name === "paced" ? 300 : 1;
+  for (let step = 1; step <= 3; step++) { await sleep(gap); await send(step); }
+  await sleep(20);
+  return { content: [{ type: "text", text: "done" }], structuredContent: { complete: false } };
+});
+await server.connect(new StdioServerTransport());
+`;
+
+test("progress notifications closer than 250 ms fail the pacing gate, the closing one at 100% excepted", () => {
+  expect(judgeProgress([{ atMs: 0, progress: 1, total: 3 }, { atMs: 300, progress: 2, total: 3 }, { atMs: 310, progress: 3, total: 3 }], 400).ok).toBe(true);
+  const flood = judgeProgress([{ atMs: 0, progress: 1, total: 4 }, { atMs: 1, progress: 2, total: 4 }, { atMs: 400, progress: 4, total: 4 }], 500);
+  expect(flood.ok).toBe(false);
+  expect(flood.problem).toContain("1 ms apart");
+});
+
+test("the last progress notification must reach 100%", () => {
+  const result = judgeProgress([{ atMs: 0, progress: 1, total: 3 }, { atMs: 300, progress: 2, total: 3 }], 400);
+  expect(result.ok).toBe(false);
+  expect(result.problem).toContain("last not at 100%");
+});
+
+test("a call over one second without progress fails the gate; a short one needs none", () => {
+  expect(judgeProgress([], 900).ok).toBe(true);
+  expect(judgeProgress([], 1_500)).toMatchObject({ ok: false, problem: "no progress on a long call" });
+});
+
+test("the servers run with the user's environment: the installer's NODE_OPTIONS and malloc variables left out", () => {
+  const env = { PATH: "/bin", HOME: "/h", NODE_OPTIONS: "--max-semi-space-size=2", MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" };
+  expect(userEnvironment(env, "linux")).toEqual({ PATH: "/bin", HOME: "/h" });
+});
+
+test("the name looked up is the preferred definition when the file has it, else the first one the regex finds", async () => {
+  const temp = await makeTempDir("ast-mcp-first-");
+  try {
+    await temp.write("src/strings/strings.go", "package strings\n\nfunc Index(s string) int { return 0 }\n\nfunc Cut(s, sep string) {}\n");
+    const spec = { definitionFile: "src/strings/strings.go", definitionPattern: /^func ([A-Z]\w*)\(/gm };
+    expect(await pickName(temp.dir, { ...spec, preferredName: "Cut" })).toBe("Cut");
+    expect(await pickName(temp.dir, { ...spec, preferredName: "Missing" })).toBe("Index");
+    await expect(pickName(temp.dir, { ...spec, definitionFile: "nope.go", preferredName: "Cut" })).rejects.toThrow("not in the tree");
+  } finally {
+    await temp.cleanup();
+  }
+});
+
+test("a first call is timed with its progress and partial state; one that times out is a failed gate, not a crash", async () => {
+  const temp = await makeTempDir("ast-mcp-first-server-");
+  const script = await temp.write("fake-server.mjs", FAKE_SERVER);
+  const session = await connectStdioServer(script, [], { PATH: process.env.PATH ?? "" });
+  try {
+    const paced = await timedCall(session, "paced", {}, 10_000);
+    expect(paced).toMatchObject({ outcome: "answered", complete: false, progress: { count: 3, lastAtFull: true, ok: true } });
+    expect(paced.ms).toBeGreaterThanOrEqual(900);
+
+    const flood = await timedCall(session, "flood", {}, 10_000);
+    expect(flood.progress.ok).toBe(false);
+
+    const hang = await timedCall(session, "hang", {}, 500);
+    expect(hang.outcome).toBe("timeout");
+    expect(hang.ms).toBeLessThan(5_000);
+  } finally {
+    await session.close();
+    await temp.cleanup();
+  }
+}, 30_000);
