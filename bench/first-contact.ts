@@ -10,7 +10,7 @@
  *   of a folder ≤ 2× the parse-only time of that folder's files (parseCeiling, in this process);
  * - every first call (map, graph, cycles, impact too) answers within 10 s, complete or saying it is
  *   partial (structuredContent.complete === false), and its progress notifications are ≥ 250 ms
- *   apart with the last at 100% (a call over 1 s must send some);
+ *   apart with the last at 100% (a call over 2 s must send some);
  * - restart on the snapshot (the callers session's cache, after it indexed fully): first `callers`
  *   ≤ 5× `rg -l`, first `search` ≤ 15×;
  * - peak RSS (VmHWM) of every server on the Go tree < 500 MB.
@@ -62,8 +62,8 @@ const TARGETS = {
   firstCallMs: 10_000,
   /** Progress notifications of one call are at least this far apart (the last, at 100%, excepted). */
   progressGapMs: 250,
-  /** A call longer than this must have sent progress. */
-  progressRequiredAfterMs: 1_000,
+  /** A call longer than this must have sent progress (room for a few at the pace above, and for a loaded machine). */
+  progressRequiredAfterMs: 2_000,
   restartCallersVsRg: 5,
   restartSearchVsRg: 15,
   /** Peak RSS of a server on the Go tree. */
@@ -235,6 +235,8 @@ interface FirstCall {
   complete?: boolean;
   error?: string;
   textChars: number;
+  /** Call sites (callers, impact) or results (search) listed: a fast empty answer shows here. */
+  items?: number;
   progress: { count: number; minGapMs: number | null; lastAtFull: boolean | null; ok: boolean; problem?: string };
   peakRssBytes: number | null;
   /** Bytes the cache directory holds after the session ended (a snapshot left behind, or none). */
@@ -275,6 +277,7 @@ export async function timedCall(session: StdioSession, tool: string, args: Recor
   let complete: boolean | undefined;
   let error: string | undefined;
   let textChars = 0;
+  let items: number | undefined;
   try {
     const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
       timeout: timeoutMs,
@@ -291,6 +294,8 @@ export async function timedCall(session: StdioSession, tool: string, args: Recor
     textChars = text.length;
     const structured = result.structuredContent as Record<string, unknown> | undefined;
     if (typeof structured?.complete === "boolean") complete = structured.complete;
+    const listed = structured?.calls ?? structured?.results;
+    if (Array.isArray(listed)) items = listed.length;
     if (result.isError) {
       outcome = "error";
       error = text.slice(0, 300);
@@ -303,6 +308,7 @@ export async function timedCall(session: StdioSession, tool: string, args: Recor
   const elapsed = performance.now() - start;
   const call: FirstCall = { tool, args, ms: elapsed, outcome, textChars, progress: judgeProgress(events, elapsed), peakRssBytes: readPeakRss(session.pid) ?? null };
   if (complete !== undefined) call.complete = complete;
+  if (items !== undefined) call.items = items;
   if (error !== undefined) call.error = error;
   return call;
 }
@@ -357,8 +363,12 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
   let root = "";
   const userEnv = userEnvironment(fixture.env);
   const installerOnly = Object.keys(serverEnvironment(process.platform));
+  const startMs: number[] = [];
   const start = async (cacheDir: string): Promise<StdioSession> => {
+    const spawned = performance.now();
     const session = await connectStdioServer(CLI, ["mcp", root], { ...userEnv, AST_MCP_CACHE_DIR: cacheDir, AST_MCP_STATE_DIR: join(cacheDir, "..", "state") });
+    // Spawn to initialized: what a user waits for besides the call, reported beside the calls.
+    startMs.push(performance.now() - spawned);
     sessions.push(session);
     return session;
   };
@@ -442,13 +452,20 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
     const seconds = (value: number): string => `${(value / 1000).toFixed(2)} s`;
     const state = (call: FirstCall): string =>
       call.outcome === "timeout" ? `timed out after ${seconds(call.ms)}` : call.outcome === "error" ? `error after ${seconds(call.ms)}` : seconds(call.ms);
+    // "partial" and the count listed sit beside every ratio: a fast answer that holds nothing is no win.
+    const what = (call: FirstCall): string => `${call.complete === false ? ", partial" : ""}${call.items === undefined ? "" : `, ${call.items} listed`}`;
     const byTool = new Map(calls.map((call) => [call.tool, call]));
-    const versus = (tool: string, reference: { ms: number } | undefined, limit: number, what: string): void => {
+    const versus = (tool: string, measured: { ms: number } | undefined, limit: number, reference: string): void => {
       const call = byTool.get(tool);
       if (!call) return;
-      const ok = call.outcome === "answered" && reference !== undefined ? call.ms <= limit * reference.ms : call.outcome === "answered" ? undefined : false;
-      const ratio = reference === undefined ? "rg skipped" : ratioText(call.ms, reference.ms);
-      rows.push({ metric: label(`first ${tool}, fresh process, empty cache`), value: `${state(call)} (${ratio} ${what})`, target: `≤ ${limit}× ${what}`, verdict: verdict(ok) });
+      const ok = call.outcome === "answered" && measured !== undefined ? call.ms <= limit * measured.ms : call.outcome === "answered" ? undefined : false;
+      const ratio = measured === undefined ? "rg skipped" : ratioText(call.ms, measured.ms);
+      rows.push({
+        metric: label(`first ${tool}, fresh process, empty cache`),
+        value: `${state(call)}${what(call)} (${ratio} ${reference})`,
+        target: `≤ ${limit}× ${reference}`,
+        verdict: verdict(ok),
+      });
     };
     versus("callers", rgName, TARGETS.firstLookupVsRg, "rg -l");
     versus("show", rgName, TARGETS.firstLookupVsRg, "rg -l");
@@ -475,6 +492,8 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
         verdict: verdict(answered && call.progress.ok),
       });
     }
+    rows.push({ metric: label(`server start to initialized, median of ${startMs.length}`), value: ms(summarize(startMs).p50), target: "—", verdict: "info" });
+    details.startMs = startMs;
     const oneCall = calls.filter((call) => call.tool !== "callers");
     const leftSnapshot = oneCall.filter((call) => (call.cacheBytesAfter ?? 0) > 0).length;
     rows.push({ metric: label("one-call sessions that left something in the cache"), value: `${leftSnapshot} of ${oneCall.length}`, target: "—", verdict: "info" });
@@ -499,7 +518,7 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
         const ok = call.outcome === "answered" && reference !== undefined ? call.ms <= limit * reference.ms : call.outcome === "answered" ? undefined : false;
         rows.push({
           metric: label(`restart on the snapshot: first ${tool}`),
-          value: `${state(call)}${call.complete === false ? ", partial" : ""} (${reference === undefined ? "rg skipped" : ratioText(call.ms, reference.ms)} rg -l)`,
+          value: `${state(call)}${what(call)} (${reference === undefined ? "rg skipped" : ratioText(call.ms, reference.ms)} rg -l)`,
           target: `≤ ${limit}× rg -l`,
           verdict: verdict(ok),
         });

@@ -7,7 +7,7 @@ import { makeTempDir } from "../support/context.ts";
 
 const SDK = path.join(import.meta.dir, "..", "..", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");
 
-/** A stdio MCP server with three tools: paced (progress 300 ms apart, last at 100%, a partial answer), flood (progress 1 ms apart), hang (never answers). */
+/** A stdio MCP server with three tools: paced (progress 300 ms apart, last at 100%, a partial answer listing two results), flood (progress 1 ms apart), hang (never answers). */
 const FAKE_SERVER = `
 import { Server } from ${JSON.stringify(`${SDK}/server/index.js`)};
 import { StdioServerTransport } from ${JSON.stringify(`${SDK}/server/stdio.js`)};
@@ -23,7 +23,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const gap = name === "paced" ? 300 : 1;
   for (let step = 1; step <= 3; step++) { await sleep(gap); await send(step); }
   await sleep(20);
-  return { content: [{ type: "text", text: "done" }], structuredContent: { complete: false } };
+  return { content: [{ type: "text", text: "done" }], structuredContent: { complete: false, results: [1, 2] } };
 });
 await server.connect(new StdioServerTransport());
 `;
@@ -41,9 +41,9 @@ test("the last progress notification must reach 100%", () => {
   expect(result.problem).toContain("last not at 100%");
 });
 
-test("a call over one second without progress fails the gate; a short one needs none", () => {
-  expect(judgeProgress([], 900).ok).toBe(true);
-  expect(judgeProgress([], 1_500)).toMatchObject({ ok: false, problem: "no progress on a long call" });
+test("a call over two seconds without progress fails the gate; a shorter one needs none", () => {
+  expect(judgeProgress([], 1_900).ok).toBe(true);
+  expect(judgeProgress([], 2_500)).toMatchObject({ ok: false, problem: "no progress on a long call" });
 });
 
 test("the servers run with the user's environment: the installer's NODE_OPTIONS and malloc variables left out", () => {
@@ -64,13 +64,13 @@ test("the name looked up is the preferred definition when the file has it, else 
   }
 });
 
-test("a first call is timed with its progress and partial state; one that times out is a failed gate, not a crash", async () => {
+test("a first call is timed with its progress, partial state and count listed; one that times out is a failed gate, not a crash", async () => {
   const temp = await makeTempDir("ast-mcp-first-server-");
   const script = await temp.write("fake-server.mjs", FAKE_SERVER);
   const session = await connectStdioServer(script, [], { PATH: process.env.PATH ?? "" });
   try {
     const paced = await timedCall(session, "paced", {}, 10_000);
-    expect(paced).toMatchObject({ outcome: "answered", complete: false, progress: { count: 3, lastAtFull: true, ok: true } });
+    expect(paced).toMatchObject({ outcome: "answered", complete: false, items: 2, progress: { count: 3, lastAtFull: true, ok: true } });
     expect(paced.ms).toBeGreaterThanOrEqual(900);
 
     const flood = await timedCall(session, "flood", {}, 10_000);
