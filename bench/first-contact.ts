@@ -13,6 +13,9 @@
  *   apart with the last at 100% (a call over 2 s must send some);
  * - restart on the snapshot (the callers session's cache, after it indexed fully): first `callers`
  *   ≤ 5× `rg -l`, first `search` ≤ 15×;
+ * - the fast path against the full index: every call site a first (or restarted) `callers` lists is
+ *   in the full index's answer, or the answer says it is partial; how many of a cold `search`'s
+ *   results are among the full index's top 50 (the primed session gives both references);
  * - peak RSS (VmHWM) of every server on the Go tree < 500 MB.
  * Servers run with the environment `npx ast-mcp mcp` gets, not the installer's allocator variables
  * (src/hosts/targets.ts serverEnvironment). A call that times out fails its gate; the phase goes on.
@@ -73,6 +76,10 @@ const TARGETS = {
 /** The priming session waits for the whole index: long on a large tree under load. */
 const INDEX_TIMEOUT_MS = 15 * 60_000;
 const APT_TIMEOUT_MS = 5 * 60_000;
+/** The full index's callers answer the first ones are compared with: every call site of the name, not the default first 100. */
+const FULL_CALLERS_LIMIT = 2_000;
+/** The full index's top results a cold search's results are looked for in. */
+const FULL_SEARCH_TOP = 50;
 
 export type TreeId = "go" | "effect" | "django";
 
@@ -237,10 +244,28 @@ interface FirstCall {
   textChars: number;
   /** Call sites (callers, impact) or results (search) listed: a fast empty answer shows here. */
   items?: number;
+  /** What it listed, as path:line:column (call sites) or path:line (search results), for the comparison with the full index. */
+  keys?: string[];
   progress: { count: number; minGapMs: number | null; lastAtFull: boolean | null; ok: boolean; problem?: string };
   peakRssBytes: number | null;
   /** Bytes the cache directory holds after the session ended (a snapshot left behind, or none). */
   cacheBytesAfter?: number;
+}
+
+/** The call sites (`calls`: path:line:column) or search results (`results`: path:startLine) an answer lists; undefined when it has neither. */
+export function answerKeys(structured: Record<string, unknown> | undefined): string[] | undefined {
+  const calls = structured?.calls;
+  if (Array.isArray(calls)) return calls.map((call: { path?: unknown; line?: unknown; column?: unknown }) => `${call.path}:${call.line}:${call.column}`);
+  const results = structured?.results;
+  if (Array.isArray(results)) return results.map((result: { path?: unknown; startLine?: unknown }) => `${result.path}:${result.startLine}`);
+  return undefined;
+}
+
+/** How many of `first` the full index's answer also lists, and the first few it does not. */
+export function agreement(first: readonly string[], full: readonly string[]): { agreed: number; of: number; missing: string[] } {
+  const known = new Set(full);
+  const missing = first.filter((key) => !known.has(key));
+  return { agreed: first.length - missing.length, of: first.length, missing: missing.slice(0, 5) };
 }
 
 /** What `npx ast-mcp mcp` runs with: `env` without the variables an installed entry adds (allocator and V8 tuning). */
@@ -277,6 +302,7 @@ export async function timedCall(session: StdioSession, tool: string, args: Recor
   let complete: boolean | undefined;
   let error: string | undefined;
   let textChars = 0;
+  let keys: string[] | undefined;
   let items: number | undefined;
   try {
     const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
@@ -294,8 +320,8 @@ export async function timedCall(session: StdioSession, tool: string, args: Recor
     textChars = text.length;
     const structured = result.structuredContent as Record<string, unknown> | undefined;
     if (typeof structured?.complete === "boolean") complete = structured.complete;
-    const listed = structured?.calls ?? structured?.results;
-    if (Array.isArray(listed)) items = listed.length;
+    keys = answerKeys(structured);
+    if (keys !== undefined) items = keys.length;
     if (result.isError) {
       outcome = "error";
       error = text.slice(0, 300);
@@ -309,6 +335,7 @@ export async function timedCall(session: StdioSession, tool: string, args: Recor
   const call: FirstCall = { tool, args, ms: elapsed, outcome, textChars, progress: judgeProgress(events, elapsed), peakRssBytes: readPeakRss(session.pid) ?? null };
   if (complete !== undefined) call.complete = complete;
   if (items !== undefined) call.items = items;
+  if (keys !== undefined) call.keys = keys;
   if (error !== undefined) call.error = error;
   return call;
 }
@@ -422,6 +449,8 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
     const calls: FirstCall[] = [];
     let primedCache: string | undefined;
     let primedIndex: Record<string, unknown> | undefined;
+    let fullCallers: string[] | undefined;
+    let fullSearch: string[] | undefined;
     const peaks: number[] = [];
     for (const { tool, args } of firstCalls) {
       progress(`fresh process: first ${tool}`);
@@ -434,7 +463,12 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
         try {
           const indexed = await session.client.callTool({ name: "index", arguments: { stats: true } }, undefined, { timeout: INDEX_TIMEOUT_MS, resetTimeoutOnProgress: true });
           primedIndex = indexed.structuredContent as Record<string, unknown> | undefined;
-          await session.client.callTool({ name: "search", arguments: { query: tree.searchQuery } }, undefined, { timeout: INDEX_TIMEOUT_MS, resetTimeoutOnProgress: true });
+          // The full index's answers, the reference for what the first answers listed.
+          const long = { timeout: INDEX_TIMEOUT_MS, resetTimeoutOnProgress: true };
+          const callers = await session.client.callTool({ name: "callers", arguments: { ...args, limit: FULL_CALLERS_LIMIT } }, undefined, long);
+          fullCallers = answerKeys(callers.structuredContent as Record<string, unknown> | undefined);
+          const search = await session.client.callTool({ name: "search", arguments: { query: tree.searchQuery, topK: FULL_SEARCH_TOP } }, undefined, long);
+          fullSearch = answerKeys(search.structuredContent as Record<string, unknown> | undefined);
           primedCache = cacheDir;
         } catch (error) {
           notes.push(`${tree.id}: priming the snapshot failed, no restart measured: ${error instanceof Error ? error.message : String(error)}`);
@@ -524,6 +558,31 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
         });
       }
       details.restarts = restarts;
+    }
+
+    // -------- the fast path against the full index (the primed session's answers)
+    const agree = (call: FirstCall | undefined, when: string): void => {
+      if (!call?.keys || fullCallers === undefined) return;
+      const result = agreement(call.keys, fullCallers);
+      const all = result.agreed === result.of;
+      rows.push({
+        metric: label(`${when} callers: its call sites are among the full index's (${fullCallers.length})`),
+        value: `${result.agreed} of ${result.of}${call.complete === false ? ", marked partial" : ""}${all ? "" : `; not there: ${result.missing.join(", ")}`}`,
+        target: "all, or the answer marked partial",
+        verdict: verdict(all || call.complete === false),
+      });
+    };
+    agree(byTool.get("callers"), "first");
+    agree(((details.restarts as FirstCall[] | undefined) ?? []).find((call) => call.tool === "callers"), "restart");
+    const coldSearch = byTool.get("search");
+    if (coldSearch?.keys && fullSearch !== undefined) {
+      const result = agreement(coldSearch.keys, fullSearch);
+      rows.push({
+        metric: label(`first search: its results among the full index's top ${FULL_SEARCH_TOP}`),
+        value: `${result.agreed} of ${result.of}`,
+        target: "—",
+        verdict: "info",
+      });
     }
 
     // -------- memory, with the environment a user gets

@@ -1,7 +1,7 @@
 /** The first-contact phase's gates: pacing of progress, timeouts as failed gates, the user's environment, the name it looks up. */
 import { expect, test } from "bun:test";
 import path from "node:path";
-import { judgeProgress, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
+import { agreement, answerKeys, judgeProgress, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
 import { connectStdioServer } from "../../bench/lib.ts";
 import { makeTempDir } from "../support/context.ts";
 
@@ -44,6 +44,15 @@ test("the last progress notification must reach 100%", () => {
 test("a call over two seconds without progress fails the gate; a shorter one needs none", () => {
   expect(judgeProgress([], 1_900).ok).toBe(true);
   expect(judgeProgress([], 2_500)).toMatchObject({ ok: false, problem: "no progress on a long call" });
+});
+
+test("call sites and search results are compared with the full index's by place, and the ones it lacks are named", () => {
+  const first = answerKeys({ calls: [{ path: "a.go", line: 3, column: 2 }, { path: "b.go", line: 9, column: 5 }] });
+  const full = answerKeys({ calls: [{ path: "a.go", line: 3, column: 2 }, { path: "c.go", line: 1, column: 1 }] });
+  expect(first).toEqual(["a.go:3:2", "b.go:9:5"]);
+  expect(agreement(first ?? [], full ?? [])).toEqual({ agreed: 1, of: 2, missing: ["b.go:9:5"] });
+  expect(answerKeys({ results: [{ path: "x.go", startLine: 4 }] })).toEqual(["x.go:4"]);
+  expect(answerKeys({ complete: true })).toBeUndefined();
 });
 
 test("the servers run with the user's environment: the installer's NODE_OPTIONS and malloc variables left out", () => {
