@@ -83,7 +83,7 @@ const FULL_SEARCH_TOP = 50;
 
 export type TreeId = "go" | "effect" | "django";
 
-interface TreeSpec {
+export interface TreeSpec {
   id: TreeId;
   corpus: CorpusId;
   /** The root inside the corpus copy ("" for the copy itself). */
@@ -355,7 +355,7 @@ async function directoryBytes(dir: string): Promise<number> {
 
 // ---------------------------------------------------------------- one tree
 
-interface TreeResult {
+export interface TreeResult {
   rows: ResultRow[];
   notes: string[];
   details: Record<string, unknown>;
@@ -375,19 +375,16 @@ function wordArgs(query: string): string[] {
   return query.split(/\s+/).filter((word) => word !== "").flatMap((word) => ["-e", word]);
 }
 
-async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Promise<TreeResult> {
+/** Every measurement of one tree rooted at `root` (a copy: nothing is written to it, but the servers watch it). */
+export async function measureTree(tree: TreeSpec, root: string, options: FirstOptions, rg: boolean): Promise<TreeResult> {
   const progress = progressFor(`first ${tree.id}`);
   const rows: ResultRow[] = [];
   const notes: string[] = [];
   const details: Record<string, unknown> = {};
   const label = (text: string): string => `${tree.id}: ${text}`;
-  const corpus = await ensureCorpus(CORPORA[tree.corpus], progress);
-  details.provenance = corpus.provenance;
   const fixture = await createFixture();
-  const work = await mkdtemp(join(tmpdir(), "ast-mcp-bench-first-"));
   const scratch: string[] = [];
   const sessions: StdioSession[] = [];
-  let root = "";
   const userEnv = userEnvironment(fixture.env);
   const installerOnly = Object.keys(serverEnvironment(process.platform));
   const startMs: number[] = [];
@@ -405,10 +402,6 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
     return join(dir, "cache");
   };
   try {
-    progress("copying the corpus");
-    const copy = await copyCorpus(corpus, work);
-    root = tree.subdir === "" ? copy : join(copy, tree.subdir);
-    if (!existsSync(root)) throw new Error(`the corpus has no ${tree.subdir}/`);
     const name = await pickName(root, tree);
     details.name = name;
     details.definitionFile = tree.definitionFile;
@@ -605,9 +598,26 @@ async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Pr
     return { rows, notes, details };
   } finally {
     for (const session of sessions) await session.close().catch(() => {});
-    await rm(work, { recursive: true, force: true, maxRetries: 5 });
     for (const dir of scratch) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     await fixture.cleanup();
+  }
+}
+
+/** One tree: its corpus fetched when missing, measured on a fresh copy. */
+async function benchTree(tree: TreeSpec, options: FirstOptions, rg: boolean): Promise<TreeResult> {
+  const progress = progressFor(`first ${tree.id}`);
+  const corpus = await ensureCorpus(CORPORA[tree.corpus], progress);
+  const work = await mkdtemp(join(tmpdir(), "ast-mcp-bench-first-"));
+  try {
+    progress("copying the corpus");
+    const copy = await copyCorpus(corpus, work);
+    const root = tree.subdir === "" ? copy : join(copy, tree.subdir);
+    if (!existsSync(root)) throw new Error(`the corpus has no ${tree.subdir}/`);
+    const result = await measureTree(tree, root, options, rg);
+    result.details.provenance = corpus.provenance;
+    return result;
+  } finally {
+    await rm(work, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 

@@ -1,7 +1,7 @@
 /** The first-contact phase's gates: pacing of progress, timeouts as failed gates, the user's environment, the name it looks up. */
 import { expect, test } from "bun:test";
 import path from "node:path";
-import { agreement, answerKeys, judgeProgress, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
+import { agreement, answerKeys, judgeProgress, measureTree, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
 import { connectStdioServer } from "../../bench/lib.ts";
 import { makeTempDir } from "../support/context.ts";
 
@@ -93,3 +93,42 @@ test("a first call is timed with its progress, partial state and count listed; o
     await temp.cleanup();
   }
 }, 30_000);
+
+test("on a small Go tree the phase measures every first call, the restart on the snapshot and the comparison with the full index, all rows filled", async () => {
+  const temp = await makeTempDir("ast-mcp-first-tree-");
+  try {
+    await temp.write("go.mod", "module example.com/m\n\ngo 1.19\n");
+    await temp.write("strs/strs.go", "package strs\n\n// Cut cuts a string around a separator.\nfunc Cut(s, sep string) (string, string) {\n\treturn s, sep\n}\n");
+    await temp.write("web/serve.go", "package web\n\nimport \"example.com/m/strs\"\n\nfunc Serve(s string) string {\n\ta, _ := strs.Cut(s, \":\")\n\treturn a\n}\n");
+    await temp.write("web/route.go", "package web\n\nimport \"example.com/m/strs\"\n\nfunc Route(s string) string {\n\t_, b := strs.Cut(s, \"/\")\n\treturn b\n}\n");
+    const tree = {
+      id: "go" as const,
+      corpus: "go" as const,
+      subdir: "",
+      extension: ".go",
+      definitionFile: "strs/strs.go",
+      definitionPattern: /^func ([A-Z]\w*)\(/gm,
+      preferredName: "Cut",
+      digestFolder: "web",
+      searchQuery: "cut string",
+    };
+    const result = await measureTree(tree, temp.dir, { trees: ["go"], timeoutMs: 30_000, rgRounds: 1 }, false);
+    const metrics = result.rows.map((row) => row.metric);
+    for (const tool of ["callers", "show", "search", "digest", "map", "impact", "graph", "cycles"]) expect(metrics).toContain(`go: first ${tool}: answer and progress`);
+    expect(metrics).toContain("go: restart on the snapshot: first callers");
+    expect(metrics).toContain("go: restart on the snapshot: first search");
+    const calls = result.details.firstCalls as Array<{ tool: string; outcome: string; items?: number }>;
+    expect(calls.every((call) => call.outcome === "answered")).toBe(true);
+    expect(calls.find((call) => call.tool === "callers")?.items).toBe(2);
+    const agreed = result.rows.find((row) => row.metric.startsWith("go: first callers: its call sites are among the full index's"));
+    expect(agreed).toMatchObject({ value: expect.stringMatching(/^2 of 2/), verdict: "pass" });
+    expect(result.rows.find((row) => row.metric.startsWith("go: peak RSS"))?.value).toMatch(/MB$/);
+    // Without ripgrep the ratios to rg are reported as skipped, not failed.
+    expect(result.rows.find((row) => row.metric === "go: first callers, fresh process, empty cache")).toMatchObject({
+      verdict: "info",
+      value: expect.stringContaining("rg skipped"),
+    });
+  } finally {
+    await temp.cleanup();
+  }
+}, 120_000);
