@@ -12,27 +12,26 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { appendFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { DEFAULT_CONFIG } from "../src/config/schema.ts";
-import { DEFAULT_INDEX_TUNING } from "../src/intel/index/index.ts";
-import { languageFromPath, parseTreeAsync } from "../src/syntax/index.ts";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";
 import {
   CALL_TIMEOUT_MS,
   CLI,
   connectStdioServer,
+  corpusFiles,
   createFixture,
   type LatencySummary,
   mb,
   ms,
   type PeerTable,
   type PhaseReport,
+  parseCeiling,
   progressFor,
   ratioText,
   readCpuSeconds,
@@ -67,8 +66,6 @@ const LOOP_MAX_SECONDS = 60;
 const PEER_MAX_SECONDS = 45;
 /** A first (untimed) call slower than this is counted as a round: one-time costs are noise at that scale. */
 const PEER_WARMUP_COUNTS_MS = 5_000;
-/** Directories the corpus walk never enters (the index skips them too). */
-const SKIPPED_DIRS = new Set(["node_modules", "vendor", "dist", "build", "target", ".git"]);
 
 export const INTEL_FLAGS = {
   "intel-corpora": { type: "string", default: "ts,python,go" },
@@ -171,55 +168,6 @@ async function measureRotating(
   const run = timedRun(samples, errors, firstError);
   if (firstCallMs !== undefined) run.firstCallMs = firstCallMs;
   return run;
-}
-
-/** Every file of the corpus language, relative to the root, sorted (the index's own skips applied). */
-async function corpusFiles(root: string, extension: string): Promise<Array<{ path: string; size: number }>> {
-  const found: Array<{ path: string; size: number }> = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (entry.name.startsWith(".")) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_DIRS.has(entry.name)) await walk(path);
-      } else if (entry.isFile() && entry.name.endsWith(extension) && !entry.name.endsWith(".d.ts")) {
-        found.push({ path: relative(root, path), size: (await stat(path)).size });
-      }
-    }
-  };
-  await walk(root);
-  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/**
- * The parse-only ceiling: every file of the corpus's language parsed on the thread pool with as
- * many in flight as the index keeps, nothing extracted (in the bench process, which loads the same
- * napi parsers; reads are done first and not timed). Cold-index throughput can reach this at most.
- */
-async function parseCeiling(root: string, files: ReadonlyArray<{ path: string; size: number }>): Promise<{ bytes: number; wallMs: number; cpuSeconds: number; files: number }> {
-  const inputs: Array<{ language: string; text: string }> = [];
-  let bytes = 0;
-  for (const file of files) {
-    if (file.size > DEFAULT_CONFIG.index.max_file_bytes) continue;
-    const language = languageFromPath(file.path);
-    if (language === null) continue;
-    inputs.push({ language, text: await readFile(join(root, file.path), "utf8") });
-    bytes += file.size;
-  }
-  let next = 0;
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: DEFAULT_INDEX_TUNING.concurrency }, async () => {
-      while (next < inputs.length) {
-        const input = inputs[next++]!;
-        await parseTreeAsync(input.language, input.text);
-      }
-    }),
-  );
-  const wallMs = performance.now() - start;
-  const cpu = process.cpuUsage(cpuBefore);
-  return { bytes, wallMs, cpuSeconds: (cpu.user + cpu.system) / 1e6, files: inputs.length };
 }
 
 /** `count` items spread evenly over the list (deterministic, so runs compare). */

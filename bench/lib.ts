@@ -6,13 +6,16 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { DEFAULT_CONFIG } from "../src/config/schema.ts";
 import { serverEnvironment } from "../src/hosts/targets.ts";
+import { DEFAULT_INDEX_TUNING } from "../src/intel/index/index.ts";
+import { languageFromPath, parseTreeAsync } from "../src/syntax/index.ts";
 
 export const PROJECT_DIR = join(import.meta.dir, "..");
 /** The built CLI; AST_MCP_BENCH_CLI points the bench at another build (say, a previous release) to compare. */
@@ -342,6 +345,63 @@ export async function measureSequential(
   const run: LatencyRun = { summary: summarize(samples), samples, errors };
   if (firstError !== undefined) run.firstError = firstError;
   return run;
+}
+
+// ---------------------------------------------------------------- source trees
+
+/** Directories the corpus walk never enters (the index skips them too). */
+const SKIPPED_DIRS = new Set(["node_modules", "vendor", "dist", "build", "target", ".git"]);
+
+/** Every file of the corpus language, relative to the root, sorted (the index's own skips applied). */
+export async function corpusFiles(root: string, extension: string): Promise<Array<{ path: string; size: number }>> {
+  const found: Array<{ path: string; size: number }> = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith(".")) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) await walk(path);
+      } else if (entry.isFile() && entry.name.endsWith(extension) && !entry.name.endsWith(".d.ts")) {
+        found.push({ path: relative(root, path), size: (await stat(path)).size });
+      }
+    }
+  };
+  await walk(root);
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The parse-only ceiling: every file of the corpus's language parsed on the thread pool with as
+ * many in flight as the index keeps, nothing extracted (in the bench process, which loads the same
+ * napi parsers; reads are done first and not timed). Cold-index throughput can reach this at most.
+ */
+export async function parseCeiling(
+  root: string,
+  files: ReadonlyArray<{ path: string; size: number }>,
+): Promise<{ bytes: number; wallMs: number; cpuSeconds: number; files: number }> {
+  const inputs: Array<{ language: string; text: string }> = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (file.size > DEFAULT_CONFIG.index.max_file_bytes) continue;
+    const language = languageFromPath(file.path);
+    if (language === null) continue;
+    inputs.push({ language, text: await readFile(join(root, file.path), "utf8") });
+    bytes += file.size;
+  }
+  let next = 0;
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: DEFAULT_INDEX_TUNING.concurrency }, async () => {
+      while (next < inputs.length) {
+        const input = inputs[next++]!;
+        await parseTreeAsync(input.language, input.text);
+      }
+    }),
+  );
+  const wallMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { bytes, wallMs, cpuSeconds: (cpu.user + cpu.system) / 1e6, files: inputs.length };
 }
 
 // ---------------------------------------------------------------- reporting

@@ -6,10 +6,10 @@
  * Options: --calls N (timed sequential calls per latency phase, default 2000), --warmup N (untimed
  * calls first, default 200), --sessions N (concurrent HTTP sessions, default 32), --seconds S
  * (throughput phase, default 10), --peer-calls N (calls per side in the peer comparison, default 1000),
- * --phases core,write,intel,hook (which phases run, default all four), --strict (exit 1 when a target is missed).
- * The write phase (bench/write.ts), the code-intelligence phase (bench/intel.ts) and the hook phase
- * (bench/hook.ts) take their own --write-*, --intel-* and --hook-* options, documented in those files;
- * each also runs alone with `bun bench/<phase>.ts`.
+ * --phases core,write,intel,hook,first (which phases run, default all five), --strict (exit 1 when a target is missed).
+ * The write phase (bench/write.ts), the code-intelligence phase (bench/intel.ts), the hook phase
+ * (bench/hook.ts) and the first-contact phase (bench/first-contact.ts) take their own --write-*, --intel-*,
+ * --hook-* and --first-* options, documented in those files; each also runs alone with `bun bench/<file>.ts`.
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -47,6 +47,7 @@ import {
   writeResults,
   positiveInt,
 } from "./lib.ts";
+import { FIRST_FLAGS, firstOptionsFrom, runFirstContactBench } from "./first-contact.ts";
 import { HOOK_FLAGS, hookOptionsFrom, runHookBench } from "./hook.ts";
 import { INTEL_FLAGS, intelOptionsFrom, runIntelBench } from "./intel.ts";
 import { runWriteBench, WRITE_FLAGS, writeOptionsFrom } from "./write.ts";
@@ -71,15 +72,16 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "32" },
     seconds: { type: "string", default: "10" },
     "peer-calls": { type: "string", default: "1000" },
-    phases: { type: "string", default: "core,write,intel,hook" },
+    phases: { type: "string", default: "core,write,intel,hook,first" },
     strict: { type: "boolean", default: false },
     ...WRITE_FLAGS,
     ...INTEL_FLAGS,
     ...HOOK_FLAGS,
+    ...FIRST_FLAGS,
   },
 });
 
-const PHASES = ["core", "write", "intel", "hook"] as const;
+const PHASES = ["core", "write", "intel", "hook", "first"] as const;
 type Phase = (typeof PHASES)[number];
 const selectedPhases = new Set<Phase>(
   flags.phases.split(",").map((name) => {
@@ -99,6 +101,7 @@ const options = {
   write: writeOptionsFrom(flags),
   intel: intelOptionsFrom(flags),
   hook: hookOptionsFrom(flags),
+  first: firstOptionsFrom(flags),
 };
 
 interface ThroughputRun {
@@ -366,6 +369,7 @@ async function main(): Promise<number> {
   if (selectedPhases.has("write")) reports.push(await runWriteBench(options.write));
   if (selectedPhases.has("intel")) reports.push(await runIntelBench(options.intel));
   if (selectedPhases.has("hook")) reports.push(await runHookBench(options.hook));
+  if (selectedPhases.has("first")) reports.push(await runFirstContactBench(options.first));
 
   const finishedAt = new Date();
   console.log(`\nast-mcp benchmark — ${finishedAt.toISOString()} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(1)} s)`);
