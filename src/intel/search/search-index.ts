@@ -28,10 +28,11 @@ import { collectGarbage } from "../../syntax/index.ts";
 import { lineStarts } from "../../text/index.ts";
 import { lastIndexWhere } from "../../core/bisect.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
-import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
+import { FieldIndex, Liveness, type PersistedField, type QueryTerm } from "./bm25.ts";
 import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
 import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
-import { chunkFile } from "./chunks.ts";
+import { CHUNK_LINES, chunkFile } from "./chunks.ts";
+import { loadPersisted, type PersistedArray, type PersistedIndex, type PersistExpectation, savePersisted } from "./persist.ts";
 import { startsLine } from "./present.ts";
 import { withSlack, worthTrimming } from "./arrays.ts";
 import { TermDictionary } from "./dictionary.ts";
@@ -46,6 +47,7 @@ import {
   type SearchFile,
   type SearchHit,
   type SearchOptions,
+  type SearchPersistence,
   type SearchSource,
   type SearchTuning,
   type Signal,
@@ -53,7 +55,7 @@ import {
 } from "./types.ts";
 import { countTerms, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
 
-const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18 };
+const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18, persistDelayMs: 2_000 };
 
 /** RRF's k: large enough that the first few ranks of one list do not drown the others. */
 const RRF_K = 60;
@@ -106,9 +108,18 @@ export class SearchIndex {
   #merged = false;
   readonly #board = new ScoreBoard();
   #generation = -1;
-  #lastReport: RefreshReport = { rechunked: 0, removed: 0, files: 0, chunks: 0, unreadable: [], bodiesSkipped: 0 };
+  #lastReport: RefreshReport = { rechunked: 0, removed: 0, files: 0, chunks: 0, unreadable: [], bodiesSkipped: 0, restored: 0 };
   #bodiesSkipped = new Set<string>();
   #queue: Promise<unknown> = Promise.resolve();
+  // Persistence (persist.ts): read before the first refresh, written after refreshes that changed something.
+  #persistence: SearchPersistence | undefined;
+  #restoreTried = false;
+  /** Files whose chunks came from the persisted index at the first refresh, and why none did. */
+  #restoredFiles = 0;
+  #persistProblem: string | undefined;
+  /** Whether the index differs from what was last persisted. */
+  #unpersisted = false;
+  #saveTimer: NodeJS.Timeout | undefined;
 
   constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
@@ -192,13 +203,23 @@ export class SearchIndex {
   async #refresh(signal: AbortSignal | undefined, onProgress: ((done: number, total: number) => void) | undefined): Promise<RefreshReport> {
     const generation = this.#source.generation;
     if (generation === this.#generation) return this.#lastReport;
+    const first = !this.#restoreTried;
+    if (first) {
+      this.#restoreTried = true;
+      await this.#restore();
+    }
     const files = this.#source.files();
     const present = new Set<string>();
     const changed: SearchFile[] = [];
+    let restored = 0;
     for (const file of files) {
       present.add(file.real);
-      if (this.#files.get(file.real)?.sha256 !== file.sha256) changed.push(file);
+      // Equal content (and language) means equal facts, so equal chunks: a restored file keeps its postings.
+      const entry = this.#files.get(file.real);
+      if (entry?.sha256 !== file.sha256 || entry.language !== file.language) changed.push(file);
+      else if (first) restored++;
     }
+    if (first) this.#restoredFiles = restored;
     let removed = 0;
     for (const real of [...this.#files.keys()]) {
       if (present.has(real)) continue;
@@ -249,8 +270,222 @@ export class SearchIndex {
       chunks: this.#liveChunks,
       unreadable,
       bodiesSkipped: this.#bodiesSkipped.size,
+      restored,
     };
+    if (changed.length > 0 || removed > 0) {
+      this.#unpersisted = true;
+      // A first build is written at once (a short session may end right after its answer); later edits once they settle.
+      this.#scheduleSave(first ? 0 : this.#tuning.persistDelayMs);
+    }
     return this.#lastReport;
+  }
+
+  /** What the persisted index must match to be used: the source's stamp and what chunking depends on here. */
+  #expectation(persistence: SearchPersistence): PersistExpectation {
+    return {
+      stamp: persistence.stamp,
+      settings: JSON.stringify({ maxChunkedFileBytes: LIMITS.intel.search.maxChunkedFileBytes, chunkLines: CHUNK_LINES }),
+    };
+  }
+
+  /** Loads the persisted index into this (empty) index, when there is a usable one. */
+  async #restore(): Promise<void> {
+    // Dense vectors are not persisted: with a model, the index is built from the files.
+    if (this.#embedder.dimensions > 0 || !this.#source.persistence) return;
+    let persistence: SearchPersistence | undefined;
+    try {
+      persistence = await this.#source.persistence();
+    } catch (error) {
+      this.#persistProblem = `no place to persist: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
+    if (!persistence) return;
+    this.#persistence = persistence;
+    const loaded = await loadPersisted(persistence.file, this.#expectation(persistence));
+    if ("problem" in loaded) {
+      this.#persistProblem = loaded.problem;
+      log.debug("persisted search index not used", { file: persistence.file, reason: loaded.problem });
+      return;
+    }
+    const problem = this.#adopt(loaded);
+    if (problem !== undefined) {
+      this.#persistProblem = problem;
+      log.debug("persisted search index not used", { file: persistence.file, reason: problem });
+    }
+  }
+
+  /** Takes a loaded persisted index (checked before anything is changed); the reason when it does not fit. */
+  #adopt(loaded: PersistedIndex): string | undefined {
+    const meta = loaded.meta as Partial<PersistedMeta> | null;
+    if (
+      meta === null || typeof meta !== "object" || typeof meta.nextId !== "number" || !Array.isArray(meta.files) || !Array.isArray(meta.kinds) ||
+      !Array.isArray(meta.owners) || !Array.isArray(meta.qualifiedNames) || !Array.isArray(meta.totalLengths) || typeof meta.slots !== "number"
+    ) return "corrupt: its index part is missing";
+    const arrays = loaded.arrays;
+    const take = <T extends PersistedArray>(name: string, type: new(length: number) => T): T | undefined => {
+      const array = arrays.get(name);
+      return array instanceof type ? (array as T) : undefined;
+    };
+    const nextId = meta.nextId;
+    const chunkColumns = {
+      file: take("chunks.file", Int32Array),
+      startLine: take("chunks.startLine", Int32Array),
+      endLine: take("chunks.endLine", Int32Array),
+      startOffset: take("chunks.startOffset", Int32Array),
+      ownerKind: take("chunks.ownerKind", Uint8Array),
+      defineFirst: take("chunks.defineFirst", Int32Array),
+      defineCount: take("chunks.defineCount", Int32Array),
+    };
+    const defineColumns = {
+      kind: take("defines.kind", Uint8Array),
+      startLine: take("defines.startLine", Int32Array),
+      endLine: take("defines.endLine", Int32Array),
+      name: take("defines.name", Int32Array),
+      termFirst: take("defines.termFirst", Int32Array),
+      termCount: take("defines.termCount", Int32Array),
+      termPool: take("defines.termPool", Int32Array),
+    };
+    const dictionary = {
+      chars: take("dictionary.chars", Uint16Array),
+      start: take("dictionary.start", Int32Array),
+      length: take("dictionary.length", Int32Array),
+      hash: take("dictionary.hash", Int32Array),
+    };
+    const fields = FIELDS.map((_, index) => ({
+      offsets: take(`field${index}.offsets`, Int32Array),
+      ids: take(`field${index}.ids`, Int32Array),
+      frequencies: take(`field${index}.frequencies`, Uint8Array),
+      entries: take(`field${index}.entries`, Int32Array),
+      lengths: take(`field${index}.lengths`, Uint32Array),
+      overflow: take(`field${index}.overflow`, Float64Array),
+      totalLength: meta.totalLengths![index],
+    }));
+    const all = [...Object.values(chunkColumns), ...Object.values(defineColumns), ...Object.values(dictionary), ...fields.flatMap((field) => Object.values(field))];
+    if (all.some((value) => value === undefined)) return "corrupt: an array is missing";
+    if (Object.values(chunkColumns).some((column) => column!.length !== nextId) || meta.owners.length !== nextId) return "corrupt: the chunk columns disagree";
+    const defineCount = meta.qualifiedNames.length;
+    if (Object.entries(defineColumns).some(([name, column]) => name !== "termPool" && column!.length !== defineCount)) return "corrupt: the symbol columns disagree";
+    const entries: FileEntry[] = [];
+    for (const file of meta.files as Array<Partial<FileEntry>>) {
+      if (
+        typeof file?.real !== "string" || typeof file.display !== "string" || typeof file.language !== "string" || typeof file.sha256 !== "string" ||
+        typeof file.slot !== "number" || typeof file.first !== "number" || typeof file.count !== "number" || file.first + file.count > nextId
+      ) return "corrupt: a file entry";
+      entries.push(file as FileEntry);
+    }
+    // Everything is there: from here on the index takes it.
+    this.#dictionary.restore(dictionary as Parameters<TermDictionary["restore"]>[0]);
+    this.#fields.forEach((field, index) => field.restore(fields[index] as PersistedField));
+    const chunks = new ChunkColumns();
+    Object.assign(chunks, chunkColumns);
+    chunks.owner = (meta.owners as Array<string | null>).map((owner) => owner ?? undefined);
+    this.#chunks = chunks;
+    const defines = new DefineColumns();
+    Object.assign(defines, defineColumns);
+    defines.size = defineCount;
+    defines.qualifiedName = meta.qualifiedNames as string[];
+    defines.termPoolSize = defineColumns.termPool!.length;
+    this.#defines = defines;
+    for (const kind of meta.kinds as SymbolKind[]) this.#kindCode(kind);
+    for (const entry of entries) {
+      this.#files.set(entry.real, entry);
+      this.#slots[entry.slot] = entry;
+      if (!entry.body) this.#bodiesSkipped.add(entry.real);
+    }
+    for (let slot = meta.slots - 1; slot >= 0; slot--) if (this.#slots[slot] === undefined) this.#freeSlots.push(slot);
+    const flags = new Uint8Array(Math.max(1024, nextId));
+    flags.fill(1, 1, nextId);
+    this.#live.flags = flags;
+    this.#nextId = nextId;
+    this.#liveChunks = nextId - 1;
+    this.#deadChunks = 0;
+    this.#restoredFiles = entries.length;
+    return undefined;
+  }
+
+  #scheduleSave(delayMs: number): void {
+    if (this.#persistence === undefined) return;
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      void this.persist();
+    }, delayMs);
+    // Never what keeps a process alive: shutdown flushes what is left.
+    this.#saveTimer.unref?.();
+  }
+
+  /**
+   * Writes the index where the source persists it, when it changed since last written; waits for a
+   * refresh under way (they run one at a time). Never throws (a failure is logged and kept in stats).
+   */
+  persist(): Promise<void> {
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = undefined;
+    const run = this.#queue.then(() => this.#persistNow());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #persistNow(): Promise<void> {
+    const persistence = this.#persistence;
+    if (!this.#unpersisted || persistence === undefined) return;
+    // Only merged fields are written: the tails and the dead chunks fold in first.
+    if (this.#deadChunks > 0 || this.#fields.some((field) => field.tailSize > 0)) this.#merge(true);
+    const next = this.#nextId;
+    const arrays = new Map<string, PersistedArray>();
+    const dictionary = this.#dictionary.persisted();
+    arrays.set("dictionary.chars", dictionary.chars);
+    arrays.set("dictionary.start", dictionary.start);
+    arrays.set("dictionary.length", dictionary.length);
+    arrays.set("dictionary.hash", dictionary.hash);
+    const totalLengths: number[] = [];
+    this.#fields.forEach((field, index) => {
+      const state = field.persisted(next - 1);
+      totalLengths.push(state.totalLength);
+      arrays.set(`field${index}.offsets`, state.offsets);
+      arrays.set(`field${index}.ids`, state.ids);
+      arrays.set(`field${index}.frequencies`, state.frequencies);
+      arrays.set(`field${index}.entries`, state.entries);
+      arrays.set(`field${index}.lengths`, state.lengths);
+      arrays.set(`field${index}.overflow`, state.overflow);
+    });
+    const chunks = this.#chunks;
+    chunks.ensure(next - 1);
+    for (const name of ["file", "startLine", "endLine", "startOffset", "ownerKind", "defineFirst", "defineCount"] as const) {
+      arrays.set(`chunks.${name}`, chunks[name].subarray(0, next));
+    }
+    const defines = this.#defines;
+    for (const name of ["kind", "startLine", "endLine", "name", "termFirst", "termCount"] as const) {
+      arrays.set(`defines.${name}`, defines[name].subarray(0, defines.size));
+    }
+    arrays.set("defines.termPool", defines.termPool.subarray(0, defines.termPoolSize));
+    const meta: PersistedMeta = {
+      nextId: next,
+      slots: this.#slots.length,
+      kinds: [...this.#kinds],
+      totalLengths,
+      owners: Array.from({ length: next }, (_, id) => chunks.owner[id] ?? null),
+      qualifiedNames: defines.qualifiedName.slice(0, defines.size),
+      files: [...this.#files.values()].map(({ slot, real, display, language, sha256, first, count, body }) => ({ slot, real, display, language, sha256, first, count, body })),
+    };
+    // Edits from here on are the next write's.
+    this.#unpersisted = false;
+    try {
+      await savePersisted(persistence.file, this.#expectation(persistence), { meta, arrays });
+      this.#persistProblem = undefined;
+    } catch (error) {
+      this.#unpersisted = true;
+      this.#persistProblem = `saving failed: ${error instanceof Error ? error.message : String(error)}`;
+      log.warn("saving the search index failed", { file: persistence.file, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Where the index persists and how its first refresh used it. */
+  persistStats(): { path?: string; restoredFiles: number; problem?: string } {
+    const stats: { path?: string; restoredFiles: number; problem?: string } = { restoredFiles: this.#restoredFiles };
+    if (this.#persistence) stats.path = this.#persistence.file;
+    if (this.#persistProblem !== undefined) stats.problem = this.#persistProblem;
+    return stats;
   }
 
   /** Chunks one new or changed file; a file that cannot be read is noted and left for the next refresh. */
@@ -642,6 +877,19 @@ export class SearchIndex {
 }
 
 const NO_DEFINITION: { boost: number; define: number } = { boost: 1, define: -1 };
+
+/** The index's part of a persisted file beside its arrays (persist.ts). */
+interface PersistedMeta {
+  nextId: number;
+  slots: number;
+  kinds: SymbolKind[];
+  /** Sum of chunk lengths per field. */
+  totalLengths: number[];
+  /** Owner symbol per chunk id (null: none). */
+  owners: Array<string | null>;
+  qualifiedNames: string[];
+  files: FileEntry[];
+}
 
 /** Offset of the line `lines` lines after the line starting at `from` (text.length past the end). */
 function lineStartAfter(text: string, from: number, lines: number): number {
