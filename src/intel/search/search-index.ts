@@ -319,7 +319,7 @@ export class SearchIndex {
     const meta = loaded.meta as Partial<PersistedMeta> | null;
     if (
       meta === null || typeof meta !== "object" || typeof meta.nextId !== "number" || !Array.isArray(meta.files) || !Array.isArray(meta.kinds) ||
-      !Array.isArray(meta.owners) || !Array.isArray(meta.qualifiedNames) || !Array.isArray(meta.totalLengths) || typeof meta.slots !== "number"
+      !Array.isArray(meta.strings) || typeof meta.defineCount !== "number" || !Array.isArray(meta.totalLengths) || typeof meta.slots !== "number"
     ) return "corrupt: its index part is missing";
     const arrays = loaded.arrays;
     const take = <T extends PersistedArray>(name: string, type: new(length: number) => T): T | undefined => {
@@ -336,6 +336,8 @@ export class SearchIndex {
       defineFirst: take("chunks.defineFirst", Int32Array),
       defineCount: take("chunks.defineCount", Int32Array),
     };
+    const ownerRefs = take("chunks.ownerRef", Int32Array);
+    const nameRefs = take("defines.nameRef", Int32Array);
     const defineColumns = {
       kind: take("defines.kind", Uint8Array),
       startLine: take("defines.startLine", Int32Array),
@@ -360,10 +362,18 @@ export class SearchIndex {
       overflow: take(`field${index}.overflow`, Float64Array),
       totalLength: meta.totalLengths![index],
     }));
-    const all = [...Object.values(chunkColumns), ...Object.values(defineColumns), ...Object.values(dictionary), ...fields.flatMap((field) => Object.values(field))];
+    const all = [
+      ownerRefs,
+      nameRefs,
+      ...Object.values(chunkColumns),
+      ...Object.values(defineColumns),
+      ...Object.values(dictionary),
+      ...fields.flatMap((field) => Object.values(field)),
+    ];
     if (all.some((value) => value === undefined)) return "corrupt: an array is missing";
-    if (Object.values(chunkColumns).some((column) => column!.length !== nextId) || meta.owners.length !== nextId) return "corrupt: the chunk columns disagree";
-    const defineCount = meta.qualifiedNames.length;
+    if (Object.values(chunkColumns).some((column) => column!.length !== nextId) || ownerRefs!.length !== nextId) return "corrupt: the chunk columns disagree";
+    const defineCount = meta.defineCount;
+    if (nameRefs!.length !== defineCount) return "corrupt: the symbol columns disagree";
     if (Object.entries(defineColumns).some(([name, column]) => name !== "termPool" && column!.length !== defineCount)) return "corrupt: the symbol columns disagree";
     const entries: FileEntry[] = [];
     for (const file of meta.files as Array<Partial<FileEntry>>) {
@@ -373,17 +383,47 @@ export class SearchIndex {
       ) return "corrupt: a file entry";
       entries.push(file as FileEntry);
     }
+    // Names are references to the symbols of the file's facts (shared with the code index, not copied),
+    // resolved against the files as they are now: a file whose facts differ is chunked again anyway.
+    const strings = meta.strings as string[];
+    const current = new Map<string, SearchFile>();
+    for (const file of this.#source.files()) current.set(file.real, file);
+    const owners: Array<string | undefined> = new Array(nextId);
+    const qualifiedNames: string[] = new Array(defineCount).fill("");
+    const { file: chunkFiles, defineFirst, defineCount: chunkDefines } = chunkColumns as { file: Int32Array; defineFirst: Int32Array; defineCount: Int32Array };
+    const bySlot = new Map<number, FileEntry>();
+    for (const entry of entries) bySlot.set(entry.slot, entry);
+    const resolve = (ref: number, symbols: readonly { qualifiedName: string }[] | undefined): string | undefined => {
+      if (ref <= -2) return strings[-2 - ref];
+      if (ref < 0) return undefined;
+      return symbols?.[ref]?.qualifiedName;
+    };
+    for (const entry of entries) {
+      const file = current.get(entry.real);
+      const symbols = file !== undefined && file.sha256 === entry.sha256 && file.language === entry.language ? file.facts.symbols : undefined;
+      for (let id = entry.first; id < entry.first + entry.count; id++) {
+        if (chunkFiles[id] !== entry.slot) return "corrupt: a chunk of another file";
+        owners[id] = resolve(ownerRefs![id]!, symbols);
+        for (let define = defineFirst[id]!, end = define + chunkDefines[id]!; define < end && define < defineCount; define++) {
+          qualifiedNames[define] = resolve(nameRefs![define]!, symbols) ?? "";
+        }
+      }
+      // References past the facts: the facts are not the ones the chunks were cut from; chunked again.
+      if (symbols !== undefined && !referencesHold(ownerRefs!, nameRefs!, entry, chunkColumns as { defineFirst: Int32Array; defineCount: Int32Array }, symbols.length)) {
+        entry.sha256 = "";
+      }
+    }
     // Everything is there: from here on the index takes it.
     this.#dictionary.restore(dictionary as Parameters<TermDictionary["restore"]>[0]);
     this.#fields.forEach((field, index) => field.restore(fields[index] as PersistedField));
     const chunks = new ChunkColumns();
     Object.assign(chunks, chunkColumns);
-    chunks.owner = (meta.owners as Array<string | null>).map((owner) => owner ?? undefined);
+    chunks.owner = owners;
     this.#chunks = chunks;
     const defines = new DefineColumns();
     Object.assign(defines, defineColumns);
     defines.size = defineCount;
-    defines.qualifiedName = meta.qualifiedNames as string[];
+    defines.qualifiedName = qualifiedNames;
     defines.termPoolSize = defineColumns.termPool!.length;
     this.#defines = defines;
     for (const kind of meta.kinds as SymbolKind[]) this.#kindCode(kind);
@@ -459,13 +499,41 @@ export class SearchIndex {
       arrays.set(`defines.${name}`, defines[name].subarray(0, defines.size));
     }
     arrays.set("defines.termPool", defines.termPool.subarray(0, defines.termPoolSize));
+    // Names as references to the file's symbols (index in its facts), a string of their own only where no symbol has it.
+    const ownerRefs = new Int32Array(next).fill(-1);
+    const nameRefs = new Int32Array(defines.size).fill(-1);
+    const strings: string[] = [];
+    const current = new Map<string, SearchFile>();
+    for (const file of this.#source.files()) current.set(file.real, file);
+    for (const entry of this.#files.values()) {
+      const file = current.get(entry.real);
+      const positions = new Map<string, number>();
+      if (file !== undefined && file.sha256 === entry.sha256 && file.language === entry.language) {
+        file.facts.symbols.forEach((symbol, index) => {
+          if (!positions.has(symbol.qualifiedName)) positions.set(symbol.qualifiedName, index);
+        });
+      }
+      const refOf = (name: string): number => {
+        const position = positions.get(name);
+        if (position !== undefined) return position;
+        strings.push(name);
+        return -1 - strings.length;
+      };
+      for (let id = entry.first; id < entry.first + entry.count; id++) {
+        const owner = chunks.owner[id];
+        if (owner !== undefined) ownerRefs[id] = refOf(owner);
+        for (let define = chunks.defineFirst[id]!, end = define + chunks.defineCount[id]!; define < end; define++) nameRefs[define] = refOf(defines.qualifiedName[define]!);
+      }
+    }
+    arrays.set("chunks.ownerRef", ownerRefs);
+    arrays.set("defines.nameRef", nameRefs);
     const meta: PersistedMeta = {
       nextId: next,
       slots: this.#slots.length,
       kinds: [...this.#kinds],
       totalLengths,
-      owners: Array.from({ length: next }, (_, id) => chunks.owner[id] ?? null),
-      qualifiedNames: defines.qualifiedName.slice(0, defines.size),
+      defineCount: defines.size,
+      strings,
       files: [...this.#files.values()].map(({ slot, real, display, language, sha256, first, count, body }) => ({ slot, real, display, language, sha256, first, count, body })),
     };
     // Edits from here on are the next write's.
@@ -885,10 +953,26 @@ interface PersistedMeta {
   kinds: SymbolKind[];
   /** Sum of chunk lengths per field. */
   totalLengths: number[];
-  /** Owner symbol per chunk id (null: none). */
-  owners: Array<string | null>;
-  qualifiedNames: string[];
+  /** Symbols chunks define (the define columns' size). */
+  defineCount: number;
+  /** Names no symbol of their file's facts has, referenced as -2 - index. */
+  strings: string[];
   files: FileEntry[];
+}
+
+/** Whether every name reference of a file's chunks falls within its `symbols` symbols. */
+function referencesHold(
+  ownerRefs: Int32Array,
+  nameRefs: Int32Array,
+  entry: { first: number; count: number },
+  chunks: { defineFirst: Int32Array; defineCount: Int32Array },
+  symbols: number,
+): boolean {
+  for (let id = entry.first; id < entry.first + entry.count; id++) {
+    if (ownerRefs[id]! >= symbols) return false;
+    for (let define = chunks.defineFirst[id]!, end = define + chunks.defineCount[id]!; define < end; define++) if (nameRefs[define]! >= symbols) return false;
+  }
+  return true;
 }
 
 /** Offset of the line `lines` lines after the line starting at `from` (text.length past the end). */

@@ -110,6 +110,29 @@ describe("the persisted search index", () => {
     expect(await answers(restarted)).toEqual(await answers(fresh));
   });
 
+  test("names of a file whose facts moved on before the write are kept as written, and still answer when the file is back", async () => {
+    const source = new PersistingSource(persisted);
+    fill(source);
+    const index = searchIndex(source);
+    await index.refresh();
+    const original = source.entries.get("/repo/client.ts")!;
+    const originalText = source.texts.get("/repo/client.ts")!;
+    // The code index moved on (an edit not refreshed yet) when the index is written.
+    source.put("client.ts", "export const nothing = 1;\n", []);
+    await index.persist();
+
+    const back = new PersistingSource(persisted);
+    fill(back);
+    expect(back.entries.get("/repo/client.ts")).toEqual(original);
+    expect(back.texts.get("/repo/client.ts")).toBe(originalText);
+    const restarted = searchIndex(back);
+    expect(await restarted.refresh()).toMatchObject({ rechunked: 0, restored: 5 });
+    const fresh = new SearchIndex(back);
+    await fresh.refresh();
+    expect(await answers(restarted)).toEqual(await answers(fresh));
+    expect((await restarted.search("retry3", { topK: 3 })).hits[0]!.focus?.qualifiedName).toBe("RetryingClient.retry3");
+  });
+
   test("a file changed between processes is chunked again; the others keep their persisted chunks", async () => {
     const first = new PersistingSource(persisted);
     fill(first);
