@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { SymbolFact, SymbolKind } from "../../../src/intel/facts/types.ts";
 import { SearchIndex, type SearchPersistence } from "../../../src/intel/search/index.ts";
+import { LIMITS } from "../../../src/core/limits.ts";
 import { SearchService } from "../../../src/intel/search/service.ts";
+import { createToolServices } from "../../../src/tools/index.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
+import { DEFAULT_INDEX_SETTINGS } from "../../../src/intel/index/index.ts";
 import { makeIndexFixture } from "../index/fixture.ts";
 
 /** A source that persists its search index in a temp directory. */
@@ -232,7 +235,7 @@ describe("persisting beside the code index", () => {
       const before = await search.search("parse config settings", { topK: 5 });
       await service.flushAll(5_000);
       const located = await code.persistence();
-      expect(located?.file.startsWith(path.join(await import("node:fs/promises").then((fs) => fs.realpath(f.cacheDir)), "index"))).toBe(true);
+      expect(located?.file.startsWith(path.join(await realpath(f.cacheDir), "index"))).toBe(true);
       expect(located?.file.endsWith(".search.bin")).toBe(true);
       expect((await readFile(located!.file)).subarray(0, 8).toString("latin1")).toBe("ASTMCPSI");
 
@@ -242,6 +245,61 @@ describe("persisting beside the code index", () => {
       const restarted = new SearchService().indexFor(restartedCode);
       expect(await restarted.refresh()).toMatchObject({ rechunked: 0, restored: 2 });
       expect(await restarted.search("parse config settings", { topK: 5 })).toEqual(before);
+      await restarted.persist();
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  test("the services' shutdown writes an edit the debounced write had not written yet", async () => {
+    const f = await makeIndexFixture();
+    try {
+      await f.write("a.ts", "export function alpha() { return 1; }\n");
+      const services = createToolServices();
+      const code = services.indexes.for(f.workspace, { cacheDir: f.cacheDir, watch: "off", settings: { ...DEFAULT_INDEX_SETTINGS, persist: true } });
+      await code.ensureFresh();
+      const search = services.search.indexFor(code);
+      await search.refresh();
+      await search.persist();
+      await f.write("b.ts", "export function zebraCrossing() { return 2; }\n");
+      code.notifyWritten([f.path("b.ts")]);
+      await code.ensureFresh();
+      expect(await search.refresh()).toMatchObject({ rechunked: 1 });
+      // The write after an edit waits persistDelayMs; the shutdown does not.
+      await services.shutdown(5_000);
+
+      const next = createToolServices();
+      const restartedCode = next.indexes.for(f.workspace, { cacheDir: f.cacheDir, watch: "off", settings: { ...DEFAULT_INDEX_SETTINGS, persist: true } });
+      await restartedCode.ensureFresh();
+      const restarted = next.search.indexFor(restartedCode);
+      expect(await restarted.refresh()).toMatchObject({ rechunked: 0, restored: 2 });
+      expect((await restarted.search("zebra crossing", { topK: 1 })).hits[0]?.chunk.display).toBe("b.ts");
+      await next.shutdown(5_000);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  test("older persisted search indexes beyond the snapshot count are pruned, the one written stays", async () => {
+    const f = await makeIndexFixture();
+    try {
+      await f.write("a.ts", "export function alpha() { return 1; }\n");
+      const code = f.index({ settings: { persist: true } });
+      await code.ensureFresh();
+      const located = (await code.persistence())!;
+      const dir = path.dirname(located.file);
+      const old = new Date(Date.now() - 3_600_000);
+      for (let i = 0; i < LIMITS.intel.index.maxSnapshots + 2; i++) {
+        const file = path.join(dir, `${String(i).padStart(32, "0")}.search.bin`);
+        await writeFile(file, "old");
+        await utimes(file, old, old);
+      }
+      const search = new SearchService().indexFor(code);
+      await search.refresh();
+      await search.persist();
+      const left = (await readdir(dir)).filter((name) => name.endsWith(".search.bin"));
+      expect(left.length).toBe(LIMITS.intel.index.maxSnapshots);
+      expect(left).toContain(path.basename(located.file));
     } finally {
       await f.cleanup();
     }
