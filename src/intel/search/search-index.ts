@@ -55,7 +55,7 @@ import {
 } from "./types.ts";
 import { countTerms, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
 
-const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18, persistDelayMs: 2_000 };
+const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18, persistDelayMs: 2_000, persistMinIntervalMs: 30_000 };
 
 /** RRF's k: large enough that the first few ranks of one list do not drown the others. */
 const RRF_K = 60;
@@ -120,6 +120,7 @@ export class SearchIndex {
   /** Whether the index differs from what was last persisted. */
   #unpersisted = false;
   #saveTimer: NodeJS.Timeout | undefined;
+  #lastPersist = 0;
 
   constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
@@ -446,10 +447,12 @@ export class SearchIndex {
   #scheduleSave(delayMs: number): void {
     if (this.#persistence === undefined) return;
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    // A large tree's file is tens of MB: edits in a row rewrite it at most so often (shutdown writes the rest).
+    const wait = this.#lastPersist === 0 ? delayMs : Math.max(delayMs, this.#lastPersist + this.#tuning.persistMinIntervalMs - Date.now());
     this.#saveTimer = setTimeout(() => {
       this.#saveTimer = undefined;
       void this.persist();
-    }, delayMs);
+    }, wait);
     // Never what keeps a process alive: shutdown flushes what is left.
     this.#saveTimer.unref?.();
   }
@@ -541,6 +544,7 @@ export class SearchIndex {
     try {
       await savePersisted(persistence.file, this.#expectation(persistence), { meta, arrays });
       this.#persistProblem = undefined;
+      this.#lastPersist = Date.now();
     } catch (error) {
       this.#unpersisted = true;
       this.#persistProblem = `saving failed: ${error instanceof Error ? error.message : String(error)}`;

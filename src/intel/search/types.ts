@@ -118,4 +118,6 @@ export interface SearchTuning {
   mergeTailPairs: number;
   /** After a refresh that changed the index (past the first build, written at once), the persisted index is rewritten once no refresh came for this long. */
   persistDelayMs: number;
+  /** …and at most this often (a large tree's file is tens of MB); the shutdown writes what is left. */
+  persistMinIntervalMs: number;
 }

@@ -197,6 +197,37 @@ describe("the persisted search index", () => {
     }
   });
 
+  test("an edit is written once refreshes settle, and edits in a row at most once per interval", async () => {
+    const source = new PersistingSource(persisted);
+    fill(source);
+    const settling = new SearchIndex(source, { tuning: { persistDelayMs: 10, persistMinIntervalMs: 0 } });
+    made.push(settling);
+    await settling.refresh();
+    await settling.persist();
+    source.put("main.ts", "export function zebraCrossing() { return 1; }\n", [symbol("zebraCrossing", "function", 1, 1)]);
+    await settling.refresh();
+    await Bun.sleep(200);
+    const afterSettling = await readFile(persisted.file);
+    const seen = searchIndex(source);
+    expect(await seen.refresh()).toMatchObject({ rechunked: 0, restored: 5 });
+
+    const throttled = new SearchIndex(source, { tuning: { persistDelayMs: 10, persistMinIntervalMs: 60_000 } });
+    made.push(throttled);
+    // A file changed since: its first refresh writes the index at once.
+    source.put("windows.py", "window = 1\n", [], "python");
+    expect(await throttled.refresh()).toMatchObject({ rechunked: 1, restored: 4 });
+    await throttled.persist();
+    const written = await readFile(persisted.file);
+    source.put("main.ts", "export function okapiRanking() { return 2; }\n", [symbol("okapiRanking", "function", 1, 1)]);
+    await throttled.refresh();
+    await Bun.sleep(200);
+    // Within the interval: not written yet; an explicit write (the shutdown's) does it.
+    expect((await readFile(persisted.file)).equals(written)).toBe(true);
+    await throttled.persist();
+    expect((await readFile(persisted.file)).equals(written)).toBe(false);
+    expect(afterSettling.equals(written)).toBe(false);
+  });
+
   test("an index made for other roots or another extractor is not used", async () => {
     const source = new PersistingSource(persisted);
     fill(source);
