@@ -147,6 +147,11 @@ export const LIMITS = {
       maxSnapshotBytes: 512 * MiB,
       /** Snapshots (one per set of roots) kept in the cache directory; the least recently saved beyond this are deleted. */
       maxSnapshots: 16,
+      /**
+       * A read call waits at most this long for the index (its first build, a large refresh); then it
+       * answers from the files indexed so far and says so (the build goes on, and the next call sees more).
+       */
+      answerWithinMs: 8_000,
     },
 
     /** Module resolution and the import graph (src/intel/graph/, src/tools/graph-common.ts and the graph tools). */

@@ -8,5 +8,6 @@ export * from "./documents.ts";
 export * from "./grammars.ts";
 export * from "./language-names.ts";
 export * from "./parse.ts";
+export * from "./pattern-form.ts";
 export * from "./structural.ts";
 export * from "./tree-release.ts";

@@ -15,6 +15,7 @@ import { loneCrLines } from "../text/lines.ts";
 import { patternExpandoFor } from "./grammars.ts";
 import type { LanguageId } from "./language-names.ts";
 import { parseSource, parseTree, parseTreeAsync } from "./parse.ts";
+import { configOf, type PatternProblem, patternForm } from "./pattern-form.ts";
 
 export interface StructuralQuery {
   pattern: string;
@@ -31,8 +32,14 @@ export interface CompiledQuery {
   literals: string[];
   /** Metavariables the pattern captures, each single ($A) or multi ($$$A). */
   variables: Map<string, "single" | "multi">;
+  /** The pattern and selector as they run: the given ones, or the context-and-selector form that parses (see pattern-form.ts). */
+  query: StructuralQuery;
+  /** Set when the query runs in a form other than the one given: what was done, for the answer's notes. */
+  formNote?: string;
   /** Why the pattern itself does not parse cleanly in this language, if it does not. */
   patternProblem?: string;
+  /** Where it breaks, with patternProblem (1-based, inside the pattern), and whether no form of it can run. */
+  problem?: PatternProblem;
 }
 
 export interface StructuralMatch {
@@ -85,6 +92,12 @@ export function patternLiterals(query: StructuralQuery, language: LanguageId): s
   if (expando === undefined) return [];
   const parsed = parseSource(language, query.pattern.replaceAll("$", expando));
   if (!parsed || parsed.errorCount > 0) return [];
+  // Where "$" is the language's own (bash, PHP), $A parses as "$" and "A": no leaf inside a metavariable is literal.
+  const held = [...query.pattern.matchAll(/\$+[A-Z_][A-Z0-9_]*|\$\$\$/g)].map((match) => [match.index, match.index + match[0].length] as const);
+  const inMetavariable = (leaf: SgNode) => {
+    const range = leaf.range();
+    return held.some(([start, end]) => range.start.index < end && range.end.index > start);
+  };
   let top: SgNode | null = parsed.root.root();
   if (query.selector !== undefined) {
     top = top.find({ rule: { kind: query.selector } } as NapiConfig);
@@ -98,7 +111,7 @@ export function patternLiterals(query: StructuralQuery, language: LanguageId): s
   for (const leaf of leaves) {
     const text = leaf.text();
     if (text.length === 0 || !/[\p{L}\p{N}_]/u.test(text)) continue;
-    if (String(leaf.kind()).includes("comment") || metavariable.test(text)) continue;
+    if (String(leaf.kind()).includes("comment") || metavariable.test(text) || inMetavariable(leaf)) continue;
     literals.add(text);
   }
   // Longest first: the rarest texts usually rule a file out soonest.
@@ -123,27 +136,52 @@ export function oneLine(error: unknown): string {
 }
 
 /**
- * The query for one language, checked by running it once on an empty tree (napi rejects a bad
- * selector kind or constraint there). Throws ToolError invalid_input naming the field at fault.
+ * The query for one language, in the form that parses there (see pattern-form.ts), checked by
+ * running it once on an empty tree (napi rejects a bad selector kind or constraint there). Throws
+ * ToolError invalid_input naming the field at fault. A pattern that parses in no form comes back
+ * with patternProblem: the caller decides whether that refuses the call.
  */
 export function compileQuery(query: StructuralQuery, language: LanguageId): CompiledQuery {
-  const config: NapiConfig = {
-    rule: { pattern: query.selector === undefined ? query.pattern : { context: query.pattern, selector: query.selector } },
-  };
+  const form = patternForm(query, language);
+  const effective: StructuralQuery = { pattern: form.pattern };
+  if (form.selector !== undefined) effective.selector = form.selector;
+  if (query.constraints !== undefined) effective.constraints = query.constraints;
+  const config: NapiConfig = configOf(effective);
   if (query.constraints !== undefined) config.constraints = query.constraints as Record<string, Rule>;
   const empty = parseTree(language, "");
   if (!empty) throw new ToolError("invalid_input", `lang: ${language} has no syntax tree support here.`);
   try {
     empty.root().findAll(config);
   } catch (error) {
+    if (form.problem) throw patternError(form.problem, language);
     const reason = oneLine(error);
     const field = query.constraints !== undefined && /constraint/i.test(reason) ? "constraints" : query.selector !== undefined && /\bkind\b/i.test(reason) ? "selector" : "pattern";
     throw new ToolError("invalid_input", `${field}: ast-grep cannot use this ${language} rule: ${reason}`);
   }
-  const compiled: CompiledQuery = { language, config, literals: patternLiterals(query, language), variables: patternVariables(query.pattern) };
-  const problem = patternProblemOf(query, language);
-  if (problem !== undefined) compiled.patternProblem = problem;
+  const compiled: CompiledQuery = { language, config, query: effective, literals: patternLiterals(effective, language), variables: patternVariables(query.pattern) };
+  if (form.note !== undefined) compiled.formNote = form.note;
+  const problem = form.problem ?? (query.selector === undefined ? undefined : selectorProblem(query, language));
+  if (problem !== undefined) {
+    compiled.patternProblem = problem.message;
+    compiled.problem = problem;
+  }
   return compiled;
+}
+
+function selectorProblem(query: StructuralQuery, language: LanguageId): PatternProblem | undefined {
+  const expando = patternExpandoFor(language) ?? "$";
+  const first = parseSource(language, query.pattern.replaceAll("$", expando))?.errors[0];
+  if (!first) return undefined;
+  return { line: first.line, column: first.column, fatal: false, message: patternProblemOf(query, language)! };
+}
+
+/** invalid_input for a pattern that parses in no form in `language`, with where it breaks. */
+export function patternError(problem: PatternProblem, language: LanguageId): ToolError {
+  return new ToolError("invalid_input", `pattern: does not parse as ${language}: ${problem.message}.`, {
+    hint:
+      "Write the pattern as complete code (balanced brackets, a whole expression, statement or declaration), with $A for one node and $$$A for any number; for a fragment, pass the surrounding code as pattern and the node kind as selector.",
+    details: { language, line: problem.line, column: problem.column },
+  });
 }
 
 /** Whether the text can contain a match at all. */

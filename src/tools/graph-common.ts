@@ -33,7 +33,7 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
 /** The fresh index and import graph for this call's workspace. */
 export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
   const index = context.services.indexes.forContext(context);
-  const coverage = await index.ensureFresh(progressOf(context));
+  const coverage = await index.ensureFresh({ ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs });
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   return {
     index,

@@ -137,6 +137,13 @@ export function renderMutation(result: MutationOutput): string {
   const lines: string[] = [];
   const count = Object.keys(result.files).length;
   lines.push(result.committed ? `committed ${plural(count, "file")} as batch ${result.batchId}` : `previewed ${plural(count, "file")}; nothing written`);
+  // Every receipt before any diff: the text cap cuts from the end, and a host that shows the model
+  // only text must still be able to commit each previewed file.
+  const previewed = Object.entries(result.files).filter(([, file]) => file.preview);
+  if (previewed.length > 0) {
+    lines.push(`receipts (commit each with file_patch {"files": {"<path>": {"previewReceipt": "…"}}}):`);
+    for (const [key, file] of previewed) lines.push(`  ${key}: previewReceipt=${file.preview!.previewReceipt} (expires ${file.preview!.expiresAt})`);
+  }
   for (const [key, file] of Object.entries(result.files)) {
     const head = `${file.path}${file.renamedFrom ? ` (from ${file.renamedFrom})` : ""}: ${file.change}${file.sha256 ? ` sha256=${file.sha256}` : ""}${
       file.mode ? ` mode=${file.mode}` : ""
@@ -156,7 +163,6 @@ export function renderMutation(result: MutationOutput): string {
     if (file.typeErrors) lines.push(...renderTypeErrors(file.typeErrors));
     if (file.preview) {
       lines.push(`  candidate sha256=${file.preview.candidateSha256} (+${file.preview.added} −${file.preview.removed})`);
-      lines.push(`  previewReceipt=${file.preview.previewReceipt} (expires ${file.preview.expiresAt})`);
       lines.push(file.preview.diff + (file.preview.diffTruncated ? "\n  … diff cut" : ""));
     }
   }

@@ -185,7 +185,10 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       collected.failed.push({ path: input, error: toItemError(error, input) });
       continue;
     }
-    collected.coverage ??= await index.ensureFresh(progressOf(context));
+    // While the first build runs, the folder's own files are indexed ahead of the rest of the tree.
+    if (!collected.coverage || !index.built) {
+      collected.coverage = await index.ensureScope({ dirs: [resolved.real] }, { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs });
+    }
     if (index.covers(resolved.real)) {
       for (const file of index.files()) {
         const relative = relativeInside(resolved.real, file.real, path.sep);

@@ -14,7 +14,7 @@ import { LIMITS } from "../core/limits.ts";
 import { relativeInside } from "../helpers/path-text.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { IndexedFile } from "../intel/index/types.ts";
-import { type CompiledQuery, compileQuery, type LanguageId, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
+import { type CompiledQuery, compileQuery, type LanguageId, patternError, type StructuralQuery, supportsSyntaxTree } from "../syntax/index.ts";
 import { type RunFile, type ScanResult, type ScannedFile, scanFiles } from "../intel/run/scan.ts";
 import { type AstRule, commitBatchReceipt, type FileOutcome, type WriteEntry, writeBatch } from "../patch/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
@@ -43,7 +43,9 @@ const RunInput = z.strictObject({
   lang: z.string().min(1).max(40).optional().describe(
     "Language of the pattern (id or extension: typescript, tsx, python, go, rs…); only files of it are searched. Default: every language the pattern parses in.",
   ),
-  selector: z.string().min(1).max(200).optional().describe("Node kind inside the pattern that is the actual match; the pattern is then its context (ast-grep selector)."),
+  selector: z.string().min(1).max(200).optional().describe(
+    "Node kind inside the pattern that is the actual match; the pattern is then its context (ast-grep selector). Without it, a fragment that is another node on its own (a Go call) runs as that code inside a function body, and notes say so.",
+  ),
   constraints: z.record(z.string(), z.unknown()).optional().describe("ast-grep constraints per metavariable, e.g. {\"A\": {\"regex\": \"^debug\"}}."),
   rewrite: z.string().max(100_000).optional().describe(
     "Replacement for every match; $NAME and $$$NAME insert what the pattern captured. Without write this previews: per-file diffs and one previewReceipt.",
@@ -150,31 +152,70 @@ async function collectTargets(args: RunInput, index: CodeIndex, language: Langua
   return [...byReal.values()].sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
 }
 
-/** Compiles the query for each language in scope; without `lang`, languages the pattern does not parse in are skipped. */
+/** invalid_input for a pattern that parses in no form in the language, where it breaks named. */
+function refusal(compiled: CompiledQuery): ToolError {
+  return patternError(compiled.problem ?? { message: compiled.patternProblem ?? "it does not parse", line: 1, column: 1, fatal: true }, compiled.language);
+}
+
+/** What to know about a query that runs although its pattern does not parse cleanly. */
+function problemNote(compiled: CompiledQuery): string {
+  return `${compiled.language}: the pattern does not parse cleanly (${compiled.patternProblem}); it ran as given and may miss matches: write it as complete code, or pass the surrounding code as pattern and the node kind as selector.`;
+}
+
+/**
+ * Compiles the query for each language in scope. A pattern no form of which can run (unbalanced
+ * brackets, refused by ast-grep) is refused for an explicit lang, or when that holds in every
+ * language in scope. Without lang, languages the pattern does not parse cleanly in are skipped
+ * while others remain, and run as given (with a note) when none does. Every language whose pattern
+ * runs in another form says so in the notes.
+ */
 function compileForLanguages(query: StructuralQuery, files: readonly RunFile[], explicit: LanguageId | undefined, notes: string[]): Map<LanguageId, CompiledQuery> {
   const queries = new Map<LanguageId, CompiledQuery>();
   if (explicit !== undefined) {
-    queries.set(explicit, compileQuery(query, explicit));
+    const compiled = compileQuery(query, explicit);
+    if (compiled.problem?.fatal === true) throw refusal(compiled);
+    queries.set(explicit, compiled);
+    if (compiled.formNote !== undefined) notes.push(compiled.formNote);
+    if (compiled.patternProblem !== undefined) notes.push(problemNote(compiled));
     return queries;
   }
   const languages = [...new Set(files.map((file) => file.language))].filter((language) => supportsSyntaxTree(language)).sort();
   const skipped: string[] = [];
+  const unclean: CompiledQuery[] = [];
   let onlyError: ToolError | undefined;
+  let firstFatal: CompiledQuery | undefined;
   for (const language of languages) {
     try {
       const compiled = compileQuery(query, language);
       if (compiled.patternProblem !== undefined) {
+        if (compiled.problem?.fatal === true) firstFatal ??= compiled;
+        else unclean.push(compiled);
         skipped.push(`${language} (${compiled.patternProblem})`);
         continue;
       }
       queries.set(language, compiled);
+      if (compiled.formNote !== undefined) notes.push(compiled.formNote);
     } catch (error) {
       if (!isToolError(error)) throw error;
       onlyError = error;
       skipped.push(`${language} (${error.message})`);
     }
   }
+  if (queries.size === 0 && unclean.length > 0) {
+    for (const compiled of unclean) {
+      queries.set(compiled.language, compiled);
+      notes.push(problemNote(compiled));
+    }
+    const refused = skipped.filter((entry) => !unclean.some((compiled) => entry.startsWith(`${compiled.language} (`)));
+    if (refused.length > 0) notes.push(`skipped languages the pattern cannot run in: ${refused.join("; ")}. Pass lang to force one.`);
+    return queries;
+  }
   if (queries.size === 0 && languages.length === 1 && onlyError) throw onlyError;
+  if (queries.size === 0 && firstFatal !== undefined) {
+    const error = refusal(firstFatal);
+    if (languages.length === 1) throw error;
+    throw new ToolError("invalid_input", `pattern: does not parse in any language in scope: ${skipped.join("; ")}.`, { hint: error.hint, details: { ...error.details } });
+  }
   if (skipped.length > 0) notes.push(`skipped languages the pattern does not parse in: ${skipped.join("; ")}. Pass lang to force one.`);
   return queries;
 }
@@ -235,11 +276,13 @@ function changeOf(outcome: FileOutcome): z.input<typeof Change> {
 }
 
 /** Each matched file's rewrite entry: every match of the pattern, on the file as it is now. */
-function rewriteEntries(scan: ScanResult, args: RunInput, explicit: LanguageId | undefined): WriteEntry[] {
+function rewriteEntries(scan: ScanResult, args: RunInput, explicit: LanguageId | undefined, queries: ReadonlyMap<LanguageId, CompiledQuery>): WriteEntry[] {
   return scan.matched.map((scanned) => {
-    const rule: AstRule = { pattern: args.pattern!, fix: args.rewrite!, expectedMatches: "all" };
+    // The form the search ran in, so the rewrite finds exactly the matches the search counted.
+    const form = queries.get(explicit ?? scanned.file.language)?.query ?? { pattern: args.pattern!, ...(args.selector === undefined ? {} : { selector: args.selector }) };
+    const rule: AstRule = { pattern: form.pattern, fix: args.rewrite!, expectedMatches: "all" };
     if (explicit !== undefined) rule.lang = explicit;
-    if (args.selector !== undefined) rule.selector = args.selector;
+    if (form.selector !== undefined) rule.selector = form.selector;
     if (args.constraints !== undefined) rule.constraints = args.constraints;
     return { kind: "rules", key: scanned.file.display, path: scanned.file.real, rules: [rule], expectedSha256: "current", language: scanned.file.language };
   });
@@ -292,7 +335,9 @@ export const runTool = defineTool({
     const progress = phasedProgress(context.progress);
     const index = context.services.indexes.forContext(context);
     const indexProgress = progress.phase();
-    const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
+    // A search may answer from the files indexed so far (saying so); a rewrite waits for them all.
+    const deadline = args.rewrite === undefined ? { deadlineMs: LIMITS.intel.index.answerWithinMs } : {};
+    const coverage = await index.ensureFresh({ signal: context.signal, ...deadline, ...(indexProgress ? { onProgress: indexProgress } : {}) });
     const targets = await collectTargets(args, index, explicit, context);
     const notes: string[] = [];
     const cuts: string[] = [];
@@ -306,12 +351,6 @@ export const runTool = defineTool({
     }
     if (scan.unreadable.length > 0) cuts.push(`${plural(scan.unreadable.length, "file")} could not be read as text: ${scan.unreadable.slice(0, 5).join(", ")}`);
     if (total === 0) {
-      const problems = [...queries.values()].flatMap((compiled) => (compiled.patternProblem === undefined ? [] : [`${compiled.language}: ${compiled.patternProblem}`]));
-      if (problems.length > 0) {
-        notes.push(
-          `the pattern does not parse cleanly (${problems.join("; ")}); write it as complete code, or pass the surrounding code as pattern and the node kind as selector.`,
-        );
-      }
       if (targets.length === 0) notes.push("no file in scope: check paths, glob and lang (files the index skips, such as ignored ones, are searched only when named in paths).");
     }
     const base = {
@@ -335,7 +374,7 @@ export const runTool = defineTool({
     // Refuse before the costly planning when the scan already disagrees.
     if (args.expectedMatches !== undefined && total !== args.expectedMatches) throw countMismatch(args.expectedMatches, total, scan.matched);
     let rewriteTotal = 0;
-    const report = await writeBatch(rewriteEntries(scan, args, explicit), writeContext(context), {
+    const report = await writeBatch(rewriteEntries(scan, args, explicit, queries), writeContext(context), {
       tool: "run",
       sequential: true,
       skipUnchanged: true,
@@ -398,6 +437,10 @@ function renderRun(result: RunOutput): string {
         ""
     }`);
   }
+  // The receipt and the notes come before the listing and the diffs: the text cap cuts from the end,
+  // and a host that shows the model only text must still be able to commit.
+  if (result.previewReceipt) lines.push(`previewReceipt=${result.previewReceipt} (expires ${result.expiresAt}); commit with run({previewReceipt})`);
+  for (const note of result.notes) lines.push(`note: ${note}`);
   let currentPath = "";
   for (const match of result.matches) {
     if (match.path !== currentPath) {
@@ -415,7 +458,5 @@ function renderRun(result: RunOutput): string {
     else if (change.diffTruncated && result.mode === "preview") lines.push("  (diff left out: the run's diff budget is used up)");
   }
   if (result.unchanged && result.unchanged.length > 0) lines.push(`unchanged after rewrite: ${result.unchanged.join(", ")}`);
-  if (result.previewReceipt) lines.push(`previewReceipt=${result.previewReceipt} (expires ${result.expiresAt}); commit with run({previewReceipt})`);
-  for (const note of result.notes) lines.push(`note: ${note}`);
   return renderIncomplete(result, lines);
 }

@@ -87,7 +87,7 @@ async function prepare(context: ToolContext): Promise<Prepared> {
   const progress = phasedProgress(context.progress);
   const index = context.services.indexes.forContext(context);
   const indexProgress = progress.phase();
-  const coverage = await index.ensureFresh({ signal: context.signal, ...(indexProgress ? { onProgress: indexProgress } : {}) });
+  const coverage = await index.ensureFresh({ signal: context.signal, deadlineMs: LIMITS.intel.index.answerWithinMs, ...(indexProgress ? { onProgress: indexProgress } : {}) });
   const search = context.services.search.indexFor(index);
   const chunkProgress = progress.phase();
   const refresh = await search.refresh({ signal: context.signal, ...(chunkProgress ? { onProgress: chunkProgress } : {}) });

@@ -57,6 +57,20 @@ async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
+/** Waits for `promise`, or answers "late" once `deadlineMs` has passed (the work goes on). */
+async function withDeadline<T>(promise: Promise<T>, deadlineMs: number | undefined): Promise<T | "late"> {
+  if (deadlineMs === undefined) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), deadlineMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class CodeIndex {
   readonly key: string;
   readonly rootReals: readonly string[];
@@ -80,6 +94,13 @@ export class CodeIndex {
   readonly #progressListeners = new Set<(done: number, total: number) => void>();
   /** Progress of the running refresh (monotonic across its batches). */
   #progress = { done: 0, total: 0 };
+  /** The refresh running now: when its walk is done, and the files it has still to process. */
+  #current: { walked: Promise<void>; walkDone: () => void; todo: Set<FileState> } | undefined;
+  /** Files being processed, so a call that needs one now and the refresh share the work. */
+  readonly #inflight = new Map<FileState, Promise<void>>();
+  /** Calls processing their own files first: while any runs, the refresh's lanes wait. */
+  #priorityCalls = 0;
+  #priorityOver: { promise: Promise<void>; resolve: () => void } | undefined;
 
   // Extraction.
   #extract: FactsExtractor | undefined;
@@ -256,11 +277,69 @@ export class CodeIndex {
         );
         run = this.#queued;
       }
-      await abortable(run, options.signal);
+      if ((await withDeadline(abortable(run, options.signal), options.deadlineMs)) === "late") return this.#buildingCoverage();
     } finally {
       if (progress) this.#progressListeners.delete(progress);
     }
     return this.coverage();
+  }
+
+  /**
+   * Makes these directories (with everything below them) and files fresh before the rest: during the
+   * first build a call waits for the walk and its own files only, which it processes ahead of the
+   * build; otherwise this is ensureFresh. The coverage is the tree's (limits that cut it) when every
+   * file of the scope is indexed, and says the index is still building when the deadline came first.
+   */
+  async ensureScope(scope: { dirs?: readonly string[]; files?: readonly string[] }, options: EnsureFreshOptions = {}): Promise<Coverage> {
+    if (this.#built || this.#closed) return this.ensureFresh(options);
+    options.signal?.throwIfAborted();
+    if (!this.#running) void this.#startRun().catch(() => undefined);
+    const current = this.#current;
+    if (!current) return this.ensureFresh(options);
+    const progress = options.onProgress;
+    if (progress) this.#progressListeners.add(progress);
+    let scopeCut = false;
+    try {
+      await abortable(current.walked, options.signal);
+      const dirs = scope.dirs ?? [];
+      const files = new Set(scope.files ?? []);
+      const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
+      const mine = [...current.todo].filter(inScope);
+      this.#priorityCalls += 1;
+      // Past the deadline the call answers with what is done; files already started finish.
+      const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs);
+      const stop = deadline && options.signal ? AbortSignal.any([deadline, options.signal]) : (deadline ?? options.signal);
+      try {
+        await eachLimited(mine, this.#tuning.concurrency, (state) => this.#processShared(state), stop);
+      } catch (error) {
+        if (!deadline?.aborted || options.signal?.aborted) throw error;
+        scopeCut = true;
+      } finally {
+        this.#priorityCalls -= 1;
+        if (this.#priorityCalls === 0) {
+          this.#priorityOver?.resolve();
+          this.#priorityOver = undefined;
+        }
+      }
+    } finally {
+      if (progress) this.#progressListeners.delete(progress);
+    }
+    // Every file of the scope is indexed: an answer about the scope is whole, though the rest of the tree is not yet.
+    return scopeCut ? this.#buildingCoverage() : this.coverage();
+  }
+
+  /** Whether the index has finished its first build (answers from it cover the whole tree). */
+  get built(): boolean {
+    return this.#built;
+  }
+
+  /** The coverage of an answer given while the first build (or a refresh) still runs: incomplete, saying how far it got. */
+  #buildingCoverage(): Coverage {
+    if (!this.#running) return this.coverage();
+    const base = this.coverage();
+    const { done, total } = this.#progress;
+    const building = `index still building (${done} of ${total} files processed): this answer is from the files indexed so far; call again when the index tool reports it complete`;
+    return { ...base, complete: false, limits: [...base.limits, building], building: { done, total } };
   }
 
   #startQueued(): Promise<void> {
@@ -285,6 +364,20 @@ export class CodeIndex {
   }
 
   async #refresh(): Promise<void> {
+    let walkDone = () => {};
+    const walked = new Promise<void>((resolve) => (walkDone = resolve));
+    const current = { walked, walkDone, todo: new Set<FileState>() };
+    this.#current = current;
+    try {
+      await this.#refreshSteps();
+    } finally {
+      // A failed refresh must not leave a call waiting for its walk.
+      current.walkDone();
+      if (this.#current === current) this.#current = undefined;
+    }
+  }
+
+  async #refreshSteps(): Promise<void> {
     const started = performance.now();
     this.#counters = { parsed: 0, bytes: 0 };
     this.#tree.counters = { added: 0, removed: 0 };
@@ -354,21 +447,48 @@ export class CodeIndex {
     }
     this.#progress.total += work.length;
     this.#reportProgress();
+    const todo = this.#current?.todo;
+    if (todo) { for (const state of work) todo.add(state); }
+    // The walk is done and the files to process are known: a call may now take its own first.
+    this.#current?.walkDone();
     // Reads are synchronous and only parses wait on the thread pool, so a few lanes keep the
     // parser threads busy while the main thread extracts; files that need no parse (unchanged,
     // from the snapshot) finish at once, with a turn of the event loop now and then.
     const slice = new Slicer();
     await eachLimited(work, this.#tuning.concurrency, async (state) => {
-      try {
-        await this.#processFile(state);
-      } catch (error) {
-        log.warn("indexing a file failed", { file: state.display, error: error instanceof Error ? error.message : String(error) });
-        tree.setStatus(state, "unreadable", undefined);
-      }
+      while (this.#priorityCalls > 0) await this.#priorityOverPromise();
+      // A call that needed it first may have processed it already.
+      if (!todo || todo.has(state)) await this.#processShared(state);
       this.#progress.done += 1;
       this.#reportProgress();
       await slice.turn();
     });
+  }
+
+  #priorityOverPromise(): Promise<void> {
+    if (!this.#priorityOver) {
+      let resolve = () => {};
+      const promise = new Promise<void>((done) => (resolve = done));
+      this.#priorityOver = { promise, resolve };
+    }
+    return this.#priorityOver.promise;
+  }
+
+  /** Processes a file once however many ask at the same time (the refresh and a call that needs it now). */
+  #processShared(state: FileState): Promise<void> {
+    const running = this.#inflight.get(state);
+    if (running) return running;
+    const started = this.#processFile(state)
+      .catch((error: unknown) => {
+        log.warn("indexing a file failed", { file: state.display, error: error instanceof Error ? error.message : String(error) });
+        this.#tree.setStatus(state, "unreadable", undefined);
+      })
+      .finally(() => {
+        this.#inflight.delete(state);
+        this.#current?.todo.delete(state);
+      });
+    this.#inflight.set(state, started);
+    return started;
   }
 
   #reportProgress(): void {

@@ -61,4 +61,6 @@ export interface CodeIndexOptions {
 export interface EnsureFreshOptions {
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
+  /** Answer after this long even when the refresh still runs (the coverage then says how far it got); the refresh goes on. */
+  deadlineMs?: number;
 }

@@ -1,0 +1,103 @@
+/** Answer first, index behind: a call waits for its own files, or for a deadline, not for the whole first build. */
+import { afterEach, describe, expect, test } from "bun:test";
+import type { FactsExtractor } from "../../../src/intel/index/index.ts";
+import { type IndexFixture, makeIndexFixture } from "./fixture.ts";
+
+let fixture: IndexFixture | undefined;
+afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
+});
+
+/** The counted extractor, made slow enough that a build of the fixture takes a while. */
+function slowExtractor(f: IndexFixture, msPerFile: number): FactsExtractor {
+  return (language, text, tree) => {
+    const until = performance.now() + msPerFile;
+    while (performance.now() < until) {
+      // Busy: extraction is synchronous work on the main thread.
+    }
+    return f.extract(language, text, tree);
+  };
+}
+
+/** `files` files under a/, then 20 under z/ (last in walk order). */
+async function tree(files: number) {
+  const f = (fixture = await makeIndexFixture());
+  for (let i = 0; i < files; i++) await f.write(`a/f${String(i).padStart(3, "0")}.ts`, `export function f${i}() {}\n`);
+  for (let i = 0; i < 20; i++) await f.write(`z/own${i}.ts`, `export function own${i}() {}\n`);
+  return f;
+}
+
+describe("answer first", () => {
+  test("a folder's files are indexed ahead of the first build, and the call does not wait for the rest", async () => {
+    const f = await tree(150);
+    const index = f.index({ extract: slowExtractor(f, 5) });
+    const coverage = await index.ensureScope({ dirs: [f.path("z")] });
+    for (let i = 0; i < 20; i++) expect(index.get(f.path(`z/own${i}.ts`))?.facts.symbols[0]?.name).toBe(`own${i}`);
+    // The call's own files, plus at most the build's lanes in flight when it arrived: the build waits meanwhile.
+    expect(f.extracted.length).toBeLessThanOrEqual(20 + 4);
+    expect(index.built).toBe(false);
+    // Its files are whole, so the answer is complete for them.
+    expect(coverage.complete).toBe(true);
+    await index.ensureFresh();
+    expect(index.built).toBe(true);
+    expect(f.extracted.length).toBe(170);
+    expect(index.files()).toHaveLength(170);
+  });
+
+  test("a file the build is parsing when a call needs it is parsed once, for both", async () => {
+    const f = await tree(40);
+    const index = f.index({ extract: slowExtractor(f, 5) });
+    // The build starts with a/, the very folder the call asks for: its first files are in flight.
+    await index.ensureScope({ dirs: [f.path("a")] });
+    // The call waited for those too: none of its files is missing from its answer.
+    for (let i = 0; i < 40; i++) expect(index.get(f.path(`a/f${String(i).padStart(3, "0")}.ts`))).toBeDefined();
+    await index.ensureFresh();
+    expect(f.extracted.length).toBe(60);
+    expect(new Set(f.extracted).size).toBe(60);
+  });
+
+  test("a call for a file the build is parsing right now waits for that parse", async () => {
+    const f = await tree(40);
+    const index = f.index({ extract: slowExtractor(f, 5) });
+    const first = f.path("a/f000.ts");
+    await index.ensureScope({ files: [first] });
+    expect(index.get(first)?.facts.symbols[0]?.name).toBe("f0");
+    await index.ensureFresh();
+  });
+
+  test("past its deadline a call answers from the files indexed so far and says the index is still building", async () => {
+    const f = await tree(150);
+    const index = f.index({ extract: slowExtractor(f, 5) });
+    const coverage = await index.ensureFresh({ deadlineMs: 50 });
+    expect(coverage.complete).toBe(false);
+    expect(coverage.building).toBeDefined();
+    expect(coverage.building!.done).toBeLessThan(coverage.building!.total);
+    expect(coverage.limits.some((limit) => limit.startsWith("index still building"))).toBe(true);
+    // The build goes on; a later call without a deadline gets the whole tree.
+    const whole = await index.ensureFresh();
+    expect(whole.complete).toBe(true);
+    expect(whole.building).toBeUndefined();
+    expect(index.files()).toHaveLength(170);
+  });
+
+  test("a folder too big for the deadline is answered partly, saying so", async () => {
+    const f = await tree(150);
+    const index = f.index({ extract: slowExtractor(f, 5) });
+    const coverage = await index.ensureScope({ dirs: [f.path("a")] }, { deadlineMs: 60 });
+    expect(coverage.complete).toBe(false);
+    expect(coverage.limits.some((limit) => limit.startsWith("index still building"))).toBe(true);
+    await index.ensureFresh();
+    expect(index.files()).toHaveLength(170);
+  });
+
+  test("once built, a scoped call is an ordinary refresh", async () => {
+    const f = await tree(5);
+    const index = f.index();
+    await index.ensureFresh();
+    await f.write("z/own0.ts", "export function renamed() {}\n");
+    const coverage = await index.ensureScope({ dirs: [f.path("a")] });
+    expect(coverage.complete).toBe(true);
+    expect(index.get(f.path("z/own0.ts"))?.facts.symbols[0]?.name).toBe("renamed");
+  });
+});
