@@ -121,6 +121,11 @@ export class SearchIndex {
   #unpersisted = false;
   #saveTimer: NodeJS.Timeout | undefined;
   #lastPersist = 0;
+  /** Slots of restored files the source has not listed yet (its first build still runs): kept, but in no answer. */
+  readonly #unconfirmed = new Set<number>();
+  /** Of those, the name references waiting for the file's facts (by slot), and the strings they may point to. */
+  #unnamed = new Map<number, UnnamedChunks>();
+  #unnamedStrings: readonly string[] = [];
 
   constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
@@ -217,13 +222,23 @@ export class SearchIndex {
       present.add(file.real);
       // Equal content (and language) means equal facts, so equal chunks: a restored file keeps its postings.
       const entry = this.#files.get(file.real);
+      const pending = entry === undefined ? undefined : this.#unnamed.get(entry.slot);
+      if (pending !== undefined && entry!.sha256 === file.sha256 && entry!.language === file.language && !this.#name(entry!, pending, file.facts.symbols)) entry!.sha256 = "";
+      if (pending !== undefined) this.#unnamed.delete(entry!.slot);
       if (entry?.sha256 !== file.sha256 || entry.language !== file.language) changed.push(file);
       else if (first) restored++;
     }
     if (first) this.#restoredFiles = restored;
     let removed = 0;
-    for (const real of [...this.#files.keys()]) {
-      if (present.has(real)) continue;
+    const building = this.#source.built === false;
+    for (const [real, entry] of [...this.#files]) {
+      if (present.has(real)) {
+        this.#unconfirmed.delete(entry.slot);
+        this.#unnamed.delete(entry.slot);
+        continue;
+      }
+      // A restored file the code index has not reached yet in its first build stays, out of answers, until it is.
+      if (building && this.#unconfirmed.has(entry.slot)) continue;
       this.#removeFile(real);
       this.#bodiesSkipped.delete(real);
       removed++;
@@ -263,7 +278,8 @@ export class SearchIndex {
     // The counters grew as large as the dictionary: a later refresh grows new ones as far as it needs.
     if (changed.length > 0) this.#counters = FIELDS.map(() => new TermCounter());
     // An unreadable file keeps the generation from counting as done, so the next refresh retries it.
-    this.#generation = unreadable.length === 0 ? generation : -1;
+    // So do restored files kept while the source builds: the next refresh looks at them again.
+    this.#generation = unreadable.length === 0 && !(building && this.#unconfirmed.size > 0) ? generation : -1;
     this.#lastReport = {
       rechunked: changed.length - unreadable.length,
       removed,
@@ -394,6 +410,7 @@ export class SearchIndex {
     const { file: chunkFiles, defineFirst, defineCount: chunkDefines } = chunkColumns as { file: Int32Array; defineFirst: Int32Array; defineCount: Int32Array };
     const bySlot = new Map<number, FileEntry>();
     for (const entry of entries) bySlot.set(entry.slot, entry);
+    const unnamed = new Map<number, UnnamedChunks>();
     const resolve = (ref: number, symbols: readonly { qualifiedName: string }[] | undefined): string | undefined => {
       if (ref <= -2) return strings[-2 - ref];
       if (ref < 0) return undefined;
@@ -413,6 +430,13 @@ export class SearchIndex {
       if (symbols !== undefined && !referencesHold(ownerRefs!, nameRefs!, entry, chunkColumns as { defineFirst: Int32Array; defineCount: Int32Array }, symbols.length)) {
         entry.sha256 = "";
       }
+      // Not listed yet (the code index still builds): its names wait for its facts, in chunk order (ids change at merges).
+      if (file === undefined && entry.count > 0) {
+        const first = defineFirst[entry.first]!;
+        const last = entry.first + entry.count - 1;
+        const end = Math.min(defineCount, defineFirst[last]! + chunkDefines[last]!);
+        unnamed.set(entry.slot, { owners: ownerRefs!.slice(entry.first, entry.first + entry.count), names: nameRefs!.slice(first, Math.max(first, end)) });
+      }
     }
     // Everything is there: from here on the index takes it.
     this.#dictionary.restore(dictionary as Parameters<TermDictionary["restore"]>[0]);
@@ -431,6 +455,7 @@ export class SearchIndex {
     for (const entry of entries) {
       this.#files.set(entry.real, entry);
       this.#slots[entry.slot] = entry;
+      this.#unconfirmed.add(entry.slot);
       if (!entry.body) this.#bodiesSkipped.add(entry.real);
     }
     for (let slot = meta.slots - 1; slot >= 0; slot--) if (this.#slots[slot] === undefined) this.#freeSlots.push(slot);
@@ -441,7 +466,32 @@ export class SearchIndex {
     this.#liveChunks = nextId - 1;
     this.#deadChunks = 0;
     this.#restoredFiles = entries.length;
+    this.#unnamed = unnamed;
+    this.#unnamedStrings = strings;
     return undefined;
+  }
+
+  /** Gives a restored file's chunks their names from its facts, now listed; false when the references do not fit them. */
+  #name(entry: FileEntry, pending: UnnamedChunks, symbols: readonly { qualifiedName: string }[]): boolean {
+    const strings = this.#unnamedStrings;
+    const resolve = (ref: number): string | undefined | false => {
+      if (ref <= -2) return strings[-2 - ref] ?? false;
+      if (ref < 0) return undefined;
+      return symbols[ref]?.qualifiedName ?? false;
+    };
+    let at = 0;
+    for (let index = 0; index < entry.count; index++) {
+      const id = entry.first + index;
+      const owner = resolve(pending.owners[index]!);
+      if (owner === false) return false;
+      this.#chunks.owner[id] = owner;
+      for (let define = this.#chunks.defineFirst[id]!, end = define + this.#chunks.defineCount[id]!; define < end; define++) {
+        const name = resolve(pending.names[at++] ?? -1);
+        if (name === false || name === undefined) return false;
+        this.#defines.qualifiedName[define] = name;
+      }
+    }
+    return true;
   }
 
   #scheduleSave(delayMs: number): void {
@@ -522,10 +572,18 @@ export class SearchIndex {
         strings.push(name);
         return -1 - strings.length;
       };
-      for (let id = entry.first; id < entry.first + entry.count; id++) {
+      const pending = this.#unnamed.get(entry.slot);
+      // Names still waiting for the facts are written as they were read (their strings moved to this file's table).
+      const carried = (ref: number): number => (ref <= -2 ? refOf(this.#unnamedStrings[-2 - ref] ?? "") : ref);
+      let at = 0;
+      for (let index = 0; index < entry.count; index++) {
+        const id = entry.first + index;
         const owner = chunks.owner[id];
-        if (owner !== undefined) ownerRefs[id] = refOf(owner);
-        for (let define = chunks.defineFirst[id]!, end = define + chunks.defineCount[id]!; define < end; define++) nameRefs[define] = refOf(defines.qualifiedName[define]!);
+        if (pending !== undefined) ownerRefs[id] = carried(pending.owners[index]!);
+        else if (owner !== undefined) ownerRefs[id] = refOf(owner);
+        for (let define = chunks.defineFirst[id]!, end = define + chunks.defineCount[id]!; define < end; define++) {
+          nameRefs[define] = pending !== undefined ? carried(pending.names[at++] ?? -1) : refOf(defines.qualifiedName[define]!);
+        }
       }
     }
     arrays.set("chunks.ownerRef", ownerRefs);
@@ -668,6 +726,7 @@ export class SearchIndex {
   #removeFile(real: string): void {
     const entry = this.#files.get(real);
     if (!entry) return;
+    this.#unconfirmed.delete(entry.slot);
     for (let id = entry.first; id < entry.first + entry.count; id++) {
       this.#live.set(id, false);
       for (const field of this.#fields) field.remove(id);
@@ -758,13 +817,15 @@ export class SearchIndex {
 
   /** A chunk filter from a file filter, asking it once per file. */
   #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk): ((id: number) => boolean) | undefined {
-    if (!accept && !exclude) return undefined;
+    const unconfirmed = this.#unconfirmed;
+    if (!accept && !exclude && unconfirmed.size === 0) return undefined;
     const verdicts = new Int8Array(this.#slots.length);
     const { file, startLine } = this.#chunks;
     const excludeSlot = exclude === undefined ? -1 : (this.#files.get(exclude.real)?.slot ?? -1);
     return (id: number) => {
       const slot = file[id]!;
       if (slot === excludeSlot && startLine[id] === exclude!.startLine) return false;
+      if (unconfirmed.size > 0 && unconfirmed.has(slot)) return false;
       if (!accept) return true;
       let verdict = verdicts[slot]!;
       if (verdict === 0) {
@@ -949,6 +1010,12 @@ export class SearchIndex {
 }
 
 const NO_DEFINITION: { boost: number; define: number } = { boost: 1, define: -1 };
+
+/** A restored file's name references (see PersistedMeta), relative to its chunks and their symbols in order. */
+interface UnnamedChunks {
+  owners: Int32Array;
+  names: Int32Array;
+}
 
 /** The index's part of a persisted file beside its arrays (persist.ts). */
 interface PersistedMeta {

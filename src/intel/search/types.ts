@@ -17,6 +17,8 @@ export interface SearchFile {
 /** What search needs from the code index (CodeIndex satisfies it). */
 export interface SearchSource {
   readonly generation: number;
+  /** False while the source's first build runs (files() lists only the files done so far); absent: always complete. */
+  readonly built?: boolean;
   files(): readonly SearchFile[];
   /** The file's current text. */
   text(file: SearchFile): Promise<string>;

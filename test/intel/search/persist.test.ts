@@ -22,6 +22,16 @@ class PersistingSource extends MemorySearchSource {
   }
 }
 
+/** A source whose first build is under way: the files in `hidden` are not listed yet. */
+class BuildingSource extends PersistingSource {
+  built = true;
+  readonly hidden = new Set<string>();
+
+  override files() {
+    return super.files().filter((file) => !this.hidden.has(file.real));
+  }
+}
+
 function symbol(name: string, kind: SymbolKind, startLine: number, endLine: number, extra: Partial<SymbolFact> = {}): SymbolFact {
   return { name, qualifiedName: name, kind, visibility: "public", exported: true, startLine, endLine, signature: `${kind} ${name}()`, ...extra };
 }
@@ -134,6 +144,47 @@ describe("the persisted search index", () => {
     await fresh.refresh();
     expect(await answers(restarted)).toEqual(await answers(fresh));
     expect((await restarted.search("retry3", { topK: 3 })).hits[0]!.focus?.qualifiedName).toBe("RetryingClient.retry3");
+  });
+
+  test("while the code index's first build runs, restored files it has not reached stay out of answers and keep their chunks", async () => {
+    const first = new PersistingSource(persisted);
+    fill(first);
+    const built = searchIndex(first);
+    await built.refresh();
+    await built.persist();
+
+    const again = new BuildingSource(persisted);
+    fill(again);
+    again.hidden.add("/repo/config.ts");
+    again.built = false;
+    again.reads = 0;
+    const restarted = searchIndex(again);
+    expect(await restarted.refresh()).toMatchObject({ rechunked: 0, removed: 0, restored: 4 });
+    const early = await restarted.search("parseConfig", { topK: 10 });
+    expect(early.hits.map((hit) => hit.chunk.display)).not.toContain("config.ts");
+    expect(early.hits.length).toBeGreaterThan(0);
+    // Written while the hidden file still waits for its facts: its names are carried over as they were read.
+    again.put("extra.ts", "export function extraThing() { return 3; }\n", [symbol("extraThing", "function", 1, 1)]);
+    expect(await restarted.refresh()).toMatchObject({ rechunked: 1 });
+    await restarted.persist();
+    const third = new PersistingSource(persisted);
+    fill(third);
+    third.put("extra.ts", "export function extraThing() { return 3; }\n", [symbol("extraThing", "function", 1, 1)]);
+    const thirdIndex = searchIndex(third);
+    expect(await thirdIndex.refresh()).toMatchObject({ rechunked: 0, restored: 6 });
+    const thirdFresh = new SearchIndex(third);
+    await thirdFresh.refresh();
+    expect(await answers(thirdIndex)).toEqual(await answers(thirdFresh));
+
+    again.hidden.clear();
+    again.built = true;
+    again.generation++;
+    again.reads = 0;
+    expect(await restarted.refresh()).toMatchObject({ rechunked: 0, removed: 0 });
+    expect(again.reads).toBe(0);
+    const fresh = new SearchIndex(again);
+    await fresh.refresh();
+    expect(await answers(restarted)).toEqual(await answers(fresh));
   });
 
   test("a file changed between processes is chunked again; the others keep their persisted chunks", async () => {
