@@ -2,15 +2,16 @@
  * The search index persisted between processes: one binary file per set of roots beside the code
  * index's snapshot (src/intel/index/snapshot.ts) in the user cache directory. Binary rather than
  * gzip JSON lines: almost all of it is typed arrays (postings, columns, the dictionary's pool),
- * which load as views of the file's bytes with no parsing; the strings (files, symbol names) are a
- * JSON header.
+ * which load as views of the file's bytes with no parsing; the rest (file entries, the few names
+ * not found in a file's facts) is a JSON header.
  *
  * Layout: 8 bytes of magic, the header's byte length (u32), the header (UTF-8 JSON), then each
  * array the header lists, in order, every one starting at a multiple of 8. The header holds the
  * format, the package version, the stamp of what it was made from (roots, extractor), and the
  * SHA-256 of the array bytes: a file of another format or version, for other roots, cut short or
  * corrupt is refused as a whole (the index is then built from the files). Whether each file's
- * chunks still hold is the index's own check (by content hash), not this file's.
+ * chunks still hold is the index's own check (by content hash), not this file's. Why binary, and the
+ * numbers: docs/decisions/0021-search-index-persisted-as-binary-arrays.md.
  */
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";

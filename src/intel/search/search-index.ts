@@ -7,7 +7,8 @@
  * fused by reciprocal rank fusion, and structural boosts apply on top: a chunk that defines a symbol
  * named by the query beats chunks that only use it, and chunks near a context file in the import
  * graph rise. The index follows the code index incrementally: only files whose content hash changed
- * are chunked again.
+ * are chunked again. It is persisted beside the code index's snapshot (persist.ts): a new process
+ * starts from it and chunks only the files whose content changed since it was written.
  *
  * Memory: chunks and the symbols they define are columns of typed arrays indexed by chunk id (no
  * object per chunk), a chunk's source is kept only as its offset into the file's text (read again to
@@ -18,7 +19,8 @@
  * the dictionary, liveness and the pending embeddings) change together in refresh, merge and
  * renumbering and are read together by search and related; splitting it would hand its private
  * state around. What stands alone lives beside it: types.ts, columns.ts, bm25.ts (one field's
- * postings), ranking.ts, dictionary.ts, chunks.ts, tokenize.ts, and service.ts (one per process).
+ * postings), ranking.ts, dictionary.ts, chunks.ts, tokenize.ts, persist.ts and persist-state.ts (the
+ * file and the state in it), and service.ts (one per process).
  */
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
@@ -28,11 +30,12 @@ import { collectGarbage } from "../../syntax/index.ts";
 import { lineStarts } from "../../text/index.ts";
 import { lastIndexWhere } from "../../core/bisect.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
-import { FieldIndex, Liveness, type PersistedField, type QueryTerm } from "./bm25.ts";
+import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
 import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
 import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
 import { CHUNK_LINES, chunkFile } from "./chunks.ts";
-import { loadPersisted, type PersistedArray, type PersistedIndex, type PersistExpectation, savePersisted } from "./persist.ts";
+import { loadPersisted, type PersistedIndex, type PersistExpectation, savePersisted } from "./persist.ts";
+import { decodeIndex, encodeIndex, nameChunks, type PersistedFileEntry, type UnnamedChunks } from "./persist-state.ts";
 import { startsLine } from "./present.ts";
 import { withSlack, worthTrimming } from "./arrays.ts";
 import { TermDictionary } from "./dictionary.ts";
@@ -72,15 +75,7 @@ const PROXIMITY_BOOST = 0.6;
 const RELATED_MAX_TERMS = 64;
 const RELATED_SHARED_LISTED = 8;
 
-interface FileEntry extends ChunkFile {
-  slot: number;
-  sha256: string;
-  /** Its chunks are the ids [first, first + count), in line order. */
-  first: number;
-  count: number;
-  /** Whether its source text is in the body field (not over the size limit). */
-  body: boolean;
-}
+type FileEntry = PersistedFileEntry;
 
 export class SearchIndex {
   readonly #source: SearchSource;
@@ -114,7 +109,7 @@ export class SearchIndex {
   // Persistence (persist.ts): read before the first refresh, written after refreshes that changed something.
   #persistence: SearchPersistence | undefined;
   #restoreTried = false;
-  /** Files whose chunks came from the persisted index at the first refresh, and why none did. */
+  /** Files whose chunks came from the persisted index at the first refresh; why it was not used, or not written. */
   #restoredFiles = 0;
   #persistProblem: string | undefined;
   /** Whether the index differs from what was last persisted. */
@@ -123,9 +118,8 @@ export class SearchIndex {
   #lastPersist = 0;
   /** Slots of restored files the source has not listed yet (its first build still runs): kept, but in no answer. */
   readonly #unconfirmed = new Set<number>();
-  /** Of those, the name references waiting for the file's facts (by slot), and the strings they may point to. */
+  /** Of those, the names waiting for the file's facts (by slot). */
   #unnamed = new Map<number, UnnamedChunks>();
-  #unnamedStrings: readonly string[] = [];
 
   constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
@@ -223,7 +217,11 @@ export class SearchIndex {
       // Equal content (and language) means equal facts, so equal chunks: a restored file keeps its postings.
       const entry = this.#files.get(file.real);
       const pending = entry === undefined ? undefined : this.#unnamed.get(entry.slot);
-      if (pending !== undefined && entry!.sha256 === file.sha256 && entry!.language === file.language && !this.#name(entry!, pending, file.facts.symbols)) entry!.sha256 = "";
+      if (
+        pending !== undefined && entry!.sha256 === file.sha256 && entry!.language === file.language && !nameChunks(entry!, pending, file.facts.symbols, this.#chunks, this.#defines)
+      ) {
+        entry!.sha256 = "";
+      }
       if (pending !== undefined) this.#unnamed.delete(entry!.slot);
       if (entry?.sha256 !== file.sha256 || entry.language !== file.language) changed.push(file);
       else if (first) restored++;
@@ -331,167 +329,38 @@ export class SearchIndex {
     }
   }
 
-  /** Takes a loaded persisted index (checked before anything is changed); the reason when it does not fit. */
+  /** Takes a loaded persisted index (checked whole before anything changes); the reason when it does not fit. */
   #adopt(loaded: PersistedIndex): string | undefined {
-    const meta = loaded.meta as Partial<PersistedMeta> | null;
-    if (
-      meta === null || typeof meta !== "object" || typeof meta.nextId !== "number" || !Array.isArray(meta.files) || !Array.isArray(meta.kinds) ||
-      !Array.isArray(meta.strings) || typeof meta.defineCount !== "number" || !Array.isArray(meta.totalLengths) || typeof meta.slots !== "number"
-    ) return "corrupt: its index part is missing";
-    const arrays = loaded.arrays;
-    const take = <T extends PersistedArray>(name: string, type: new(length: number) => T): T | undefined => {
-      const array = arrays.get(name);
-      return array instanceof type ? (array as T) : undefined;
-    };
-    const nextId = meta.nextId;
-    const chunkColumns = {
-      file: take("chunks.file", Int32Array),
-      startLine: take("chunks.startLine", Int32Array),
-      endLine: take("chunks.endLine", Int32Array),
-      startOffset: take("chunks.startOffset", Int32Array),
-      ownerKind: take("chunks.ownerKind", Uint8Array),
-      defineFirst: take("chunks.defineFirst", Int32Array),
-      defineCount: take("chunks.defineCount", Int32Array),
-    };
-    const ownerRefs = take("chunks.ownerRef", Int32Array);
-    const nameRefs = take("defines.nameRef", Int32Array);
-    const defineColumns = {
-      kind: take("defines.kind", Uint8Array),
-      startLine: take("defines.startLine", Int32Array),
-      endLine: take("defines.endLine", Int32Array),
-      name: take("defines.name", Int32Array),
-      termFirst: take("defines.termFirst", Int32Array),
-      termCount: take("defines.termCount", Int32Array),
-      termPool: take("defines.termPool", Int32Array),
-    };
-    const dictionary = {
-      chars: take("dictionary.chars", Uint16Array),
-      start: take("dictionary.start", Int32Array),
-      length: take("dictionary.length", Int32Array),
-      hash: take("dictionary.hash", Int32Array),
-    };
-    const fields = FIELDS.map((_, index) => ({
-      offsets: take(`field${index}.offsets`, Int32Array),
-      ids: take(`field${index}.ids`, Int32Array),
-      frequencies: take(`field${index}.frequencies`, Uint8Array),
-      entries: take(`field${index}.entries`, Int32Array),
-      lengths: take(`field${index}.lengths`, Uint32Array),
-      overflow: take(`field${index}.overflow`, Float64Array),
-      totalLength: meta.totalLengths![index],
-    }));
-    const all = [
-      ownerRefs,
-      nameRefs,
-      ...Object.values(chunkColumns),
-      ...Object.values(defineColumns),
-      ...Object.values(dictionary),
-      ...fields.flatMap((field) => Object.values(field)),
-    ];
-    if (all.some((value) => value === undefined)) return "corrupt: an array is missing";
-    if (Object.values(chunkColumns).some((column) => column!.length !== nextId) || ownerRefs!.length !== nextId) return "corrupt: the chunk columns disagree";
-    const defineCount = meta.defineCount;
-    if (nameRefs!.length !== defineCount) return "corrupt: the symbol columns disagree";
-    if (Object.entries(defineColumns).some(([name, column]) => name !== "termPool" && column!.length !== defineCount)) return "corrupt: the symbol columns disagree";
-    const entries: FileEntry[] = [];
-    for (const file of meta.files as Array<Partial<FileEntry>>) {
-      if (
-        typeof file?.real !== "string" || typeof file.display !== "string" || typeof file.language !== "string" || typeof file.sha256 !== "string" ||
-        typeof file.slot !== "number" || typeof file.first !== "number" || typeof file.count !== "number" || file.first + file.count > nextId
-      ) return "corrupt: a file entry";
-      entries.push(file as FileEntry);
-    }
-    // Names are references to the symbols of the file's facts (shared with the code index, not copied),
-    // resolved against the files as they are now: a file whose facts differ is chunked again anyway.
-    const strings = meta.strings as string[];
-    const current = new Map<string, SearchFile>();
-    for (const file of this.#source.files()) current.set(file.real, file);
-    const owners: Array<string | undefined> = new Array(nextId);
-    const qualifiedNames: string[] = new Array(defineCount).fill("");
-    const { file: chunkFiles, defineFirst, defineCount: chunkDefines } = chunkColumns as { file: Int32Array; defineFirst: Int32Array; defineCount: Int32Array };
-    const bySlot = new Map<number, FileEntry>();
-    for (const entry of entries) bySlot.set(entry.slot, entry);
-    const unnamed = new Map<number, UnnamedChunks>();
-    const resolve = (ref: number, symbols: readonly { qualifiedName: string }[] | undefined): string | undefined => {
-      if (ref <= -2) return strings[-2 - ref];
-      if (ref < 0) return undefined;
-      return symbols?.[ref]?.qualifiedName;
-    };
-    for (const entry of entries) {
-      const file = current.get(entry.real);
-      const symbols = file !== undefined && file.sha256 === entry.sha256 && file.language === entry.language ? file.facts.symbols : undefined;
-      for (let id = entry.first; id < entry.first + entry.count; id++) {
-        if (chunkFiles[id] !== entry.slot) return "corrupt: a chunk of another file";
-        owners[id] = resolve(ownerRefs![id]!, symbols);
-        for (let define = defineFirst[id]!, end = define + chunkDefines[id]!; define < end && define < defineCount; define++) {
-          qualifiedNames[define] = resolve(nameRefs![define]!, symbols) ?? "";
-        }
-      }
-      // References past the facts: the facts are not the ones the chunks were cut from; chunked again.
-      if (symbols !== undefined && !referencesHold(ownerRefs!, nameRefs!, entry, chunkColumns as { defineFirst: Int32Array; defineCount: Int32Array }, symbols.length)) {
-        entry.sha256 = "";
-      }
-      // Not listed yet (the code index still builds): its names wait for its facts, in chunk order (ids change at merges).
-      if (file === undefined && entry.count > 0) {
-        const first = defineFirst[entry.first]!;
-        const last = entry.first + entry.count - 1;
-        const end = Math.min(defineCount, defineFirst[last]! + chunkDefines[last]!);
-        unnamed.set(entry.slot, { owners: ownerRefs!.slice(entry.first, entry.first + entry.count), names: nameRefs!.slice(first, Math.max(first, end)) });
-      }
-    }
-    // Everything is there: from here on the index takes it.
-    this.#dictionary.restore(dictionary as Parameters<TermDictionary["restore"]>[0]);
-    this.#fields.forEach((field, index) => field.restore(fields[index] as PersistedField));
-    const chunks = new ChunkColumns();
-    Object.assign(chunks, chunkColumns);
-    chunks.owner = owners;
-    this.#chunks = chunks;
-    const defines = new DefineColumns();
-    Object.assign(defines, defineColumns);
-    defines.size = defineCount;
-    defines.qualifiedName = qualifiedNames;
-    defines.termPoolSize = defineColumns.termPool!.length;
-    this.#defines = defines;
-    for (const kind of meta.kinds as SymbolKind[]) this.#kindCode(kind);
-    for (const entry of entries) {
+    const decoded = decodeIndex(loaded, this.#currentFiles());
+    if ("problem" in decoded) return decoded.problem;
+    this.#dictionary.restore(decoded.dictionary);
+    this.#fields.forEach((field, index) => field.restore(decoded.fields[index]!));
+    this.#chunks = decoded.chunks;
+    this.#defines = decoded.defines;
+    for (const kind of decoded.kinds) this.#kindCode(kind);
+    for (const entry of decoded.files) {
       this.#files.set(entry.real, entry);
       this.#slots[entry.slot] = entry;
       this.#unconfirmed.add(entry.slot);
       if (!entry.body) this.#bodiesSkipped.add(entry.real);
     }
-    for (let slot = meta.slots - 1; slot >= 0; slot--) if (this.#slots[slot] === undefined) this.#freeSlots.push(slot);
+    for (let slot = decoded.slots - 1; slot >= 0; slot--) if (this.#slots[slot] === undefined) this.#freeSlots.push(slot);
+    const nextId = decoded.nextId;
     const flags = new Uint8Array(Math.max(1024, nextId));
     flags.fill(1, 1, nextId);
     this.#live.flags = flags;
     this.#nextId = nextId;
     this.#liveChunks = nextId - 1;
     this.#deadChunks = 0;
-    this.#restoredFiles = entries.length;
-    this.#unnamed = unnamed;
-    this.#unnamedStrings = strings;
+    this.#restoredFiles = decoded.files.length;
+    this.#unnamed = decoded.unnamed;
     return undefined;
   }
 
-  /** Gives a restored file's chunks their names from its facts, now listed; false when the references do not fit them. */
-  #name(entry: FileEntry, pending: UnnamedChunks, symbols: readonly { qualifiedName: string }[]): boolean {
-    const strings = this.#unnamedStrings;
-    const resolve = (ref: number): string | undefined | false => {
-      if (ref <= -2) return strings[-2 - ref] ?? false;
-      if (ref < 0) return undefined;
-      return symbols[ref]?.qualifiedName ?? false;
-    };
-    let at = 0;
-    for (let index = 0; index < entry.count; index++) {
-      const id = entry.first + index;
-      const owner = resolve(pending.owners[index]!);
-      if (owner === false) return false;
-      this.#chunks.owner[id] = owner;
-      for (let define = this.#chunks.defineFirst[id]!, end = define + this.#chunks.defineCount[id]!; define < end; define++) {
-        const name = resolve(pending.names[at++] ?? -1);
-        if (name === false || name === undefined) return false;
-        this.#defines.qualifiedName[define] = name;
-      }
-    }
-    return true;
+  #currentFiles(): Map<string, SearchFile> {
+    const current = new Map<string, SearchFile>();
+    for (const file of this.#source.files()) current.set(file.real, file);
+    return current;
   }
 
   #scheduleSave(delayMs: number): void {
@@ -525,82 +394,24 @@ export class SearchIndex {
     // Only merged fields are written: the tails and the dead chunks fold in first.
     if (this.#deadChunks > 0 || this.#fields.some((field) => field.tailSize > 0)) this.#merge(true);
     const next = this.#nextId;
-    const arrays = new Map<string, PersistedArray>();
-    const dictionary = this.#dictionary.persisted();
-    arrays.set("dictionary.chars", dictionary.chars);
-    arrays.set("dictionary.start", dictionary.start);
-    arrays.set("dictionary.length", dictionary.length);
-    arrays.set("dictionary.hash", dictionary.hash);
-    const totalLengths: number[] = [];
-    this.#fields.forEach((field, index) => {
-      const state = field.persisted(next - 1);
-      totalLengths.push(state.totalLength);
-      arrays.set(`field${index}.offsets`, state.offsets);
-      arrays.set(`field${index}.ids`, state.ids);
-      arrays.set(`field${index}.frequencies`, state.frequencies);
-      arrays.set(`field${index}.entries`, state.entries);
-      arrays.set(`field${index}.lengths`, state.lengths);
-      arrays.set(`field${index}.overflow`, state.overflow);
-    });
-    const chunks = this.#chunks;
-    chunks.ensure(next - 1);
-    for (const name of ["file", "startLine", "endLine", "startOffset", "ownerKind", "defineFirst", "defineCount"] as const) {
-      arrays.set(`chunks.${name}`, chunks[name].subarray(0, next));
-    }
-    const defines = this.#defines;
-    for (const name of ["kind", "startLine", "endLine", "name", "termFirst", "termCount"] as const) {
-      arrays.set(`defines.${name}`, defines[name].subarray(0, defines.size));
-    }
-    arrays.set("defines.termPool", defines.termPool.subarray(0, defines.termPoolSize));
-    // Names as references to the file's symbols (index in its facts), a string of their own only where no symbol has it.
-    const ownerRefs = new Int32Array(next).fill(-1);
-    const nameRefs = new Int32Array(defines.size).fill(-1);
-    const strings: string[] = [];
-    const current = new Map<string, SearchFile>();
-    for (const file of this.#source.files()) current.set(file.real, file);
-    for (const entry of this.#files.values()) {
-      const file = current.get(entry.real);
-      const positions = new Map<string, number>();
-      if (file !== undefined && file.sha256 === entry.sha256 && file.language === entry.language) {
-        file.facts.symbols.forEach((symbol, index) => {
-          if (!positions.has(symbol.qualifiedName)) positions.set(symbol.qualifiedName, index);
-        });
-      }
-      const refOf = (name: string): number => {
-        const position = positions.get(name);
-        if (position !== undefined) return position;
-        strings.push(name);
-        return -1 - strings.length;
-      };
-      const pending = this.#unnamed.get(entry.slot);
-      // Names still waiting for the facts are written as they were read (their strings moved to this file's table).
-      const carried = (ref: number): number => (ref <= -2 ? refOf(this.#unnamedStrings[-2 - ref] ?? "") : ref);
-      let at = 0;
-      for (let index = 0; index < entry.count; index++) {
-        const id = entry.first + index;
-        const owner = chunks.owner[id];
-        if (pending !== undefined) ownerRefs[id] = carried(pending.owners[index]!);
-        else if (owner !== undefined) ownerRefs[id] = refOf(owner);
-        for (let define = chunks.defineFirst[id]!, end = define + chunks.defineCount[id]!; define < end; define++) {
-          nameRefs[define] = pending !== undefined ? carried(pending.names[at++] ?? -1) : refOf(defines.qualifiedName[define]!);
-        }
-      }
-    }
-    arrays.set("chunks.ownerRef", ownerRefs);
-    arrays.set("defines.nameRef", nameRefs);
-    const meta: PersistedMeta = {
-      nextId: next,
-      slots: this.#slots.length,
-      kinds: [...this.#kinds],
-      totalLengths,
-      defineCount: defines.size,
-      strings,
-      files: [...this.#files.values()].map(({ slot, real, display, language, sha256, first, count, body }) => ({ slot, real, display, language, sha256, first, count, body })),
-    };
+    const encoded = encodeIndex(
+      {
+        dictionary: this.#dictionary.persisted(),
+        fields: this.#fields.map((field) => field.persisted(next - 1)),
+        chunks: this.#chunks,
+        defines: this.#defines,
+        nextId: next,
+        slots: this.#slots.length,
+        kinds: this.#kinds,
+        files: [...this.#files.values()],
+        unnamed: this.#unnamed,
+      },
+      this.#currentFiles(),
+    );
     // Edits from here on are the next write's.
     this.#unpersisted = false;
     try {
-      await savePersisted(persistence.file, this.#expectation(persistence), { meta, arrays });
+      await savePersisted(persistence.file, this.#expectation(persistence), encoded);
       this.#persistProblem = undefined;
       this.#lastPersist = Date.now();
     } catch (error) {
@@ -1010,41 +821,6 @@ export class SearchIndex {
 }
 
 const NO_DEFINITION: { boost: number; define: number } = { boost: 1, define: -1 };
-
-/** A restored file's name references (see PersistedMeta), relative to its chunks and their symbols in order. */
-interface UnnamedChunks {
-  owners: Int32Array;
-  names: Int32Array;
-}
-
-/** The index's part of a persisted file beside its arrays (persist.ts). */
-interface PersistedMeta {
-  nextId: number;
-  slots: number;
-  kinds: SymbolKind[];
-  /** Sum of chunk lengths per field. */
-  totalLengths: number[];
-  /** Symbols chunks define (the define columns' size). */
-  defineCount: number;
-  /** Names no symbol of their file's facts has, referenced as -2 - index. */
-  strings: string[];
-  files: FileEntry[];
-}
-
-/** Whether every name reference of a file's chunks falls within its `symbols` symbols. */
-function referencesHold(
-  ownerRefs: Int32Array,
-  nameRefs: Int32Array,
-  entry: { first: number; count: number },
-  chunks: { defineFirst: Int32Array; defineCount: Int32Array },
-  symbols: number,
-): boolean {
-  for (let id = entry.first; id < entry.first + entry.count; id++) {
-    if (ownerRefs[id]! >= symbols) return false;
-    for (let define = chunks.defineFirst[id]!, end = define + chunks.defineCount[id]!; define < end; define++) if (nameRefs[define]! >= symbols) return false;
-  }
-  return true;
-}
 
 /** Offset of the line `lines` lines after the line starting at `from` (text.length past the end). */
 function lineStartAfter(text: string, from: number, lines: number): number {
