@@ -14,7 +14,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { appendFile, type FileHandle, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { appendFile, type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -252,15 +252,25 @@ export async function replaceAtomically(file: string, write: (handle: FileHandle
 }
 
 /**
- * The bytes of another cache file of the snapshot directory (the search index's, persisted beside
- * this one): read whole, up to LIMITS.intel.index.maxSnapshotBytes. Here so the cache directory is
- * read in one module. Throws what reading throws (ENOENT: none yet).
+ * Opens another cache file of the snapshot directory for reading (the search index's, persisted
+ * beside this one), up to LIMITS.intel.index.maxSnapshotBytes, with its size. Here so the cache
+ * directory is read in one module; the caller closes the handle. Throws what opening throws
+ * (ENOENT: none yet).
  */
-export async function readCacheFile(file: string): Promise<Buffer | { problem: string }> {
-  const info = await stat(file);
-  if (!info.isFile()) return { problem: "not a file" };
-  if (info.size > LIMITS.intel.index.maxSnapshotBytes) return { problem: `larger than ${LIMITS.intel.index.maxSnapshotBytes} bytes` };
-  return readFile(file);
+export async function openCacheFile(file: string): Promise<{ handle: FileHandle; size: number } | { problem: string }> {
+  const handle = await open(file, "r");
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error("not a file");
+    if (info.size > LIMITS.intel.index.maxSnapshotBytes) {
+      await handle.close();
+      return { problem: `larger than ${LIMITS.intel.index.maxSnapshotBytes} bytes` };
+    }
+    return { handle, size: info.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 /** Names of the code index's snapshots (and their temp files): what pruneSnapshots looks at by default. */

@@ -2,7 +2,7 @@
  * The search index persisted between processes: one binary file per set of roots beside the code
  * index's snapshot (src/intel/index/snapshot.ts) in the user cache directory. Binary rather than
  * gzip JSON lines: almost all of it is typed arrays (postings, columns, the dictionary's pool),
- * which load as views of the file's bytes with no parsing; the rest (file entries, the few names
+ * which are read straight into their memory with no parsing; the rest (file entries, the few names
  * not found in a file's facts) is a JSON header.
  *
  * Layout: 8 bytes of magic, the header's byte length (u32), the header (UTF-8 JSON), then each
@@ -19,7 +19,7 @@ import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { VERSION } from "../../core/version.ts";
-import { pruneSnapshots, readCacheFile, replaceAtomically } from "../index/snapshot.ts";
+import { openCacheFile, pruneSnapshots, replaceAtomically } from "../index/snapshot.ts";
 
 /** Bump when the layout, or what the index keeps in it, changes. */
 export const SEARCH_PERSIST_FORMAT = 1;
@@ -133,48 +133,71 @@ export async function savePersisted(file: string, expected: PersistExpectation, 
 /** The persisted index, or why it cannot be used (missing, another format or version, other roots, cut short, corrupt). Never throws. */
 export async function loadPersisted(file: string, expected: PersistExpectation): Promise<PersistedIndex | { problem: string }> {
   try {
-    const bytes = await readCacheFile(file);
-    if (!Buffer.isBuffer(bytes)) return bytes;
-    if (bytes.length < PREFIX_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { problem: "not a persisted search index" };
-    const headerLength = bytes.readUInt32LE(MAGIC.length);
-    if (PREFIX_BYTES + headerLength > bytes.length) return { problem: "cut short in its header" };
-    let header: Header;
+    const opened = await openCacheFile(file);
+    if ("problem" in opened) return opened;
     try {
-      header = JSON.parse(bytes.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerLength)) as Header;
-    } catch {
-      return { problem: "corrupt header" };
+      return await readPersisted(opened.handle, opened.size, expected);
+    } finally {
+      await opened.handle.close();
     }
-    if (header.format !== SEARCH_PERSIST_FORMAT) return { problem: `format ${String(header.format)} is not ${SEARCH_PERSIST_FORMAT}` };
-    if (header.version !== VERSION) return { problem: `made by version ${String(header.version)}, not ${VERSION}` };
-    if (header.stamp !== expected.stamp) return { problem: "made for other roots or another extractor" };
-    if (header.settings !== expected.settings) return { problem: "made with other search settings" };
-    if (!Array.isArray(header.arrays)) return { problem: "corrupt header" };
-    let offset = PREFIX_BYTES + headerLength;
-    offset += padding(offset);
-    const hash = createHash("sha256");
-    const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-    const arrays = new Map<string, PersistedArray>();
-    for (const { name, type, length } of header.arrays) {
-      const Type = ARRAY_TYPES[type];
-      if (Type === undefined || !Number.isInteger(length) || length < 0) return { problem: "corrupt header" };
-      const byteLength = length * Type.BYTES_PER_ELEMENT;
-      if (offset + byteLength > bytes.length) return { problem: "cut short" };
-      for (let from = 0; from < byteLength; from += HASH_PIECE) {
-        hash.update(bytes.subarray(offset + from, offset + Math.min(byteLength, from + HASH_PIECE)));
-        await slice.turn();
-      }
-      // A view where the bytes are aligned (a file read whole usually is), else a copy.
-      const start = bytes.byteOffset + offset;
-      const array = start % Type.BYTES_PER_ELEMENT === 0 ?
-        new Type(bytes.buffer as ArrayBuffer, start, length) :
-        new Type(bytes.buffer.slice(start, start + byteLength) as ArrayBuffer);
-      arrays.set(name, array as PersistedArray);
-      offset += byteLength + padding(byteLength);
-    }
-    if (hash.digest("hex") !== header.sha256) return { problem: "corrupt (its arrays do not match their hash)" };
-    return { meta: header.meta, arrays };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === "ENOENT" ? "none saved yet" : `unreadable: ${(error as Error).message}` };
   }
+}
+
+/** Reads `length` bytes at `position` into `into`; false when the file ends first. */
+async function readExactly(handle: FileHandle, into: Uint8Array, position: number): Promise<boolean> {
+  for (let done = 0; done < into.length;) {
+    const { bytesRead } = await handle.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) return false;
+    done += bytesRead;
+  }
+  return true;
+}
+
+/**
+ * Each array is read straight into memory of its own: no buffer of the whole file exists, and an
+ * array the index later replaces frees its memory alone (views of one buffer would keep it all).
+ */
+async function readPersisted(handle: FileHandle, size: number, expected: PersistExpectation): Promise<PersistedIndex | { problem: string }> {
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  if (size < PREFIX_BYTES || !(await readExactly(handle, prefix, 0)) || !prefix.subarray(0, MAGIC.length).equals(MAGIC)) return { problem: "not a persisted search index" };
+  const headerLength = prefix.readUInt32LE(MAGIC.length);
+  if (PREFIX_BYTES + headerLength > size) return { problem: "cut short in its header" };
+  const headerBytes = Buffer.alloc(headerLength);
+  if (!(await readExactly(handle, headerBytes, PREFIX_BYTES))) return { problem: "cut short in its header" };
+  let header: Header;
+  try {
+    header = JSON.parse(headerBytes.toString("utf8")) as Header;
+  } catch {
+    return { problem: "corrupt header" };
+  }
+  if (header.format !== SEARCH_PERSIST_FORMAT) return { problem: `format ${String(header.format)} is not ${SEARCH_PERSIST_FORMAT}` };
+  if (header.version !== VERSION) return { problem: `made by version ${String(header.version)}, not ${VERSION}` };
+  if (header.stamp !== expected.stamp) return { problem: "made for other roots or another extractor" };
+  if (header.settings !== expected.settings) return { problem: "made with other search settings" };
+  if (!Array.isArray(header.arrays)) return { problem: "corrupt header" };
+  let offset = PREFIX_BYTES + headerLength;
+  offset += padding(offset);
+  const hash = createHash("sha256");
+  const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
+  const arrays = new Map<string, PersistedArray>();
+  for (const { name, type, length } of header.arrays) {
+    const Type = ARRAY_TYPES[type];
+    if (Type === undefined || !Number.isInteger(length) || length < 0) return { problem: "corrupt header" };
+    const byteLength = length * Type.BYTES_PER_ELEMENT;
+    if (offset + byteLength > size) return { problem: "cut short" };
+    const array = new Type(length);
+    const bytes = new Uint8Array(array.buffer, 0, byteLength);
+    if (!(await readExactly(handle, bytes, offset))) return { problem: "cut short" };
+    for (let from = 0; from < byteLength; from += HASH_PIECE) {
+      hash.update(bytes.subarray(from, Math.min(byteLength, from + HASH_PIECE)));
+      await slice.turn();
+    }
+    arrays.set(name, array as PersistedArray);
+    offset += byteLength + padding(byteLength);
+  }
+  if (hash.digest("hex") !== header.sha256) return { problem: "corrupt (its arrays do not match their hash)" };
+  return { meta: header.meta, arrays };
 }
