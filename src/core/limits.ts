@@ -205,6 +205,12 @@ export const LIMITS = {
       maxHeritageDepth: 8,
       /** Import hops from a calling file within which a callee guessed by name may be declared (module-scoped languages). */
       inferenceHops: 2,
+      /** Bytes of source text callers reads at most when scanning for unresolved candidates of a name no call resolves to. */
+      candidateScanBytes: 96 * MiB,
+      /** Unresolved candidates (occurrences of the name that resolve to nothing) one callers or impact answer lists. */
+      maxCandidatesListed: 50,
+      /** Derived answers (unresolved candidates per symbol) the call graph keeps per generation, so asking again reads no text. */
+      maxDerived: 1_024,
     },
 
     /** The outline tools (map, digest, show, surface; their shared parts in src/tools/outline.ts). */

@@ -9,20 +9,23 @@ import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { CallGraph } from "../intel/calls/call-graph.ts";
+import { type CallCandidate, callCandidates } from "../intel/calls/candidates.ts";
 import { type LeveledEdge, walkCalls } from "../intel/calls/queries.ts";
-import type { CallEdge, Confidence, SymbolRef } from "../intel/calls/types.ts";
+import { type CallEdge, type Confidence, type SymbolRef, symbolKey } from "../intel/calls/types.ts";
 import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
 import { plural } from "./common.ts";
 import type { ToolContext } from "./contract.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import type { IndexedFile } from "../intel/index/index.ts";
 import { graphOptions, type IntelSession, openImportGraph, resolveScope } from "./graph-common.ts";
 
 interface CallSession extends IntelSession {
   calls: CallGraph;
 }
 
-export async function openCallGraph(context: ToolContext): Promise<CallSession> {
-  const session = await openImportGraph(context);
+/** The call graph over a fresh import graph; `aboutName` lets a first-build call index the files that mention it first. */
+export async function openCallGraph(context: ToolContext, aboutName?: string): Promise<CallSession> {
+  const session = await openImportGraph(context, aboutName);
   const calls = await CallGraph.for(session.index, context.workspace, graphOptions(session.index, context));
   return { ...session, calls };
 }
@@ -152,6 +155,84 @@ export const DepthInput = z
   .optional()
   .describe(`Levels of calls to follow (default ${LIMITS.intel.calls.defaultDepth}, at most ${LIMITS.intel.calls.maxDepth}); ambiguous edges are listed but not followed.`);
 
+const CandidateOut = z
+  .object({
+    path: z.string().describe("File of the occurrence."),
+    line: z.number().int().describe("1-based line."),
+    column: z.number().int().describe("1-based column."),
+    text: z.string().describe("The line as written, trimmed."),
+    confidence: z.literal("unresolved").describe("Below exact, inferred and ambiguous: not a call the index resolved, never counted as one."),
+    reason: z.enum(["unresolved_import", "external_import", "unbound", "value"]).describe(
+      "unresolved_import: the import binding the name did not resolve; external_import: it resolved to no file under the roots and was taken as external, though its path names the target's module; unbound: nothing in scope binds the name; value: named or called through a value the index does not follow.",
+    ),
+    detail: z.string().describe("The import that did not resolve and why, or what was tried."),
+    specifier: z.string().optional().describe("The import the reason names."),
+  })
+  .describe("A textual occurrence of the target's name that resolves to nothing.");
+type CandidateOut = z.infer<typeof CandidateOut>;
+
+export const CandidatesOutput = {
+  candidates: z
+    .array(CandidateOut)
+    .optional()
+    .describe("callers, impact: occurrences of the name that resolve to no declaration (not counted as calls), with the reason; check each before trusting a count of 0."),
+  totalCandidates: z.number().int().optional().describe("Unresolved candidates found before the list was cut."),
+};
+
+function candidateOut(candidate: CallCandidate, display: (real: string) => string): CandidateOut {
+  const out: CandidateOut = {
+    path: display(candidate.file),
+    line: candidate.line,
+    column: candidate.column,
+    text: candidate.text,
+    confidence: "unresolved",
+    reason: candidate.reason,
+    detail: candidate.detail,
+  };
+  if (candidate.specifier !== undefined) out.specifier = candidate.specifier;
+  return out;
+}
+
+/**
+ * The unresolved candidates of `symbol` for an answer, with the cuts they add: incomplete whenever
+ * one exists, since one of them may be a call the layout hid. `direct` are the calls the answer
+ * already resolved to it. The texts are scanned only when there are none (the silent zero this
+ * guards against; a scan on every call would cost every warm answer a read of the tree).
+ */
+export async function candidatesFor(
+  session: CallSession,
+  context: ToolContext,
+  symbol: SymbolRef,
+  direct: readonly CallEdge[],
+): Promise<{ listed: CandidateOut[]; total: number; cuts: string[] }> {
+  const scanText = direct.length === 0;
+  const max = LIMITS.intel.calls.maxCandidatesListed;
+  const found = await session.calls.derived(`candidates\0${symbolKey(symbol)}\0${scanText}`, async () => {
+    const result = await callCandidates(session.calls, symbol, new Set(direct.map((edge) => `${edge.site.file}\0${edge.site.fact.line}`)), {
+      read: (file) => session.index.text(file as IndexedFile).catch(() => undefined),
+      scanText,
+      maxScanBytes: LIMITS.intel.calls.candidateScanBytes,
+      maxListed: max,
+      signal: context.signal,
+    });
+    return context.signal?.aborted ? undefined : result;
+  }) ?? { candidates: [], total: 0 };
+  const listed = found.candidates.map((candidate) => candidateOut(candidate, session.display));
+  const cuts: string[] = [];
+  if (found.total > 0) {
+    cuts.push(
+      `candidates = ${found.total}: occurrences of ${symbol.name} resolve to no declaration (listed in candidates with the reason, not counted as calls); check each with file_read at its line, or configure the module layout the reason names`,
+    );
+  }
+  if (found.total > listed.length) cuts.push(`intel.calls.maxCandidatesListed = ${max} candidates listed of ${found.total}: pass path to narrow, or search for the name`);
+  if (found.scanCut) {
+    cuts.push(
+      `intel.calls.candidateScanBytes = ${LIMITS.intel.calls.candidateScanBytes}: the scan for unresolved candidates read ${found.scanCut.scanned} of ${found.scanCut.files} files; search for ${symbol.name} for the rest`,
+    );
+  }
+  return { listed, total: found.total, cuts };
+}
+
 export const WalkOutput = z.object({
   symbol: SymbolOut,
   depth: z.number().int().describe("Levels followed."),
@@ -159,6 +240,7 @@ export const WalkOutput = z.object({
   counts: z.object({ exact: z.number().int(), inferred: z.number().int(), ambiguous: z.number().int() }).describe("Listed calls per confidence."),
   unresolved: z.number().int().optional().describe("callees: calls inside the symbol that resolve to nothing in the workspace (external or unknown)."),
   typed: z.boolean().optional().describe("callers with typed: true on TS/JS: the TypeScript compiler resolved every call (all exact)."),
+  ...CandidatesOutput,
   ...Completeness,
 });
 export type WalkOutput = z.infer<typeof WalkOutput>;
@@ -192,7 +274,7 @@ export async function walkTool(
   context: ToolContext,
   direction: "callers" | "callees",
 ): Promise<WalkOutput> {
-  const session = await openCallGraph(context);
+  const session = await openCallGraph(context, args.symbol);
   const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
   const depth = args.depth ?? LIMITS.intel.calls.defaultDepth;
   const limit = args.limit ?? LIMITS.intel.calls.defaultLimit;
@@ -205,11 +287,18 @@ export async function walkTool(
   if (walk.truncatedBy === "limit") cuts.push(`limit = ${limit}: raise limit or lower depth`);
   if (walk.truncatedBy === "maxExpanded") cuts.push(`intel.calls.maxExpanded = ${LIMITS.intel.calls.maxExpanded}: lower depth`);
   const calls = walk.edges.map((edge: LeveledEdge) => callOut(edge, session.display));
+  // The walk's first level holds every direct call unless its confidence filter or limit left some out.
+  const direct = walk.truncatedBy === undefined && (args.minConfidence ?? "ambiguous") === "ambiguous" ?
+    walk.edges.filter((edge) => edge.depth === 1) :
+    session.calls.callersOf(symbol);
+  const found = direction === "callers" ? await candidatesFor(session, context, symbol, direct) : undefined;
+  if (found) cuts.push(...found.cuts);
   const result: WalkOutput = {
     symbol: symbolOut(symbol, session.display),
     depth,
     calls,
     counts: countBy(calls),
+    ...(found ? { candidates: found.listed, totalCandidates: found.total } : {}),
     ...completeness(session.coverage, cuts),
   };
   if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
@@ -225,5 +314,30 @@ export function renderWalk(result: WalkOutput, direction: "callers" | "callees")
   ];
   for (const call of result.calls) lines.push(renderCall(call, direction));
   if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
+  renderCandidates(result, lines);
   return renderIncomplete(result, lines);
+}
+
+/** The unresolved candidates, apart from the calls. */
+export function renderCandidates(result: { candidates?: CandidateOut[] | undefined; totalCandidates?: number | undefined }, lines: string[]): void {
+  const total = result.totalCandidates ?? 0;
+  if (total === 0 || !result.candidates) return;
+  lines.push(`unresolved candidates (${total}, not counted as calls):`);
+  // Candidates through one import share its reason: each line names the import, each reason is said once below.
+  const reasons = new Map<string, string>();
+  for (const candidate of result.candidates) {
+    const tag = `${candidate.reason}${candidate.specifier === undefined ? "" : ` \`${candidate.specifier}\``}`;
+    if (!reasons.has(tag)) {
+      reasons.set(
+        tag,
+        candidate.reason === "value" ?
+          "named without a call the index resolved (passed or assigned as a value, or in a string); calls through a value are not followed" :
+          // Said once for every file importing it: the line belongs to one of them.
+          candidate.detail.replace(/ \(line \d+\)/, ""),
+      );
+    }
+    lines.push(`  ${candidate.path}:${candidate.line} ${candidate.text} [${tag}]`);
+  }
+  if (total > result.candidates.length) lines.push(`  … ${total - result.candidates.length} more`);
+  for (const [tag, detail] of reasons) lines.push(`  ${tag}: ${detail}`);
 }

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { relativeInside } from "../helpers/path-text.ts";
+import { externalsInTree, type ImportCandidate, importCandidates } from "../intel/calls/candidates.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../intel/graph/import-graph.ts";
 import type { FileImports, GraphFile, ImportEdge, UnresolvedImport } from "../intel/graph/types.ts";
 import { CodeIndex, type Coverage, type IndexedFile } from "../intel/index/index.ts";
@@ -30,10 +31,35 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
   return { readHead: (file) => index.text(file as IndexedFile).catch(() => undefined), signal: context.signal };
 }
 
-/** The fresh index and import graph for this call's workspace. */
-export async function openImportGraph(context: ToolContext): Promise<IntelSession> {
+/**
+ * The fresh index and import graph for this call's workspace. With `aboutName`, during the first
+ * build the files that mention that name are indexed first and the call answers from them (saying
+ * so) instead of waiting for the whole tree.
+ */
+export async function openImportGraph(context: ToolContext, aboutName?: string): Promise<IntelSession> {
   const index = context.services.indexes.forContext(context);
-  const coverage = await index.ensureFresh({ ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs });
+  const wait = { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs };
+  const word = aboutName === undefined ? undefined : lastIdentifier(aboutName);
+  let coverage: Coverage;
+  if (word !== undefined && (await index.worthFocusing(context.signal))) {
+    const files = await index.filesMentioning([word], context.signal);
+    coverage = await index.ensureScope({ files }, wait);
+    if (!index.built && coverage.complete) {
+      const { done, total } = index.progress;
+      coverage = {
+        ...coverage,
+        complete: false,
+        limits: [
+          ...coverage.limits,
+          `index still building (${done} of ${total} files processed): looked in the ${
+            plural(files.length, "file")
+          } that mention "${word}" (a literal scan); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing; call again when the index tool reports it complete`,
+        ],
+      };
+    }
+  } else {
+    coverage = await index.ensureFresh(wait);
+  }
   const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
   return {
     index,
@@ -41,6 +67,11 @@ export async function openImportGraph(context: ToolContext): Promise<IntelSessio
     graph,
     display: (real) => graph.file(real)?.display ?? context.workspace.display(real),
   };
+}
+
+/** The name a symbol argument ends with ("path#Name", "Class.method", "net/http.Serve" → Name, method, Serve). */
+function lastIdentifier(spec: string): string | undefined {
+  return spec.split("#").pop()!.split(/[^A-Za-z0-9_$]+/).filter((part) => part.length > 0).pop();
 }
 
 export interface Scope {
@@ -83,7 +114,9 @@ const Unresolved = z.object({
   from: z.string().describe("The importing file."),
   specifier: z.string().describe("The specifier as written."),
   line: z.number().int().describe("1-based line."),
-  reason: z.enum(["not_found", "outside_roots", "denied", "not_indexed", "unsupported", "ambiguous"]).describe("Why it did not resolve; outside_roots targets were not probed."),
+  reason: z.enum(["not_found", "outside_roots", "denied", "not_indexed", "unsupported", "ambiguous", "external"]).describe(
+    "Why it did not resolve; outside_roots targets were not probed; external: taken as an external module though its path names a module under the roots.",
+  ),
   detail: z.string().describe("What was tried."),
   candidates: z.array(z.string()).optional().describe("For ambiguous: the files that match equally well."),
 });
@@ -97,9 +130,9 @@ export const External = z.object({
 
 type UnresolvedOut = z.infer<typeof Unresolved>;
 
-function unresolvedOut(entry: UnresolvedImport, display: (real: string) => string): UnresolvedOut {
+function unresolvedOut(entry: UnresolvedImport | ImportCandidate, display: (real: string) => string): UnresolvedOut {
   const out: UnresolvedOut = { from: display(entry.from), specifier: entry.specifier, line: entry.line, reason: entry.reason, detail: entry.detail };
-  if (entry.candidates) out.candidates = entry.candidates.map(display);
+  if ("candidates" in entry && entry.candidates) out.candidates = entry.candidates.map(display);
   return out;
 }
 
@@ -149,7 +182,11 @@ export const DepsOutput = z.object({
   depth: z.number().int().describe("Hops followed."),
   files: z.array(FileNode).describe("Files reached, nearest first."),
   totalFiles: z.number().int().describe("Files reached before any cut."),
-  unresolved: z.array(Unresolved).describe("Specifiers of the start files that did not resolve, with the reason."),
+  unresolved: z
+    .array(Unresolved)
+    .describe(
+      "deps: specifiers of the start files that did not resolve (or were taken as external though the tree holds their module), with the reason; reverse_deps: imports elsewhere whose path names a start file but did not resolve to it.",
+    ),
   totalUnresolved: z.number().int().describe("Unresolved specifiers before the list was cut."),
   external: z.array(External).describe("Packages outside the workspace imported by the start files, counted per package."),
   totalExternal: z.number().int().describe("Distinct external packages."),
@@ -197,7 +234,17 @@ export async function walkImports(args: z.infer<typeof DepsInput>, context: Tool
     return node;
   });
 
-  const unresolved = direction === "dependencies" ? imports.flatMap((entry) => entry.unresolved) : [];
+  // An import that did not resolve may be a link the answer misses: listed with the reason, and the answer says incomplete.
+  const unresolved: Array<UnresolvedImport | ImportCandidate> = direction === "dependencies" ?
+    [...imports.flatMap((entry) => entry.unresolved), ...externalsInTree(graph, scope.files)].sort((a, b) => a.from < b.from ? -1 : a.from > b.from ? 1 : a.line - b.line) :
+    importCandidates(graph, scope.files);
+  if (unresolved.length > 0) {
+    cuts.push(
+      `unresolved = ${unresolved.length}: ${
+        direction === "dependencies" ? "imports of the start files" : "imports naming the start files"
+      } did not resolve to a file (listed in unresolved with the reason); configure the module layout they name (go.mod module path, tsconfig paths, package roots), or check them with file_read at their line`,
+    );
+  }
   const external = direction === "dependencies" ? externalTotals(imports) : [];
   const listedUnresolved = unresolved.slice(0, LIMITS.intel.graph.maxUnresolvedListed).map((entry) => unresolvedOut(entry, display));
   const listedExternal = external.slice(0, LIMITS.intel.graph.maxExternalsListed);

@@ -5,7 +5,21 @@ import { impactOf } from "../intel/calls/queries.ts";
 import type { SymbolRef } from "../intel/calls/types.ts";
 import { PathInput, plural } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { CallOut, callOut, openCallGraph, place, renderCall, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import { importCandidates } from "../intel/calls/candidates.ts";
+import {
+  CallOut,
+  callOut,
+  CandidatesOutput,
+  candidatesFor,
+  openCallGraph,
+  place,
+  renderCall,
+  renderCandidates,
+  resolveSymbol,
+  SymbolInput,
+  SymbolOut,
+  symbolOut,
+} from "./call-common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { resolveScope } from "./graph-common.ts";
 
@@ -26,6 +40,7 @@ const ImpactOutput = z.object({
       }),
     )
     .describe("Test files (by convention: *.test.*, *.spec.*, test_*.py, *_test.go, tests/ folders, …) that reach the target."),
+  ...CandidatesOutput,
   ...Completeness,
 });
 type ImpactOutput = z.infer<typeof ImpactOutput>;
@@ -34,7 +49,7 @@ export const impactTool = defineTool({
   name: "impact",
   title: "What a change affects",
   description:
-    "What changing a declaration (symbol) or a whole file (path) can break: its callers (exact and inferred, transitively), the files importing its file (transitively), and the test files that reach it by calls, by imports or by name — the tests to run after the change.",
+    "What changing a declaration (symbol) or a whole file (path) can break: its callers (exact and inferred, transitively), the files importing its file (transitively), and the test files that reach it by calls, by imports or by name — the tests to run after the change. Occurrences of the name that resolve to nothing are listed apart as unresolved candidates.",
   input: z
     .strictObject({
       symbol: SymbolInput.optional(),
@@ -51,7 +66,7 @@ export const impactTool = defineTool({
   output: ImpactOutput,
   annotations: READ_ONLY,
   handler: async (args, context) => {
-    const session = await openCallGraph(context);
+    const session = await openCallGraph(context, args.symbol);
     let symbol: SymbolRef | undefined;
     let file: string;
     if (args.symbol !== undefined) {
@@ -68,12 +83,26 @@ export const impactTool = defineTool({
     const dependents = [...impact.dependents].sort((a, b) => a[1] - b[1] || (session.display(a[0]) < session.display(b[0]) ? -1 : 1));
     const shown = dependents.slice(0, LIMITS.intel.graph.defaultMaxEdges);
     if (dependents.length > shown.length) cuts.push(`intel.graph.defaultMaxEdges = ${LIMITS.intel.graph.defaultMaxEdges} dependents listed: lower depth or pass a symbol`);
+    const found = symbol ?
+      await candidatesFor(session, context, symbol, impact.truncated.length === 0 ? impact.callers.filter((edge) => edge.depth === 1) : session.calls.callersOf(symbol)) :
+      undefined;
+    if (found) cuts.push(...found.cuts);
+    const graphFile = session.graph.file(file);
+    const importers = graphFile ? ((await session.calls.derived(`importers\0${graphFile.real}`, async () => importCandidates(session.graph, [graphFile])))?.length ?? 0) : 0;
+    if (importers > 0) {
+      cuts.push(
+        `unresolvedImporters = ${importers}: imports whose path names ${
+          session.display(file)
+        } did not resolve to it, so their files are not among the dependents; reverse_deps with path ${session.display(file)} lists them with the reason`,
+      );
+    }
     const result: ImpactOutput = {
       path: session.display(file),
       callers: impact.callers.map((edge) => callOut(edge, session.display)),
       dependents: shown.map(([real, level]) => ({ path: session.display(real), depth: level })),
       totalDependents: dependents.length,
       tests: impact.tests.map((test) => ({ path: session.display(test.file), via: test.via, distance: test.distance })),
+      ...(found ? { candidates: found.listed, totalCandidates: found.total } : {}),
       ...completeness(session.coverage, cuts),
     };
     if (symbol) result.symbol = symbolOut(symbol, session.display);
@@ -97,6 +126,7 @@ export const impactTool = defineTool({
       for (const dependent of result.dependents) lines.push(`  ${dependent.depth > 1 ? `[${dependent.depth}] ` : ""}${dependent.path}`);
       if (result.totalDependents > result.dependents.length) lines.push(`  … ${result.totalDependents - result.dependents.length} more`);
     }
+    renderCandidates(result, lines);
     return renderIncomplete(result, lines);
   },
 });

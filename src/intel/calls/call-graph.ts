@@ -59,6 +59,8 @@ export class CallGraph {
   #aliases = new Map<string, Set<string>>();
   #memo = new Map<string, CallResolution>();
   #reach = new Map<string, ReadonlySet<string>>();
+  /** Answers derived from this generation (unresolved candidates, which read texts), by key, least recently used first. */
+  #derived = new Map<string, unknown>();
 
   private constructor(imports: ImportGraph) {
     this.imports = imports;
@@ -132,7 +134,29 @@ export class CallGraph {
     this.#aliases = aliases;
     this.#memo = new Map();
     this.#reach = new Map();
+    this.#derived = new Map();
     this.#generation = this.imports.generation;
+  }
+
+  /**
+   * `compute()` once per key and generation (the answer must depend only on the indexed files);
+   * kept for the generation, at most `LIMITS.intel.calls.maxDerived` answers, the least recently used dropped first.
+   */
+  async derived<T>(key: string, compute: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (this.#derived.has(key)) {
+      // Least recently used goes first: a rotation over more keys than kept must not evict every one before its turn.
+      const kept = this.#derived.get(key);
+      this.#derived.delete(key);
+      this.#derived.set(key, kept);
+      return kept as T;
+    }
+    const generation = this.#generation;
+    const value = await compute();
+    // undefined: not to be kept (a cancelled scan); a refresh meanwhile makes it stale.
+    if (value === undefined || generation !== this.#generation) return value;
+    this.#derived.set(key, value);
+    if (this.#derived.size > LIMITS.intel.calls.maxDerived) this.#derived.delete(this.#derived.keys().next().value as string);
+    return value;
   }
 
   // ---------------------------------------------------------------- symbols
@@ -522,6 +546,23 @@ export class CallGraph {
     // Default exports are called under whatever name the importer chose.
     if (symbol.parent === undefined) { for (const alias of this.#aliases.get("default") ?? []) names.add(alias); }
     return names;
+  }
+
+  /** Workspace declarations (callable or types, not locals) named `name`. */
+  symbolsNamed(name: string): readonly SymbolRef[] {
+    return this.#byName.get(name) ?? [];
+  }
+
+  /** Every call site whose callee's last name is `name`, in index order. */
+  callSitesNamed(name: string): CallSite[] {
+    const sites = this.#callsByName.get(name) ?? [];
+    const found: CallSite[] = [];
+    for (let index = 0; index < sites.length; index += 2) {
+      const file = this.#callFiles[sites[index] as number] as CallFile;
+      const ordinal = sites[index + 1] as number;
+      found.push({ file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact });
+    }
+    return found;
   }
 
   /** Direct calls of `target`, best confidence first. */

@@ -57,6 +57,13 @@ async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
+/** The refresh running now: when its walk is done, and the files it has still to process. */
+interface RefreshRun {
+  walked: Promise<void>;
+  walkDone: () => void;
+  todo: Set<FileState>;
+}
+
 /** Waits for `promise`, or answers "late" once `deadlineMs` has passed (the work goes on). */
 async function withDeadline<T>(promise: Promise<T>, deadlineMs: number | undefined): Promise<T | "late"> {
   if (deadlineMs === undefined) return promise;
@@ -69,6 +76,19 @@ async function withDeadline<T>(promise: Promise<T>, deadlineMs: number | undefin
   } finally {
     clearTimeout(timer);
   }
+}
+
+const WORD_BYTE = /[A-Za-z0-9_$]/;
+
+/** Whether `bytes` hold `needle` as a whole word (not inside a longer identifier). */
+function mentions(bytes: Uint8Array, needle: Buffer): boolean {
+  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    const before = at > 0 ? String.fromCharCode(haystack[at - 1]!) : "";
+    const after = at + needle.length < haystack.length ? String.fromCharCode(haystack[at + needle.length]!) : "";
+    if (!WORD_BYTE.test(before) && !WORD_BYTE.test(after)) return true;
+  }
+  return false;
 }
 
 export class CodeIndex {
@@ -95,7 +115,7 @@ export class CodeIndex {
   /** Progress of the running refresh (monotonic across its batches). */
   #progress = { done: 0, total: 0 };
   /** The refresh running now: when its walk is done, and the files it has still to process. */
-  #current: { walked: Promise<void>; walkDone: () => void; todo: Set<FileState> } | undefined;
+  #current: RefreshRun | undefined;
   /** Files being processed, so a call that needs one now and the refresh share the work. */
   readonly #inflight = new Map<FileState, Promise<void>>();
   /** Calls processing their own files first: while any runs, the refresh's lanes wait. */
@@ -291,10 +311,8 @@ export class CodeIndex {
    * file of the scope is indexed, and says the index is still building when the deadline came first.
    */
   async ensureScope(scope: { dirs?: readonly string[]; files?: readonly string[] }, options: EnsureFreshOptions = {}): Promise<Coverage> {
-    if (this.#built || this.#closed) return this.ensureFresh(options);
     options.signal?.throwIfAborted();
-    if (!this.#running) void this.#startRun().catch(() => undefined);
-    const current = this.#current;
+    const current = this.#firstBuild();
     if (!current) return this.ensureFresh(options);
     const progress = options.onProgress;
     if (progress) this.#progressListeners.add(progress);
@@ -326,6 +344,48 @@ export class CodeIndex {
     }
     // Every file of the scope is indexed: an answer about the scope is whole, though the rest of the tree is not yet.
     return scopeCut ? this.#buildingCoverage() : this.coverage();
+  }
+
+  /**
+   * During the first build: the files still to be processed whose bytes hold one of these words
+   * (word-bounded, a literal scan without parsing), so a call about a name can index those first.
+   * Empty once the index is built (every file is indexed then) or when no build runs.
+   */
+  async filesMentioning(words: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    const current = this.#firstBuild();
+    if (!current || words.length === 0) return [];
+    await abortable(current.walked, signal);
+    const needles = words.map((word) => Buffer.from(word, "utf8"));
+    const found: string[] = [];
+    const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
+    for (const state of [...current.todo]) {
+      signal?.throwIfAborted();
+      const loaded = readBoundedSync(realTarget(state.real, state.real, this.#workspace.roots), this.#settings.maxFileBytes, { scratch: this.#readScratch });
+      if (typeof loaded === "object" && "bytes" in loaded && needles.some((needle) => mentions(loaded.bytes, needle))) found.push(state.real);
+      await slice.turn();
+    }
+    return found;
+  }
+
+  /** The first build, started if nothing runs yet; undefined once the index is built (or closed). */
+  #firstBuild(): RefreshRun | undefined {
+    if (this.#built || this.#closed) return undefined;
+    // The build's failure reaches whoever waits for it through ensureFresh; this start only kicks it off.
+    if (!this.#running) void this.#startRun().catch(() => undefined);
+    return this.#current;
+  }
+
+  /** Whether the first build has so many files left that a call about one name should index the files mentioning it first. */
+  async worthFocusing(signal?: AbortSignal): Promise<boolean> {
+    const current = this.#firstBuild();
+    if (!current) return false;
+    await abortable(current.walked, signal);
+    return !this.#built && current.todo.size > this.#tuning.focusAboveFiles;
+  }
+
+  /** Files processed of those the running refresh has to (the last refresh's when none runs). */
+  get progress(): { done: number; total: number } {
+    return { ...this.#progress };
   }
 
   /** Whether the index has finished its first build (answers from it cover the whole tree). */

@@ -33,6 +33,11 @@ export interface IndexTuning {
   /** Directories watched (one fs.watch each where recursive watching is unavailable) before the index relies on stat checks alone. */
   maxWatchedDirectories: number;
   snapshot: SnapshotTiming;
+  /**
+   * During the first build, a call about one name indexes the files that mention it first only when
+   * more files than this remain to process; fewer finish within seconds, and the answer is then whole.
+   */
+  focusAboveFiles: number;
 }
 
 export const DEFAULT_INDEX_TUNING: IndexTuning = {
@@ -41,6 +46,7 @@ export const DEFAULT_INDEX_TUNING: IndexTuning = {
   fullCheckIntervalMs: 60_000,
   maxWatchedDirectories: 8192,
   snapshot: DEFAULT_SNAPSHOT_TIMING,
+  focusAboveFiles: 2_000,
 };
 
 export interface CodeIndexOptions {

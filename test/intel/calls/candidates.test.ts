@@ -1,0 +1,135 @@
+/**
+ * Unresolved candidates over hand-built facts: whole-word occurrences, when an import path may name
+ * a module of the tree, the scan's byte bound, and the call graph keeping an answer per generation.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import { CallGraph } from "../../../src/intel/calls/call-graph.ts";
+import { callCandidates, inProse, mayName, moduleSegments, rebinds, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
+import type { GraphFile } from "../../../src/intel/graph/types.ts";
+import { call, imp, makeRepo, type Repo, sym } from "../graph/fixture.ts";
+
+describe("wordOccurrences", () => {
+  test("finds the name only as a whole word", () => {
+    const text = "run(); rerun(); run_fast(); obj.run(); $run; run";
+    expect(wordOccurrences(text, "run")).toEqual([0, 32, 45]);
+  });
+
+  test("a name absent from the text gives nothing", () => {
+    expect(wordOccurrences("nothing here", "absent")).toEqual([]);
+  });
+});
+
+describe("prose and bindings on a line", () => {
+  const at = (line: string, name: string) => line.indexOf(name);
+
+  test("a string literal or a trailing comment is prose; code around it, and a template's ${…}, is not", () => {
+    expect(inProse("'Used by copy and pickle.'", at("'Used by copy and pickle.'", "copy"), "python")).toBe(true);
+    expect(inProse("x = 1  # see copy", at("x = 1  # see copy", "copy"), "python")).toBe(true);
+    expect(inProse("f(\"a\\\"b\", copy)", at("f(\"a\\\"b\", copy)", "copy"), "typescript")).toBe(false);
+    expect(inProse("const s = `${copy(x)}`;", at("const s = `${copy(x)}`;", "copy"), "typescript")).toBe(false);
+    expect(inProse("const s = `copy`; // copy", "const s = `copy`; // copy".lastIndexOf("copy"), "typescript")).toBe(true);
+    expect(inProse("const s = `copy`;", at("const s = `copy`;", "copy"), "typescript")).toBe(true);
+    expect(inProse("handlers = [copy]", at("handlers = [copy]", "copy"), "python")).toBe(false);
+    expect(inProse("fn run<'a>(x: &'a str) { copy(x) }", at("fn run<'a>(x: &'a str) { copy(x) }", "copy"), "rust")).toBe(false);
+  });
+
+  test("a parameter, a keyword argument, an assignment to the name or a declaration binds it; an assignment from it does not", () => {
+    expect(rebinds("def shutdown(self, wait=True):", at("def shutdown(self, wait=True):", "wait"), 4)).toBe(true);
+    expect(rebinds("wait = 3", 0, 4)).toBe(true);
+    expect(rebinds("def wait():", at("def wait():", "wait"), 4)).toBe(true);
+    expect(rebinds("insort = insort_right", at("insort = insort_right", "insort_right"), 12)).toBe(false);
+    expect(rebinds("if wait == 3:", at("if wait == 3:", "wait"), 4)).toBe(false);
+  });
+});
+
+describe("module paths", () => {
+  test("an import path's segments per language", () => {
+    expect(specifierSegments("\"net/http\"", "go")).toEqual(["net", "http"]);
+    expect(specifierSegments("django.utils.crypto", "python")).toEqual(["django", "utils", "crypto"]);
+    expect(specifierSegments("..crypto_old", "python")).toEqual(["crypto_old"]);
+    expect(specifierSegments("../fmt/util.js", "typescript")).toEqual(["fmt", "util"]);
+  });
+
+  test("a file's module below its root: a Go package is its folder, an index file its folder", () => {
+    expect(moduleSegments({ real: "/r/src/net/http/server.go", rootReal: "/r", language: "go" })).toEqual(["src", "net", "http"]);
+    expect(moduleSegments({ real: "/r/utils/crypto.py", rootReal: "/r", language: "python" })).toEqual(["utils", "crypto"]);
+    expect(moduleSegments({ real: "/r/pkg/__init__.py", rootReal: "/r", language: "python" })).toEqual(["pkg"]);
+    expect(moduleSegments({ real: "/r/src/fmt/index.ts", rootReal: "/r", language: "typescript" })).toEqual(["src", "fmt"]);
+  });
+
+  test("an import path names a module when their tails agree wholly on one side or on two segments", () => {
+    expect(mayName(["net", "http"], ["src", "net", "http"])).toBe(true);
+    expect(mayName(["django", "utils", "crypto"], ["utils", "crypto"])).toBe(true);
+    expect(mayName(["github.com", "acme", "server"], ["server"])).toBe(true);
+    expect(mayName(["lodash"], ["src", "fmt", "util"])).toBe(false);
+    expect(mayName(["net", "http"], ["vendor", "x", "http"])).toBe(false);
+  });
+
+  test("a one-segment import path names only a top-level module, not a project's module of that name", () => {
+    expect(mayName(["fmt"], ["src", "fmt"])).toBe(true);
+    expect(mayName(["fmt"], ["fmt"])).toBe(true);
+    expect(mayName(["logging"], ["app", "logging"])).toBe(false);
+    expect(mayName(["errors"], ["pkg", "internal", "errors"])).toBe(false);
+  });
+});
+
+describe("callCandidates", () => {
+  let repo: Repo;
+  let reads = 0;
+  const read = async (file: GraphFile) => {
+    reads++;
+    return readFile(file.real, "utf8");
+  };
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      "lib/util.py": { content: "def helper():\n    pass\n", symbols: [sym("helper", { startLine: 1, endLine: 2 })] },
+      "lib/more.py": { content: "from .util import helper\nHANDLERS = [helper]\n", imports: [imp(".util", "import", ["helper"])] },
+      "app/main.py": { content: "from .gone import helper\n\nhelper()\n", imports: [imp(".gone", "import", ["helper"])], calls: [call("helper", { line: 3, column: 1 })] },
+    });
+  });
+
+  afterAll(() => repo.cleanup());
+
+  test("the call bound by an import that did not resolve, and a value in a file importing the target", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
+    expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line} ${candidate.reason} ${candidate.text}`)).toEqual([
+      "app/main.py:3 unresolved_import helper()",
+      "lib/more.py:2 value HANDLERS = [helper]",
+    ]);
+    expect(found.scanCut).toBeUndefined();
+    expect(found.total).toBe(2);
+  });
+
+  test("lists at most maxListed, with the count of all", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 1 });
+    expect(found.candidates.map((candidate) => candidate.line)).toEqual([3]);
+    expect(found.total).toBe(2);
+  });
+
+  test("the scan stops at its byte bound and says how far it read", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1, maxListed: 50 });
+    expect(found.scanCut).toEqual({ scanned: 1, files: 2 });
+  });
+
+  test("the call graph keeps a derived answer for its generation, and computes it again after a change", async () => {
+    let graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const scan = () => callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
+    await graph.derived("candidates", scan);
+    const before = reads;
+    await graph.derived("candidates", scan);
+    expect(reads).toBe(before);
+    await repo.add("lib/other.py", "x = 1\n");
+    graph = await CallGraph.for(repo.index, repo.workspace);
+    await graph.derived("candidates", scan);
+    expect(reads).toBeGreaterThan(before);
+  });
+});
