@@ -94,7 +94,8 @@ export function createToolServices(options: ToolServicesOptions = {}): ToolServi
         });
     },
     async shutdown(budgetMs) {
-      await indexes.flushAll(budgetMs);
+      // Both within the same budget: the code index's snapshot and the search index beside it.
+      await Promise.all([indexes.flushAll(budgetMs), search.flushAll(budgetMs)]);
       indexes.closeAll();
     },
   };

@@ -797,6 +797,11 @@ export class CodeIndex {
     return this.#snapshot.save();
   }
 
+  /** Where the search index of these files persists (beside the snapshot), and what it must have been made from (search's SearchSource.persistence). */
+  persistence(): Promise<{ file: string; stamp: string } | undefined> {
+    return this.#snapshot.companion(".search.bin");
+  }
+
   /** At shutdown: appends to the snapshot what was parsed since it was last written. */
   flushSnapshot(): Promise<void> {
     return this.#snapshot.flush();

@@ -186,6 +186,19 @@ export class SnapshotKeeper {
     return snapshot;
   }
 
+  /**
+   * Where another cache of these roots goes beside the snapshot (`<key><suffix>` in the same checked
+   * directory), with a stamp naming the roots and the extractor its content must come from; undefined
+   * when persisting is off or the directory cannot be used (inside a root, unsafe).
+   */
+  async companion(suffix: string): Promise<{ file: string; stamp: string } | undefined> {
+    if (!this.host.persist()) return undefined;
+    const dir = await this.#directory();
+    if (dir === undefined) return undefined;
+    const meta = this.#meta();
+    return { file: path.join(dir, `${meta.key}${suffix}`), stamp: JSON.stringify({ roots: [...meta.roots].sort(), extractor: meta.extractor }) };
+  }
+
   async #directory(): Promise<string | undefined> {
     const cacheDir = this.cacheDir ?? userCacheDirectory();
     const inside = await cacheDirInsideRoots(cacheDir, this.rootReals);

@@ -14,7 +14,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { appendFile, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { appendFile, type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -219,13 +219,24 @@ export async function saveSnapshot(
     }
     yield chunk;
   }
-  const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  const handle = await open(temp, "wx", 0o600);
-  try {
+  await replaceAtomically(file, async (handle) => {
     await pipeline(Readable.from(lines()), createGzip({ level: 1 }), async (compressed: AsyncIterable<Buffer>) => {
       for await (const bytes of compressed) await handle.write(bytes);
     });
     await handle.sync();
+  });
+}
+
+/**
+ * Writes `file` through a temp file beside it (readable by the owner only) renamed over it once
+ * `write` is done, so a reader sees the old file or the new one; a failed write leaves no temp file.
+ * Shared by the snapshots of the cache directory (this one and the search index's).
+ */
+export async function replaceAtomically(file: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
+  const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+  const handle = await open(temp, "wx", 0o600);
+  try {
+    await write(handle);
   } catch (error) {
     await handle.close().catch(() => undefined);
     await rm(temp, { force: true });
@@ -241,16 +252,42 @@ export async function saveSnapshot(
 }
 
 /**
- * Keeps the snapshot directory small: the newest LIMITS.intel.index.maxSnapshots snapshots stay
- * (one per set of roots; `keep` always stays), older ones and stale temp files go. Never throws.
+ * Opens another cache file of the snapshot directory for reading (the search index's, persisted
+ * beside this one), up to LIMITS.intel.index.maxSnapshotBytes, with its size. Here so the cache
+ * directory is read in one module; the caller closes the handle. Throws what opening throws
+ * (ENOENT: none yet).
  */
-export async function pruneSnapshots(dir: string, keep: string): Promise<number> {
+export async function openCacheFile(file: string): Promise<{ handle: FileHandle; size: number } | { problem: string }> {
+  const handle = await open(file, "r");
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error("not a file");
+    if (info.size > LIMITS.intel.index.maxSnapshotBytes) {
+      await handle.close();
+      return { problem: `larger than ${LIMITS.intel.index.maxSnapshotBytes} bytes` };
+    }
+    return { handle, size: info.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Names of the code index's snapshots (and their temp files): what pruneSnapshots looks at by default. */
+const SNAPSHOT_NAMES = /^[0-9a-f]+\.json\.gz(?:\.[0-9a-f]+\.tmp)?$/;
+
+/**
+ * Keeps the snapshot directory small: the newest LIMITS.intel.index.maxSnapshots snapshots stay
+ * (one per set of roots; `keep` always stays), older ones and stale temp files go. `names` picks the
+ * kind of snapshot (a temp file is a name followed by `.<hex>.tmp`). Never throws.
+ */
+export async function pruneSnapshots(dir: string, keep: string, names: RegExp = SNAPSHOT_NAMES): Promise<number> {
   let removed = 0;
   try {
     const entries: Array<{ file: string; mtimeMs: number }> = [];
     for (const name of await readdir(dir)) {
       const file = path.join(dir, name);
-      if (!/\.json\.gz(?:\.[0-9a-f]+\.tmp)?$/.test(name)) continue;
+      if (!names.test(name)) continue;
       const info = await stat(file).catch(() => undefined);
       if (!info?.isFile()) continue;
       if (name.endsWith(".tmp")) {

@@ -38,6 +38,18 @@ export class Liveness {
   }
 }
 
+/** One field as persist.ts writes it (see FieldIndex.persisted). */
+export interface PersistedField {
+  offsets: Int32Array<ArrayBuffer>;
+  ids: Int32Array<ArrayBuffer>;
+  frequencies: Uint8Array<ArrayBuffer>;
+  entries: Int32Array<ArrayBuffer>;
+  lengths: Uint32Array<ArrayBuffer>;
+  /** Frequencies over a byte: (key, frequency) pairs. */
+  overflow: Float64Array<ArrayBuffer>;
+  totalLength: number;
+}
+
 export interface QueryTerm {
   id: number;
   weight?: number;
@@ -146,6 +158,49 @@ export class FieldIndex {
       this.#ids = this.#ids.slice(0, main);
       this.#frequencies = this.#frequencies.slice(0, main);
     }
+  }
+
+  /**
+   * The field as plain arrays, for the persisted index (persist.ts): only when merged (no tail, no
+   * chunk left since), so the main part is the whole field. Views, not copies: written before the
+   * next change.
+   */
+  persisted(chunkCount: number): PersistedField {
+    if (this.#tailSize > 0 || this.#removed > 0) throw new Error("a field is persisted only right after a merge");
+    const overflow = new Float64Array(this.#overflow.size * 2);
+    let at = 0;
+    for (const [key, frequency] of this.#overflow) {
+      overflow[at++] = key;
+      overflow[at++] = frequency;
+    }
+    return {
+      offsets: this.#offsets,
+      ids: this.#ids.subarray(0, this.#mainSize),
+      frequencies: this.#frequencies.subarray(0, this.#mainSize),
+      entries: this.#entries,
+      lengths: this.#lengths.subarray(0, Math.min(this.#lengths.length, chunkCount + 1)),
+      overflow,
+      totalLength: this.#totalLength,
+    };
+  }
+
+  /** Takes the state persisted() gave (of an empty field: nothing added yet). */
+  restore(state: PersistedField): void {
+    this.#offsets = state.offsets;
+    this.#ids = state.ids;
+    this.#frequencies = state.frequencies;
+    this.#mainSize = state.ids.length;
+    this.#entries = state.entries;
+    this.#lengths = grown(state.lengths, 1024);
+    this.#totalLength = state.totalLength;
+    this.#overflow = new Map();
+    for (let at = 0; at + 1 < state.overflow.length; at += 2) this.#overflow.set(state.overflow[at]!, state.overflow[at + 1]!);
+    this.#removed = 0;
+    this.#frequencyCache = new Int32Array(0);
+    this.#frequencyCacheValid = false;
+    this.#tailSize = 0;
+    // Grown together with the entries (add() checks one for both).
+    this.#tailHead = new Int32Array(state.entries.length).fill(-1);
   }
 
   /** Takes a chunk out; the caller marks its id dead in the shared Liveness. */

@@ -7,6 +7,14 @@ import { grown, withSlack, worthTrimming } from "./arrays.ts";
 
 const EMPTY = 0;
 
+/** A dictionary as persist.ts writes it: the pool of code units and each term's start, length and hash. */
+export interface PersistedDictionary {
+  chars: Uint16Array<ArrayBuffer>;
+  start: Int32Array<ArrayBuffer>;
+  length: Int32Array<ArrayBuffer>;
+  hash: Int32Array<ArrayBuffer>;
+}
+
 export class TermDictionary {
   #chars = new Uint16Array(4096);
   #charsUsed = 0;
@@ -84,6 +92,30 @@ export class TermDictionary {
   /** Length of a term in UTF-16 code units. */
   termLength(id: number): number {
     return this.#length[id]!;
+  }
+
+  /** The terms as plain arrays, for the persisted index (persist.ts); views, not copies. */
+  persisted(): PersistedDictionary {
+    return {
+      chars: this.#chars.subarray(0, this.#charsUsed),
+      start: this.#start.subarray(0, this.#count),
+      length: this.#length.subarray(0, this.#count),
+      hash: this.#hash.subarray(0, this.#count),
+    };
+  }
+
+  /** Takes the terms persisted() gave (into an empty dictionary); the hash table is rebuilt from their hashes. */
+  restore(state: PersistedDictionary): void {
+    this.#chars = state.chars;
+    this.#charsUsed = state.chars.length;
+    this.#start = state.start;
+    this.#length = state.length;
+    this.#hash = state.hash;
+    this.#count = state.start.length;
+    let size = 512;
+    while (this.#count * 2 > size) size *= 2;
+    this.#table = new Int32Array(size / 2);
+    this.#rehash();
   }
 
   /** Gives back the room grown for terms to come, keeping an eighth. */

@@ -7,7 +7,8 @@
  * fused by reciprocal rank fusion, and structural boosts apply on top: a chunk that defines a symbol
  * named by the query beats chunks that only use it, and chunks near a context file in the import
  * graph rise. The index follows the code index incrementally: only files whose content hash changed
- * are chunked again.
+ * are chunked again. It is persisted beside the code index's snapshot (persist.ts): a new process
+ * starts from it and chunks only the files whose content changed since it was written.
  *
  * Memory: chunks and the symbols they define are columns of typed arrays indexed by chunk id (no
  * object per chunk), a chunk's source is kept only as its offset into the file's text (read again to
@@ -18,7 +19,8 @@
  * the dictionary, liveness and the pending embeddings) change together in refresh, merge and
  * renumbering and are read together by search and related; splitting it would hand its private
  * state around. What stands alone lives beside it: types.ts, columns.ts, bm25.ts (one field's
- * postings), ranking.ts, dictionary.ts, chunks.ts, tokenize.ts, and service.ts (one per process).
+ * postings), ranking.ts, dictionary.ts, chunks.ts, tokenize.ts, persist.ts and persist-state.ts (the
+ * file and the state in it), and service.ts (one per process).
  */
 import { LIMITS } from "../../core/limits.ts";
 import { log } from "../../core/log.ts";
@@ -31,7 +33,9 @@ import { eachLimited } from "../../helpers/concurrency.ts";
 import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
 import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
 import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
-import { chunkFile } from "./chunks.ts";
+import { CHUNK_LINES, chunkFile } from "./chunks.ts";
+import { loadPersisted, type PersistedIndex, type PersistExpectation, savePersisted } from "./persist.ts";
+import { decodeIndex, encodeIndex, nameChunks, type PersistedFileEntry, type UnnamedChunks } from "./persist-state.ts";
 import { startsLine } from "./present.ts";
 import { withSlack, worthTrimming } from "./arrays.ts";
 import { TermDictionary } from "./dictionary.ts";
@@ -46,6 +50,7 @@ import {
   type SearchFile,
   type SearchHit,
   type SearchOptions,
+  type SearchPersistence,
   type SearchSource,
   type SearchTuning,
   type Signal,
@@ -53,7 +58,7 @@ import {
 } from "./types.ts";
 import { countTerms, identifiersIn, identifierTerms, queryTerms, TermCounter, wholeTerm } from "./tokenize.ts";
 
-const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18 };
+const DEFAULT_TUNING: SearchTuning = { buildConcurrency: 16, embedBatchSize: 64, mergeTailPairs: 1 << 18, persistDelayMs: 2_000, persistMinIntervalMs: 30_000 };
 
 /** RRF's k: large enough that the first few ranks of one list do not drown the others. */
 const RRF_K = 60;
@@ -70,15 +75,7 @@ const PROXIMITY_BOOST = 0.6;
 const RELATED_MAX_TERMS = 64;
 const RELATED_SHARED_LISTED = 8;
 
-interface FileEntry extends ChunkFile {
-  slot: number;
-  sha256: string;
-  /** Its chunks are the ids [first, first + count), in line order. */
-  first: number;
-  count: number;
-  /** Whether its source text is in the body field (not over the size limit). */
-  body: boolean;
-}
+type FileEntry = PersistedFileEntry;
 
 export class SearchIndex {
   readonly #source: SearchSource;
@@ -106,9 +103,23 @@ export class SearchIndex {
   #merged = false;
   readonly #board = new ScoreBoard();
   #generation = -1;
-  #lastReport: RefreshReport = { rechunked: 0, removed: 0, files: 0, chunks: 0, unreadable: [], bodiesSkipped: 0 };
+  #lastReport: RefreshReport = { rechunked: 0, removed: 0, files: 0, chunks: 0, unreadable: [], bodiesSkipped: 0, restored: 0 };
   #bodiesSkipped = new Set<string>();
   #queue: Promise<unknown> = Promise.resolve();
+  // Persistence (persist.ts): read before the first refresh, written after refreshes that changed something.
+  #persistence: SearchPersistence | undefined;
+  #restoreTried = false;
+  /** Files whose chunks came from the persisted index at the first refresh; why it was not used, or not written. */
+  #restoredFiles = 0;
+  #persistProblem: string | undefined;
+  /** Whether the index differs from what was last persisted. */
+  #unpersisted = false;
+  #saveTimer: NodeJS.Timeout | undefined;
+  #lastPersist = 0;
+  /** Slots of restored files the source has not listed yet (its first build still runs): kept, but in no answer. */
+  readonly #unconfirmed = new Set<number>();
+  /** Of those, the names waiting for the file's facts (by slot). */
+  #unnamed = new Map<number, UnnamedChunks>();
 
   constructor(source: SearchSource, options: { embedder?: Embedder; tuning?: Partial<SearchTuning> } = {}) {
     this.#source = source;
@@ -192,16 +203,40 @@ export class SearchIndex {
   async #refresh(signal: AbortSignal | undefined, onProgress: ((done: number, total: number) => void) | undefined): Promise<RefreshReport> {
     const generation = this.#source.generation;
     if (generation === this.#generation) return this.#lastReport;
+    const first = !this.#restoreTried;
+    if (first) {
+      this.#restoreTried = true;
+      await this.#restore();
+    }
     const files = this.#source.files();
     const present = new Set<string>();
     const changed: SearchFile[] = [];
+    let restored = 0;
     for (const file of files) {
       present.add(file.real);
-      if (this.#files.get(file.real)?.sha256 !== file.sha256) changed.push(file);
+      // Equal content (and language) means equal facts, so equal chunks: a restored file keeps its postings.
+      const entry = this.#files.get(file.real);
+      const pending = entry === undefined ? undefined : this.#unnamed.get(entry.slot);
+      if (
+        pending !== undefined && entry!.sha256 === file.sha256 && entry!.language === file.language && !nameChunks(entry!, pending, file.facts.symbols, this.#chunks, this.#defines)
+      ) {
+        entry!.sha256 = "";
+      }
+      if (pending !== undefined) this.#unnamed.delete(entry!.slot);
+      if (entry?.sha256 !== file.sha256 || entry.language !== file.language) changed.push(file);
+      else if (first) restored++;
     }
+    if (first) this.#restoredFiles = restored;
     let removed = 0;
-    for (const real of [...this.#files.keys()]) {
-      if (present.has(real)) continue;
+    const building = this.#source.built === false;
+    for (const [real, entry] of [...this.#files]) {
+      if (present.has(real)) {
+        this.#unconfirmed.delete(entry.slot);
+        this.#unnamed.delete(entry.slot);
+        continue;
+      }
+      // A restored file the code index has not reached yet in its first build stays, out of answers, until it is.
+      if (building && this.#unconfirmed.has(entry.slot)) continue;
       this.#removeFile(real);
       this.#bodiesSkipped.delete(real);
       removed++;
@@ -241,7 +276,8 @@ export class SearchIndex {
     // The counters grew as large as the dictionary: a later refresh grows new ones as far as it needs.
     if (changed.length > 0) this.#counters = FIELDS.map(() => new TermCounter());
     // An unreadable file keeps the generation from counting as done, so the next refresh retries it.
-    this.#generation = unreadable.length === 0 ? generation : -1;
+    // So do restored files kept while the source builds: the next refresh looks at them again.
+    this.#generation = unreadable.length === 0 && !(building && this.#unconfirmed.size > 0) ? generation : -1;
     this.#lastReport = {
       rechunked: changed.length - unreadable.length,
       removed,
@@ -249,8 +285,148 @@ export class SearchIndex {
       chunks: this.#liveChunks,
       unreadable,
       bodiesSkipped: this.#bodiesSkipped.size,
+      restored,
     };
+    if (changed.length > 0 || removed > 0) {
+      this.#unpersisted = true;
+      // A first build is written at once (a short session may end right after its answer); later edits once they settle.
+      this.#scheduleSave(first ? 0 : this.#tuning.persistDelayMs);
+    }
     return this.#lastReport;
+  }
+
+  /** What the persisted index must match to be used: the source's stamp and what chunking depends on here. */
+  #expectation(persistence: SearchPersistence): PersistExpectation {
+    return {
+      stamp: persistence.stamp,
+      settings: JSON.stringify({ maxChunkedFileBytes: LIMITS.intel.search.maxChunkedFileBytes, chunkLines: CHUNK_LINES }),
+    };
+  }
+
+  /** Loads the persisted index into this (empty) index, when there is a usable one. */
+  async #restore(): Promise<void> {
+    // Dense vectors are not persisted: with a model, the index is built from the files.
+    if (this.#embedder.dimensions > 0 || !this.#source.persistence) return;
+    let persistence: SearchPersistence | undefined;
+    try {
+      persistence = await this.#source.persistence();
+    } catch (error) {
+      this.#persistProblem = `no place to persist: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
+    if (!persistence) return;
+    this.#persistence = persistence;
+    const loaded = await loadPersisted(persistence.file, this.#expectation(persistence));
+    if ("problem" in loaded) {
+      this.#persistProblem = loaded.problem;
+      log.debug("persisted search index not used", { file: persistence.file, reason: loaded.problem });
+      return;
+    }
+    const problem = this.#adopt(loaded);
+    if (problem !== undefined) {
+      this.#persistProblem = problem;
+      log.debug("persisted search index not used", { file: persistence.file, reason: problem });
+    }
+  }
+
+  /** Takes a loaded persisted index (checked whole before anything changes); the reason when it does not fit. */
+  #adopt(loaded: PersistedIndex): string | undefined {
+    const decoded = decodeIndex(loaded, this.#currentFiles());
+    if ("problem" in decoded) return decoded.problem;
+    this.#dictionary.restore(decoded.dictionary);
+    this.#fields.forEach((field, index) => field.restore(decoded.fields[index]!));
+    this.#chunks = decoded.chunks;
+    this.#defines = decoded.defines;
+    for (const kind of decoded.kinds) this.#kindCode(kind);
+    for (const entry of decoded.files) {
+      this.#files.set(entry.real, entry);
+      this.#slots[entry.slot] = entry;
+      this.#unconfirmed.add(entry.slot);
+      if (!entry.body) this.#bodiesSkipped.add(entry.real);
+    }
+    for (let slot = decoded.slots - 1; slot >= 0; slot--) if (this.#slots[slot] === undefined) this.#freeSlots.push(slot);
+    const nextId = decoded.nextId;
+    const flags = new Uint8Array(Math.max(1024, nextId));
+    flags.fill(1, 1, nextId);
+    this.#live.flags = flags;
+    this.#nextId = nextId;
+    this.#liveChunks = nextId - 1;
+    this.#deadChunks = 0;
+    this.#restoredFiles = decoded.files.length;
+    this.#unnamed = decoded.unnamed;
+    return undefined;
+  }
+
+  #currentFiles(): Map<string, SearchFile> {
+    const current = new Map<string, SearchFile>();
+    for (const file of this.#source.files()) current.set(file.real, file);
+    return current;
+  }
+
+  #scheduleSave(delayMs: number): void {
+    if (this.#persistence === undefined) return;
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    // A large tree's file is tens of MB: edits in a row rewrite it at most so often (shutdown writes the rest).
+    const wait = this.#lastPersist === 0 ? delayMs : Math.max(delayMs, this.#lastPersist + this.#tuning.persistMinIntervalMs - Date.now());
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      void this.persist();
+    }, wait);
+    // Never what keeps a process alive: shutdown flushes what is left.
+    this.#saveTimer.unref?.();
+  }
+
+  /**
+   * Writes the index where the source persists it, when it changed since last written; waits for a
+   * refresh under way (they run one at a time). Never throws (a failure is logged and kept in stats).
+   */
+  persist(): Promise<void> {
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = undefined;
+    const run = this.#queue.then(() => this.#persistNow());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #persistNow(): Promise<void> {
+    const persistence = this.#persistence;
+    if (!this.#unpersisted || persistence === undefined) return;
+    // Only merged fields are written: the tails and the dead chunks fold in first.
+    if (this.#deadChunks > 0 || this.#fields.some((field) => field.tailSize > 0)) this.#merge(true);
+    const next = this.#nextId;
+    const encoded = encodeIndex(
+      {
+        dictionary: this.#dictionary.persisted(),
+        fields: this.#fields.map((field) => field.persisted(next - 1)),
+        chunks: this.#chunks,
+        defines: this.#defines,
+        nextId: next,
+        slots: this.#slots.length,
+        kinds: this.#kinds,
+        files: [...this.#files.values()],
+        unnamed: this.#unnamed,
+      },
+      this.#currentFiles(),
+    );
+    // Edits from here on are the next write's.
+    this.#unpersisted = false;
+    try {
+      await savePersisted(persistence.file, this.#expectation(persistence), encoded);
+      this.#persistProblem = undefined;
+      this.#lastPersist = Date.now();
+    } catch (error) {
+      this.#unpersisted = true;
+      this.#persistProblem = `saving failed: ${error instanceof Error ? error.message : String(error)}`;
+      log.warn("saving the search index failed", { file: persistence.file, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Where the index persists and how its first refresh used it. */
+  persistStats(): { path?: string; restoredFiles: number; problem?: string } {
+    const stats: { path?: string; restoredFiles: number; problem?: string } = { restoredFiles: this.#restoredFiles };
+    if (this.#persistence) stats.path = this.#persistence.file;
+    if (this.#persistProblem !== undefined) stats.problem = this.#persistProblem;
+    return stats;
   }
 
   /** Chunks one new or changed file; a file that cannot be read is noted and left for the next refresh. */
@@ -361,6 +537,7 @@ export class SearchIndex {
   #removeFile(real: string): void {
     const entry = this.#files.get(real);
     if (!entry) return;
+    this.#unconfirmed.delete(entry.slot);
     for (let id = entry.first; id < entry.first + entry.count; id++) {
       this.#live.set(id, false);
       for (const field of this.#fields) field.remove(id);
@@ -451,13 +628,15 @@ export class SearchIndex {
 
   /** A chunk filter from a file filter, asking it once per file. */
   #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk): ((id: number) => boolean) | undefined {
-    if (!accept && !exclude) return undefined;
+    const unconfirmed = this.#unconfirmed;
+    if (!accept && !exclude && unconfirmed.size === 0) return undefined;
     const verdicts = new Int8Array(this.#slots.length);
     const { file, startLine } = this.#chunks;
     const excludeSlot = exclude === undefined ? -1 : (this.#files.get(exclude.real)?.slot ?? -1);
     return (id: number) => {
       const slot = file[id]!;
       if (slot === excludeSlot && startLine[id] === exclude!.startLine) return false;
+      if (unconfirmed.size > 0 && unconfirmed.has(slot)) return false;
       if (!accept) return true;
       let verdict = verdicts[slot]!;
       if (verdict === 0) {

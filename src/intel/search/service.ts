@@ -4,6 +4,7 @@
  * builds one (createToolServices) and tools reach it through ToolContext.services.search; a test
  * builds its own instead of resetting globals.
  */
+import { log } from "../../core/log.ts";
 import type { Embedder } from "./embedder.ts";
 import { SearchIndex } from "./search-index.ts";
 import type { SearchSource, SearchTuning } from "./types.ts";
@@ -49,6 +50,8 @@ export class RecentTexts {
 
 export class SearchService {
   readonly #indexes = new WeakMap<SearchSource, SearchIndex>();
+  /** Every index made, for the flush at shutdown (an index goes with its code index). */
+  readonly #made = new Set<WeakRef<SearchIndex>>();
   readonly #options: Pick<SearchServiceOptions, "embedder" | "tuning">;
   readonly recentTexts: RecentTexts;
 
@@ -64,7 +67,26 @@ export class SearchService {
     if (!index) {
       index = new SearchIndex(source, this.#options);
       this.#indexes.set(source, index);
+      this.#made.add(new WeakRef(index));
     }
     return index;
+  }
+
+  /** At shutdown: writes each index that changed since it was persisted; gives up waiting after `budgetMs`. */
+  async flushAll(budgetMs: number): Promise<void> {
+    const writes: Array<Promise<void>> = [];
+    for (const ref of [...this.#made]) {
+      const index = ref.deref();
+      if (index === undefined) this.#made.delete(ref);
+      else writes.push(index.persist());
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), budgetMs);
+      timer.unref?.();
+    });
+    const outcome = await Promise.race([Promise.allSettled(writes), budget]);
+    clearTimeout(timer);
+    if (outcome === "late") log.warn("the search index was not persisted within the shutdown budget", { budgetMs });
   }
 }

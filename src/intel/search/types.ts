@@ -17,9 +17,21 @@ export interface SearchFile {
 /** What search needs from the code index (CodeIndex satisfies it). */
 export interface SearchSource {
   readonly generation: number;
+  /** False while the source's first build runs (files() lists only the files done so far); absent: always complete. */
+  readonly built?: boolean;
   files(): readonly SearchFile[];
   /** The file's current text. */
   text(file: SearchFile): Promise<string>;
+  /**
+   * Where the search index of these files persists between processes, and the stamp (roots,
+   * extractor) it must carry to be used; undefined or absent: it is not persisted.
+   */
+  persistence?(): Promise<SearchPersistence | undefined>;
+}
+
+export interface SearchPersistence {
+  file: string;
+  stamp: string;
 }
 
 export const FIELDS = ["name", "signature", "doc", "body"] as const;
@@ -90,6 +102,8 @@ export interface RefreshReport {
   unreadable: string[];
   /** Files over LIMITS.intel.search.maxChunkedFileBytes: their names count, their source text does not. */
   bodiesSkipped: number;
+  /** Files whose chunks this refresh took from the persisted index (unchanged since it was written). */
+  restored: number;
 }
 
 /** How a search index spends time and memory while it builds (constructor options; tests vary them). */
@@ -104,4 +118,8 @@ export interface SearchTuning {
    * indexed (14 bytes a pair there, 5 once merged).
    */
   mergeTailPairs: number;
+  /** After a refresh that changed the index (past the first build, written at once), the persisted index is rewritten once no refresh came for this long. */
+  persistDelayMs: number;
+  /** …and at most this often (a large tree's file is tens of MB); the shutdown writes what is left. */
+  persistMinIntervalMs: number;
 }
