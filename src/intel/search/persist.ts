@@ -22,14 +22,14 @@ import { VERSION } from "../../core/version.ts";
 import { openCacheFile, pruneSnapshots, replaceAtomically } from "../index/snapshot.ts";
 
 /** Bump when the layout, or what the index keeps in it, changes. */
-export const SEARCH_PERSIST_FORMAT = 1;
+const SEARCH_PERSIST_FORMAT = 1;
 
 const MAGIC = Buffer.from("ASTMCPSI", "latin1");
 const PREFIX_BYTES = MAGIC.length + 4;
 /** Bytes hashed before the event loop gets a turn (a large tree's file is ~100 MB). */
 const HASH_PIECE = 8 * 1024 * 1024;
 /** Names of persisted search indexes (and their temp files), for pruning. */
-export const SEARCH_PERSIST_NAMES = /^[0-9a-f]+\.search\.bin(?:\.[0-9a-f]+\.tmp)?$/;
+const SEARCH_PERSIST_NAMES = /^[0-9a-f]+\.search\.bin(?:\.[0-9a-f]+\.tmp)?$/;
 
 export type PersistedArray =
   | Int32Array<ArrayBuffer>
