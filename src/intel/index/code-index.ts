@@ -78,6 +78,15 @@ async function withDeadline<T>(promise: Promise<T>, deadlineMs: number | undefin
   }
 }
 
+/** The index's record of a file: where it is, and what its bytes were when their facts were taken. */
+function indexedFile(
+  place: Pick<IndexedFile, "real" | "display" | "rootReal" | "relative">,
+  language: LanguageId,
+  content: Pick<IndexedFile, "size" | "mtimeMs" | "sha256" | "lines" | "facts">,
+): IndexedFile {
+  return { real: place.real, display: place.display, rootReal: place.rootReal, relative: place.relative, language, ...content };
+}
+
 const WORD_BYTE = /[A-Za-z0-9_$]/;
 
 /** Whether `bytes` hold `needle` as a whole word (not inside a longer identifier). */
@@ -618,18 +627,8 @@ export class CodeIndex {
       return true;
     }
     state.signature = signature;
-    const indexed: IndexedFile = {
-      real: state.real,
-      display: state.display,
-      rootReal: state.rootReal,
-      relative: state.relative,
-      language,
-      size: entry.size,
-      mtimeMs: entry.mtimeMs,
-      sha256: entry.sha256,
-      lines: entry.lines,
-      facts: compactFacts(entry.facts, this.#pool),
-    };
+    const { size, mtimeMs, sha256, lines } = entry;
+    const indexed = indexedFile(state, language, { size, mtimeMs, sha256, lines, facts: compactFacts(entry.facts, this.#pool) });
     this.#tree.setStatus(state, "indexed", indexed);
     return true;
   }
@@ -678,18 +677,7 @@ export class CodeIndex {
     // A single-file load() may have taken the last place while this file was parsing.
     if (!state.indexed && tree.indexedCount >= this.#settings.maxFiles) return this.#leaveOut(state, "overLimit");
     if (tree.files.get(state.real) !== state) return;
-    const indexed: IndexedFile = {
-      real: state.real,
-      display: state.display,
-      rootReal: state.rootReal,
-      relative: state.relative,
-      language,
-      size,
-      mtimeMs,
-      sha256,
-      lines: lineCount(text),
-      facts,
-    };
+    const indexed = indexedFile(state, language, { size, mtimeMs, sha256, lines: lineCount(text), facts });
     tree.setStatus(state, "indexed", indexed);
     // Parsed, or reused by content with new stats: the snapshot gets a line that holds.
     this.#snapshot.noteParsed({ file: indexed, signature: state.signature });
@@ -752,18 +740,8 @@ export class CodeIndex {
       return { file: state.indexed, text };
     }
     const facts = compactFacts(await this.#extractFacts(language, text), new StringPool());
-    const file: IndexedFile = {
-      real: resolved.real,
-      display: resolved.display,
-      rootReal: resolved.root.real,
-      relative: resolved.relative,
-      language,
-      size: loaded.bytes.length,
-      mtimeMs: loaded.stats.mtimeMs,
-      sha256,
-      lines: lineCount(text),
-      facts,
-    };
+    const place = { real: resolved.real, display: resolved.display, rootReal: resolved.root.real, relative: resolved.relative };
+    const file = indexedFile(place, language, { size: loaded.bytes.length, mtimeMs: loaded.stats.mtimeMs, sha256, lines: lineCount(text), facts });
     // A walked file that changed is updated in place so other answers see the same facts.
     if (state && (state.status === "indexed" || state.status === "pending")) {
       state.signature = signatureOf(loaded.stats);
