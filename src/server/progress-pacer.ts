@@ -33,11 +33,20 @@ export class ProgressPacer {
   report(progress: number, total: number): void {
     if (this.#finished) return;
     this.#latest = { progress, total };
+    this.#schedule();
+  }
+
+  /** Sends now when the interval has passed, else makes sure a timer sends at its end (a timer that fires early waits on). */
+  #schedule(): void {
     const wait = this.#lastSentAt + this.intervalMs - this.clock.now();
-    if (wait <= 0) return this.#flush();
+    if (wait <= 0) {
+      if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+      this.#timer = undefined;
+      return this.#flush();
+    }
     this.#timer ??= this.clock.setTimeout(() => {
       this.#timer = undefined;
-      this.#flush();
+      if (!this.#finished) this.#schedule();
     }, wait);
   }
 

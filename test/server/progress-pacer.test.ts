@@ -22,7 +22,11 @@ function fakeClock() {
       timer.run();
     }
   };
-  return { clock, advance, pending: () => timers.size };
+  /** Time passes without timers running (a busy event loop). */
+  const skip = (ms: number): void => {
+    now += ms;
+  };
+  return { clock, advance, skip, pending: () => timers.size };
 }
 
 function paced(interval = 250) {
@@ -89,6 +93,26 @@ describe("progress pacing", () => {
     const quiet = paced();
     quiet.pacer.finish();
     expect(quiet.sent).toEqual([]);
+  });
+
+  test("a count sent at once when the interval has passed leaves no timer to send another right after it", () => {
+    const time = fakeClock();
+    const sent: Array<[number, number]> = [];
+    const pacer = new ProgressPacer((progress, total) => sent.push([progress, total]), 250, time.clock);
+    pacer.report(1, 100);
+    time.advance(100);
+    pacer.report(2, 100); // a timer for the interval's end
+    time.skip(160); // the event loop was busy past the end: the timer has not run yet
+    pacer.report(3, 100); // sent at once
+    pacer.report(4, 100); // must wait a whole interval after 3
+    time.advance(0); // the overdue timer runs now
+    time.advance(100);
+    expect(sent).toEqual([
+      [1, 100],
+      [3, 100],
+    ]);
+    time.advance(150);
+    expect(sent.at(-1)).toEqual([4, 100]);
   });
 
   test("counts never go backwards on the wire", () => {
