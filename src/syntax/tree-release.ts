@@ -12,14 +12,8 @@ const require = createRequire(import.meta.url);
 
 /** Engine tuning of the release (not limits a client sees); the classes and releaseTreesLater take other values. */
 export const TREE_RELEASE_DEFAULTS = {
-  /** Source parsed between two looks of a TreeBudget at resident memory. */
+  /** Source parsed between two collections a TreeBudget asks for. */
   budgetBytes: 512 * 1024,
-  /**
-   * Resident growth since the last full collection that makes a TreeBudget ask for the next one
-   * (docs/decisions/0021): a full collection costs in proportion to the live heap, so asking for one
-   * per budget made them most of a large cold index.
-   */
-  residentGrowthBytes: 16 * 1024 * 1024,
   /** Share of a batch's matching time its full collections may take before TreeRelease turns to young-generation ones. */
   fullCollectionShare: 0.25,
   /** Delay of releaseTreesLater: the answer goes out first. */
@@ -57,43 +51,21 @@ function gcFunction(): Collector | null {
 }
 
 /**
- * For code that parses many files in a row: counts parsed bytes and, each time `limit` bytes of
- * source have been parsed, looks at resident memory; it asks for a full collection once that has
- * grown by `residentGrowthBytes` since the look after the last one (0: at every look). Dead trees
- * therefore never add up to much more than that growth, and a large heap is not marked over and
- * over while little memory piles up.
+ * For code that parses many files in a row: counts parsed bytes and asks for a collection each time
+ * `limit` bytes of source have been parsed, so dead trees never add up to much more than that.
  */
 export class TreeBudget {
   #bytes = 0;
-  /** Resident memory at the first look after the last collection (its trees are freed a turn later). */
-  #base: number | undefined;
-  readonly #growth: number;
-  readonly #resident: () => number;
   /** Collections asked for so far. */
   collections = 0;
 
-  constructor(
-    private readonly limit: number = TREE_RELEASE_DEFAULTS.budgetBytes,
-    options: { residentGrowthBytes?: number; resident?: () => number } = {},
-  ) {
-    this.#growth = options.residentGrowthBytes ?? TREE_RELEASE_DEFAULTS.residentGrowthBytes;
-    this.#resident = options.resident ?? (() => process.memoryUsage.rss());
-  }
+  constructor(private readonly limit: number = TREE_RELEASE_DEFAULTS.budgetBytes) {}
 
-  /** Counts `bytes` of parsed source; collects when the budget is spent and memory has grown enough. */
+  /** Counts `bytes` of parsed source; collects when the budget is spent. */
   add(bytes: number): void {
     this.#bytes += bytes;
     if (this.#bytes < this.limit) return;
     this.#bytes = 0;
-    if (this.#growth > 0) {
-      const resident = this.#resident();
-      if (this.#base === undefined || resident < this.#base) {
-        this.#base = resident;
-        return;
-      }
-      if (resident - this.#base < this.#growth) return;
-      this.#base = undefined;
-    }
     if (collectGarbage()) this.collections++;
   }
 }

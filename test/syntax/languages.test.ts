@@ -227,9 +227,9 @@ describe("registering the lang packages without requiring them", () => {
 });
 
 describe("TreeBudget", () => {
-  test("without a resident allowance, asks for one collection each time its budget of parsed bytes is spent", () => {
+  test("asks for one collection each time its budget of parsed bytes is spent", () => {
     expect(collectGarbage()).toBe(true);
-    const budget = new TreeBudget(100, { residentGrowthBytes: 0 });
+    const budget = new TreeBudget(100);
     budget.add(60);
     expect(budget.collections).toBe(0);
     budget.add(60);
@@ -238,39 +238,5 @@ describe("TreeBudget", () => {
     expect(budget.collections).toBe(1);
     budget.add(250);
     expect(budget.collections).toBe(2);
-  });
-
-  test("asks for a full collection only once resident memory has grown by its allowance since the look after the last one", () => {
-    let resident = 1000;
-    const budget = new TreeBudget(100, { residentGrowthBytes: 50, resident: () => resident });
-    budget.add(100); // the first look sets the base
-    resident = 1040;
-    budget.add(100);
-    expect(budget.collections).toBe(0);
-    resident = 1060;
-    budget.add(50);
-    expect(budget.collections).toBe(0); // the byte budget is not spent yet: no look
-    budget.add(50);
-    expect(budget.collections).toBe(1);
-    // The trees it freed go a turn later: the next look sets the base again, then growth counts from there.
-    resident = 1100;
-    budget.add(100);
-    resident = 1140;
-    budget.add(100);
-    expect(budget.collections).toBe(1);
-    resident = 1150;
-    budget.add(100);
-    expect(budget.collections).toBe(2);
-  });
-
-  test("counts growth from the lowest resident memory it saw, so memory freed by the engine itself does not hide new growth", () => {
-    let resident = 1000;
-    const budget = new TreeBudget(100, { residentGrowthBytes: 50, resident: () => resident });
-    budget.add(100);
-    resident = 900;
-    budget.add(100);
-    resident = 960;
-    budget.add(100);
-    expect(budget.collections).toBe(1);
   });
 });
