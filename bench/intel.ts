@@ -409,7 +409,9 @@ async function benchCorpus(corpus: FetchedCorpus, options: IntelOptions, tools: 
     const env = { ...fixture.env, AST_MCP_STATE_DIR: stateDir };
 
     progress("starting ast-mcp");
-    let session = await connectStdioServer(CLI, ["mcp", root], env);
+    // Without background indexing: a build started at connect would run under the rebuild below
+    // (and the search index after it), and the cold index would time two builds, not one.
+    let session = await connectStdioServer(CLI, ["mcp", root], { ...env, AST_MCP_INDEX_BACKGROUND: "false" });
     sessions.push(session);
     serverPid = session.pid;
     remember("started");
