@@ -35,8 +35,8 @@ export const LIMITS = {
   },
 
   progress: {
-    /** Progress notifications of one call are at least this far apart (then one last at 100% when it is answered). */
-    minIntervalMs: 250,
+    /** Progress notifications of one call are at least this far apart (then one last at 100% when it is answered); a margin over 250 ms keeps them so on the client's clock too. */
+    minIntervalMs: 260,
   },
 
   shutdown: {

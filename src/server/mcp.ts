@@ -249,11 +249,13 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal, services };
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {
-        pacer = new ProgressPacer((progress, total) => {
-          extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, total } }).catch((error: unknown) => {
-            log.debug("a progress notification was not sent", { error: error instanceof Error ? error.message : String(error) });
-          });
-        }, LIMITS.progress.minIntervalMs);
+        pacer = new ProgressPacer(
+          (progress, total) =>
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, total } }).catch((error: unknown) => {
+              log.debug("a progress notification was not sent", { error: error instanceof Error ? error.message : String(error) });
+            }),
+          LIMITS.progress.minIntervalMs,
+        );
         const paced = pacer;
         context.progress = (done, total) => paced.report(done, total);
       }
@@ -263,7 +265,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
         log.error("tool produced output that does not match its schema", { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
         throw new ToolError("internal_error", `${tool.name} failed unexpectedly`);
       }
-      pacer?.finish();
+      await pacer?.finish();
       return { content: [{ type: "text", text: capText(tool.render(checked.data), LIMITS.output.maxTextChars) }], structuredContent: checked.data };
     } catch (error) {
       pacer?.abandon();

@@ -24,7 +24,7 @@ export class ProgressPacer {
   #finished = false;
 
   constructor(
-    private readonly send: (progress: number, total: number) => void,
+    private readonly send: (progress: number, total: number) => Promise<void> | void,
     private readonly intervalMs: number,
     private readonly clock: PacerClock = systemClock,
   ) {}
@@ -50,8 +50,11 @@ export class ProgressPacer {
     }, wait);
   }
 
-  /** The call is answered: one last notification at 100% of the largest total seen, unless that was the last one sent. */
-  finish(): void {
+  /**
+   * The call is answered: one last notification at 100% of the largest total seen, unless that was
+   * the last one sent. Resolves once it is handed to the transport, so it goes out before the answer.
+   */
+  async finish(): Promise<void> {
     if (this.#finished) return;
     this.#finished = true;
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
@@ -60,7 +63,7 @@ export class ProgressPacer {
     if (!latest) return;
     const done = Math.max(latest.total, latest.progress, this.#sent?.progress ?? 0);
     if (this.#sent?.progress === done && this.#sent.total === done) return;
-    this.#emit(done, done);
+    await this.#emit(done, done);
   }
 
   /** The call failed or was cancelled: nothing more is sent. */
@@ -78,9 +81,9 @@ export class ProgressPacer {
     this.#emit(latest.progress, latest.total);
   }
 
-  #emit(progress: number, total: number): void {
+  #emit(progress: number, total: number): Promise<void> | void {
     this.#sent = { progress, total };
     this.#lastSentAt = this.clock.now();
-    this.send(progress, total);
+    return this.send(progress, total);
   }
 }

@@ -32,7 +32,7 @@ function fakeClock() {
 function paced(interval = 250) {
   const sent: Array<[number, number]> = [];
   const time = fakeClock();
-  const pacer = new ProgressPacer((progress, total) => sent.push([progress, total]), interval, time.clock);
+  const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), interval, time.clock);
   return { sent, pacer, ...time };
 }
 
@@ -98,7 +98,7 @@ describe("progress pacing", () => {
   test("a count sent at once when the interval has passed leaves no timer to send another right after it", () => {
     const time = fakeClock();
     const sent: Array<[number, number]> = [];
-    const pacer = new ProgressPacer((progress, total) => sent.push([progress, total]), 250, time.clock);
+    const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), 250, time.clock);
     pacer.report(1, 100);
     time.advance(100);
     pacer.report(2, 100); // a timer for the interval's end
