@@ -1,12 +1,13 @@
 /** During the first build, callers and impact of a name answer from the files that mention it, and say the index is still building. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_CONFIG } from "../../src/config/schema.ts";
 import { extractFacts } from "../../src/intel/facts/extract.ts";
 import type { FactsExtractor } from "../../src/intel/index/index.ts";
 import { callersTool } from "../../src/tools/callers.ts";
 import { digestTool } from "../../src/tools/digest.ts";
+import { createToolServices } from "../../src/tools/index.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
 let temp: TempDir | undefined;
@@ -123,6 +124,30 @@ describe("answer first through the tools", () => {
     const whole = await runTool(callersTool, { symbol: "targetFn" }, context);
     expect(whole.complete).toBe(true);
     expect(whole.calls).toHaveLength(2);
+  });
+
+  test("a restart whose snapshot holds the tree does not narrow to the files that mention the name: its answer is whole", async () => {
+    const { context } = await repo();
+    const cacheDir = path.join(temp!.dir, "..", `${path.basename(temp!.dir)}-cache`);
+    const persisting = { ...context, config: { ...context.config, config: { ...context.config.config, index: { ...DEFAULT_CONFIG.index, persist: true } } } };
+    const first = createToolServices();
+    const built = first.indexes.forContext(persisting, { cacheDir, watch: "off" });
+    await built.ensureFresh();
+    await built.saveSnapshot();
+    first.indexes.closeAll();
+    const later = { ...persisting, services: createToolServices() };
+    const index = later.services.indexes.forContext(later, { cacheDir, extract: slow, watch: "off", tuning: { focusAboveFiles: 100 } });
+    parsed.length = 0;
+    try {
+      const result = await runTool(callersTool, { symbol: "targetFn" }, later);
+      expect(result.complete).toBe(true);
+      expect(result.calls).toHaveLength(2);
+      expect(parsed).toEqual([]);
+      expect(index.built).toBe(true);
+    } finally {
+      later.services.indexes.closeAll();
+      await rm(cacheDir, { recursive: true, force: true });
+    }
   });
 
   test("digest of a folder during the first build is whole for that folder", async () => {

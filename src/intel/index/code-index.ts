@@ -389,7 +389,9 @@ export class CodeIndex {
     const current = this.#firstBuild();
     if (!current) return false;
     await abortable(current.walked, signal);
-    return !this.#built && current.todo.size > this.#tuning.focusAboveFiles;
+    // Files the snapshot still holds are taken from it without parsing: only the others are work.
+    const toParse = current.todo.size - this.#snapshot.entries;
+    return !this.#built && toParse > this.#tuning.focusAboveFiles;
   }
 
   /** Files processed of those the running refresh has to (the last refresh's when none runs). */

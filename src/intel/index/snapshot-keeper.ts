@@ -98,6 +98,11 @@ export class SnapshotKeeper {
     return this.#reused;
   }
 
+  /** Entries the snapshot read for the first build holds (0 before it is read, or once the build is done). */
+  get entries(): number {
+    return this.#entries?.size ?? 0;
+  }
+
   /** Reads the snapshot for the first build (when persisting is on). */
   async load(): Promise<void> {
     if (!this.host.persist()) return;

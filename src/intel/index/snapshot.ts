@@ -53,6 +53,9 @@ interface SnapshotHeader {
   savedAt: string;
 }
 
+/** Decompressed bytes handed over at a time while a snapshot is read (fewer, larger chunks cost less per byte). */
+const GUNZIP_CHUNK_BYTES = 256 * 1024;
+
 /** Text gathered before it goes to the compressor. */
 const CHUNK_CHARS = 64 * 1024;
 
@@ -86,7 +89,8 @@ export async function loadSnapshot(
     const entries = new Map<string, SnapshotEntry>();
     let header: Partial<SnapshotHeader> | undefined;
     let problem: string | undefined;
-    let rest = "";
+    /** The start of a line not ended yet, in the pieces the chunks brought. */
+    const pieces: string[] = [];
     /** Set when the stream broke after the header: what came before it stands. */
     let cut = false;
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
@@ -109,16 +113,22 @@ export async function loadSnapshot(
       }
       if (isEntry(entry)) entries.set(entry.real, entry);
     };
-    const gunzip = createGunzip();
+    const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
     gunzip.setEncoding("utf8");
     const reading = pipeline(createReadStream(file), gunzip);
     // A corrupt file fails both the pipeline and the loop below; the loop's error is the one handled.
     reading.catch(() => undefined);
     try {
       for await (const chunk of gunzip as AsyncIterable<string>) {
-        const lines = (rest + chunk).split("\n");
-        rest = lines.pop() ?? "";
-        for (const line of lines) take(line);
+        // A line spans chunks: its pieces are kept apart and joined once, never re-concatenated per chunk.
+        let start = 0;
+        for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+          const tail = chunk.slice(start, end);
+          take(pieces.length === 0 ? tail : pieces.join("") + tail);
+          pieces.length = 0;
+          start = end + 1;
+        }
+        if (start < chunk.length) pieces.push(chunk.slice(start));
         if (problem !== undefined || cut) {
           gunzip.destroy();
           break;
@@ -127,7 +137,7 @@ export async function loadSnapshot(
       }
       if (problem === undefined && !cut) {
         await reading;
-        take(rest);
+        take(pieces.join(""));
       } else {
         await reading.catch(() => undefined);
       }

@@ -447,6 +447,24 @@ describe("persisted snapshot", () => {
     expect(fifth.files()).toHaveLength(401);
   });
 
+  test("a file whose facts take several decompressed chunks comes back whole", async () => {
+    const f = await setUp();
+    const many = Array.from({ length: 6_000 }, (_, i) => `export function name${i}(argument${i}: number) { return argument${i}; }`).join("\n");
+    await f.write("big.ts", `${many}\n`);
+    await f.write("small.ts", "export function small() {}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const before = first.get(f.path("big.ts"))!.facts;
+    first.close();
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(f.extracted).toEqual([]);
+    expect(second.get(f.path("big.ts"))!.facts).toEqual(before);
+    expect(JSON.stringify(before).length).toBeGreaterThan(3 * 256 * 1024);
+  });
+
   test("a process that ends right after its first answer leaves a snapshot the next one reads without parsing", async () => {
     const f = await setUp();
     for (let i = 0; i < 30; i++) await f.write(`src/f${i}.ts`, `export function f${i}() {}\n`);
