@@ -78,7 +78,7 @@ export class ProgressPacer {
     if (!latest || (this.#sent?.progress === latest.progress && this.#sent.total === latest.total)) return;
     // MCP requires progress never to go backwards.
     if (this.#sent && latest.progress < this.#sent.progress) return;
-    this.#emit(latest.progress, latest.total);
+    void this.#emit(latest.progress, latest.total);
   }
 
   #emit(progress: number, total: number): Promise<void> | void {

@@ -58,7 +58,7 @@ describe("progress pacing", () => {
       pacer.report(done, 8_000);
       if (done % 100 === 0) advance(10); // 8,000 files in 800 ms
     }
-    pacer.finish();
+    void pacer.finish();
     expect(sent.length).toBeLessThanOrEqual(6);
     expect(sent.at(-1)).toEqual([8_000, 8_000]);
     for (let i = 1; i < sent.length; i++) expect(sent[i]![0]).toBeGreaterThanOrEqual(sent[i - 1]![0]);
@@ -68,7 +68,7 @@ describe("progress pacing", () => {
     const { sent, pacer, pending } = paced();
     pacer.report(1, 10);
     pacer.report(4, 10);
-    pacer.finish();
+    void pacer.finish();
     expect(sent).toEqual([
       [1, 10],
       [10, 10],
@@ -79,7 +79,7 @@ describe("progress pacing", () => {
   test("100% is not sent twice", () => {
     const { sent, pacer } = paced();
     pacer.report(10, 10);
-    pacer.finish();
+    void pacer.finish();
     expect(sent).toEqual([[10, 10]]);
   });
 
@@ -91,7 +91,7 @@ describe("progress pacing", () => {
     failed.advance(1_000);
     expect(failed.sent).toEqual([[1, 10]]);
     const quiet = paced();
-    quiet.pacer.finish();
+    void quiet.pacer.finish();
     expect(quiet.sent).toEqual([]);
   });
 
