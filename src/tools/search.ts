@@ -13,7 +13,10 @@ import { log } from "../core/log.ts";
 import { ImportGraph } from "../intel/graph/import-graph.ts";
 import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
+import { CHUNK_LINES } from "../intel/search/chunks.ts";
+import { ColdScan, type ScannedFile } from "../intel/search/cold.ts";
 import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
+import { queryTerms } from "../intel/search/tokenize.ts";
 import { languageArg, PathInput, plural, resolveReadableFile } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
@@ -92,6 +95,51 @@ async function prepare(context: ToolContext): Promise<Prepared> {
   const chunkProgress = progress.phase();
   const refresh = await search.refresh({ signal: context.signal, ...(chunkProgress ? { onProgress: chunkProgress } : {}) });
   return { index, search, coverage, refresh };
+}
+
+/**
+ * search while the first build of a large tree runs: one pass over the files' texts ranked by BM25
+ * over 40-line windows (intel/search/cold.ts), instead of waiting for the index. Undefined when the
+ * build ended meanwhile (the caller then searches the index).
+ */
+async function coldSearch(
+  index: CodeIndex,
+  context: ToolContext,
+  query: string,
+  topK: number,
+  accept: (file: ScannedFile) => boolean,
+  hasContextFile: boolean,
+): Promise<SearchOutput | undefined> {
+  const allTerms = queryTerms(query);
+  const terms = allTerms.slice(0, LIMITS.intel.search.maxQueryTerms);
+  const scan = new ColdScan(terms);
+  const streamed = await index.streamTexts((file, text) => scan.add(file, text), context.signal);
+  if (!streamed) return undefined;
+  const notes: string[] = [];
+  if (terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
+  if (allTerms.length > terms.length) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${allTerms.slice(terms.length).join(", ")}`);
+  if (hasContextFile) notes.push("contextFile is used once the index is built (its import graph is not known yet).");
+  const results = scan.top(topK, accept).map((hit) => {
+    const text = index.readTextNow(hit.file.real);
+    const snippet = text === undefined ? { startLine: hit.startLine, endLine: hit.startLine, text: "" } : snippetOf(text, hit.startLine, hit.endLine, terms);
+    return { path: hit.file.display, startLine: hit.startLine, endLine: hit.endLine, score: score(hit.score), signals: ["body" as const], snippet };
+  });
+  const { done, total } = index.progress;
+  const cuts = [
+    `index still building (${done} of ${total} files processed): ranked by one pass over ${
+      plural(streamed.files, "file")
+    } in ${CHUNK_LINES.window}-line windows, BM25 over their text only (names, signatures, doc comments and definitions weigh in once the index is built); every result holds a query term, the order may differ from the full index's; call again when the index tool reports it complete`,
+  ];
+  if (streamed.unreadable > 0) cuts.push(`${plural(streamed.unreadable, "file")} could not be read or decoded`);
+  return {
+    query,
+    terms,
+    results,
+    indexed: { files: streamed.files, chunks: scan.windows },
+    embedder: context.services.search.indexFor(index).embedder.id,
+    ...completeness(index.coverage(), cuts),
+    notes,
+  };
 }
 
 /** What cut the searched text: the index's limits, files searched by names only, files that could not be read. */
@@ -208,6 +256,13 @@ export const searchTool = defineTool({
   handler: async ({ query, path: scope, topK = LIMITS.intel.search.defaultTopK, languages, contextFile }, context) => {
     const languageSet = languages === undefined ? undefined : new Set(languages.map((name) => languageArg("languages", name)));
     const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
+    const index = context.services.indexes.forContext(context);
+    if (await index.worthFocusing(context.signal)) {
+      const accept = (file: ScannedFile) =>
+        (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
+      const cold = await coldSearch(index, context, query, topK, accept, contextFile !== undefined);
+      if (cold) return cold;
+    }
     const prepared = await prepare(context);
     const notes: string[] = [];
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);

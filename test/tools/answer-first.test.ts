@@ -8,6 +8,7 @@ import type { FactsExtractor } from "../../src/intel/index/index.ts";
 import { callersTool } from "../../src/tools/callers.ts";
 import { digestTool } from "../../src/tools/digest.ts";
 import { createToolServices } from "../../src/tools/index.ts";
+import { searchTool } from "../../src/tools/search.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
 let temp: TempDir | undefined;
@@ -148,6 +149,28 @@ describe("answer first through the tools", () => {
       later.services.indexes.closeAll();
       await rm(cacheDir, { recursive: true, force: true });
     }
+  });
+
+  test("search during the first build ranks one pass over the files' texts instead of waiting, and says how it ranked", async () => {
+    const { context, index } = await repo();
+    await mkdir(path.join(temp!.dir, "time"), { recursive: true });
+    await writeFile(
+      path.join(temp!.dir, "time", "duration.ts"),
+      "/** Parses a duration such as 1h30m. */\nexport function parseDuration(text: string): number {\n  return Number.parseFloat(text);\n}\n",
+    );
+    await writeFile(path.join(temp!.dir, "time", "other.ts"), "export function parseOther(): number {\n  return 1;\n}\n");
+    const result = await runTool(searchTool, { query: "parse duration" }, context);
+    expect(index.built).toBe(false);
+    expect(parsed.length).toBeLessThan(30);
+    expect(result.complete).toBe(false);
+    expect(result.limits.join(" ")).toContain("one pass over");
+    expect(result.results[0].path).toBe("time/duration.ts");
+    // What it keeps: every result holds a query term.
+    for (const hit of result.results) expect(hit.snippet.text.toLowerCase()).toMatch(/parse|duration/);
+    await index.ensureFresh();
+    const whole = await runTool(searchTool, { query: "parse duration" }, context);
+    expect(whole.complete).toBe(true);
+    expect(whole.results[0].path).toBe("time/duration.ts");
   });
 
   test("digest of a folder during the first build is whole for that folder", async () => {

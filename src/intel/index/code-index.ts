@@ -332,21 +332,14 @@ export class CodeIndex {
       const files = new Set(scope.files ?? []);
       const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
       const mine = [...current.todo].filter(inScope);
-      this.#priorityCalls += 1;
       // Past the deadline the call answers with what is done; files already started finish.
       const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs);
       const stop = deadline && options.signal ? AbortSignal.any([deadline, options.signal]) : (deadline ?? options.signal);
       try {
-        await eachLimited(mine, this.#tuning.concurrency, (state) => this.#processShared(state), stop);
+        await this.#ahead(() => eachLimited(mine, this.#tuning.concurrency, (state) => this.#processShared(state), stop));
       } catch (error) {
         if (!deadline?.aborted || options.signal?.aborted) throw error;
         scopeCut = true;
-      } finally {
-        this.#priorityCalls -= 1;
-        if (this.#priorityCalls === 0) {
-          this.#priorityOver?.resolve();
-          this.#priorityOver = undefined;
-        }
       }
     } finally {
       if (progress) this.#progressListeners.delete(progress);
@@ -365,15 +358,17 @@ export class CodeIndex {
     if (!current || words.length === 0) return [];
     await abortable(current.walked, signal);
     const needles = words.map((word) => Buffer.from(word, "utf8"));
-    const found: string[] = [];
-    const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-    for (const state of [...current.todo]) {
-      signal?.throwIfAborted();
-      const loaded = readBoundedSync(realTarget(state.real, state.real, this.#workspace.roots), this.#settings.maxFileBytes, { scratch: this.#readScratch });
-      if (typeof loaded === "object" && "bytes" in loaded && needles.some((needle) => mentions(loaded.bytes, needle))) found.push(state.real);
-      await slice.turn();
-    }
-    return found;
+    return this.#ahead(async () => {
+      const found: string[] = [];
+      const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
+      for (const state of [...current.todo]) {
+        signal?.throwIfAborted();
+        const loaded = readBoundedSync(realTarget(state.real, state.real, this.#workspace.roots), this.#settings.maxFileBytes, { scratch: this.#readScratch });
+        if (typeof loaded === "object" && "bytes" in loaded && needles.some((needle) => mentions(loaded.bytes, needle))) found.push(state.real);
+        await slice.turn();
+      }
+      return found;
+    });
   }
 
   /** The first build, started if nothing runs yet; undefined once the index is built (or closed). */
@@ -382,6 +377,56 @@ export class CodeIndex {
     // The build's failure reaches whoever waits for it through ensureFresh; this start only kicks it off.
     if (!this.#running) void this.#startRun().catch(() => undefined);
     return this.#current;
+  }
+
+  /**
+   * During the first build: every walked file the index may hold (indexed already or still to
+   * process), with its text, in walk order, for a one-pass answer before the index is built. Files
+   * that cannot be read or decoded are counted and left out. Undefined once the index is built.
+   */
+  async streamTexts(
+    visit: (file: { real: string; display: string; language: LanguageId }, text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<{ files: number; unreadable: number } | undefined> {
+    const current = this.#firstBuild();
+    if (!current) return undefined;
+    await abortable(current.walked, signal);
+    const states = [...this.#tree.files.values()].filter((state) => state.indexed !== undefined || current.todo.has(state));
+    states.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+    return this.#ahead(async () => {
+      const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
+      let files = 0;
+      let unreadable = 0;
+      for (const state of states) {
+        signal?.throwIfAborted();
+        const language = state.indexed?.language ?? this.#detector.fromName(state.relative);
+        if (!isParseable(language)) continue;
+        const text = this.#readTextNow(state.real);
+        if (text === undefined) unreadable += 1;
+        else {
+          files += 1;
+          visit({ real: state.real, display: state.display, language }, text);
+        }
+        await slice.turn();
+      }
+      return { files, unreadable };
+    });
+  }
+
+  /** The decoded text of a walked file read through the policy's reader now, or undefined (gone, too large, binary). */
+  readTextNow(real: string): string | undefined {
+    return this.#readTextNow(real);
+  }
+
+  #readTextNow(real: string): string | undefined {
+    try {
+      const loaded = readBoundedSync(realTarget(real, real, this.#workspace.roots), this.#settings.maxFileBytes, { scratch: this.#readScratch });
+      if (typeof loaded !== "object" || !("bytes" in loaded)) return undefined;
+      const decoded = decodeText(loaded.bytes);
+      return decoded.ok ? decoded.text : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether the first build has so many files left that a call about one name should index the files mentioning it first. */
@@ -534,6 +579,20 @@ export class CodeIndex {
       this.#reportProgress();
       await slice.turn();
     });
+  }
+
+  /** Runs a call's own work while the refresh's lanes wait (they resume when no such work is left). */
+  async #ahead<T>(work: () => Promise<T>): Promise<T> {
+    this.#priorityCalls += 1;
+    try {
+      return await work();
+    } finally {
+      this.#priorityCalls -= 1;
+      if (this.#priorityCalls === 0) {
+        this.#priorityOver?.resolve();
+        this.#priorityOver = undefined;
+      }
+    }
   }
 
   #priorityOverPromise(): Promise<void> {

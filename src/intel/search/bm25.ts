@@ -17,9 +17,9 @@ import { grown, withSlack, worthTrimming } from "./arrays.ts";
 import { type ScoreBoard, topOf } from "./ranking.ts";
 import type { TermCounter } from "./tokenize.ts";
 
-/** Okapi BM25 parameters: term-frequency saturation and length normalization. */
-const K1 = 1.2;
-const B = 0.75;
+/** Okapi BM25 parameters: term-frequency saturation and length normalization (the cold scan, cold.ts, uses them too). */
+export const K1 = 1.2;
+export const B = 0.75;
 const MAX_TERM_FREQUENCY = 0xffff;
 /** Frequencies from this up live in the main part's overflow map. */
 const BYTE_OVERFLOW = 0xff;
