@@ -21,7 +21,7 @@ import { languageArg, PathInput, plural, resolveReadableFile } from "./common.ts
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph-common.ts";
-import { phasedProgress } from "./progress.ts";
+import { phasedProgress, progressOf } from "./progress.ts";
 
 const SIGNALS = ["name", "signature", "doc", "body", "embedding", "definition", "proximity"] as const;
 
@@ -113,7 +113,7 @@ async function coldSearch(
   const allTerms = queryTerms(query);
   const terms = allTerms.slice(0, LIMITS.intel.search.maxQueryTerms);
   const scan = new ColdScan(terms);
-  const streamed = await index.streamTexts((file, text) => scan.add(file, text), context.signal);
+  const streamed = await index.streamTexts((file, text) => scan.add(file, text), progressOf(context));
   if (!streamed) return undefined;
   const notes: string[] = [];
   if (terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");

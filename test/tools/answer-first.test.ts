@@ -159,8 +159,12 @@ describe("answer first through the tools", () => {
       "/** Parses a duration such as 1h30m. */\nexport function parseDuration(text: string): number {\n  return Number.parseFloat(text);\n}\n",
     );
     await writeFile(path.join(temp!.dir, "time", "other.ts"), "export function parseOther(): number {\n  return 1;\n}\n");
-    const result = await runTool(searchTool, { query: "parse duration" }, context);
+    const seen: Array<[number, number]> = [];
+    const result = await runTool(searchTool, { query: "parse duration" }, { ...context, progress: (done: number, total: number) => void seen.push([done, total]) });
     expect(index.built).toBe(false);
+    // The pass reports how far it got, ending at its total.
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.at(-1)![0]).toBe(seen.at(-1)![1]);
     expect(parsed.length).toBeLessThan(30);
     expect(result.complete).toBe(false);
     expect(result.limits.join(" ")).toContain("one pass over");

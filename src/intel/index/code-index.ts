@@ -386,8 +386,9 @@ export class CodeIndex {
    */
   async streamTexts(
     visit: (file: { real: string; display: string; language: LanguageId }, text: string) => void,
-    signal?: AbortSignal,
+    options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
   ): Promise<{ files: number; unreadable: number } | undefined> {
+    const { signal, onProgress } = options;
     const current = this.#firstBuild();
     if (!current) return undefined;
     await abortable(current.walked, signal);
@@ -397,8 +398,9 @@ export class CodeIndex {
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
       let files = 0;
       let unreadable = 0;
-      for (const state of states) {
+      for (const [position, state] of states.entries()) {
         signal?.throwIfAborted();
+        onProgress?.(position, states.length);
         const language = state.indexed?.language ?? this.#detector.fromName(state.relative);
         if (!isParseable(language)) continue;
         const text = this.#readTextNow(state.real);
@@ -409,6 +411,7 @@ export class CodeIndex {
         }
         await slice.turn();
       }
+      onProgress?.(states.length, states.length);
       return { files, unreadable };
     });
   }
