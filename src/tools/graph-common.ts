@@ -45,17 +45,10 @@ export async function openImportGraph(context: ToolContext, aboutName?: string):
     const files = await index.filesMentioning([word], context.signal);
     coverage = await index.ensureScope({ files }, wait);
     if (!index.built && coverage.complete) {
-      const { done, total } = index.progress;
-      coverage = {
-        ...coverage,
-        complete: false,
-        limits: [
-          ...coverage.limits,
-          `index still building (${done} of ${total} files processed): looked in the ${
-            plural(files.length, "file")
-          } that mention "${word}" (a literal scan); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing; call again when the index tool reports it complete`,
-        ],
-      };
+      const madeOf = `looked in the ${
+        plural(files.length, "file")
+      } that mention "${word}" (a literal scan); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing`;
+      coverage = { ...coverage, complete: false, limits: [...coverage.limits, index.stillBuilding(madeOf)] };
     }
   } else {
     coverage = await index.ensureFresh(wait);

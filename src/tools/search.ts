@@ -113,29 +113,33 @@ async function coldSearch(
   const allTerms = queryTerms(query);
   const terms = allTerms.slice(0, LIMITS.intel.search.maxQueryTerms);
   const scan = new ColdScan(terms);
-  const streamed = await index.streamTexts((file, text) => scan.add(file, text), progressOf(context));
+  // Files outside the path or languages asked for are not read into the ranking at all.
+  const streamed = await index.streamTexts((file, text) => {
+    if (accept(file)) scan.add(file, text);
+  }, progressOf(context));
   if (!streamed) return undefined;
   const notes: string[] = [];
   if (terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
   if (allTerms.length > terms.length) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${allTerms.slice(terms.length).join(", ")}`);
   if (hasContextFile) notes.push("contextFile is used once the index is built (its import graph is not known yet).");
-  const results = scan.top(topK, accept).map((hit) => {
+  const results = scan.top(topK).map((hit) => {
     const text = index.readTextNow(hit.file.real);
     const snippet = text === undefined ? { startLine: hit.startLine, endLine: hit.startLine, text: "" } : snippetOf(text, hit.startLine, hit.endLine, terms);
     return { path: hit.file.display, startLine: hit.startLine, endLine: hit.endLine, score: score(hit.score), signals: ["body" as const], snippet };
   });
-  const { done, total } = index.progress;
   const cuts = [
-    `index still building (${done} of ${total} files processed): ranked by one pass over ${
-      plural(streamed.files, "file")
-    } in ${CHUNK_LINES.window}-line windows, BM25 over their text only (names, signatures, doc comments and definitions weigh in once the index is built); every result holds a query term, the order may differ from the full index's; call again when the index tool reports it complete`,
+    index.stillBuilding(
+      `ranked by one pass over ${
+        plural(scan.files, "file")
+      } in ${CHUNK_LINES.window}-line windows, BM25 over their text only (names, signatures, doc comments and definitions weigh in once the index is built); every result holds a query term, the order may differ from the full index's`,
+    ),
   ];
   if (streamed.unreadable > 0) cuts.push(`${plural(streamed.unreadable, "file")} could not be read or decoded`);
   return {
     query,
     terms,
     results,
-    indexed: { files: streamed.files, chunks: scan.windows },
+    indexed: { files: scan.files, chunks: scan.windows },
     embedder: context.services.search.indexFor(index).embedder.id,
     ...completeness(index.coverage(), cuts),
     notes,

@@ -171,6 +171,11 @@ describe("answer first through the tools", () => {
     expect(result.results[0].path).toBe("time/duration.ts");
     // What it keeps: every result holds a query term.
     for (const hit of result.results) expect(hit.snippet.text.toLowerCase()).toMatch(/parse|duration/);
+    // A path narrows what the pass ranks.
+    const scoped = await runTool(searchTool, { query: "parse", path: "a" }, context);
+    expect(index.built).toBe(false);
+    expect(scoped.results.length).toBe(0);
+    expect(scoped.indexed.files).toBe(300);
     await index.ensureFresh();
     const whole = await runTool(searchTool, { query: "parse duration" }, context);
     expect(whole.complete).toBe(true);

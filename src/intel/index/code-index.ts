@@ -363,8 +363,8 @@ export class CodeIndex {
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
       for (const state of [...current.todo]) {
         signal?.throwIfAborted();
-        const loaded = readBoundedSync(realTarget(state.real, state.real, this.#workspace.roots), this.#settings.maxFileBytes, { scratch: this.#readScratch });
-        if (typeof loaded === "object" && "bytes" in loaded && needles.some((needle) => mentions(loaded.bytes, needle))) found.push(state.real);
+        const bytes = this.#readBytesNow(state.real);
+        if (bytes !== undefined && needles.some((needle) => mentions(bytes, needle))) found.push(state.real);
         await slice.turn();
       }
       return found;
@@ -403,7 +403,7 @@ export class CodeIndex {
         onProgress?.(position, states.length);
         const language = state.indexed?.language ?? this.#detector.fromName(state.relative);
         if (!isParseable(language)) continue;
-        const text = this.#readTextNow(state.real);
+        const text = this.readTextNow(state.real);
         if (text === undefined) unreadable += 1;
         else {
           files += 1;
@@ -418,15 +418,17 @@ export class CodeIndex {
 
   /** The decoded text of a walked file read through the policy's reader now, or undefined (gone, too large, binary). */
   readTextNow(real: string): string | undefined {
-    return this.#readTextNow(real);
+    const bytes = this.#readBytesNow(real);
+    if (bytes === undefined) return undefined;
+    const decoded = decodeText(bytes);
+    return decoded.ok ? decoded.text : undefined;
   }
 
-  #readTextNow(real: string): string | undefined {
+  /** A walked file's bytes (in the shared scratch: used up before the next read), or undefined when it cannot be read whole. */
+  #readBytesNow(real: string): Uint8Array | undefined {
     try {
       const loaded = readBoundedSync(realTarget(real, real, this.#workspace.roots), this.#settings.maxFileBytes, { scratch: this.#readScratch });
-      if (typeof loaded !== "object" || !("bytes" in loaded)) return undefined;
-      const decoded = decodeText(loaded.bytes);
-      return decoded.ok ? decoded.text : undefined;
+      return typeof loaded === "object" && "bytes" in loaded ? loaded.bytes : undefined;
     } catch {
       return undefined;
     }
@@ -452,13 +454,20 @@ export class CodeIndex {
     return this.#built;
   }
 
+  /**
+   * The limit an answer given while the index builds carries: how far the build got, what the answer
+   * is made of (`madeOf`), and the call to make.
+   */
+  stillBuilding(madeOf: string): string {
+    const { done, total } = this.#progress;
+    return `index still building (${done} of ${total} files processed): ${madeOf}; call again when the index tool reports it complete`;
+  }
+
   /** The coverage of an answer given while the first build (or a refresh) still runs: incomplete, saying how far it got. */
   #buildingCoverage(): Coverage {
     if (!this.#running) return this.coverage();
     const base = this.coverage();
-    const { done, total } = this.#progress;
-    const building = `index still building (${done} of ${total} files processed): this answer is from the files indexed so far; call again when the index tool reports it complete`;
-    return { ...base, complete: false, limits: [...base.limits, building], building: { done, total } };
+    return { ...base, complete: false, limits: [...base.limits, this.stillBuilding("this answer is from the files indexed so far")] };
   }
 
   #startQueued(): Promise<void> {

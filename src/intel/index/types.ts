@@ -52,8 +52,6 @@ export interface Coverage {
   limits: string[];
   /** Files indexed. */
   files: number;
-  /** Set while a refresh (the first build, say) still runs: files processed of those it has to. */
-  building?: { done: number; total: number };
 }
 
 /** How the index turns a file's text into facts; the real extractor unless a test injects another. */

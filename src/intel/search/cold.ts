@@ -87,14 +87,13 @@ export class ColdScan {
     }
   }
 
-  /** The best `topK` windows that `accept` lets through, best first (ties by path and line, so answers repeat). */
-  top(topK: number, accept?: (file: ScannedFile) => boolean): ColdHit[] {
+  /** The best `topK` windows, best first (ties by path and line, so answers repeat). */
+  top(topK: number): ColdHit[] {
     const total = Math.max(1, this.#windows);
     const averageLength = this.#characters / total || 1;
     const idf = [...this.#documentFrequency].map((frequency) => Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5)));
     const scored: ColdHit[] = [];
     for (const candidate of this.#candidates) {
-      if (accept && !accept(candidate.file)) continue;
       const norm = K1 * (1 - B + (B * candidate.length) / averageLength);
       let score = 0;
       candidate.frequencies.forEach((frequency, position) => {
