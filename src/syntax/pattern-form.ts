@@ -12,7 +12,7 @@
  * runs as given (ast-grep tolerates some errors), its problem not fatal.
  */
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
-import { lineStarts } from "../text/lines.ts";
+import { lineIndexAt, lineStarts } from "../text/lines.ts";
 import { patternExpandoFor } from "./grammars.ts";
 import type { LanguageId } from "./language-names.ts";
 import { parseSource, parseTree, type SyntaxErrorLocation } from "./parse.ts";
@@ -93,7 +93,7 @@ function probe(template: string, pattern: string, expanded: string, language: La
   const trimmed = expanded.trimEnd();
   // ast-grep takes a $$$B where the grammar wants a statement or member (Java's `class $C { $$$B }`):
   // an error made of metavariables alone, or a token missing right after one, does not count.
-  const metavariables = new RegExp(`^(?:[\\s,;]*(?:${escapeForRegExp(expando)})+[A-Z0-9_]*)+[\\s,;]*$`);
+  const metavariables = new RegExp(`^(?:[\\s,;]*(?:${escapeRegExp(expando)})+[A-Z0-9_]*)+[\\s,;]*$`);
   const starts = lineStarts(source);
   const tolerable = (error: SyntaxErrorLocation) => {
     if (error.kind === "error") return metavariables.test(error.text);
@@ -112,7 +112,8 @@ function probe(template: string, pattern: string, expanded: string, language: La
   };
 }
 
-function escapeForRegExp(text: string): string {
+/** `text` as a regular expression that matches exactly it. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
@@ -159,8 +160,7 @@ function tailOf(at: Probe): number {
 /** 1-based line and column of a UTF-16 offset in text. */
 function positionAt(text: string, offset: number): { line: number; column: number } {
   const starts = lineStarts(text);
-  let line = 0;
-  while (line + 1 < starts.length && starts[line + 1]! <= offset) line++;
+  const line = lineIndexAt(starts, offset);
   return { line: line + 1, column: offset - starts[line]! + 1 };
 }
 

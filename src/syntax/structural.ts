@@ -15,7 +15,7 @@ import { loneCrLines } from "../text/lines.ts";
 import { patternExpandoFor } from "./grammars.ts";
 import type { LanguageId } from "./language-names.ts";
 import { parseSource, parseTree, parseTreeAsync } from "./parse.ts";
-import { configOf, type PatternProblem, patternForm } from "./pattern-form.ts";
+import { configOf, escapeRegExp, type PatternProblem, patternForm } from "./pattern-form.ts";
 
 export interface StructuralQuery {
   pattern: string;
@@ -66,11 +66,6 @@ export function patternVariables(pattern: string): Map<string, "single" | "multi
     variables.set(name, match[1] !== undefined ? "multi" : (variables.get(name) ?? "single"));
   }
   return variables;
-}
-
-/** `text` as a regular expression that matches exactly it. */
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function leavesOf(node: SgNode, out: SgNode[]): void {

@@ -22,6 +22,7 @@ import type { GraphFile, UnresolvedReason } from "../graph/types.ts";
 import type { CallGraph } from "./call-graph.ts";
 import { bindings, groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { CallResolution, SymbolRef } from "./types.ts";
+import { lineIndexAt, lineStarts } from "../../text/index.ts";
 
 /**
  * Why an occurrence did not resolve: `unresolved_import` — the import binding the name did not
@@ -427,15 +428,13 @@ export function rebinds(line: string, at: number, length: number): boolean {
 
 /** 1-based line and column of an offset, for offsets asked in increasing order. */
 function lineLocator(text: string): (offset: number) => { line: number; column: number; content: string } {
-  let line = 1;
-  let start = 0;
+  // Lines as every tool counts them (CR, LF and CRLF each end one).
+  const starts = lineStarts(text);
   return (offset) => {
-    for (let next = text.indexOf("\n", start); next !== -1 && next < offset; next = text.indexOf("\n", start)) {
-      start = next + 1;
-      line++;
-    }
-    const end = text.indexOf("\n", offset);
-    return { line, column: offset - start + 1, content: text.slice(start, end === -1 ? text.length : end) };
+    const line = lineIndexAt(starts, offset);
+    const start = starts[line]!;
+    const end = line + 1 < starts.length ? starts[line + 1]! : text.length;
+    return { line: line + 1, column: offset - start + 1, content: text.slice(start, end).replace(/\r?\n$|\r$/, "") };
   };
 }
 
