@@ -153,7 +153,8 @@ export class GoResolver implements LanguageResolver {
       const std = this.#modules.get(STANDARD_LIBRARY);
       if (std) {
         const directory = path.join(std.directory, ...importPath.split("/"));
-        const targets = this.#packageFiles(directory);
+        // "a/../../x" must not climb out of the standard library's folder to another one of the roots.
+        const targets = isBelow(std.directory, directory) ? this.#packageFiles(directory) : [];
         if (targets.length > 0) return { kind: "file", targets, via: "go_module" };
         // Inside the tree every standard package is a folder of it; elsewhere the toolchain's own copy is meant.
         if (isBelow(std.directory, file.real)) return unresolved("not_found", `no Go files for standard package ${importPath} in ${STANDARD_LIBRARY}`);

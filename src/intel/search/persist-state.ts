@@ -201,16 +201,27 @@ export function decodeIndex(loaded: PersistedIndex, current: ReadonlyMap<string,
   if (all.some((value) => value === undefined)) return { problem: "corrupt: an array is missing" };
   if (Object.values(chunkColumns).some((column) => column!.length !== nextId) || ownerRefs!.length !== nextId) return { problem: "corrupt: the chunk columns disagree" };
   if (nameRefs!.length !== defineCount || Object.values(defineColumns).some((column) => column!.length !== defineCount)) return { problem: "corrupt: the symbol columns disagree" };
+  // Slots index arrays the index allocates: a whole number no larger than the files and chunks could have used
+  // (a value beyond that is a damaged file, rebuilt rather than trusted).
+  const slots = meta.slots;
+  if (!Number.isSafeInteger(slots) || slots < 0 || slots > meta.files.length + nextId) return { problem: "corrupt: its slot count" };
   const files: PersistedFileEntry[] = [];
+  const seenSlots = new Set<number>();
+  const seenFiles = new Set<string>();
+  const whole = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
   for (const file of meta.files as Array<Partial<PersistedFileEntry>>) {
     if (
       typeof file?.real !== "string" || typeof file.display !== "string" || typeof file.language !== "string" || typeof file.sha256 !== "string" ||
-      typeof file.slot !== "number" || typeof file.first !== "number" || typeof file.count !== "number" || file.first + file.count > nextId
+      !whole(file.slot) || file.slot >= slots || !whole(file.first) || !whole(file.count) || file.first + file.count > nextId ||
+      seenSlots.has(file.slot) || seenFiles.has(file.real)
     ) return { problem: "corrupt: a file entry" };
+    seenSlots.add(file.slot);
+    seenFiles.add(file.real);
     files.push(file as PersistedFileEntry);
   }
   const strings = meta.strings as string[];
   const { file: chunkFiles, defineFirst, defineCount: chunkDefines } = chunkColumns as { file: Int32Array; defineFirst: Int32Array; defineCount: Int32Array };
+  for (let id = 1; id < nextId; id++) if (chunkFiles[id]! < 0 || chunkFiles[id]! >= slots) return { problem: "corrupt: a chunk names no file" };
   const owners: Array<string | undefined> = new Array(nextId);
   const qualifiedNames: string[] = new Array(defineCount).fill("");
   const unnamed = new Map<number, UnnamedChunks>();

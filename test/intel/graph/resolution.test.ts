@@ -532,7 +532,9 @@ describe("Go source tree (module std)", () => {
       "src/net/http/server.go": "",
       "src/net/http/server_test.go": "",
       "src/strings/strings.go": "",
-      "src/database/sql/example_service_test.go": { imports: [imp("net/http"), imp("strings"), imp("nosuch/pkg"), imp("golang.org/x/net/idna")] },
+      "src/database/sql/example_service_test.go": {
+        imports: [imp("net/http"), imp("strings"), imp("nosuch/pkg"), imp("golang.org/x/net/idna"), imp("strings/../../test/fixedbugs")],
+      },
       "src/cmd/go.mod": "module cmd\n\ngo 1.19\n",
       "src/cmd/go/internal/base/base.go": "",
       "src/cmd/go/main.go": { imports: [imp("cmd/go/internal/base"), imp("strings")] },
@@ -543,7 +545,8 @@ describe("Go source tree (module std)", () => {
       expect(targets(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "net/http": ["src/net/http/server.go"], strings: ["src/strings/strings.go"] });
       expect(via(graph, repo, "src/database/sql/example_service_test.go", "net/http")).toBe("go_module");
       // Inside the tree a standard package that is not there is missing, not the toolchain's.
-      expect(unresolvedOf(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "nosuch/pkg": "not_found" });
+      // A path that climbs out of the standard library's folder reaches nothing, not another folder of the tree.
+      expect(unresolvedOf(graph, repo, "src/database/sql/example_service_test.go")).toEqual({ "nosuch/pkg": "not_found", "strings/../../test/fixedbugs": "not_found" });
       expect(graph.externalsOf(repo.real("src/database/sql/example_service_test.go"))).toEqual([{ package: "golang.org/x/net", builtin: false, files: 1, imports: 1 }]);
       expect(targets(graph, repo, "src/cmd/go/main.go")).toEqual({ "cmd/go/internal/base": ["src/cmd/go/internal/base/base.go"], strings: ["src/strings/strings.go"] });
       // GOROOT/test has no go.mod: its files import the tree's standard library too; what the tree lacks stays the toolchain's.

@@ -6,6 +6,9 @@ import type { SymbolFact, SymbolKind } from "../../../src/intel/facts/types.ts";
 import { SearchIndex, type SearchPersistence } from "../../../src/intel/search/index.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { SearchService } from "../../../src/intel/search/service.ts";
+import { CHUNK_LINES } from "../../../src/intel/search/chunks.ts";
+import { loadPersisted } from "../../../src/intel/search/persist.ts";
+import { decodeIndex } from "../../../src/intel/search/persist-state.ts";
 import { createToolServices } from "../../../src/tools/index.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
 import { DEFAULT_INDEX_SETTINGS } from "../../../src/intel/index/index.ts";
@@ -245,6 +248,33 @@ describe("the persisted search index", () => {
       await restarted.persist();
       const next = searchIndex(source);
       expect(await next.refresh()).toMatchObject({ rechunked: 0, restored: 5 });
+    }
+  });
+
+  test("a persisted index whose slot numbers are out of bounds is refused, not allocated", async () => {
+    const source = new PersistingSource(persisted);
+    fill(source);
+    const built = searchIndex(source);
+    await built.refresh();
+    await built.persist();
+    const expectation = { stamp: persisted.stamp, settings: JSON.stringify({ maxChunkedFileBytes: LIMITS.intel.search.maxChunkedFileBytes, chunkLines: CHUNK_LINES }) };
+    const loaded = await loadPersisted(persisted.file, expectation);
+    if ("problem" in loaded) throw new Error(loaded.problem);
+    const current = new Map(source.files().map((file) => [file.real, file]));
+    const meta = loaded.meta as { slots: number; files: Array<{ slot: number }> };
+    expect("problem" in decodeIndex(loaded, current)).toBe(false);
+    for (
+      const damage of [
+        () => (meta.slots = 1e12),
+        () => (meta.slots = 2.5),
+        () => (meta.files[0]!.slot = meta.slots + 3),
+        () => (meta.files[1]!.slot = meta.files[0]!.slot),
+      ]
+    ) {
+      const saved = JSON.stringify(meta);
+      damage();
+      expect(decodeIndex(loaded, current)).toMatchObject({ problem: expect.stringMatching(/^corrupt/) });
+      Object.assign(meta, JSON.parse(saved));
     }
   });
 
