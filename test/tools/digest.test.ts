@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { realpath } from "node:fs/promises";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { digestTool } from "../../src/tools/digest.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
@@ -137,7 +138,8 @@ describe("digest within its budget", () => {
     expect(other.message).toContain("other paths");
     const garbage = await toolFailure(runTool(digestTool, { paths: ["many"], cursor: "not-a-cursor" }, context));
     expect(garbage.code).toBe("invalid_input");
-    await temp.write("many/d00/extra.ts", functions("extra", 1));
+    // Written as a write tool would, which tells the index (an outside write waits for a watch event).
+    context.services.indexes.noteCommitted([await realpath(await temp.write("many/d00/extra.ts", functions("extra", 1)))]);
     const stale = await toolFailure(runTool(digestTool, { paths: ["many"], maxTokens: 300, cursor: page.nextCursor }, context));
     expect(stale.code).toBe("invalid_input");
     expect(stale.message).toContain("stale");

@@ -57,11 +57,20 @@ async function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
-/** The refresh running now: when its walk is done, and the files it has still to process. */
+/** The refresh running now: when its walk starts and ends, and the files it has still to process. */
 interface RefreshRun {
+  /** Resolved when the roots are known and nothing is listed yet (a call may list its folders ahead then). */
+  walkStarted: Promise<void>;
+  startDone: () => void;
   walked: Promise<void>;
   walkDone: () => void;
+  /** Set once the walk is done: the cut waits for files a call is processing ahead, and a call starts no more. */
+  cutting: boolean;
+  /** Whether `todo` holds what the build will process (max_files cut in walk order). */
+  cut: boolean;
   todo: Set<FileState>;
+  /** Files a call processed before the walk was done; they take their place in the max_files cut like the others. */
+  ahead: Set<FileState>;
 }
 
 /** Waits for `promise`, or answers "late" once `deadlineMs` has passed (the work goes on). */
@@ -327,16 +336,26 @@ export class CodeIndex {
     if (progress) this.#progressListeners.add(progress);
     let scopeCut = false;
     try {
-      await abortable(current.walked, options.signal);
+      await abortable(current.walkStarted, options.signal);
+      // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
+      const listed = current.cut ? undefined : await this.#ahead(() => this.#listScope(scope));
+      if (!listed) await abortable(current.walked, options.signal);
       const dirs = scope.dirs ?? [];
       const files = new Set(scope.files ?? []);
       const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
-      const mine = [...current.todo].filter(inScope);
+      const mine = listed ?? [...current.todo].filter(inScope);
       // Past the deadline the call answers with what is done; files already started finish.
       const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs);
       const stop = deadline && options.signal ? AbortSignal.any([deadline, options.signal]) : (deadline ?? options.signal);
+      const take = async (state: FileState): Promise<void> => {
+        // Once the walk is done the build's cut decides: a file it left out stays out, one it took may be running.
+        if (current.cutting) await current.walked;
+        if (current.cut && !current.todo.has(state)) return this.#inflight.get(state);
+        if (!current.cut) current.ahead.add(state);
+        return this.#processShared(state);
+      };
       try {
-        await this.#ahead(() => eachLimited(mine, this.#tuning.concurrency, (state) => this.#processShared(state), stop));
+        await this.#ahead(() => eachLimited(mine, this.#tuning.concurrency, take, stop));
       } catch (error) {
         if (!deadline?.aborted || options.signal?.aborted) throw error;
         scopeCut = true;
@@ -346,6 +365,30 @@ export class CodeIndex {
     }
     // Every file of the scope is indexed: an answer about the scope is whole, though the rest of the tree is not yet.
     return scopeCut ? this.#buildingCoverage() : this.coverage();
+  }
+
+  /**
+   * During the first walk: lists the scope's folders (each whole) and the folders of its files now,
+   * and answers the files there still to process; undefined when a path of the scope lies where only
+   * the walk can tell (a root, or outside what the walk covers).
+   */
+  async #listScope(scope: { dirs?: readonly string[]; files?: readonly string[] }): Promise<FileState[] | undefined> {
+    const found: FileState[] = [];
+    const unprocessed = (real: string) => {
+      const state = this.#tree.files.get(real);
+      if (state?.contentDependent && state.signature === undefined) found.push(state);
+    };
+    for (const dirReal of scope.dirs ?? []) {
+      const dirs = await this.#tree.listAhead(dirReal, true);
+      if (!dirs) return undefined;
+      for (const dir of dirs) for (const real of dir.files) unprocessed(real);
+    }
+    for (const fileReal of scope.files ?? []) {
+      const dirs = await this.#tree.listAhead(path.dirname(fileReal), false);
+      if (!dirs?.[0]?.files.has(fileReal)) return undefined;
+      unprocessed(fileReal);
+    }
+    return found;
   }
 
   /**
@@ -492,14 +535,17 @@ export class CodeIndex {
   }
 
   async #refresh(): Promise<void> {
+    let startDone = () => {};
+    const walkStarted = new Promise<void>((resolve) => (startDone = resolve));
     let walkDone = () => {};
     const walked = new Promise<void>((resolve) => (walkDone = resolve));
-    const current = { walked, walkDone, todo: new Set<FileState>() };
+    const current: RefreshRun = { walkStarted, startDone, walked, walkDone, cutting: false, cut: false, todo: new Set(), ahead: new Set() };
     this.#current = current;
     try {
       await this.#refreshSteps();
     } finally {
       // A failed refresh must not leave a call waiting for its walk.
+      current.startDone();
       current.walkDone();
       if (this.#current === current) this.#current = undefined;
     }
@@ -521,11 +567,15 @@ export class CodeIndex {
     if (!this.#built || this.#needsFullScan) {
       this.#needsFullScan = false;
       this.#freshness.startFullWalk();
-      await this.#tree.fullScan(pending);
+      await this.#tree.fullScan(pending, {
+        rootsReady: () => this.#current?.startDone(),
+        pause: () => (this.#priorityCalls > 0 ? this.#priorityOverPromise() : undefined),
+      });
       // Every known file is checked against its stats after a full walk.
       for (const state of this.#tree.files.values()) if (state.contentDependent || state.signature === undefined) pending.add(state);
       this.#freshness.fullWalkDone();
     } else {
+      this.#current?.startDone();
       await this.#freshness.collect(pending);
     }
     await this.#processFiles(pending);
@@ -563,11 +613,18 @@ export class CodeIndex {
       candidates.push(state);
     }
     candidates.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-    // max_files is applied here, in walk order, so the same tree always yields the same cut.
+    // max_files is applied here, in walk order, so the same tree always yields the same cut (files a
+    // call processed ahead of the walk's end included).
+    const ahead = this.#current?.ahead ?? new Set<FileState>();
+    if (this.#current && !this.#current.cut) {
+      this.#current.cutting = true;
+      await Promise.all([...ahead].map((state) => this.#inflight.get(state)));
+    }
     const work: FileState[] = [];
     let room = this.#settings.maxFiles - tree.indexedCount;
+    for (const state of candidates) if (state.indexed && ahead.has(state)) room += 1;
     for (const state of candidates) {
-      if (state.indexed) work.push(state);
+      if (state.indexed && !ahead.has(state)) work.push(state);
       else if (room > 0) {
         room -= 1;
         work.push(state);
@@ -576,17 +633,21 @@ export class CodeIndex {
     this.#progress.total += work.length;
     this.#reportProgress();
     const todo = this.#current?.todo;
-    if (todo) { for (const state of work) todo.add(state); }
+    if (todo) { for (const state of work) if (!ahead.has(state)) todo.add(state); }
     // The walk is done and the files to process are known: a call may now take its own first.
-    this.#current?.walkDone();
+    if (this.#current) {
+      this.#current.cut = true;
+      this.#current.walkDone();
+    }
     // Reads are synchronous and only parses wait on the thread pool, so a few lanes keep the
     // parser threads busy while the main thread extracts; files that need no parse (unchanged,
     // from the snapshot) finish at once, with a turn of the event loop now and then.
     const slice = new Slicer();
     await eachLimited(work, this.#tuning.concurrency, async (state) => {
       while (this.#priorityCalls > 0) await this.#priorityOverPromise();
-      // A call that needed it first may have processed it already.
+      // A call that needed it first may have processed it already, or be processing it.
       if (!todo || todo.has(state)) await this.#processShared(state);
+      else await this.#inflight.get(state);
       this.#progress.done += 1;
       this.#reportProgress();
       await slice.turn();

@@ -12,6 +12,7 @@ import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { log } from "../../core/log.ts";
 import { isIgnored, parseIgnoreFile, type IgnoreFile } from "../../helpers/gitignore.ts";
+import { relativeInside, splitSegments } from "../../helpers/path-text.ts";
 import type { DirectoryEntry, Workspace } from "../../policy/workspace.ts";
 import { type ReadTarget, readBoundedSync, realTarget, resolvedTarget } from "../../policy/open.ts";
 import { hasExtension, isParseable, isSkippedDirectory, type LanguageDetector, outputDirectoryNames } from "../../syntax/index.ts";
@@ -169,24 +170,77 @@ export class IndexTree {
     return { complete: limits.length === 0, skipped, limits, files: this.indexedCount };
   }
 
-  /** Walks every root from scratch (first build, or after the policy or settings changed); new and known files become pending. */
-  async fullScan(pending: Set<FileState>): Promise<void> {
-    const seenRoots = new Set<string>();
+  /**
+   * Walks every root from scratch (first build, or after the policy or settings changed); new and
+   * known files become pending. Every directory is listed, whoever listed it before (a call may
+   * list a folder ahead of the walk: `listAhead`). `rootsReady` is called once the roots are known
+   * and their inherited ignore files read, before any listing; the walk waits whenever `pause`
+   * hands it a promise (calls doing their own work first).
+   */
+  async fullScan(pending: Set<FileState>, options: { rootsReady?: () => void; pause?: () => Promise<void> | undefined } = {}): Promise<void> {
+    const roots: DirState[] = [];
     for (const [rootIndex, root] of this.host.workspace().roots.entries()) {
-      if (seenRoots.has(root.real)) continue;
-      seenRoots.add(root.real);
+      if (roots.some((dir) => dir.real === root.real)) continue;
       let dir = this.dirs.get(root.real);
       if (!dir) {
         dir = this.#newDir(root.real, root.real, rootIndex, "", undefined, 0);
         this.dirs.set(root.real, dir);
       }
       dir.rootInherited = await this.#rootIgnoreChain(root.real);
-      await this.scanDirectory(dir, pending, "all");
+      roots.push(dir);
     }
+    options.rootsReady?.();
+    for (const dir of roots) await this.scanDirectory(dir, pending, "all", options.pause);
     // Directories of roots that are no longer roots (a narrowed workspace never reuses an index, but be safe).
     for (const dir of [...this.dirs.values()]) {
-      if (dir.parent === undefined && !seenRoots.has(dir.real)) this.removeDirectory(dir.real);
+      if (dir.parent === undefined && !roots.includes(dir)) this.removeDirectory(dir.real);
     }
+  }
+
+  /**
+   * Lists, ahead of a running walk, the directories from a root down to `dirReal` that were never
+   * listed, then (with `subtree`) every directory below it, so a call about one folder need not
+   * wait for the whole tree. Answers the directories of the scope (`dirReal` alone, or its whole
+   * subtree), or undefined when `dirReal` is a root (that is the walk itself) or lies outside what
+   * the walk covers (ignored, skipped, denied, too deep, reached through a link).
+   */
+  async listAhead(dirReal: string, subtree: boolean): Promise<DirState[] | undefined> {
+    let root: DirState | undefined;
+    for (const dir of this.dirs.values()) {
+      if (dir.parent !== undefined || relativeInside(dir.real, dirReal, path.sep) === undefined) continue;
+      if (!root || dir.real.length > root.real.length) root = dir;
+    }
+    const relative = root && relativeInside(root.real, dirReal, path.sep);
+    if (!root || !relative) return undefined;
+    // New files found here are pending for the call; the walk makes every file pending again.
+    const pending = new Set<FileState>();
+    let dir: DirState = root;
+    for (const name of splitSegments(relative, path.sep)) {
+      if (!this.#listed(dir)) this.#scanOne(dir, pending, "new");
+      const child = this.dirs.get(path.join(dir.real, name));
+      if (!child || child.parent !== dir.real) return undefined;
+      dir = child;
+    }
+    if (!this.#listed(dir)) this.#scanOne(dir, pending, "new");
+    if (this.dirs.get(dir.real) !== dir) return undefined;
+    if (!subtree) return [dir];
+    const scope = [dir];
+    const slice = new Slicer();
+    for (let head = 0; head < scope.length; head++) {
+      const current = scope[head]!;
+      if (!this.#listed(current)) this.#scanOne(current, pending, "new");
+      for (const real of current.dirs) {
+        const child = this.dirs.get(real);
+        if (child) scope.push(child);
+      }
+      await slice.turn();
+    }
+    return scope;
+  }
+
+  /** Whether a walk has listed this directory (its signature is taken when it is). */
+  #listed(dir: DirState): boolean {
+    return dir.signature !== "";
   }
 
   /** Lists directories again, outermost first; `subtree` also lists every directory below them. */
@@ -236,12 +290,15 @@ export class IndexTree {
   /**
    * Lists one directory through the workspace and reconciles what it holds: new files become
    * pending, vanished files and directories leave the index, new subdirectories are walked. With
-   * `recurse: "all"` every subdirectory is listed again too (its ignore rules may have changed).
+   * `recurse: "all"` every subdirectory is listed again too (its ignore rules may have changed),
+   * new ones included (a call may have listed some of their subdirectories ahead of the walk).
    */
-  async scanDirectory(dir: DirState, pending: Set<FileState>, recurse: "new" | "all"): Promise<void> {
+  async scanDirectory(dir: DirState, pending: Set<FileState>, recurse: "new" | "all", pause?: () => Promise<void> | undefined): Promise<void> {
     const queue: Array<{ dir: DirState; recurse: "new" | "all" }> = [{ dir, recurse }];
     const slice = new Slicer();
     for (let head = 0; head < queue.length; head++) {
+      const waiting = pause?.();
+      if (waiting) await waiting;
       const { dir: current, recurse: mode } = queue[head]!;
       if (this.dirs.get(current.real) !== current) continue;
       for (const child of this.#scanOne(current, pending, mode)) queue.push(child);
@@ -314,7 +371,7 @@ export class IndexTree {
         if (!known) {
           const child = this.#newDir(entry.real, dir.rootReal, dir.rootIndex, relative, dir.real, dir.depth + 1);
           this.dirs.set(entry.real, child);
-          toWalk.push({ dir: child, recurse: "new" });
+          toWalk.push({ dir: child, recurse });
         } else if (recurse === "all" || ignoresChanged) {
           toWalk.push({ dir: known, recurse: "all" });
         } else if (watcher && !watcher.has(known.real)) {

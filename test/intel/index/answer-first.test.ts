@@ -91,6 +91,61 @@ describe("answer first", () => {
     expect(index.files()).toHaveLength(170);
   });
 
+  test("a folder's files are indexed before the walk reaches the rest of the tree", async () => {
+    const f = (fixture = await makeIndexFixture());
+    // Many folders ahead of the one asked for, in walk order.
+    for (let i = 0; i < 150; i++) await f.write(`a${String(i).padStart(3, "0")}/x.ts`, `export const x${i} = ${i};\n`);
+    for (let i = 0; i < 5; i++) await f.write(`z/deep/own${i}.ts`, `export function own${i}() {}\n`);
+    const index = f.index();
+    const coverage = await index.ensureScope({ dirs: [f.path("z/deep")] });
+    expect(coverage.complete).toBe(true);
+    for (let i = 0; i < 5; i++) expect(index.get(f.path(`z/deep/own${i}.ts`))?.facts.symbols[0]?.name).toBe(`own${i}`);
+    expect(index.covers(f.path("z/deep"))).toBe(true);
+    // The walk had not listed the whole tree yet: it knows no file count to process.
+    expect(index.progress.total).toBe(0);
+    await index.ensureFresh();
+    expect(index.files()).toHaveLength(155);
+    // Each file was parsed once, whether the call or the build got to it.
+    expect(new Set(f.extracted).size).toBe(f.extracted.length);
+  });
+
+  test("listing a folder ahead leaves every other folder to the walk, its siblings too", async () => {
+    const f = (fixture = await makeIndexFixture());
+    await f.write("p/q/scope/f.ts", "export function f() {}\n");
+    await f.write("p/q/sibling/g.ts", "export function g() {}\n");
+    await f.write("p/other/h.ts", "export function h() {}\n");
+    await f.write("top.ts", "export function top() {}\n");
+    const index = f.index();
+    await index.ensureScope({ dirs: [f.path("p/q/scope")] });
+    await index.ensureFresh();
+    expect(index.files().map((file) => file.relative).sort()).toEqual(["p/other/h.ts", "p/q/scope/f.ts", "p/q/sibling/g.ts", "top.ts"]);
+  });
+
+  test("a folder listed ahead keeps the ignore rules above it, and an ignored folder is left to the walk", async () => {
+    const f = (fixture = await makeIndexFixture());
+    await f.write(".gitignore", "*.gen.ts\nskipped/\n");
+    await f.write("z/kept.ts", "export function kept() {}\n");
+    await f.write("z/made.gen.ts", "export function made() {}\n");
+    await f.write("skipped/s.ts", "export function s() {}\n");
+    const index = f.index();
+    await index.ensureScope({ dirs: [f.path("z")] });
+    expect(index.get(f.path("z/kept.ts"))).toBeDefined();
+    expect(index.get(f.path("z/made.gen.ts"))).toBeUndefined();
+    await index.ensureScope({ dirs: [f.path("skipped")] });
+    expect(index.covers(f.path("skipped"))).toBe(false);
+    await index.ensureFresh();
+    expect(index.files().map((file) => file.relative)).toEqual(["z/kept.ts"]);
+  });
+
+  test("files indexed ahead of the walk take their place in the max_files cut, which stays in walk order", async () => {
+    const f = await tree(10);
+    const index = f.index({ settings: { maxFiles: 10 } });
+    await index.ensureScope({ dirs: [f.path("z")] });
+    const coverage = await index.ensureFresh();
+    expect(index.files().map((file) => file.relative)).toEqual(Array.from({ length: 10 }, (_, i) => `a/f${String(i).padStart(3, "0")}.ts`));
+    expect(coverage.skipped.overLimit).toBe(20);
+  });
+
   test("once built, a scoped call is an ordinary refresh", async () => {
     const f = await tree(5);
     const index = f.index();
