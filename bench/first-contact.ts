@@ -252,13 +252,34 @@ interface FirstCall {
   cacheBytesAfter?: number;
 }
 
-/** The call sites (`calls`: path:line:column) or search results (`results`: path:startLine) an answer lists; undefined when it has neither. */
+/** The call sites (`calls`: path:line:column) or search results (`results`: path:startLine-endLine) an answer lists; undefined when it has neither. */
 export function answerKeys(structured: Record<string, unknown> | undefined): string[] | undefined {
   const calls = structured?.calls;
   if (Array.isArray(calls)) return calls.map((call: { path?: unknown; line?: unknown; column?: unknown }) => `${call.path}:${call.line}:${call.column}`);
   const results = structured?.results;
-  if (Array.isArray(results)) return results.map((result: { path?: unknown; startLine?: unknown }) => `${result.path}:${result.startLine}`);
+  if (Array.isArray(results)) return results.map((result: { path?: unknown; startLine?: unknown; endLine?: unknown }) => `${result.path}:${result.startLine}-${result.endLine}`);
   return undefined;
+}
+
+/**
+ * How many search results (path:startLine-endLine keys) share lines with one of the full index's,
+ * and how many lie in a file the full index lists: a cold search ranks 40-line windows and the
+ * index ranks symbol-sized chunks, so their start lines rarely match even where they agree.
+ */
+export function overlapAgreement(first: readonly string[], full: readonly string[]): { lines: number; files: number; of: number } {
+  const place = (key: string) => {
+    const match = /^(.*):(\d+)-(\d+)$/.exec(key);
+    return match ? { path: match[1]!, start: Number(match[2]), end: Number(match[3]) } : { path: key, start: 0, end: -1 };
+  };
+  const reference = full.map(place);
+  const files = new Set(reference.map((item) => item.path));
+  let lines = 0;
+  let inFiles = 0;
+  for (const item of first.map(place)) {
+    if (files.has(item.path)) inFiles += 1;
+    if (reference.some((other) => other.path === item.path && other.start <= item.end && item.start <= other.end)) lines += 1;
+  }
+  return { lines, files: inFiles, of: first.length };
 }
 
 /** How many of `first` the full index's answer also lists, and the first few it does not. */
@@ -569,10 +590,10 @@ export async function measureTree(tree: TreeSpec, root: string, options: FirstOp
     agree(((details.restarts as FirstCall[] | undefined) ?? []).find((call) => call.tool === "callers"), "restart");
     const coldSearch = byTool.get("search");
     if (coldSearch?.keys && fullSearch !== undefined) {
-      const result = agreement(coldSearch.keys, fullSearch);
+      const result = overlapAgreement(coldSearch.keys, fullSearch);
       rows.push({
-        metric: label(`first search: its results among the full index's top ${FULL_SEARCH_TOP}`),
-        value: `${result.agreed} of ${result.of}`,
+        metric: label(`first search: its results sharing lines with (in a file of) the full index's top ${FULL_SEARCH_TOP}`),
+        value: `${result.lines} (${result.files}) of ${result.of}`,
         target: "—",
         verdict: "info",
       });

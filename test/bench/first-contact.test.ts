@@ -1,7 +1,7 @@
 /** The first-contact phase's gates: pacing of progress, timeouts as failed gates, the user's environment, the name it looks up. */
 import { expect, test } from "bun:test";
 import path from "node:path";
-import { agreement, answerKeys, judgeProgress, measureTree, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
+import { agreement, answerKeys, judgeProgress, measureTree, overlapAgreement, pickName, timedCall, userEnvironment } from "../../bench/first-contact.ts";
 import { connectStdioServer } from "../../bench/lib.ts";
 import { makeTempDir } from "../support/context.ts";
 
@@ -51,8 +51,15 @@ test("call sites and search results are compared with the full index's by place,
   const full = answerKeys({ calls: [{ path: "a.go", line: 3, column: 2 }, { path: "c.go", line: 1, column: 1 }] });
   expect(first).toEqual(["a.go:3:2", "b.go:9:5"]);
   expect(agreement(first ?? [], full ?? [])).toEqual({ agreed: 1, of: 2, missing: ["b.go:9:5"] });
-  expect(answerKeys({ results: [{ path: "x.go", startLine: 4 }] })).toEqual(["x.go:4"]);
+  expect(answerKeys({ results: [{ path: "x.go", startLine: 4, endLine: 9 }] })).toEqual(["x.go:4-9"]);
   expect(answerKeys({ complete: true })).toBeUndefined();
+});
+
+test("a search result agrees with the full index's where their lines overlap in one file, whatever their start lines", () => {
+  const full = ["a.go:10-30", "b.go:1-5"];
+  // Shares lines 10-30; in b.go but past its chunk; in a file the full index does not list.
+  expect(overlapAgreement(["a.go:1-40", "b.go:41-80", "c.go:1-40"], full)).toEqual({ lines: 1, files: 2, of: 3 });
+  expect(overlapAgreement(["a.go:31-70"], full)).toEqual({ lines: 0, files: 1, of: 1 });
 });
 
 test("the servers run with the user's environment: the installer's NODE_OPTIONS and malloc variables left out", () => {
