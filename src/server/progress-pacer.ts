@@ -22,6 +22,8 @@ export class ProgressPacer {
   #latest: { progress: number; total: number } | undefined;
   #timer: unknown;
   #finished = false;
+  /** The last notification handed to `send`, until the transport has it. */
+  #sending: Promise<void> | void = undefined;
 
   constructor(
     private readonly send: (progress: number, total: number) => Promise<void> | void,
@@ -62,7 +64,8 @@ export class ProgressPacer {
     const latest = this.#latest;
     if (!latest) return;
     const done = Math.max(latest.total, latest.progress, this.#sent?.progress ?? 0);
-    if (this.#sent?.progress === done && this.#sent.total === done) return;
+    // 100% sent already: the answer still waits until the transport has it.
+    if (this.#sent?.progress === done && this.#sent.total === done) return this.#sending;
     await this.#emit(done, done);
   }
 
@@ -84,6 +87,7 @@ export class ProgressPacer {
   #emit(progress: number, total: number): Promise<void> | void {
     this.#sent = { progress, total };
     this.#lastSentAt = this.clock.now();
-    return this.send(progress, total);
+    this.#sending = this.send(progress, total);
+    return this.#sending;
   }
 }

@@ -115,6 +115,33 @@ describe("progress pacing", () => {
     expect(sent.at(-1)).toEqual([4, 100]);
   });
 
+  test("when 100% went out during the call, the answer still waits until the transport has it", async () => {
+    const time = fakeClock();
+    const handed: string[] = [];
+    let deliver = () => {};
+    const pacer = new ProgressPacer(
+      (progress, total) =>
+        new Promise<void>((resolve) => {
+          deliver = () => {
+            handed.push(`${progress}/${total}`);
+            resolve();
+          };
+        }),
+      250,
+      time.clock,
+    );
+    pacer.report(5, 5);
+    let answered = false;
+    const finishing = pacer.finish().then(() => {
+      answered = true;
+    });
+    await Promise.resolve();
+    expect(answered).toBe(false);
+    deliver();
+    await finishing;
+    expect(handed).toEqual(["5/5"]);
+  });
+
   test("counts never go backwards on the wire", () => {
     const { sent, pacer, advance } = paced();
     pacer.report(5, 10);
