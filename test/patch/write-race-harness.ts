@@ -52,6 +52,8 @@ export interface RaceOptions {
   /** Stop after this many calls, or after durationMs, whichever comes first. */
   maxCalls: number;
   durationMs: number;
+  /** Past durationMs, calls go on for at most this long while none has committed yet (a loaded machine may lose every race at first). */
+  untilCommittedMs?: number;
 }
 
 /** Every entry under `dir` with its kind, mode, mtime and content hash. */
@@ -222,8 +224,10 @@ export async function runWriteRace(options: RaceOptions): Promise<RaceOutcome> {
 
   const swapper = await startLinkSwapper(d, outside);
   const until = Date.now() + options.durationMs;
+  const latest = until + (options.untilCommittedMs ?? 0);
+  const going = () => Date.now() < until || (outcome.committed === 0 && Date.now() < latest);
   try {
-    for (let i = 0; outcome.calls < options.maxCalls && Date.now() < until; i += 1) {
+    for (let i = 0; outcome.calls < options.maxCalls && going(); i += 1) {
       const before: Model = new Map([...model].map(([name, entry]) => [name, { ...entry }]));
       const step = stepFor(i);
       outcome.calls += 1;

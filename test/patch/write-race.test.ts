@@ -19,10 +19,10 @@ function expectNoEscape(outcome: RaceOutcome): void {
 
 describe("writes under a directory swapped for a link to outside the root", () => {
   test("the commit layer: writes, exclusive creates, chmod, rename, delete and undo never act outside", async () => {
-    expectNoEscape(await runWriteRace({ layer: "commit", maxCalls: 100_000, durationMs: 3_000 }));
-  }, 30_000);
+    expectNoEscape(await runWriteRace({ layer: "commit", maxCalls: 100_000, durationMs: 3_000, untilCommittedMs: 15_000 }));
+  }, 45_000);
 
   test("the tools: file_write, file_patch, creates, file_chattr, file_rename, file_delete and file_undo never act outside", async () => {
-    expectNoEscape(await runWriteRace({ layer: "tools", maxCalls: 100_000, durationMs: 3_000 }));
-  }, 30_000);
+    expectNoEscape(await runWriteRace({ layer: "tools", maxCalls: 100_000, durationMs: 3_000, untilCommittedMs: 15_000 }));
+  }, 45_000);
 });
