@@ -6,6 +6,9 @@
  * the standard library: external, except inside the Go source tree itself, whose `src/go.mod` says
  * `module std` and whose packages are imported without a module prefix (`net/http` is the folder
  * `src/net/http`). Its sibling `module cmd` needs nothing special: its paths start with `cmd/`.
+ * A `module std` serves only the files of its tree (the folder above `src/`, so GOROOT/test too; a
+ * go.mod elsewhere, such as a testdata folder's, its own folder), the innermost when trees nest: a
+ * fake standard library in a testdata folder never takes the workspace's dotless imports over.
  */
 import path from "node:path";
 import { relativeInside } from "../../helpers/path-text.ts";
@@ -16,6 +19,12 @@ import type { GraphFile, Resolution } from "./types.ts";
 interface GoModule {
   path: string;
   directory: string;
+}
+
+/** A `module std` go.mod: its folder holds the packages, `tree` is the folder whose files import them. */
+interface StandardLibrary {
+  directory: string;
+  tree: string;
 }
 
 interface GoModFile {
@@ -64,6 +73,7 @@ export class GoResolver implements LanguageResolver {
   #workspaceLoaded: Promise<void> | undefined;
   readonly #loadedGoMods = new Set<string>();
   readonly #parsedGoMods = new Map<string, GoModFile>();
+  readonly #standardLibraries: StandardLibrary[] = [];
 
   constructor(context: ResolveContext) {
     this.#context = context;
@@ -85,7 +95,9 @@ export class GoResolver implements LanguageResolver {
     this.#loadedGoMods.add(real);
     const parsed = this.#parse(real, text);
     const directory = path.dirname(real);
-    if (parsed.module) this.#modules.set(parsed.module, { path: parsed.module, directory });
+    if (parsed.module === STANDARD_LIBRARY) {
+      this.#standardLibraries.push({ directory, tree: path.basename(directory) === "src" ? path.dirname(directory) : directory });
+    } else if (parsed.module) this.#modules.set(parsed.module, { path: parsed.module, directory });
     // src/cmd imports the standard library of the folder above it; load it even when no file of it is prepared.
     if (parsed.module === "cmd") {
       const parent = await this.#context.configs.read(path.join(path.dirname(directory), "go.mod"));
@@ -129,6 +141,15 @@ export class GoResolver implements LanguageResolver {
     }
   }
 
+  /** The standard library whose tree holds the file (the innermost), if any. */
+  #standardLibraryOf(real: string): StandardLibrary | undefined {
+    let found: StandardLibrary | undefined;
+    for (const library of this.#standardLibraries) {
+      if (relativeInside(library.tree, real, path.sep) !== undefined && (found === undefined || library.tree.length > found.tree.length)) found = library;
+    }
+    return found;
+  }
+
   /** A package is every non-test .go file of its folder. */
   #packageFiles(directory: string): string[] {
     return this.#context.table
@@ -158,7 +179,7 @@ export class GoResolver implements LanguageResolver {
     }
     const first = importPath.split("/")[0] ?? importPath;
     if (!first.includes(".")) {
-      const std = this.#modules.get(STANDARD_LIBRARY);
+      const std = this.#standardLibraryOf(file.real);
       if (std) {
         const directory = path.join(std.directory, ...importPath.split("/"));
         // "a/../../x" must not climb out of the standard library's folder to another one of the roots.

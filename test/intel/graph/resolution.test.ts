@@ -576,6 +576,34 @@ describe("Go source tree (module std)", () => {
     }
   });
 
+  test("a nested go.mod that says module std (a testdata tree) serves only the files below it, not the workspace or the real tree", async () => {
+    const repo = await makeRepo({
+      "go.mod": "module example.com/m\n",
+      "main.go": { imports: [imp("strings")] },
+      "testdata/go.mod": "module std\n",
+      "testdata/strings/strings.go": "",
+      "testdata/fake/fake.go": { imports: [imp("strings")] },
+      "goroot/src/go.mod": "module std\n",
+      "goroot/src/strings/strings.go": "",
+      "goroot/src/net/net.go": { imports: [imp("strings")] },
+      "goroot/src/cmd/go/testdata/std/go.mod": "module std\n",
+      "goroot/src/cmd/go/testdata/std/strings/strings.go": "",
+      "goroot/test/issue1.go": { imports: [imp("strings")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      // The normal module's "strings" stays the toolchain's, whichever go.mod was read last.
+      expect(targets(graph, repo, "main.go")).toEqual({});
+      expect(graph.externalsOf(repo.real("main.go"))).toEqual([{ package: "strings", builtin: true, files: 1, imports: 1 }]);
+      expect(targets(graph, repo, "testdata/fake/fake.go")).toEqual({ strings: ["testdata/strings/strings.go"] });
+      // A Go tree keeps its own standard library (the folder above src/ is the tree: GOROOT/test uses it too).
+      expect(targets(graph, repo, "goroot/src/net/net.go")).toEqual({ strings: ["goroot/src/strings/strings.go"] });
+      expect(targets(graph, repo, "goroot/test/issue1.go")).toEqual({ strings: ["goroot/src/strings/strings.go"] });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
   test("the same tree under an ordinary module path still treats dotless paths as the toolchain's", async () => {
     const repo = await makeRepo({
       "go.mod": "module example.com/m\n",
