@@ -48,9 +48,11 @@ export interface CallCandidate {
 interface CandidateOptions {
   /** The text of an indexed file; undefined when it cannot be read now. */
   read(file: GraphFile): Promise<string | undefined>;
+  /** Bytes of an indexed file, counted against maxScanBytes before it is read. */
+  size(file: GraphFile): number;
   /** Whether to scan the texts too (not only the call facts). */
   scanText: boolean;
-  /** Bytes of text the scan reads at most. */
+  /** Bytes of files the scan reads at most: a file that would pass the bound is not read (later, smaller ones still are). */
   maxScanBytes: number;
   /** Candidates returned (with their line's text) at most; `total` counts them all. */
   maxListed: number;
@@ -62,7 +64,7 @@ interface CandidateResult {
   candidates: CallCandidate[];
   /** Candidates found, listed or not. */
   total: number;
-  /** When the text scan stopped at its byte bound: the files it read of those it would have. */
+  /** When the text scan left files out at its byte bound: the files it read of those it would have. */
   scanCut?: { scanned: number; files: number };
 }
 
@@ -250,8 +252,9 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   const group = groupOf(targetFile.language);
   const name = target.name;
   const taken = new Set(resolvedLines);
-  const found: Array<Omit<CallCandidate, "text">> = [];
-  const offer = (candidate: Omit<CallCandidate, "text">) => {
+  // A candidate gets its line's text from the read that found it, or from the scan's read of its file.
+  const found: Array<Omit<CallCandidate, "text"> & { text?: string }> = [];
+  const offer = (candidate: Omit<CallCandidate, "text"> & { text?: string }) => {
     const key = `${candidate.file}\0${candidate.line}`;
     if (taken.has(key)) return;
     taken.add(key);
@@ -280,25 +283,33 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   // A type's name is mostly written as a type (annotations, heritage), which calls nothing: only its constructions, which are call facts, count.
   if (options.scanText && !TYPE_KINDS.has(target.kind)) {
     const files = await scanScope(calls, targetFile);
+    // Call-site candidates found so far, by file: the scan's read of the file gives their lines' text.
+    const untexted = new Map<string, typeof found>();
+    for (const candidate of found) untexted.set(candidate.file, [...(untexted.get(candidate.file) ?? []), candidate]);
     let bytes = 0;
     let scanned = 0;
+    let left = 0;
     for (const file of files) {
       if (options.signal?.aborted) break;
-      if (bytes >= options.maxScanBytes) {
-        scanCut = { scanned, files: files.length };
-        break;
+      // Checked before the read: one large file cannot take the scan past its bound.
+      const size = options.size(file);
+      if (bytes + size > options.maxScanBytes) {
+        left++;
+        continue;
       }
+      bytes += size;
       const text = await options.read(file);
       scanned++;
       if (text === undefined) continue;
-      bytes += text.length;
+      const lineOf = lineLocator(text);
+      for (const candidate of untexted.get(file.real) ?? []) candidate.text = lineOf.line(candidate.line);
       const at = wordOccurrences(text, name);
       if (at.length === 0) continue;
-      const lineOf = lineLocator(text);
       const docs = file.language === "python" ? tripleQuoted(text) : [];
       const exportLines = new Set(file.facts.exportedNames.filter((entry) => entry.name === name || entry.local === name).map((entry) => entry.line));
       for (const offset of at) {
-        const { line, column, content } = lineOf(offset);
+        const { line, column, content } = lineOf.at(offset);
+        const known = { text: content.trim() };
         if (taken.has(`${file.real}\0${line}`) || commentOnly(content, file.language) || exportLines.has(line)) continue;
         // The target's own body (its docstring, its doctests) is the definition, not a use of it.
         if (file.real === target.file && line >= target.startLine && line <= target.endLine) continue;
@@ -310,7 +321,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
         if (imports.length > 0) {
           // An import line: a candidate only when that import did not resolve to a file.
           const why = imports.map((fact) => importReason(calls, file, fact, target, targetFile)).find((reason) => reason !== undefined);
-          if (why) offer({ file: file.real, line, column, ...why });
+          if (why) offer({ file: file.real, line, column, ...why, ...known });
           else taken.add(`${file.real}\0${line}`);
           continue;
         }
@@ -320,7 +331,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
         const state = through && importState(calls.imports, file, through);
         if (through && state && state.targets.length === 0) {
           const why = importReason(calls, file, through, target, targetFile);
-          if (why) offer({ file: file.real, line, column, ...why });
+          if (why) offer({ file: file.real, line, column, ...why, ...known });
           else taken.add(`${file.real}\0${line}`);
           continue;
         }
@@ -332,20 +343,23 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
           column,
           reason: "value",
           detail: `${name} is named here without a call the index resolved (passed or assigned as a value, or in a string): calls through a value are not followed`,
+          ...known,
         });
       }
     }
+    if (left > 0) scanCut = { scanned, files: files.length };
   }
 
   found.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const texts = new Map<string, string[] | undefined>();
   const candidates: CallCandidate[] = [];
   for (const candidate of found.slice(0, options.maxListed)) {
-    if (!texts.has(candidate.file)) {
+    // Only a file the scan did not read is read for its lines (once).
+    if (candidate.text === undefined && !texts.has(candidate.file)) {
       const file = calls.imports.file(candidate.file);
       texts.set(candidate.file, file ? (await options.read(file))?.split(/\r?\n|\r/) : undefined);
     }
-    const text = texts.get(candidate.file)?.[candidate.line - 1]?.trim() ?? "";
+    const text = candidate.text ?? texts.get(candidate.file)?.[candidate.line - 1]?.trim() ?? "";
     candidates.push({ ...candidate, text });
   }
   return scanCut ? { candidates, total: found.length, scanCut } : { candidates, total: found.length };
@@ -426,15 +440,25 @@ export function rebinds(line: string, at: number, length: number): boolean {
   return /\b(?:def|func|function|fn|class|let|const|var)\s+$/.test(line.slice(0, at));
 }
 
-/** 1-based line and column of an offset, for offsets asked in increasing order. */
-function lineLocator(text: string): (offset: number) => { line: number; column: number; content: string } {
-  // Lines as every tool counts them (CR, LF and CRLF each end one).
-  const starts = lineStarts(text);
-  return (offset) => {
-    const line = lineIndexAt(starts, offset);
-    const start = starts[line]!;
-    const end = line + 1 < starts.length ? starts[line + 1]! : text.length;
-    return { line: line + 1, column: offset - start + 1, content: text.slice(start, end).replace(/\r?\n$|\r$/, "") };
+/** 1-based line and column of an offset, and the trimmed text of a 1-based line. */
+function lineLocator(text: string): { at(offset: number): { line: number; column: number; content: string }; line(line: number): string } {
+  // Lines as every tool counts them (CR, LF and CRLF each end one); computed when first asked.
+  let starts: number[] | undefined;
+  const content = (index: number) => {
+    const start = starts![index]!;
+    const end = index + 1 < starts!.length ? starts![index + 1]! : text.length;
+    return text.slice(start, end).replace(/\r?\n$|\r$/, "");
+  };
+  return {
+    at(offset) {
+      starts ??= lineStarts(text);
+      const line = lineIndexAt(starts, offset);
+      return { line: line + 1, column: offset - starts[line]! + 1, content: content(line) };
+    },
+    line(line) {
+      starts ??= lineStarts(text);
+      return line >= 1 && line <= starts.length ? content(line - 1).trim() : "";
+    },
   };
 }
 

@@ -3,6 +3,7 @@
  * a module of the tree, the scan's byte bound, and the call graph keeping an answer per generation.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { CallGraph } from "../../../src/intel/calls/call-graph.ts";
 import { callCandidates, inProse, mayName, moduleSegments, rebinds, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
@@ -81,6 +82,7 @@ describe("callCandidates", () => {
     reads++;
     return readFile(file.real, "utf8");
   };
+  const size = (file: GraphFile) => statSync(file.real).size;
 
   beforeAll(async () => {
     repo = await makeRepo({
@@ -95,7 +97,7 @@ describe("callCandidates", () => {
   test("the call bound by an import that did not resolve, and a value in a file importing the target", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
+    const found = await callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line} ${candidate.reason} ${candidate.text}`)).toEqual([
       "app/main.py:3 unresolved_import helper()",
       "lib/more.py:2 value HANDLERS = [helper]",
@@ -107,22 +109,51 @@ describe("callCandidates", () => {
   test("lists at most maxListed, with the count of all", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 1 });
+    const found = await callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1_000_000, maxListed: 1 });
     expect(found.candidates.map((candidate) => candidate.line)).toEqual([3]);
     expect(found.total).toBe(2);
   });
 
-  test("the scan stops at its byte bound and says how far it read", async () => {
+  test("a file that would take the scan past its byte bound is not read, and the answer says how many were", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1, maxListed: 50 });
+    expect(await callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1, maxListed: 50 })).toMatchObject({ scanCut: { scanned: 0, files: 2 } });
+    // The bound holds the target's file, not lib/more.py after it: that one is left unread whole, not read past the bound.
+    const bound = statSync(repo.real("lib/util.py")).size + 10;
+    expect(bound).toBeLessThan(statSync(repo.real("lib/util.py")).size + statSync(repo.real("lib/more.py")).size);
+    const seen: string[] = [];
+    const found = await callCandidates(graph, target, new Set(), {
+      read: (file) => (seen.push(file.display), read(file)),
+      size,
+      scanText: true,
+      maxScanBytes: bound,
+      maxListed: 50,
+    });
     expect(found.scanCut).toEqual({ scanned: 1, files: 2 });
+    expect(seen).not.toContain("lib/more.py");
+    expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line}`)).toEqual(["app/main.py:3"]);
+  });
+
+  test("each file is read once: the lines of its candidates come from the scan's read", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const seen: string[] = [];
+    const found = await callCandidates(graph, target, new Set(), {
+      read: (file) => (seen.push(file.display), read(file)),
+      size,
+      scanText: true,
+      maxScanBytes: 1_000_000,
+      maxListed: 50,
+    });
+    expect(found.candidates.map((candidate) => candidate.text)).toEqual(["helper()", "HANDLERS = [helper]"]);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen).size).toBe(seen.length);
   });
 
   test("the call graph keeps a derived answer for its generation, and computes it again after a change", async () => {
     let graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const scan = () => callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
+    const scan = () => callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     await graph.derived("candidates", scan);
     const before = reads;
     await graph.derived("candidates", scan);
