@@ -20,7 +20,8 @@ import type { CallFact, ImportFact } from "../facts/types.ts";
 import type { ImportGraph } from "../graph/import-graph.ts";
 import type { GraphFile, UnresolvedReason } from "../graph/types.ts";
 import type { CallGraph } from "./call-graph.ts";
-import { bindings, groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier, TYPE_KINDS } from "./names.ts";
+import { FileImports, type ImportState } from "./file-imports.ts";
+import { groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { CallResolution, SymbolRef } from "./types.ts";
 import { lineIndexAt, lineStarts } from "../../text/index.ts";
 
@@ -134,39 +135,16 @@ export function mayName(specifier: readonly string[], module: readonly string[])
 
 // ---------------------------------------------------------------- imports
 
-interface ImportState {
-  fact: ImportFact;
-  /** The import graph's reason when it did not resolve; undefined when it resolved or went external. */
-  unresolved?: { reason: string; detail: string };
-  /** Files it resolved to. */
-  targets: string[];
-}
-
-function importState(imports: ImportGraph, file: GraphFile, fact: ImportFact): ImportState {
-  const unresolved = imports.unresolvedOf(file.real).find((entry) => entry.line === fact.line && entry.specifier === fact.specifier);
-  if (unresolved) return { fact, unresolved: { reason: unresolved.reason, detail: unresolved.detail }, targets: [] };
-  return { fact, targets: imports.targetsOf(file.real, fact.specifier, fact.line) };
-}
-
-/** The import of `file` that binds `head` (a qualifier's first part or a bare name), if one does. */
-function bindingImport(file: GraphFile, head: string, qualifier: string | undefined): ImportFact | undefined {
-  for (const fact of file.facts.imports) {
-    if (bindings(file, fact).some((binding) => binding.local === head)) return fact;
-    // Python `import a.b` binds `a`, and the call is written `a.b.f()`.
-    if (file.language === "python" && qualifier !== undefined && (qualifier === fact.specifier || qualifier.startsWith(`${fact.specifier}.`))) return fact;
-  }
-  return undefined;
-}
-
 /** The reason an import gives for a candidate; undefined when the import says it is not the target (resolved, or external under another name). */
 function importReason(
   calls: CallGraph,
-  file: GraphFile,
+  imports: FileImports,
   fact: ImportFact,
   target: SymbolRef,
   targetFile: GraphFile,
 ): Omit<CallCandidate, "file" | "line" | "column" | "text"> | undefined {
-  const state = importState(calls.imports, file, fact);
+  const { file } = imports;
+  const state = imports.state(fact);
   const specifier = fact.specifier.replace(/^["'<]|["'>]$/g, "");
   if (state.unresolved) {
     return {
@@ -207,20 +185,21 @@ function layoutHint(language: string): string {
 // ---------------------------------------------------------------- call sites
 
 /** Why a call site of the target's name did not resolve to it; undefined when it is not a candidate (a call of something else). */
-function siteReason(calls: CallGraph, file: GraphFile, fact: CallFact, resolution: CallResolution, target: SymbolRef, targetFile: GraphFile) {
+function siteReason(calls: CallGraph, imports: FileImports, fact: CallFact, resolution: CallResolution, target: SymbolRef, targetFile: GraphFile) {
   if (resolution.status === "resolved") return undefined;
+  const { file } = imports;
   const qualifier = fact.qualifier?.trim();
   const parts = qualifier ? splitQualifier(qualifier) : [];
   const head = parts[0] ?? fact.name;
   if (RECEIVER_WORDS.has(head)) {
     return target.parent === undefined ? undefined : { reason: "value" as const, detail: `called on ${head}, whose type the index could not follow to ${target.qualifiedName}` };
   }
-  const imported = bindingImport(file, head, qualifier);
+  const imported = imports.binding(head, qualifier);
   if (imported) {
     // `log.status.Print()` calls a member of `log.status`, not the module function `log.Print`.
     const moduleQualifier = parts.length <= 1 || (file.language === "python" && qualifier === imported.specifier);
     if (target.parent === undefined && !moduleQualifier) return undefined;
-    return importReason(calls, file, imported, target, targetFile);
+    return importReason(calls, imports, imported, target, targetFile);
   }
   if (resolution.status === "external") return undefined;
   if (qualifier === undefined || qualifier.length === 0) {
@@ -254,6 +233,15 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   const taken = new Set(resolvedLines);
   // A candidate gets its line's text from the read that found it, or from the scan's read of its file.
   const found: Array<Omit<CallCandidate, "text"> & { text?: string }> = [];
+  const indexed = new Map<string, FileImports>();
+  const importsOf = (file: GraphFile): FileImports => {
+    let imports = indexed.get(file.real);
+    if (imports === undefined) {
+      imports = new FileImports(calls.imports, file);
+      indexed.set(file.real, imports);
+    }
+    return imports;
+  };
   const offer = (candidate: Omit<CallCandidate, "text"> & { text?: string }) => {
     const key = `${candidate.file}\0${candidate.line}`;
     if (taken.has(key)) return;
@@ -274,7 +262,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
       taken.add(key);
       continue;
     }
-    const why = siteReason(calls, file, site.fact, resolution, target, targetFile);
+    const why = siteReason(calls, importsOf(file), site.fact, resolution, target, targetFile);
     if (why) offer({ file: site.file, line: site.fact.line, column: site.fact.column, ...why });
     else taken.add(key);
   }
@@ -306,6 +294,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
       const at = wordOccurrences(text, name);
       if (at.length === 0) continue;
       const docs = file.language === "python" ? tripleQuoted(text) : [];
+      const imports = importsOf(file);
       const exportLines = new Set(file.facts.exportedNames.filter((entry) => entry.name === name || entry.local === name).map((entry) => entry.line));
       for (const offset of at) {
         const { line, column, content } = lineOf.at(offset);
@@ -316,21 +305,21 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
         if (quotedWhole(text, offset, name.length) || docs.some(([start, end]) => offset > start && offset < end)) continue;
         if (inProse(content, column - 1, file.language) || rebinds(content, column - 1, name.length)) continue;
         // `copy.deepcopy(x)` after `import copy`: the module of that name, not the target.
-        if (/^\s*\./.test(content.slice(column - 1 + name.length)) && bindingImport(file, name, undefined) !== undefined) continue;
-        const imports = file.facts.imports.filter((fact) => fact.line === line);
-        if (imports.length > 0) {
+        if (/^\s*\./.test(content.slice(column - 1 + name.length)) && imports.binding(name, undefined) !== undefined) continue;
+        const onLine = imports.onLine(line);
+        if (onLine.length > 0) {
           // An import line: a candidate only when that import did not resolve to a file.
-          const why = imports.map((fact) => importReason(calls, file, fact, target, targetFile)).find((reason) => reason !== undefined);
+          const why = onLine.map((fact) => importReason(calls, imports, fact, target, targetFile)).find((reason) => reason !== undefined);
           if (why) offer({ file: file.real, line, column, ...why, ...known });
           else taken.add(`${file.real}\0${line}`);
           continue;
         }
         // `pkg.Name` as a value: the import binding `pkg` says why it did not resolve (or that it is another module's name).
         const qualified = /([\p{L}\p{N}_$]+)\s*\.\s*$/u.exec(content.slice(0, column - 1));
-        const through = qualified ? bindingImport(file, qualified[1]!, undefined) : undefined;
-        const state = through && importState(calls.imports, file, through);
+        const through = qualified ? imports.binding(qualified[1]!, undefined) : undefined;
+        const state = through && imports.state(through);
         if (through && state && state.targets.length === 0) {
-          const why = importReason(calls, file, through, target, targetFile);
+          const why = importReason(calls, imports, through, target, targetFile);
           if (why) offer({ file: file.real, line, column, ...why, ...known });
           else taken.add(`${file.real}\0${line}`);
           continue;
@@ -540,12 +529,14 @@ export function importCandidates(imports: ImportGraph, targets: readonly GraphFi
   const found: ImportCandidate[] = [];
   for (const file of imports.files()) {
     if (targetSet.has(file.real)) continue;
+    let indexed: FileImports | undefined;
     for (const fact of file.facts.imports) {
       if (!lasts.some((last) => fact.specifier.includes(last) || fact.names.some((name) => name.imported === last))) continue;
       // The path next (string work), the graph's verdict only for the few that name a target.
       const module = tails.find(file, fact, () => false);
       if (!module) continue;
-      const state = importState(imports, file, fact);
+      indexed ??= new FileImports(imports, file);
+      const state = indexed.state(fact);
       if (state.targets.length === 0) found.push(importCandidate(file, fact, state, module));
     }
   }
@@ -562,8 +553,9 @@ export function externalsInTree(imports: ImportGraph, files: readonly GraphFile[
   const tails = new ModuleTails(imports.files());
   const found: ImportCandidate[] = [];
   for (const file of withImports) {
+    const indexed = new FileImports(imports, file);
     for (const fact of file.facts.imports) {
-      const state = importState(imports, file, fact);
+      const state = indexed.state(fact);
       if (state.unresolved || state.targets.length > 0) continue;
       const module = tails.find(file, fact, (candidate) => candidate.real === file.real);
       if (module) found.push(importCandidate(file, fact, state, module));
