@@ -408,6 +408,24 @@ describe("Python layouts", () => {
     }
   });
 
+  test("a subpackage placed elsewhere wins over the folder of the package above it, whichever was declared first", async () => {
+    const repo = await makeRepo({
+      "pyproject.toml": "[tool.setuptools.package-dir]\n\"acme\" = \"lib/acme\"\n\"acme.plugins\" = \"extra/plugins\"\n",
+      "lib/acme/__init__.py": "",
+      "lib/acme/plugins/__init__.py": "",
+      "lib/acme/plugins/tool.py": "",
+      "extra/plugins/__init__.py": "",
+      "extra/plugins/tool.py": "",
+      "app/main.py": { imports: [imp("acme.plugins.tool"), imp("acme")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "app/main.py")).toEqual({ "acme.plugins.tool": ["extra/plugins/tool.py"], acme: ["lib/acme/__init__.py"] });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
   test("poetry's packages (include, from) and hatch's wheel packages win over another folder of the same name", async () => {
     const repo = await makeRepo({
       "svc/pyproject.toml": "[tool.poetry]\nname = \"svc\"\npackages = [{ include = \"svc_core\", from = \"lib\" }]\n",
