@@ -174,6 +174,7 @@ export const MODULE_STATE: readonly { where: string; name: string; kind: "proces
   { where: "src/server/mcp.ts", name: "publishedCache", kind: "memo", why: "published schemas of a tool list" },
   { where: "src/tools/profiles.ts", name: "cache", kind: "memo", why: "the tools a profile offers, per tool list" },
   { where: "src/syntax/language-names.ts", name: "compiled", kind: "memo", why: "compiled overrides of a frozen config table" },
+  { where: "src/syntax/pattern-form.ts", name: "forms", kind: "memo", why: "the form of a pattern per language, a pure function of the two; the last 64 kept" },
   { where: "src/intel/facts/extract.ts", name: "validatedRules", kind: "memo", why: "an extractor's rules, checked once" },
   { where: "src/intel/facts/lang/c-family.ts", name: "extractors", kind: "memo", why: "the extractor built per C-family language" },
   { where: "src/intel/facts/lang/typescript.ts", name: "cache", kind: "memo", why: "the extractor built per dialect" },

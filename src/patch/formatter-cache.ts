@@ -6,6 +6,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { LruMap } from "../helpers/lru-map.ts";
 import { readRegularFile } from "../policy/open.ts";
 import { Formatters } from "./format.ts";
 import type { WriteContext } from "./pipeline.ts";
@@ -46,8 +47,7 @@ function entrySignature(file: string, settleMs: number): string | null {
 
 export class FormatterCache {
   /** Loaded formatter sets by configuration, least recently used first. */
-  readonly #sets = new Map<string, Promise<Formatters>>();
-  readonly #maxSets: number;
+  readonly #sets: LruMap<string, Promise<Formatters>>;
   /**
    * What the last look for the repository's dprint config found, with an lstat signature of every
    * name it looked at: while none of them changed and the policy is the same (its rules, and the
@@ -59,7 +59,7 @@ export class FormatterCache {
 
   constructor(options: FormatterCacheOptions = {}) {
     this.#settleMs = options.settleMs ?? CONFIG_SETTLE_MS;
-    this.#maxSets = options.maxSets ?? CACHED_FORMATTER_SETS;
+    this.#sets = new LruMap(options.maxSets ?? CACHED_FORMATTER_SETS);
   }
 
   async for(context: WriteContext): Promise<Formatters> {
@@ -76,9 +76,7 @@ export class FormatterCache {
       });
       set.catch(() => this.#sets.delete(key));
     }
-    this.#sets.delete(key);
     this.#sets.set(key, set);
-    while (this.#sets.size > this.#maxSets) this.#sets.delete(this.#sets.keys().next().value as string);
     return set;
   }
 

@@ -12,6 +12,7 @@
  * runs as given (ast-grep tolerates some errors), its problem not fatal.
  */
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
+import { LruMap } from "../helpers/lru-map.ts";
 import { lineIndexAt, lineStarts } from "../text/lines.ts";
 import { patternExpandoFor } from "./grammars.ts";
 import type { LanguageId } from "./language-names.ts";
@@ -225,11 +226,30 @@ function refusedByAstGrep(form: StructuralQueryShape, language: LanguageId): boo
 }
 
 /**
- * The form `pattern` runs in as `language` (with no selector given: a given selector is the
- * caller's choice and runs as given).
+ * Forms worked out, by language and pattern (a pure function of the two): finding one parses the
+ * pattern in up to four code positions, which a warm `run` (a preview, then its write; the same
+ * pattern asked again) would otherwise repeat for every language in scope.
  */
-export function patternForm(query: StructuralQueryShape, language: LanguageId): PatternForm {
+const PATTERN_FORMS_KEPT = 64;
+const forms = new LruMap<string, Readonly<PatternForm>>(PATTERN_FORMS_KEPT);
+
+/**
+ * The form `pattern` runs in as `language` (with no selector given: a given selector is the
+ * caller's choice and runs as given). Kept for the patterns asked last.
+ */
+export function patternForm(query: StructuralQueryShape, language: LanguageId): Readonly<PatternForm> {
   if (query.selector !== undefined) return { pattern: query.pattern, selector: query.selector };
+  const key = `${language}\0${query.pattern}`;
+  let form = forms.get(key);
+  if (form === undefined) {
+    form = Object.freeze(formOf(query.pattern, language));
+    forms.set(key, form);
+  }
+  return form;
+}
+
+function formOf(pattern: string, language: LanguageId): PatternForm {
+  const query = { pattern };
   const expando = patternExpandoFor(language) ?? "$";
   const expanded = query.pattern.replaceAll("$", expando);
   const plain = { pattern: query.pattern };

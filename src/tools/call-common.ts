@@ -210,6 +210,7 @@ export async function candidatesFor(
   const found = await session.calls.derived(`candidates\0${symbolKey(symbol)}\0${scanText}`, async () => {
     const result = await callCandidates(session.calls, symbol, new Set(direct.map((edge) => `${edge.site.file}\0${edge.site.fact.line}`)), {
       read: (file) => session.index.text(file as IndexedFile).catch(() => undefined),
+      size: (file) => (file as IndexedFile).size,
       scanText,
       maxScanBytes: LIMITS.intel.calls.candidateScanBytes,
       maxListed: max,

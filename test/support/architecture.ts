@@ -388,11 +388,11 @@ export function withLayerTable(document: string, table = renderLayerTable()): st
 
 /**
  * Top-level mutable state of one source file: every `let`, and every lower-case name bound to a new
- * Map, Set, WeakMap or WeakSet (upper-case sets are constant tables by this project's naming).
+ * Map, Set, WeakMap, WeakSet or LruMap (upper-case sets are constant tables by this project's naming).
  */
 export function moduleStateOf(text: string): string[] {
   const names: string[] = [];
-  for (const match of text.matchAll(/^(?:export )?(?:let ([A-Za-z_$][\w$]*)|const ([a-z_$][\w$]*)(?::[^=\n]+)? = new (?:Map|Set|WeakMap|WeakSet)\b)/gm)) {
+  for (const match of text.matchAll(/^(?:export )?(?:let ([A-Za-z_$][\w$]*)|const ([a-z_$][\w$]*)(?::[^=\n]+)? = new (?:Map|Set|WeakMap|WeakSet|LruMap)\b)/gm)) {
     names.push((match[1] ?? match[2])!);
   }
   return names;

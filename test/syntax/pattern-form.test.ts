@@ -131,6 +131,18 @@ describe("the form a pattern runs in", () => {
     expect(patternForm({ pattern: "def $F($$$A):\n    $$$B" }, "python")).toEqual({ pattern: "def $F($$$A):\n    $$$B" });
   });
 
+  test("a pattern's form is worked out once per language and pattern, and only the last 64 are kept", () => {
+    const first = patternForm({ pattern: "fmt.Errorf($$$A)" }, "go");
+    // Asked again (a preview, then its write): the very form worked out before, nothing parsed again.
+    expect(patternForm({ pattern: "fmt.Errorf($$$A)" }, "go")).toBe(first);
+    // Another language is another form.
+    expect(patternForm({ pattern: "fmt.Errorf($$$A)" }, "typescript")).not.toBe(first);
+    for (let index = 0; index < 64; index++) patternForm({ pattern: `call${index}($A)` }, "go");
+    const again = patternForm({ pattern: "fmt.Errorf($$$A)" }, "go");
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
+
   test("a given selector is the caller's choice", () => {
     expect(patternForm({ pattern: "func t() { fmt.Println($$$) }", selector: "call_expression" }, "go")).toEqual({
       pattern: "func t() { fmt.Println($$$) }",

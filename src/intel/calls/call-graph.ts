@@ -10,6 +10,7 @@
  */
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
+import { LruMap } from "../../helpers/lru-map.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 import type { CallFact } from "../facts/types.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../graph/import-graph.ts";
@@ -60,7 +61,7 @@ export class CallGraph {
   #memo = new Map<string, CallResolution>();
   #reach = new Map<string, ReadonlySet<string>>();
   /** Answers derived from this generation (unresolved candidates, which read texts), by key, least recently used first. */
-  #derived = new Map<string, unknown>();
+  #derived = new LruMap<string, unknown>(LIMITS.intel.calls.maxDerived);
 
   private constructor(imports: ImportGraph) {
     this.imports = imports;
@@ -134,7 +135,7 @@ export class CallGraph {
     this.#aliases = aliases;
     this.#memo = new Map();
     this.#reach = new Map();
-    this.#derived = new Map();
+    this.#derived = new LruMap(LIMITS.intel.calls.maxDerived);
     this.#generation = this.imports.generation;
   }
 
@@ -143,19 +144,13 @@ export class CallGraph {
    * kept for the generation, at most `LIMITS.intel.calls.maxDerived` answers, the least recently used dropped first.
    */
   async derived<T>(key: string, compute: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (this.#derived.has(key)) {
-      // Least recently used goes first: a rotation over more keys than kept must not evict every one before its turn.
-      const kept = this.#derived.get(key);
-      this.#derived.delete(key);
-      this.#derived.set(key, kept);
-      return kept as T;
-    }
+    // Least recently used goes first: a rotation over more keys than kept must not evict every one before its turn.
+    if (this.#derived.has(key)) return this.#derived.get(key) as T;
     const generation = this.#generation;
     const value = await compute();
     // undefined: not to be kept (a cancelled scan); a refresh meanwhile makes it stale.
     if (value === undefined || generation !== this.#generation) return value;
     this.#derived.set(key, value);
-    if (this.#derived.size > LIMITS.intel.calls.maxDerived) this.#derived.delete(this.#derived.keys().next().value as string);
     return value;
   }
 

@@ -20,7 +20,8 @@ import type { CallFact, ImportFact } from "../facts/types.ts";
 import type { ImportGraph } from "../graph/import-graph.ts";
 import type { GraphFile, UnresolvedReason } from "../graph/types.ts";
 import type { CallGraph } from "./call-graph.ts";
-import { bindings, groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier, TYPE_KINDS } from "./names.ts";
+import { FileImports, type ImportState } from "./file-imports.ts";
+import { groupOf, KNOWN_GLOBALS, MODULE_SCOPED, RECEIVER_WORDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { CallResolution, SymbolRef } from "./types.ts";
 import { lineIndexAt, lineStarts } from "../../text/index.ts";
 
@@ -48,9 +49,11 @@ export interface CallCandidate {
 interface CandidateOptions {
   /** The text of an indexed file; undefined when it cannot be read now. */
   read(file: GraphFile): Promise<string | undefined>;
+  /** Bytes of an indexed file, counted against maxScanBytes before it is read. */
+  size(file: GraphFile): number;
   /** Whether to scan the texts too (not only the call facts). */
   scanText: boolean;
-  /** Bytes of text the scan reads at most. */
+  /** Bytes of files the scan reads at most: a file that would pass the bound is not read (later, smaller ones still are). */
   maxScanBytes: number;
   /** Candidates returned (with their line's text) at most; `total` counts them all. */
   maxListed: number;
@@ -62,7 +65,7 @@ interface CandidateResult {
   candidates: CallCandidate[];
   /** Candidates found, listed or not. */
   total: number;
-  /** When the text scan stopped at its byte bound: the files it read of those it would have. */
+  /** When the text scan left files out at its byte bound: the files it read of those it would have. */
   scanCut?: { scanned: number; files: number };
 }
 
@@ -132,39 +135,16 @@ export function mayName(specifier: readonly string[], module: readonly string[])
 
 // ---------------------------------------------------------------- imports
 
-interface ImportState {
-  fact: ImportFact;
-  /** The import graph's reason when it did not resolve; undefined when it resolved or went external. */
-  unresolved?: { reason: string; detail: string };
-  /** Files it resolved to. */
-  targets: string[];
-}
-
-function importState(imports: ImportGraph, file: GraphFile, fact: ImportFact): ImportState {
-  const unresolved = imports.unresolvedOf(file.real).find((entry) => entry.line === fact.line && entry.specifier === fact.specifier);
-  if (unresolved) return { fact, unresolved: { reason: unresolved.reason, detail: unresolved.detail }, targets: [] };
-  return { fact, targets: imports.targetsOf(file.real, fact.specifier, fact.line) };
-}
-
-/** The import of `file` that binds `head` (a qualifier's first part or a bare name), if one does. */
-function bindingImport(file: GraphFile, head: string, qualifier: string | undefined): ImportFact | undefined {
-  for (const fact of file.facts.imports) {
-    if (bindings(file, fact).some((binding) => binding.local === head)) return fact;
-    // Python `import a.b` binds `a`, and the call is written `a.b.f()`.
-    if (file.language === "python" && qualifier !== undefined && (qualifier === fact.specifier || qualifier.startsWith(`${fact.specifier}.`))) return fact;
-  }
-  return undefined;
-}
-
 /** The reason an import gives for a candidate; undefined when the import says it is not the target (resolved, or external under another name). */
 function importReason(
   calls: CallGraph,
-  file: GraphFile,
+  imports: FileImports,
   fact: ImportFact,
   target: SymbolRef,
   targetFile: GraphFile,
 ): Omit<CallCandidate, "file" | "line" | "column" | "text"> | undefined {
-  const state = importState(calls.imports, file, fact);
+  const { file } = imports;
+  const state = imports.state(fact);
   const specifier = fact.specifier.replace(/^["'<]|["'>]$/g, "");
   if (state.unresolved) {
     return {
@@ -205,20 +185,21 @@ function layoutHint(language: string): string {
 // ---------------------------------------------------------------- call sites
 
 /** Why a call site of the target's name did not resolve to it; undefined when it is not a candidate (a call of something else). */
-function siteReason(calls: CallGraph, file: GraphFile, fact: CallFact, resolution: CallResolution, target: SymbolRef, targetFile: GraphFile) {
+function siteReason(calls: CallGraph, imports: FileImports, fact: CallFact, resolution: CallResolution, target: SymbolRef, targetFile: GraphFile) {
   if (resolution.status === "resolved") return undefined;
+  const { file } = imports;
   const qualifier = fact.qualifier?.trim();
   const parts = qualifier ? splitQualifier(qualifier) : [];
   const head = parts[0] ?? fact.name;
   if (RECEIVER_WORDS.has(head)) {
     return target.parent === undefined ? undefined : { reason: "value" as const, detail: `called on ${head}, whose type the index could not follow to ${target.qualifiedName}` };
   }
-  const imported = bindingImport(file, head, qualifier);
+  const imported = imports.binding(head, qualifier);
   if (imported) {
     // `log.status.Print()` calls a member of `log.status`, not the module function `log.Print`.
     const moduleQualifier = parts.length <= 1 || (file.language === "python" && qualifier === imported.specifier);
     if (target.parent === undefined && !moduleQualifier) return undefined;
-    return importReason(calls, file, imported, target, targetFile);
+    return importReason(calls, imports, imported, target, targetFile);
   }
   if (resolution.status === "external") return undefined;
   if (qualifier === undefined || qualifier.length === 0) {
@@ -250,8 +231,18 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   const group = groupOf(targetFile.language);
   const name = target.name;
   const taken = new Set(resolvedLines);
-  const found: Array<Omit<CallCandidate, "text">> = [];
-  const offer = (candidate: Omit<CallCandidate, "text">) => {
+  // A candidate gets its line's text from the read that found it, or from the scan's read of its file.
+  const found: Array<Omit<CallCandidate, "text"> & { text?: string }> = [];
+  const indexed = new Map<string, FileImports>();
+  const importsOf = (file: GraphFile): FileImports => {
+    let imports = indexed.get(file.real);
+    if (imports === undefined) {
+      imports = new FileImports(calls.imports, file);
+      indexed.set(file.real, imports);
+    }
+    return imports;
+  };
+  const offer = (candidate: Omit<CallCandidate, "text"> & { text?: string }) => {
     const key = `${candidate.file}\0${candidate.line}`;
     if (taken.has(key)) return;
     taken.add(key);
@@ -271,7 +262,7 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
       taken.add(key);
       continue;
     }
-    const why = siteReason(calls, file, site.fact, resolution, target, targetFile);
+    const why = siteReason(calls, importsOf(file), site.fact, resolution, target, targetFile);
     if (why) offer({ file: site.file, line: site.fact.line, column: site.fact.column, ...why });
     else taken.add(key);
   }
@@ -280,47 +271,56 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
   // A type's name is mostly written as a type (annotations, heritage), which calls nothing: only its constructions, which are call facts, count.
   if (options.scanText && !TYPE_KINDS.has(target.kind)) {
     const files = await scanScope(calls, targetFile);
+    // Call-site candidates found so far, by file: the scan's read of the file gives their lines' text.
+    const untexted = new Map<string, typeof found>();
+    for (const candidate of found) untexted.set(candidate.file, [...(untexted.get(candidate.file) ?? []), candidate]);
     let bytes = 0;
     let scanned = 0;
+    let left = 0;
     for (const file of files) {
       if (options.signal?.aborted) break;
-      if (bytes >= options.maxScanBytes) {
-        scanCut = { scanned, files: files.length };
-        break;
+      // Checked before the read: one large file cannot take the scan past its bound.
+      const size = options.size(file);
+      if (bytes + size > options.maxScanBytes) {
+        left++;
+        continue;
       }
+      bytes += size;
       const text = await options.read(file);
       scanned++;
       if (text === undefined) continue;
-      bytes += text.length;
+      const lineOf = lineLocator(text);
+      for (const candidate of untexted.get(file.real) ?? []) candidate.text = lineOf.line(candidate.line);
       const at = wordOccurrences(text, name);
       if (at.length === 0) continue;
-      const lineOf = lineLocator(text);
       const docs = file.language === "python" ? tripleQuoted(text) : [];
+      const imports = importsOf(file);
       const exportLines = new Set(file.facts.exportedNames.filter((entry) => entry.name === name || entry.local === name).map((entry) => entry.line));
       for (const offset of at) {
-        const { line, column, content } = lineOf(offset);
+        const { line, column, content } = lineOf.at(offset);
+        const known = { text: content.trim() };
         if (taken.has(`${file.real}\0${line}`) || commentOnly(content, file.language) || exportLines.has(line)) continue;
         // The target's own body (its docstring, its doctests) is the definition, not a use of it.
         if (file.real === target.file && line >= target.startLine && line <= target.endLine) continue;
         if (quotedWhole(text, offset, name.length) || docs.some(([start, end]) => offset > start && offset < end)) continue;
         if (inProse(content, column - 1, file.language) || rebinds(content, column - 1, name.length)) continue;
         // `copy.deepcopy(x)` after `import copy`: the module of that name, not the target.
-        if (/^\s*\./.test(content.slice(column - 1 + name.length)) && bindingImport(file, name, undefined) !== undefined) continue;
-        const imports = file.facts.imports.filter((fact) => fact.line === line);
-        if (imports.length > 0) {
+        if (/^\s*\./.test(content.slice(column - 1 + name.length)) && imports.binding(name, undefined) !== undefined) continue;
+        const onLine = imports.onLine(line);
+        if (onLine.length > 0) {
           // An import line: a candidate only when that import did not resolve to a file.
-          const why = imports.map((fact) => importReason(calls, file, fact, target, targetFile)).find((reason) => reason !== undefined);
-          if (why) offer({ file: file.real, line, column, ...why });
+          const why = onLine.map((fact) => importReason(calls, imports, fact, target, targetFile)).find((reason) => reason !== undefined);
+          if (why) offer({ file: file.real, line, column, ...why, ...known });
           else taken.add(`${file.real}\0${line}`);
           continue;
         }
         // `pkg.Name` as a value: the import binding `pkg` says why it did not resolve (or that it is another module's name).
         const qualified = /([\p{L}\p{N}_$]+)\s*\.\s*$/u.exec(content.slice(0, column - 1));
-        const through = qualified ? bindingImport(file, qualified[1]!, undefined) : undefined;
-        const state = through && importState(calls.imports, file, through);
+        const through = qualified ? imports.binding(qualified[1]!, undefined) : undefined;
+        const state = through && imports.state(through);
         if (through && state && state.targets.length === 0) {
-          const why = importReason(calls, file, through, target, targetFile);
-          if (why) offer({ file: file.real, line, column, ...why });
+          const why = importReason(calls, imports, through, target, targetFile);
+          if (why) offer({ file: file.real, line, column, ...why, ...known });
           else taken.add(`${file.real}\0${line}`);
           continue;
         }
@@ -332,20 +332,23 @@ export async function callCandidates(calls: CallGraph, target: SymbolRef, resolv
           column,
           reason: "value",
           detail: `${name} is named here without a call the index resolved (passed or assigned as a value, or in a string): calls through a value are not followed`,
+          ...known,
         });
       }
     }
+    if (left > 0) scanCut = { scanned, files: files.length };
   }
 
   found.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const texts = new Map<string, string[] | undefined>();
   const candidates: CallCandidate[] = [];
   for (const candidate of found.slice(0, options.maxListed)) {
-    if (!texts.has(candidate.file)) {
+    // Only a file the scan did not read is read for its lines (once).
+    if (candidate.text === undefined && !texts.has(candidate.file)) {
       const file = calls.imports.file(candidate.file);
       texts.set(candidate.file, file ? (await options.read(file))?.split(/\r?\n|\r/) : undefined);
     }
-    const text = texts.get(candidate.file)?.[candidate.line - 1]?.trim() ?? "";
+    const text = candidate.text ?? texts.get(candidate.file)?.[candidate.line - 1]?.trim() ?? "";
     candidates.push({ ...candidate, text });
   }
   return scanCut ? { candidates, total: found.length, scanCut } : { candidates, total: found.length };
@@ -426,15 +429,25 @@ export function rebinds(line: string, at: number, length: number): boolean {
   return /\b(?:def|func|function|fn|class|let|const|var)\s+$/.test(line.slice(0, at));
 }
 
-/** 1-based line and column of an offset, for offsets asked in increasing order. */
-function lineLocator(text: string): (offset: number) => { line: number; column: number; content: string } {
-  // Lines as every tool counts them (CR, LF and CRLF each end one).
-  const starts = lineStarts(text);
-  return (offset) => {
-    const line = lineIndexAt(starts, offset);
-    const start = starts[line]!;
-    const end = line + 1 < starts.length ? starts[line + 1]! : text.length;
-    return { line: line + 1, column: offset - start + 1, content: text.slice(start, end).replace(/\r?\n$|\r$/, "") };
+/** 1-based line and column of an offset, and the trimmed text of a 1-based line. */
+function lineLocator(text: string): { at(offset: number): { line: number; column: number; content: string }; line(line: number): string } {
+  // Lines as every tool counts them (CR, LF and CRLF each end one); computed when first asked.
+  let starts: number[] | undefined;
+  const content = (index: number) => {
+    const start = starts![index]!;
+    const end = index + 1 < starts!.length ? starts![index + 1]! : text.length;
+    return text.slice(start, end).replace(/\r?\n$|\r$/, "");
+  };
+  return {
+    at(offset) {
+      starts ??= lineStarts(text);
+      const line = lineIndexAt(starts, offset);
+      return { line: line + 1, column: offset - starts[line]! + 1, content: content(line) };
+    },
+    line(line) {
+      starts ??= lineStarts(text);
+      return line >= 1 && line <= starts.length ? content(line - 1).trim() : "";
+    },
   };
 }
 
@@ -516,12 +529,14 @@ export function importCandidates(imports: ImportGraph, targets: readonly GraphFi
   const found: ImportCandidate[] = [];
   for (const file of imports.files()) {
     if (targetSet.has(file.real)) continue;
+    let indexed: FileImports | undefined;
     for (const fact of file.facts.imports) {
       if (!lasts.some((last) => fact.specifier.includes(last) || fact.names.some((name) => name.imported === last))) continue;
       // The path next (string work), the graph's verdict only for the few that name a target.
       const module = tails.find(file, fact, () => false);
       if (!module) continue;
-      const state = importState(imports, file, fact);
+      indexed ??= new FileImports(imports, file);
+      const state = indexed.state(fact);
       if (state.targets.length === 0) found.push(importCandidate(file, fact, state, module));
     }
   }
@@ -538,8 +553,9 @@ export function externalsInTree(imports: ImportGraph, files: readonly GraphFile[
   const tails = new ModuleTails(imports.files());
   const found: ImportCandidate[] = [];
   for (const file of withImports) {
+    const indexed = new FileImports(imports, file);
     for (const fact of file.facts.imports) {
-      const state = importState(imports, file, fact);
+      const state = indexed.state(fact);
       if (state.unresolved || state.targets.length > 0) continue;
       const module = tails.find(file, fact, (candidate) => candidate.real === file.real);
       if (module) found.push(importCandidate(file, fact, state, module));

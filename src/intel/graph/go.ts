@@ -6,8 +6,12 @@
  * the standard library: external, except inside the Go source tree itself, whose `src/go.mod` says
  * `module std` and whose packages are imported without a module prefix (`net/http` is the folder
  * `src/net/http`). Its sibling `module cmd` needs nothing special: its paths start with `cmd/`.
+ * A `module std` serves only the files of its tree (the folder above `src/`, so GOROOT/test too; a
+ * go.mod elsewhere, such as a testdata folder's, its own folder), the innermost when trees nest: a
+ * fake standard library in a testdata folder never takes the workspace's dotless imports over.
  */
 import path from "node:path";
+import { relativeInside } from "../../helpers/path-text.ts";
 import type { ImportFact } from "../facts/types.ts";
 import { type LanguageResolver, NearestFile, type ResolveContext, unresolved } from "./context.ts";
 import type { GraphFile, Resolution } from "./types.ts";
@@ -15,6 +19,12 @@ import type { GraphFile, Resolution } from "./types.ts";
 interface GoModule {
   path: string;
   directory: string;
+}
+
+/** A `module std` go.mod: its folder holds the packages, `tree` is the folder whose files import them. */
+interface StandardLibrary {
+  directory: string;
+  tree: string;
 }
 
 interface GoModFile {
@@ -49,10 +59,6 @@ function goWorkUses(text: string): string[] {
 /** The module path of the Go source tree's standard library (GOROOT/src/go.mod). */
 const STANDARD_LIBRARY = "std";
 
-function isBelow(directory: string, real: string): boolean {
-  return real.startsWith(directory.endsWith(path.sep) ? directory : `${directory}${path.sep}`);
-}
-
 /** "github.com/owner/repo/sub" → "github.com/owner/repo"; short paths stay whole. */
 function externalModuleName(importPath: string): string {
   return importPath.split("/").slice(0, 3).join("/");
@@ -66,18 +72,32 @@ export class GoResolver implements LanguageResolver {
   readonly #outsideReplacements = new Set<string>();
   #workspaceLoaded: Promise<void> | undefined;
   readonly #loadedGoMods = new Set<string>();
+  readonly #parsedGoMods = new Map<string, GoModFile>();
+  readonly #standardLibraries: StandardLibrary[] = [];
 
   constructor(context: ResolveContext) {
     this.#context = context;
     this.#nearestGoMod = new NearestFile(context.configs, ["go.mod"]);
   }
 
+  /** A go.mod parsed once, whoever asks first (the workspace's look for the standard library, or a file's module). */
+  #parse(real: string, text: string): GoModFile {
+    let parsed = this.#parsedGoMods.get(real);
+    if (parsed === undefined) {
+      parsed = parseGoMod(text);
+      this.#parsedGoMods.set(real, parsed);
+    }
+    return parsed;
+  }
+
   async #loadGoMod(real: string, text: string): Promise<void> {
     if (this.#loadedGoMods.has(real)) return;
     this.#loadedGoMods.add(real);
-    const parsed = parseGoMod(text);
+    const parsed = this.#parse(real, text);
     const directory = path.dirname(real);
-    if (parsed.module) this.#modules.set(parsed.module, { path: parsed.module, directory });
+    if (parsed.module === STANDARD_LIBRARY) {
+      this.#standardLibraries.push({ directory, tree: path.basename(directory) === "src" ? path.dirname(directory) : directory });
+    } else if (parsed.module) this.#modules.set(parsed.module, { path: parsed.module, directory });
     // src/cmd imports the standard library of the folder above it; load it even when no file of it is prepared.
     if (parsed.module === "cmd") {
       const parent = await this.#context.configs.read(path.join(path.dirname(directory), "go.mod"));
@@ -98,7 +118,7 @@ export class GoResolver implements LanguageResolver {
       // A root at the top of a Go source tree: src/go.mod is the standard library every file of the tree imports.
       for (const candidate of [path.join(root.real, "go.mod"), path.join(root.real, "src", "go.mod")]) {
         const goMod = await this.#context.configs.read(candidate);
-        if (goMod.status === "ok" && parseGoMod(goMod.text).module === STANDARD_LIBRARY) await this.#loadGoMod(goMod.real, goMod.text);
+        if (goMod.status === "ok" && this.#parse(goMod.real, goMod.text).module === STANDARD_LIBRARY) await this.#loadGoMod(goMod.real, goMod.text);
       }
       const work = await this.#context.configs.read(path.join(root.real, "go.work"));
       if (work.status !== "ok") continue;
@@ -119,6 +139,15 @@ export class GoResolver implements LanguageResolver {
       const goMod = await this.#nearestGoMod.find(directory, root);
       if (goMod) await this.#loadGoMod(goMod.real, goMod.text);
     }
+  }
+
+  /** The standard library whose tree holds the file (the innermost), if any. */
+  #standardLibraryOf(real: string): StandardLibrary | undefined {
+    let found: StandardLibrary | undefined;
+    for (const library of this.#standardLibraries) {
+      if (relativeInside(library.tree, real, path.sep) !== undefined && (found === undefined || library.tree.length > found.tree.length)) found = library;
+    }
+    return found;
   }
 
   /** A package is every non-test .go file of its folder. */
@@ -150,14 +179,17 @@ export class GoResolver implements LanguageResolver {
     }
     const first = importPath.split("/")[0] ?? importPath;
     if (!first.includes(".")) {
-      const std = this.#modules.get(STANDARD_LIBRARY);
+      const std = this.#standardLibraryOf(file.real);
       if (std) {
         const directory = path.join(std.directory, ...importPath.split("/"));
         // "a/../../x" must not climb out of the standard library's folder to another one of the roots.
-        const targets = isBelow(std.directory, directory) ? this.#packageFiles(directory) : [];
+        // (Strictly below it: relativeInside gives "" for the folder itself, which is no package.)
+        const targets = relativeInside(std.directory, directory, path.sep) ? this.#packageFiles(directory) : [];
         if (targets.length > 0) return { kind: "file", targets, via: "go_module" };
         // Inside the tree every standard package is a folder of it; elsewhere the toolchain's own copy is meant.
-        if (isBelow(std.directory, file.real)) return unresolved("not_found", `no Go files for standard package ${importPath} in ${STANDARD_LIBRARY}`);
+        if (relativeInside(std.directory, file.real, path.sep) !== undefined) {
+          return unresolved("not_found", `no Go files for standard package ${importPath} in ${STANDARD_LIBRARY}`);
+        }
       }
       return { kind: "external", package: importPath, builtin: true };
     }

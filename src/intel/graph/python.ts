@@ -145,6 +145,9 @@ export class PythonResolver implements LanguageResolver {
       // Imported by the folder's name: the one the user gave, and the real one when a link renames it.
       for (const name of new Set([path.basename(root.path), path.basename(root.real)])) layout.anchors.push({ name: [name], directory: root.real });
     }
+    // The longest name first (a named package before a folder of packages), sorted here once: the sort is stable, so each
+    // import's matching anchors keep this order and the order they were declared in.
+    layout.anchors.sort((a, b) => b.name.length - a.name.length);
     return layout;
   }
 
@@ -175,11 +178,9 @@ export class PythonResolver implements LanguageResolver {
       const targets = tryBase(base);
       if (targets.length > 0) return { kind: "file", targets, via: "python_absolute" };
     }
-    // Declared and root packages: a named package (the longest name first) before a folder of packages.
-    const anchors = layout.anchors
-      .filter((anchor) => anchor.name.length <= parsed.module.length && anchor.name.every((part, at) => parsed.module[at] === part))
-      .sort((a, b) => b.name.length - a.name.length);
-    for (const anchor of anchors) {
+    // Declared and root packages, the longest name first (sorted with the layout).
+    for (const anchor of layout.anchors) {
+      if (anchor.name.length > parsed.module.length || !anchor.name.every((part, at) => parsed.module[at] === part)) continue;
       const targets = this.#targetsAt(anchor.directory, parsed.module.slice(anchor.name.length), names);
       if (targets.length > 0) return { kind: "file", targets, via: "python_absolute" };
     }

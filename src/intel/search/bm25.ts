@@ -50,6 +50,36 @@ export interface PersistedField {
   totalLength: number;
 }
 
+/**
+ * Why a persisted field cannot be restored where chunk ids run below `nextId`, or undefined: its
+ * runs must tile the postings from the first to the last (each as long as its term's entry count),
+ * hold increasing chunk ids that have a length, and its frequencies must be numbers. What is checked
+ * is what the field reads by position (a run past its arrays would be read for billions of steps, an
+ * entry count is what a merge allocates); what the numbers mean is the file's.
+ */
+export function persistedFieldProblem(field: PersistedField, nextId: number): string | undefined {
+  const { offsets, ids, frequencies, entries, lengths, overflow, totalLength } = field;
+  if (offsets.length === 0 || offsets[0] !== 0 || offsets[offsets.length - 1] !== ids.length || frequencies.length !== ids.length) return "its postings do not tile";
+  if (lengths.length > nextId || !Number.isFinite(totalLength) || totalLength < 0) return "its chunk lengths";
+  if (overflow.length % 2 !== 0) return "its large frequencies";
+  for (let at = 1; at < overflow.length; at += 2) {
+    const frequency = overflow[at]!;
+    if (!Number.isInteger(frequency) || frequency < BYTE_OVERFLOW || frequency > MAX_TERM_FREQUENCY) return "its large frequencies";
+  }
+  const runs = offsets.length - 1;
+  for (let term = 0, terms = Math.max(runs, entries.length); term < terms; term++) {
+    const from = term < runs ? offsets[term]! : ids.length;
+    const to = term < runs ? offsets[term + 1]! : ids.length;
+    if (to < from || (entries[term] ?? 0) !== to - from) return "its postings do not tile";
+    for (let at = from, previous = 0; at < to; at++) {
+      const id = ids[at]!;
+      if (id <= previous || id >= lengths.length) return "a posting names no chunk";
+      previous = id;
+    }
+  }
+  return undefined;
+}
+
 export interface QueryTerm {
   id: number;
   weight?: number;

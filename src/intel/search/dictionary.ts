@@ -15,6 +15,17 @@ export interface PersistedDictionary {
   hash: Int32Array<ArrayBuffer>;
 }
 
+/** Why a persisted dictionary cannot be restored, or undefined: every term must lie inside the pool. */
+export function persistedDictionaryProblem({ chars, start, length, hash }: PersistedDictionary): string | undefined {
+  if (length.length !== start.length || hash.length !== start.length) return "its term columns disagree";
+  for (let id = 0; id < start.length; id++) {
+    const from = start[id]!;
+    const size = length[id]!;
+    if (from < 0 || size < 0 || from + size > chars.length) return "a term lies outside its pool";
+  }
+  return undefined;
+}
+
 export class TermDictionary {
   #chars = new Uint16Array(4096);
   #charsUsed = 0;

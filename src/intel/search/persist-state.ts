@@ -7,9 +7,9 @@
  * before the write) goes into a string table instead, referenced as -2 - index; -1 is "none".
  */
 import type { SymbolKind } from "../facts/types.ts";
-import type { PersistedField } from "./bm25.ts";
+import { type PersistedField, persistedFieldProblem } from "./bm25.ts";
 import { ChunkColumns, DefineColumns } from "./columns.ts";
-import type { PersistedDictionary } from "./dictionary.ts";
+import { type PersistedDictionary, persistedDictionaryProblem } from "./dictionary.ts";
 import type { PersistedArray, PersistedIndex } from "./persist.ts";
 import { type ChunkFile, FIELDS, type SearchFile } from "./types.ts";
 
@@ -148,14 +148,17 @@ export function encodeIndex(state: IndexState, current: ReadonlyMap<string, Sear
 
 /**
  * The state of a persisted index, names resolved against the files as they are now (`current`),
- * or why it does not fit. Checked whole before anything is returned. An entry whose references do
- * not fit its file's facts gets an empty hash (its file is chunked again).
+ * or why it does not fit. Checked whole before anything is returned: the file's hash only shows it
+ * was not damaged, so every offset, count and reference must also point inside its arrays (a file
+ * made by hand is refused like a damaged one, never read out of bounds). An entry whose references
+ * do not fit its file's facts gets an empty hash (its file is chunked again).
  */
 export function decodeIndex(loaded: PersistedIndex, current: ReadonlyMap<string, SearchFile>): DecodedIndex | { problem: string } {
   const meta = loaded.meta as Partial<PersistedMeta> | null;
   if (
     meta === null || typeof meta !== "object" || typeof meta.nextId !== "number" || !Array.isArray(meta.files) || !Array.isArray(meta.kinds) ||
-    !Array.isArray(meta.strings) || typeof meta.defineCount !== "number" || !Array.isArray(meta.totalLengths) || typeof meta.slots !== "number"
+    !Array.isArray(meta.strings) || typeof meta.defineCount !== "number" || !Array.isArray(meta.totalLengths) || typeof meta.slots !== "number" ||
+    !Number.isSafeInteger(meta.nextId) || meta.nextId < 1
   ) return { problem: "corrupt: its index part is missing" };
   const take = <T extends PersistedArray>(name: string, type: new(length: number) => T): T | undefined => {
     const array = loaded.arrays.get(name);
@@ -219,14 +222,30 @@ export function decodeIndex(loaded: PersistedIndex, current: ReadonlyMap<string,
     seenFiles.add(file.real);
     files.push(file as PersistedFileEntry);
   }
-  const strings = meta.strings as string[];
-  const { file: chunkFiles, defineFirst, defineCount: chunkDefines } = chunkColumns as { file: Int32Array; defineFirst: Int32Array; defineCount: Int32Array };
-  for (let id = 1; id < nextId; id++) if (chunkFiles[id]! < 0 || chunkFiles[id]! >= slots) return { problem: "corrupt: a chunk names no file" };
+  // Every chunk belongs to one file: the entries' ranges (disjoint, as each chunk names one slot below) cover the ids 1 to nextId - 1.
+  let covered = 0;
+  for (const file of files) {
+    if (file.count > 0 && file.first < 1) return { problem: "corrupt: a file entry" };
+    covered += file.count;
+  }
+  if (covered !== nextId - 1) return { problem: "corrupt: a chunk names no file" };
+  const strings = meta.strings as unknown[];
+  const kinds = meta.kinds as unknown[];
+  if (!strings.every((name) => typeof name === "string")) return { problem: "corrupt: its names" };
+  if (!kinds.every((kind) => typeof kind === "string") || new Set(kinds).size !== kinds.length) return { problem: "corrupt: its kinds" };
+  const structure = persistedDictionaryProblem(dictionary as PersistedDictionary) ??
+    fields.map((field) => persistedFieldProblem(field as PersistedField, nextId)).find((problem) => problem !== undefined) ??
+    columnsProblem(chunkColumns as ChunkArrays, defineColumns as DefineArrays, termPool!, kinds.length, files);
+  if (structure !== undefined) return { problem: `corrupt: ${structure}` };
+  // A reference names a symbol of its file's facts (checked against them below), none (-1), or a string of the table.
+  const lowestRef = -1 - strings.length;
+  if (ownerRefs!.some((ref) => ref < lowestRef) || nameRefs!.some((ref) => ref < lowestRef)) return { problem: "corrupt: a name reference" };
+  const { file: chunkFiles, defineFirst, defineCount: chunkDefines } = chunkColumns as ChunkArrays;
   const owners: Array<string | undefined> = new Array(nextId);
   const qualifiedNames: string[] = new Array(defineCount).fill("");
   const unnamed = new Map<number, UnnamedChunks>();
   const resolve = (ref: number, symbols: readonly { qualifiedName: string }[] | undefined): string | undefined => {
-    if (ref <= -2) return strings[-2 - ref];
+    if (ref <= -2) return strings[-2 - ref] as string;
     if (ref < 0) return undefined;
     return symbols?.[ref]?.qualifiedName;
   };
@@ -238,7 +257,7 @@ export function decodeIndex(loaded: PersistedIndex, current: ReadonlyMap<string,
       const ownerRef = ownerRefs![id]!;
       if (symbols !== undefined && ownerRef >= symbols.length) fits = false;
       owners[id] = resolve(ownerRef, symbols);
-      for (let define = defineFirst[id]!, end = Math.min(defineCount, define + chunkDefines[id]!); define < end; define++) {
+      for (let define = defineFirst[id]!, end = define + chunkDefines[id]!; define < end; define++) {
         const nameRef = nameRefs![define]!;
         if (symbols !== undefined && nameRef >= symbols.length) fits = false;
         qualifiedNames[define] = resolve(nameRef, symbols) ?? "";
@@ -250,8 +269,8 @@ export function decodeIndex(loaded: PersistedIndex, current: ReadonlyMap<string,
     if (!current.has(entry.real) && entry.count > 0) {
       const first = defineFirst[entry.first]!;
       const last = entry.first + entry.count - 1;
-      const end = Math.min(defineCount, defineFirst[last]! + chunkDefines[last]!);
-      unnamed.set(entry.slot, { owners: ownerRefs!.slice(entry.first, entry.first + entry.count), names: nameRefs!.slice(first, Math.max(first, end)), strings });
+      const end = defineFirst[last]! + chunkDefines[last]!;
+      unnamed.set(entry.slot, { owners: ownerRefs!.slice(entry.first, entry.first + entry.count), names: nameRefs!.slice(first, end), strings: strings as string[] });
     }
   }
   const chunks = new ChunkColumns();
@@ -270,10 +289,40 @@ export function decodeIndex(loaded: PersistedIndex, current: ReadonlyMap<string,
     defines,
     nextId,
     slots: meta.slots,
-    kinds: meta.kinds as SymbolKind[],
+    kinds: kinds as SymbolKind[],
     files,
     unnamed,
   };
+}
+
+type ChunkArrays = { [Name in (typeof CHUNK_COLUMNS)[number]]: Name extends "ownerKind" ? Uint8Array : Int32Array };
+type DefineArrays = { [Name in (typeof DEFINE_COLUMNS)[number]]: Name extends "kind" ? Uint8Array : Int32Array };
+
+/**
+ * Why the chunk and symbol columns cannot be read as they are, or undefined: each file's chunks are
+ * in line order, their defined symbols follow one another inside the symbol columns, and every
+ * kind and term range points inside what is there. The lengths of the columns are checked before.
+ */
+function columnsProblem(chunks: ChunkArrays, defines: DefineArrays, termPool: Int32Array, kindCount: number, files: readonly PersistedFileEntry[]): string | undefined {
+  const symbols = defines.kind.length;
+  for (const entry of files) {
+    let nextLine = 1;
+    let nextDefine = entry.count > 0 ? chunks.defineFirst[entry.first]! : 0;
+    for (let id = entry.first; id < entry.first + entry.count; id++) {
+      const startLine = chunks.startLine[id]!;
+      if (startLine < nextLine || chunks.endLine[id]! < startLine || chunks.startOffset[id]! < -1) return "a chunk's lines";
+      if (chunks.ownerKind[id]! > kindCount) return "a chunk's kind";
+      if (chunks.defineFirst[id] !== nextDefine || nextDefine < 0 || chunks.defineCount[id]! < 0 || nextDefine + chunks.defineCount[id]! > symbols) return "a chunk's symbols";
+      nextLine = chunks.endLine[id]! + 1;
+      nextDefine += chunks.defineCount[id]!;
+    }
+  }
+  for (let define = 0; define < symbols; define++) {
+    const first = defines.termFirst[define]!;
+    const count = defines.termCount[define]!;
+    if (defines.kind[define]! >= kindCount || first < 0 || count < 0 || first + count > termPool.length) return "a symbol's kind or terms";
+  }
+  return undefined;
 }
 
 /** Gives a restored file's chunks their names from its facts, now listed; false when the references do not fit them. */

@@ -2,10 +2,12 @@
  * Unresolved candidates over hand-built facts: whole-word occurrences, when an import path may name
  * a module of the tree, the scan's byte bound, and the call graph keeping an answer per generation.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { CallGraph } from "../../../src/intel/calls/call-graph.ts";
-import { callCandidates, inProse, mayName, moduleSegments, rebinds, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
+import { ImportGraph } from "../../../src/intel/graph/import-graph.ts";
+import { callCandidates, externalsInTree, inProse, mayName, moduleSegments, rebinds, specifierSegments, wordOccurrences } from "../../../src/intel/calls/candidates.ts";
 import type { GraphFile } from "../../../src/intel/graph/types.ts";
 import { call, imp, makeRepo, type Repo, sym } from "../graph/fixture.ts";
 
@@ -81,6 +83,7 @@ describe("callCandidates", () => {
     reads++;
     return readFile(file.real, "utf8");
   };
+  const size = (file: GraphFile) => statSync(file.real).size;
 
   beforeAll(async () => {
     repo = await makeRepo({
@@ -95,7 +98,7 @@ describe("callCandidates", () => {
   test("the call bound by an import that did not resolve, and a value in a file importing the target", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
+    const found = await callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line} ${candidate.reason} ${candidate.text}`)).toEqual([
       "app/main.py:3 unresolved_import helper()",
       "lib/more.py:2 value HANDLERS = [helper]",
@@ -107,22 +110,51 @@ describe("callCandidates", () => {
   test("lists at most maxListed, with the count of all", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 1 });
+    const found = await callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1_000_000, maxListed: 1 });
     expect(found.candidates.map((candidate) => candidate.line)).toEqual([3]);
     expect(found.total).toBe(2);
   });
 
-  test("the scan stops at its byte bound and says how far it read", async () => {
+  test("a file that would take the scan past its byte bound is not read, and the answer says how many were", async () => {
     const graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const found = await callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1, maxListed: 50 });
+    expect(await callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1, maxListed: 50 })).toMatchObject({ scanCut: { scanned: 0, files: 2 } });
+    // The bound holds the target's file, not lib/more.py after it: that one is left unread whole, not read past the bound.
+    const bound = statSync(repo.real("lib/util.py")).size + 10;
+    expect(bound).toBeLessThan(statSync(repo.real("lib/util.py")).size + statSync(repo.real("lib/more.py")).size);
+    const seen: string[] = [];
+    const found = await callCandidates(graph, target, new Set(), {
+      read: (file) => (seen.push(file.display), read(file)),
+      size,
+      scanText: true,
+      maxScanBytes: bound,
+      maxListed: 50,
+    });
     expect(found.scanCut).toEqual({ scanned: 1, files: 2 });
+    expect(seen).not.toContain("lib/more.py");
+    expect(found.candidates.map((candidate) => `${candidate.file.slice(repo.root.length + 1)}:${candidate.line}`)).toEqual(["app/main.py:3"]);
+  });
+
+  test("each file is read once: the lines of its candidates come from the scan's read", async () => {
+    const graph = await CallGraph.for(repo.index, repo.workspace);
+    const target = graph.findSymbols("helper")[0]!;
+    const seen: string[] = [];
+    const found = await callCandidates(graph, target, new Set(), {
+      read: (file) => (seen.push(file.display), read(file)),
+      size,
+      scanText: true,
+      maxScanBytes: 1_000_000,
+      maxListed: 50,
+    });
+    expect(found.candidates.map((candidate) => candidate.text)).toEqual(["helper()", "HANDLERS = [helper]"]);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen).size).toBe(seen.length);
   });
 
   test("the call graph keeps a derived answer for its generation, and computes it again after a change", async () => {
     let graph = await CallGraph.for(repo.index, repo.workspace);
     const target = graph.findSymbols("helper")[0]!;
-    const scan = () => callCandidates(graph, target, new Set(), { read, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
+    const scan = () => callCandidates(graph, target, new Set(), { read, size, scanText: true, maxScanBytes: 1_000_000, maxListed: 50 });
     await graph.derived("candidates", scan);
     const before = reads;
     await graph.derived("candidates", scan);
@@ -131,5 +163,70 @@ describe("callCandidates", () => {
     graph = await CallGraph.for(repo.index, repo.workspace);
     await graph.derived("candidates", scan);
     expect(reads).toBeGreaterThan(before);
+  });
+});
+
+describe("a file with thousands of imports", () => {
+  const COUNT = 2000;
+  let repo: Repo;
+
+  beforeAll(async () => {
+    // A generated barrel: every import is its own statement, and the name is used through each.
+    const lines = Array.from({ length: COUNT }, (_, index) => `import * as m${index} from "./gone${index}";`);
+    const uses = Array.from({ length: COUNT }, (_, index) => `m${index}.helper;`);
+    const resolved = Array.from({ length: COUNT }, (_, index) => `import * as u${index} from "./util";`);
+    repo = await makeRepo({
+      "src/util.ts": { content: "export function helper() {}\n", symbols: [sym("helper", { startLine: 1, endLine: 1 })] },
+      "src/many.ts": {
+        content: [...lines, "import { helper } from \"./util\";", ...uses, ...resolved, ""].join("\n"),
+        imports: [
+          ...lines.map((_, index) => imp(`./gone${index}`, "import", [[`m${index}`, "*"]], index + 1)),
+          imp("./util", "import", ["helper"], COUNT + 1),
+          ...resolved.map((_, index) => imp("./util", "import", [[`u${index}`, "*"]], 2 * COUNT + 2 + index)),
+        ],
+      },
+    });
+  });
+
+  afterAll(() => repo.cleanup());
+
+  /** Calls of the graph's per-file lists for src/many.ts while `run` runs. */
+  async function lookups(graph: ImportGraph, run: () => unknown): Promise<number> {
+    const many = repo.real("src/many.ts");
+    const edges = spyOn(graph, "dependenciesOf");
+    const unresolved = spyOn(graph, "unresolvedOf");
+    try {
+      await run();
+      return [...edges.mock.calls, ...unresolved.mock.calls].filter(([real]) => real === many).length;
+    } finally {
+      edges.mockRestore();
+      unresolved.mockRestore();
+    }
+  }
+
+  test("its imports are looked up in the graph once for the file, not once per import", async () => {
+    const graph = await ImportGraph.for(repo.index, repo.workspace);
+    const file = repo.index.get(repo.real("src/many.ts"))!;
+    let found: ReturnType<typeof externalsInTree> = [];
+    expect(await lookups(graph, () => (found = externalsInTree(graph, [file])))).toBeLessThanOrEqual(2);
+    expect(found).toEqual([]);
+  });
+
+  test("the scan for candidates looks the file's imports up once, not once per occurrence", async () => {
+    const calls = await CallGraph.for(repo.index, repo.workspace);
+    const target = calls.findSymbols("helper")[0]!;
+    let found: Awaited<ReturnType<typeof callCandidates>> | undefined;
+    const options = {
+      read: (file: GraphFile) => readFile(file.real, "utf8"),
+      size: (file: GraphFile) => statSync(file.real).size,
+      scanText: true,
+      maxScanBytes: 1e7,
+      maxListed: 5,
+    };
+    // Once for the files importing the target (the scan's scope), once for the scan.
+    expect(await lookups(calls.imports, async () => (found = await callCandidates(calls, target, new Set(), options)))).toBeLessThanOrEqual(4);
+    // Every use through an import that did not resolve is a candidate with that import's reason.
+    expect(found!.total).toBe(COUNT);
+    expect(found!.candidates[0]).toMatchObject({ line: COUNT + 2, reason: "unresolved_import", specifier: "./gone0", text: "m0.helper;" });
   });
 });

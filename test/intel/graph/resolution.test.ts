@@ -408,6 +408,24 @@ describe("Python layouts", () => {
     }
   });
 
+  test("a subpackage placed elsewhere wins over the folder of the package above it, whichever was declared first", async () => {
+    const repo = await makeRepo({
+      "pyproject.toml": "[tool.setuptools.package-dir]\n\"acme\" = \"lib/acme\"\n\"acme.plugins\" = \"extra/plugins\"\n",
+      "lib/acme/__init__.py": "",
+      "lib/acme/plugins/__init__.py": "",
+      "lib/acme/plugins/tool.py": "",
+      "extra/plugins/__init__.py": "",
+      "extra/plugins/tool.py": "",
+      "app/main.py": { imports: [imp("acme.plugins.tool"), imp("acme")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "app/main.py")).toEqual({ "acme.plugins.tool": ["extra/plugins/tool.py"], acme: ["lib/acme/__init__.py"] });
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
   test("poetry's packages (include, from) and hatch's wheel packages win over another folder of the same name", async () => {
     const repo = await makeRepo({
       "svc/pyproject.toml": "[tool.poetry]\nname = \"svc\"\npackages = [{ include = \"svc_core\", from = \"lib\" }]\n",
@@ -571,6 +589,34 @@ describe("Go source tree (module std)", () => {
       // A changed file is resolved alone (fresh resolvers, only its own go.mod prepared).
       const imports = await graph.importsOf({ ...file, sha256: "changed" });
       expect(imports.edges.map((edge) => path.relative(repo.root, edge.to))).toEqual(["go/src/strings/strings.go"]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test("a nested go.mod that says module std (a testdata tree) serves only the files below it, not the workspace or the real tree", async () => {
+    const repo = await makeRepo({
+      "go.mod": "module example.com/m\n",
+      "main.go": { imports: [imp("strings")] },
+      "testdata/go.mod": "module std\n",
+      "testdata/strings/strings.go": "",
+      "testdata/fake/fake.go": { imports: [imp("strings")] },
+      "goroot/src/go.mod": "module std\n",
+      "goroot/src/strings/strings.go": "",
+      "goroot/src/net/net.go": { imports: [imp("strings")] },
+      "goroot/src/cmd/go/testdata/std/go.mod": "module std\n",
+      "goroot/src/cmd/go/testdata/std/strings/strings.go": "",
+      "goroot/test/issue1.go": { imports: [imp("strings")] },
+    });
+    try {
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      // The normal module's "strings" stays the toolchain's, whichever go.mod was read last.
+      expect(targets(graph, repo, "main.go")).toEqual({});
+      expect(graph.externalsOf(repo.real("main.go"))).toEqual([{ package: "strings", builtin: true, files: 1, imports: 1 }]);
+      expect(targets(graph, repo, "testdata/fake/fake.go")).toEqual({ strings: ["testdata/strings/strings.go"] });
+      // A Go tree keeps its own standard library (the folder above src/ is the tree: GOROOT/test uses it too).
+      expect(targets(graph, repo, "goroot/src/net/net.go")).toEqual({ strings: ["goroot/src/strings/strings.go"] });
+      expect(targets(graph, repo, "goroot/test/issue1.go")).toEqual({ strings: ["goroot/src/strings/strings.go"] });
     } finally {
       await repo.cleanup();
     }

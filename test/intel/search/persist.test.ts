@@ -7,12 +7,13 @@ import { SearchIndex, type SearchPersistence } from "../../../src/intel/search/i
 import { LIMITS } from "../../../src/core/limits.ts";
 import { SearchService } from "../../../src/intel/search/service.ts";
 import { CHUNK_LINES } from "../../../src/intel/search/chunks.ts";
-import { loadPersisted } from "../../../src/intel/search/persist.ts";
+import { loadPersisted, savePersisted } from "../../../src/intel/search/persist.ts";
 import { decodeIndex } from "../../../src/intel/search/persist-state.ts";
 import { createToolServices } from "../../../src/tools/index.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
 import { DEFAULT_INDEX_SETTINGS } from "../../../src/intel/index/index.ts";
 import { makeIndexFixture } from "../index/fixture.ts";
+import { random } from "../../support/random.ts";
 
 /** A source that persists its search index in a temp directory. */
 class PersistingSource extends MemorySearchSource {
@@ -66,6 +67,11 @@ async function answers(index: SearchIndex) {
 
 let dir: string;
 let persisted: SearchPersistence;
+
+/** What the index expects of its file (the stamp and its chunking settings), for reading and writing files by hand. */
+function expectation() {
+  return { stamp: persisted.stamp, settings: JSON.stringify({ maxChunkedFileBytes: LIMITS.intel.search.maxChunkedFileBytes, chunkLines: CHUNK_LINES }) };
+}
 /** Indexes of the test: their writes after a build are waited for before the directory goes. */
 let made: SearchIndex[] = [];
 
@@ -257,8 +263,7 @@ describe("the persisted search index", () => {
     const built = searchIndex(source);
     await built.refresh();
     await built.persist();
-    const expectation = { stamp: persisted.stamp, settings: JSON.stringify({ maxChunkedFileBytes: LIMITS.intel.search.maxChunkedFileBytes, chunkLines: CHUNK_LINES }) };
-    const loaded = await loadPersisted(persisted.file, expectation);
+    const loaded = await loadPersisted(persisted.file, expectation());
     if ("problem" in loaded) throw new Error(loaded.problem);
     const current = new Map(source.files().map((file) => [file.real, file]));
     const meta = loaded.meta as { slots: number; files: Array<{ slot: number }> };
@@ -275,6 +280,112 @@ describe("the persisted search index", () => {
       damage();
       expect(decodeIndex(loaded, current)).toMatchObject({ problem: expect.stringMatching(/^corrupt/) });
       Object.assign(meta, JSON.parse(saved));
+    }
+  });
+
+  test("a persisted index whose offsets, counts or references point outside its arrays is refused, not read", async () => {
+    const source = new PersistingSource(persisted);
+    fill(source);
+    const built = searchIndex(source);
+    await built.refresh();
+    await built.persist();
+    const loaded = await loadPersisted(persisted.file, expectation());
+    if ("problem" in loaded) throw new Error(loaded.problem);
+    const current = new Map(source.files().map((file) => [file.real, file]));
+    const meta = loaded.meta as { nextId: number; kinds: string[]; strings: unknown[]; totalLengths: unknown[]; files: Array<{ first: number; count: number }> };
+    const array = (name: string) => loaded.arrays.get(name)!;
+    expect("problem" in decodeIndex(loaded, current)).toBe(false);
+    const nextId = meta.nextId;
+    const damages: Array<[string, () => void]> = [
+      // A run reaching past the postings would be walked for two billion steps by every query.
+      ["a run past the postings", () => (array("field3.offsets")[array("field3.offsets").length - 1] = 0x7fffffff)],
+      ["a run ending before it starts", () => (array("field3.offsets")[1] = -5)],
+      // An entry count is what a merge allocates.
+      ["an entry count no run has", () => (array("field0.entries")[0] = 0x7fffffff)],
+      ["a posting past the chunks", () => (array("field3.ids")[0] = nextId + 5)],
+      ["postings out of order", () => {
+        const offsets = array("field3.offsets");
+        const term = offsets.findIndex((offset, at) => offsets[at + 1]! - offset >= 2);
+        array("field3.ids").subarray(offsets[term], offsets[term + 1]).reverse();
+      }],
+      ["lengths for more chunks than there are", () => loaded.arrays.set("field1.lengths", new Uint32Array(nextId + 10))],
+      ["a frequency that is no number", () => loaded.arrays.set("field3.overflow", new Float64Array([1, Number.NaN]))],
+      ["a total length that is no number", () => (meta.totalLengths[2] = "many")],
+      ["a term past its pool", () => (array("dictionary.start")[3] = array("dictionary.chars").length)],
+      ["a term of negative length", () => (array("dictionary.length")[0] = -1)],
+      ["a chunk's symbols past the symbol columns", () => (array("chunks.defineCount")[nextId - 1] = 0x7fffffff)],
+      ["a chunk's symbols starting elsewhere", () => (array("chunks.defineFirst")[nextId - 1] = 0)],
+      ["a chunk kind no kind has", () => (array("chunks.ownerKind")[1] = 200)],
+      ["chunks of a file out of line order", () => (array("chunks.startLine")[nextId - 1] = 1)],
+      ["a symbol's terms past the pool", () => (array("defines.termFirst")[0] = array("defines.termPool").length)],
+      ["a symbol kind no kind has", () => (array("defines.kind")[0] = 250)],
+      ["a name reference past the strings", () => (array("defines.nameRef")[0] = -1000)],
+      ["a name that is no string", () => meta.strings.push(5)],
+      ["a kind listed twice", () => meta.kinds.push(meta.kinds[0]!)],
+      ["no chunk ids at all", () => (meta.nextId = 0)],
+      ["a chunk no file holds", () => (meta.files.find((file) => file.count > 0)!.count -= 1)],
+    ];
+    for (const [what, damage] of damages) {
+      const savedMeta = JSON.stringify(meta);
+      const savedArrays = new Map([...loaded.arrays].map(([name, values]) => [name, values.slice()]));
+      damage();
+      expect({ what, decoded: decodeIndex(loaded, current) }).toMatchObject({ what, decoded: { problem: expect.stringMatching(/^corrupt/) } });
+      Object.assign(meta, JSON.parse(savedMeta));
+      for (const [name, values] of savedArrays) loaded.arrays.set(name, values);
+    }
+    expect("problem" in decodeIndex(loaded, current)).toBe(false);
+  });
+
+  test("a hand-made file with out-of-bounds offsets and a good hash is refused and the index rebuilt from the files", async () => {
+    const source = new PersistingSource(persisted);
+    fill(source);
+    const built = searchIndex(source);
+    await built.refresh();
+    await built.persist();
+    const expected = await answers(built);
+    const loaded = await loadPersisted(persisted.file, expectation());
+    if ("problem" in loaded) throw new Error(loaded.problem);
+    const offsets = loaded.arrays.get("field3.offsets")!;
+    offsets[offsets.length - 1] = 0x7fffffff;
+    await savePersisted(persisted.file, expectation(), loaded);
+    const restarted = searchIndex(source);
+    expect(await restarted.refresh()).toMatchObject({ rechunked: 5, restored: 0 });
+    expect(restarted.persistStats().problem).toMatch(/^corrupt: its postings/);
+    expect(await answers(restarted)).toEqual(expected);
+    await restarted.persist();
+    expect(await searchIndex(source).refresh()).toMatchObject({ rechunked: 0, restored: 5 });
+  });
+
+  test("whatever number a hand-made file puts anywhere in its arrays, a restart answers or rebuilds and never throws", async () => {
+    const source = new PersistingSource(persisted);
+    fill(source);
+    const built = searchIndex(source);
+    await built.refresh();
+    await built.persist();
+    const good = await loadPersisted(persisted.file, expectation());
+    if ("problem" in good) throw new Error(good.problem);
+    const names = [...good.arrays.keys()];
+    const next = random(0x5eed);
+    for (let round = 0; round < 100; round++) {
+      const arrays = new Map([...good.arrays].map(([name, values]) => [name, values.slice()]));
+      for (let change = 0; change < 1 + Math.floor(next() * 3); change++) {
+        const values = arrays.get(names[Math.floor(next() * names.length)]!)!;
+        if (values.length === 0) continue;
+        const extremes = [-1, 0, 1, values.length, values.length + 1, 0x7fffffff, -0x80000000, 255, Number.NaN];
+        values[Math.floor(next() * values.length)] = next() < 0.5 ? extremes[Math.floor(next() * extremes.length)]! : Math.floor(next() * 2 * values.length) - 1;
+      }
+      await savePersisted(persisted.file, expectation(), { meta: good.meta, arrays });
+      const edited = new PersistingSource(persisted);
+      fill(edited);
+      const restarted = new SearchIndex(edited, { tuning: { persistDelayMs: 60_000 } });
+      await restarted.refresh();
+      for (const query of QUERIES) await restarted.search(query, { topK: 20 });
+      for (const file of edited.files()) restarted.chunkAt(file.real, 3);
+      // An edit after the restart merges what was restored with what is new.
+      edited.put("main.ts", "export function start() { return parseConfig(token); }\n", [symbol("start", "function", 1, 1)]);
+      await restarted.refresh();
+      for (const query of QUERIES) await restarted.search(query, { topK: 20 });
+      await restarted.persist();
     }
   });
 
