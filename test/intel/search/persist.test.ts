@@ -92,6 +92,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** An index built over the filled source and persisted, read back as a restart reads it, with the source's files by path. */
+async function builtAndLoaded() {
+  const source = new PersistingSource(persisted);
+  fill(source);
+  const built = searchIndex(source);
+  await built.refresh();
+  await built.persist();
+  const loaded = await loadPersisted(persisted.file, expectation());
+  if ("problem" in loaded) throw new Error(loaded.problem);
+  return { loaded, current: new Map(source.files().map((file) => [file.real, file])) };
+}
+
 describe("the persisted search index", () => {
   test("a restarted index answers every query exactly as a freshly built one, without reading a file", async () => {
     const first = new PersistingSource(persisted);
@@ -258,14 +270,7 @@ describe("the persisted search index", () => {
   });
 
   test("a persisted index whose slot numbers are out of bounds is refused, not allocated", async () => {
-    const source = new PersistingSource(persisted);
-    fill(source);
-    const built = searchIndex(source);
-    await built.refresh();
-    await built.persist();
-    const loaded = await loadPersisted(persisted.file, expectation());
-    if ("problem" in loaded) throw new Error(loaded.problem);
-    const current = new Map(source.files().map((file) => [file.real, file]));
+    const { loaded, current } = await builtAndLoaded();
     const meta = loaded.meta as { slots: number; files: Array<{ slot: number }> };
     expect("problem" in decodeIndex(loaded, current)).toBe(false);
     for (
@@ -284,14 +289,7 @@ describe("the persisted search index", () => {
   });
 
   test("a persisted index whose offsets, counts or references point outside its arrays is refused, not read", async () => {
-    const source = new PersistingSource(persisted);
-    fill(source);
-    const built = searchIndex(source);
-    await built.refresh();
-    await built.persist();
-    const loaded = await loadPersisted(persisted.file, expectation());
-    if ("problem" in loaded) throw new Error(loaded.problem);
-    const current = new Map(source.files().map((file) => [file.real, file]));
+    const { loaded, current } = await builtAndLoaded();
     const meta = loaded.meta as { nextId: number; kinds: string[]; strings: unknown[]; totalLengths: unknown[]; files: Array<{ first: number; count: number }> };
     const array = (name: string) => loaded.arrays.get(name)!;
     expect("problem" in decodeIndex(loaded, current)).toBe(false);
