@@ -754,15 +754,16 @@ export class CodeIndex {
     const stats = lstatQuiet(state.real);
     if (!stats?.isFile() || stats.size > this.#settings.maxFileBytes) return false;
     const signature = signatureOf(stats);
-    const entry = this.#snapshot.reuseByStats(state.real, signature, language);
-    if (!entry) return false;
+    const reused = this.#snapshot.reuseByStats(state.real, signature, language);
+    if (!reused) return false;
     if (!state.indexed && this.#tree.indexedCount >= this.#settings.maxFiles) {
       this.#leaveOut(state, "overLimit");
       return true;
     }
     state.signature = signature;
-    const { size, mtimeMs, sha256, lines } = entry;
-    const indexed = indexedFile(state, language, { size, mtimeMs, sha256, lines, facts: compactFacts(entry.facts, this.#pool) });
+    const { size, mtimeMs, sha256, lines } = reused.entry;
+    // Decoded compact: strings of their own, each once per file (snapshot.ts decodeFacts).
+    const indexed = indexedFile(state, language, { size, mtimeMs, sha256, lines, facts: reused.facts });
     this.#tree.setStatus(state, "indexed", indexed);
     return true;
   }
@@ -802,7 +803,7 @@ export class CodeIndex {
     const reused = this.#snapshot.reuse(state.real, { sha256, size, mtimeMs, language });
     let facts: FileFacts;
     if (reused) {
-      facts = compactFacts(reused, this.#pool);
+      facts = reused;
     } else {
       facts = compactFacts(await this.#extractFacts(language, text), this.#pool);
       this.#counters.parsed += 1;

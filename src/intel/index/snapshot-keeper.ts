@@ -11,7 +11,18 @@ import perfHooks, { type EventLoopUtilization } from "node:perf_hooks";
 import { log } from "../../core/log.ts";
 import { cacheDirInsideRoots, ensureSnapshotDirectory, userCacheDirectory } from "../../config/cache-dir.ts";
 import type { FileFacts } from "../facts/types.ts";
-import { appendSnapshot, extractorVersion, loadSnapshot, pruneSnapshots, saveSnapshot, snapshotKey, snapshotPath, type SnapshotEntry, type SnapshotSource } from "./snapshot.ts";
+import {
+  appendSnapshot,
+  decodeFacts,
+  extractorVersion,
+  loadSnapshot,
+  pruneSnapshots,
+  saveSnapshot,
+  snapshotKey,
+  snapshotPath,
+  type SnapshotEntry,
+  type SnapshotSource,
+} from "./snapshot.ts";
 import type { IndexStats } from "./types.ts";
 
 export interface SnapshotTiming {
@@ -60,7 +71,10 @@ function loopBusySince(): { utilization(): number } {
 }
 
 export class SnapshotKeeper {
+  /** Entries not reused yet (a reused one leaves, and its undecoded facts with it). */
   #entries: Map<string, SnapshotEntry> | undefined;
+  /** Entries the snapshot held when it was read. */
+  #loadedEntries = 0;
   #file: string | undefined;
   #problem: string | undefined;
   #loaded = false;
@@ -98,7 +112,7 @@ export class SnapshotKeeper {
     return this.#reused;
   }
 
-  /** Entries the snapshot read for the first build holds (0 before it is read, or once the build is done). */
+  /** Entries of the snapshot read for the first build not reused yet (0 before it is read, or once the build is done). */
   get entries(): number {
     return this.#entries?.size ?? 0;
   }
@@ -116,6 +130,7 @@ export class SnapshotKeeper {
       return;
     }
     this.#entries = loaded.entries;
+    this.#loadedEntries = loaded.entries.size;
     this.#loaded = true;
     this.#appendable = true;
   }
@@ -124,17 +139,25 @@ export class SnapshotKeeper {
   reuse(real: string, file: { sha256: string; size: number; mtimeMs: number; language: string }): FileFacts | undefined {
     const entry = this.#entries?.get(real);
     if (!entry || entry.sha256 !== file.sha256 || entry.size !== file.size || entry.mtimeMs !== file.mtimeMs || entry.language !== file.language) return undefined;
-    this.#reused += 1;
-    return entry.facts;
+    const facts = decodeFacts(entry);
+    if (facts) this.#taken(real);
+    return facts;
   }
 
-  /** The snapshot's entry of a file whose stats are still those its facts were taken at (nothing needs reading). */
-  reuseByStats(real: string, signature: string, language: string): SnapshotEntry | undefined {
+  /** The snapshot's entry and facts of a file whose stats are still those its facts were taken at (nothing needs reading). */
+  reuseByStats(real: string, signature: string, language: string): { entry: SnapshotEntry; facts: FileFacts } | undefined {
     const entry = this.#entries?.get(real);
     if (!entry || entry.signature !== signature || entry.language !== language) return undefined;
-    this.#reused += 1;
+    const facts = decodeFacts(entry);
+    if (!facts) return undefined;
+    this.#taken(real);
     this.#reusedByStats += 1;
-    return entry;
+    return { entry, facts };
+  }
+
+  #taken(real: string): void {
+    this.#reused += 1;
+    this.#entries?.delete(real);
   }
 
   /** A file was parsed: its facts go into the snapshot with the next append. */
@@ -154,7 +177,7 @@ export class SnapshotKeeper {
    * indexed file and nothing else (all reused, or appended, and none gone), it is current.
    */
   async firstBuildDone(indexed: number): Promise<void> {
-    const loaded = this.#entries?.size ?? 0;
+    const loaded = this.#loadedEntries;
     this.#entries = undefined;
     const generation = this.host.generation();
     if (this.#unsaved.length > 0) await this.#write(() => this.#appendNow());
@@ -170,6 +193,7 @@ export class SnapshotKeeper {
   /** A rebuild parses everything again without the snapshot (and writes it anew). */
   forget(): void {
     this.#entries = undefined;
+    this.#loadedEntries = 0;
     this.#reused = 0;
     this.#reusedByStats = 0;
     this.#loaded = false;

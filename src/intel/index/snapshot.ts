@@ -4,9 +4,12 @@
  * only a cache: an entry is used when the file on disk still has the same size, mtime and hash (and
  * detects as the same language), and a format or extractor change makes the whole file unusable.
  *
- * Layout: gzip of JSON lines, a header line then one line per file. Written and read as a stream,
- * a line at a time with turns of the event loop, so neither a whole-index JSON text (hundreds of MB
- * for a large tree, blocking the loop for seconds) nor its bytes ever exist at once. While an index
+ * Layout: gzip of JSON lines, a header line then one line per file. A file's line is a small head
+ * (path, stats, hash, language), a tab, then its facts as arrays over a string table of the file's
+ * own: reading parses only the heads, and a file's facts are decoded when they are reused, never
+ * for a file that changed. Written and read
+ * as a stream, a line at a time with turns of the event loop, so neither a whole-index JSON text
+ * nor its bytes ever exist at once (one chunk, and the undecoded facts, do). While an index
  * builds, files are appended as further gzip members (a later line for a path wins), so a process
  * that ends mid-build still leaves what it parsed; a full save rewrites the file compactly. A tail
  * cut short (a crash mid-append) costs only the lines after the last whole one: every entry is
@@ -23,11 +26,11 @@ import { createGunzip, createGzip, gzip } from "node:zlib";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { VERSION } from "../../core/version.ts";
-import type { FileFacts } from "../facts/types.ts";
+import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact, SymbolKind, Visibility } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 3;
+const SNAPSHOT_FORMAT = 4;
 
 const gzipAsync = promisify(gzip);
 
@@ -40,7 +43,8 @@ export interface SnapshotEntry {
   sha256: string;
   language: string;
   lines: number;
-  facts: FileFacts;
+  /** The facts as written (decodeFacts reads them). */
+  body: string;
 }
 
 /** The first line; every further line is one SnapshotEntry. */
@@ -103,15 +107,18 @@ export async function loadSnapshot(
         else if (header.key !== expected.key || JSON.stringify(header.roots) !== JSON.stringify([...expected.roots].sort())) problem = "made for other roots";
         return;
       }
-      let entry: unknown;
+      const tab = line.indexOf("\t");
+      let head: unknown;
       try {
-        entry = JSON.parse(line);
+        head = JSON.parse(tab === -1 ? line : line.slice(0, tab));
       } catch {
         // A line cut by a crash mid-append ends what can be read.
         cut = true;
         return;
       }
-      if (isEntry(entry)) entries.set(entry.real, entry);
+      // A body cut short fails when it is decoded: that file alone is parsed again.
+      const entry = tab === -1 ? undefined : entryOf(head, line.slice(tab + 1));
+      if (entry) entries.set(entry.real, entry);
     };
     const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
     gunzip.setEncoding("utf8");
@@ -154,21 +161,144 @@ export async function loadSnapshot(
   }
 }
 
-function isEntry(value: unknown): value is SnapshotEntry {
-  if (value === null || typeof value !== "object") return false;
-  const entry = value as Record<string, unknown>;
-  return (
-    typeof entry.real === "string" &&
-    typeof entry.signature === "string" &&
-    typeof entry.size === "number" &&
-    typeof entry.mtimeMs === "number" &&
-    typeof entry.sha256 === "string" &&
-    typeof entry.language === "string" &&
-    typeof entry.lines === "number" &&
-    entry.facts !== null &&
-    typeof entry.facts === "object" &&
-    Array.isArray((entry.facts as FileFacts).symbols)
-  );
+/** A line's head and body as an entry, or undefined when the head is not one. */
+function entryOf(head: unknown, body: string): SnapshotEntry | undefined {
+  if (!Array.isArray(head) || head.length !== 7) return undefined;
+  const [real, signature, size, mtimeMs, sha256, language, lines] = head as unknown[];
+  if (
+    typeof real !== "string" || typeof signature !== "string" || typeof size !== "number" || typeof mtimeMs !== "number" || typeof sha256 !== "string" ||
+    typeof language !== "string" || typeof lines !== "number"
+  ) {
+    return undefined;
+  }
+  return { real, signature, size, mtimeMs, sha256, language, lines, body };
+}
+
+/** Where each string of a file's facts goes in its line's table: written once, referred to by number (-1: none). */
+class StringTable {
+  readonly strings: string[] = [];
+  readonly #positions = new Map<string, number>();
+
+  ref(text: string | undefined): number {
+    if (text === undefined) return -1;
+    let position = this.#positions.get(text);
+    if (position === undefined) {
+      position = this.strings.push(text) - 1;
+      this.#positions.set(text, position);
+    }
+    return position;
+  }
+}
+
+/** The facts of a line: [parseErrors, strings, symbols, imports, calls (six numbers each), exportedNames]. */
+function encodeFacts(facts: FileFacts): string {
+  const table = new StringTable();
+  const ref = (text: string | undefined) => table.ref(text);
+  const symbols = facts.symbols.map((symbol) => [
+    ref(symbol.name),
+    ref(symbol.qualifiedName),
+    ref(symbol.kind),
+    ref(symbol.visibility),
+    symbol.exported ? 1 : 0,
+    symbol.startLine,
+    symbol.endLine,
+    ref(symbol.signature),
+    ref(symbol.doc),
+    ref(symbol.parent),
+    symbol.heritage?.map(ref) ?? 0,
+    symbol.local ? 1 : 0,
+  ]);
+  const imports = facts.imports.map((fact) => [ref(fact.specifier), ref(fact.kind), fact.line, fact.names.flatMap((name) => [ref(name.local), ref(name.imported)])]);
+  const calls: number[] = [];
+  for (const call of facts.calls) calls.push(ref(call.callee), ref(call.name), ref(call.qualifier), call.line, call.column, ref(call.caller));
+  const exported = facts.exportedNames.map((entry) => [ref(entry.name), ref(entry.from), ref(entry.local), entry.line]);
+  return JSON.stringify([facts.parseErrors, table.strings, symbols, imports, calls, exported]);
+}
+
+class Malformed extends Error {}
+
+/**
+ * The facts of a snapshot entry; undefined when the body is cut short or not what encodeFacts
+ * writes (the file is then parsed again). The cache directory is the user's, but its bytes are
+ * checked like any input. JSON.parse gives strings that own their characters, one per distinct
+ * string of the file (its table), so the facts are as compact as the index keeps them without
+ * going through its string pool (facts/compact.ts), which a restart would spend most of its
+ * decoding time in.
+ */
+export function decodeFacts(entry: SnapshotEntry): FileFacts | undefined {
+  try {
+    const decoded: unknown = JSON.parse(entry.body);
+    if (!Array.isArray(decoded) || decoded.length !== 6) return undefined;
+    const [parseErrors, rawStrings, symbols, imports, calls, exported] = decoded as unknown[];
+    if (typeof parseErrors !== "number" || !Array.isArray(rawStrings) || !Array.isArray(symbols) || !Array.isArray(imports) || !Array.isArray(calls) || !Array.isArray(exported)) {
+      return undefined;
+    }
+    if (!rawStrings.every((text) => typeof text === "string")) return undefined;
+    const strings = rawStrings as string[];
+    const text = (ref: unknown): string => {
+      const value = typeof ref === "number" ? strings[ref] : undefined;
+      if (value === undefined) throw new Malformed();
+      return value;
+    };
+    const optional = (ref: unknown): string | undefined => (ref === -1 ? undefined : text(ref));
+    const number = (value: unknown): number => {
+      if (typeof value !== "number") throw new Malformed();
+      return value;
+    };
+    const row = (value: unknown, length: number): unknown[] => {
+      if (!Array.isArray(value) || value.length !== length) throw new Malformed();
+      return value;
+    };
+    const facts: FileFacts = { language: entry.language, parseErrors, symbols: [], imports: [], calls: [], exportedNames: [] };
+    for (const item of symbols) {
+      const [name, qualifiedName, kind, visibility, exportedFlag, startLine, endLine, signature, doc, parent, heritage, local] = row(item, 12);
+      const symbol: SymbolFact = {
+        name: text(name),
+        qualifiedName: text(qualifiedName),
+        kind: text(kind) as SymbolKind,
+        visibility: text(visibility) as Visibility,
+        exported: exportedFlag === 1,
+        startLine: number(startLine),
+        endLine: number(endLine),
+        signature: text(signature),
+      };
+      const docText = optional(doc);
+      if (docText !== undefined) symbol.doc = docText;
+      const parentName = optional(parent);
+      if (parentName !== undefined) symbol.parent = parentName;
+      if (Array.isArray(heritage)) symbol.heritage = heritage.map(text);
+      if (local === 1) symbol.local = true;
+      facts.symbols.push(symbol);
+    }
+    for (const item of imports) {
+      const [specifier, kind, line, names] = row(item, 4);
+      if (!Array.isArray(names) || names.length % 2 !== 0) throw new Malformed();
+      const fact: ImportFact = { specifier: text(specifier), kind: text(kind) as ImportKind, names: [], line: number(line) };
+      for (let at = 0; at < names.length; at += 2) fact.names.push({ local: text(names[at]), imported: text(names[at + 1]) });
+      facts.imports.push(fact);
+    }
+    if (calls.length % 6 !== 0) return undefined;
+    for (let at = 0; at < calls.length; at += 6) {
+      const call: CallFact = { callee: text(calls[at]), name: text(calls[at + 1]), line: number(calls[at + 3]), column: number(calls[at + 4]) };
+      const qualifier = optional(calls[at + 2]);
+      if (qualifier !== undefined) call.qualifier = qualifier;
+      const caller = optional(calls[at + 5]);
+      if (caller !== undefined) call.caller = caller;
+      facts.calls.push(call);
+    }
+    for (const item of exported) {
+      const [name, from, local, line] = row(item, 4);
+      const entry: ExportedName = { name: text(name), line: number(line) };
+      const fromName = optional(from);
+      if (fromName !== undefined) entry.from = fromName;
+      const localName = optional(local);
+      if (localName !== undefined) entry.local = localName;
+      facts.exportedNames.push(entry);
+    }
+    return facts;
+  } catch {
+    return undefined;
+  }
 }
 
 /** An indexed file with the lstat signature its facts were taken at: what one snapshot line holds. */
@@ -178,17 +308,9 @@ export interface SnapshotSource {
 }
 
 function entryLine({ file, signature }: SnapshotSource): string {
-  const entry: SnapshotEntry = {
-    real: file.real,
-    signature,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    sha256: file.sha256,
-    language: file.language,
-    lines: file.lines,
-    facts: file.facts,
-  };
-  return `${JSON.stringify(entry)}\n`;
+  const head = JSON.stringify([file.real, signature, file.size, file.mtimeMs, file.sha256, file.language, file.lines]);
+  // JSON escapes every tab inside a string, so the first tab of a line ends its head.
+  return `${head}\t${encodeFacts(file.facts)}\n`;
 }
 
 /**

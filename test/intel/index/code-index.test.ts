@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile
 import { tmpdir } from "node:os";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { DEFAULT_RULES } from "../../../src/config/schema.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { lineCount } from "../../../src/intel/index/classify.ts";
@@ -445,6 +446,70 @@ describe("persisted snapshot", () => {
     expect(f.extracted.length).toBeLessThan(401);
     expect(fifth.stats().lastBuild).toMatchObject({ parsed: f.extracted.length, fromSnapshot: 401 - f.extracted.length });
     expect(fifth.files()).toHaveLength(401);
+  });
+
+  test("facts come back from the snapshot as they were extracted: docs, parents, heritage, locals, qualifiers, callers, imports and re-exports", async () => {
+    const f = await setUp();
+    await f.write(
+      "rich.ts",
+      [
+        "import def, { one as uno, two } from \"./other.js\";",
+        "import * as all from \"./all.js\";",
+        "export { uno as renamed } from \"./other.js\";",
+        "export * from \"./star.js\";",
+        "/** A base. */",
+        "export class Base {}",
+        "/** Holds things; the second sentence is dropped. */",
+        "export class Box extends Base implements Sized {",
+        "  size(): number {",
+        "    const inner = () => helper.count(this.items);",
+        "    return inner() + uno(two(def())) + all.x();",
+        "  }",
+        "}",
+        "function helper() {}",
+        "",
+      ].join("\n"),
+    );
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const before = first.get(f.path("rich.ts"))!.facts;
+    first.close();
+    // Every optional field is there to be carried.
+    expect(before.symbols.some((symbol) => symbol.doc && symbol.parent === undefined)).toBe(true);
+    expect(before.symbols.some((symbol) => symbol.parent === "Box")).toBe(true);
+    expect(before.symbols.some((symbol) => symbol.heritage?.length)).toBe(true);
+    expect(before.calls.some((call) => call.qualifier !== undefined && call.caller !== undefined)).toBe(true);
+    expect(before.exportedNames.some((entry) => entry.from !== undefined && entry.local !== undefined)).toBe(true);
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(f.extracted).toEqual([]);
+    expect(second.get(f.path("rich.ts"))!.facts).toEqual(before);
+  });
+
+  test("a snapshot line whose facts do not decode costs that file alone: it is parsed again, the others are reused", async () => {
+    const f = await setUp();
+    await f.write("a.ts", "export function a() { return b(); }\n");
+    await f.write("b.ts", "export function b() {}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const snapshotFile = first.stats().snapshot.path!;
+    first.close();
+    // A hand-made line: a string reference past its table, and a call row cut short.
+    const lines = gunzipSync(await readFile(snapshotFile)).toString("utf8").split("\n");
+    const at = lines.findIndex((line) => line.includes(JSON.stringify(f.path("a.ts"))));
+    const [head, body] = [lines[at]!.slice(0, lines[at]!.indexOf("\t")), JSON.parse(lines[at]!.slice(lines[at]!.indexOf("\t") + 1))];
+    body[4] = [999, 0, -1, 1];
+    lines[at] = `${head}\t${JSON.stringify(body)}`;
+    await writeFile(snapshotFile, gzipSync(lines.join("\n")));
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(f.extracted).toEqual(["export function a() { return b(); }\n"]);
+    expect(second.stats().lastBuild).toMatchObject({ parsed: 1, fromSnapshot: 1 });
+    expect(second.get(f.path("a.ts"))!.facts.calls.map((call) => call.name)).toEqual(["b"]);
   });
 
   test("a file whose facts take several decompressed chunks comes back whole", async () => {
