@@ -261,7 +261,8 @@ export const searchTool = defineTool({
     const languageSet = languages === undefined ? undefined : new Set(languages.map((name) => languageArg("languages", name)));
     const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
     const index = context.services.indexes.forContext(context);
-    if (await index.worthFocusing(context.signal)) {
+    // Taking files from a restart's snapshot is quicker than a pass over every file's text: only parses count.
+    if (await index.worthFocusing(context.signal, "parses")) {
       const accept = (file: ScannedFile) =>
         (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
       const cold = await coldSearch(index, context, query, topK, accept, contextFile !== undefined);

@@ -127,7 +127,7 @@ describe("answer first through the tools", () => {
     expect(whole.calls).toHaveLength(2);
   });
 
-  test("a restart whose snapshot holds the tree does not narrow to the files that mention the name: its answer is whole", async () => {
+  test("a restart looks for the name in its snapshot's facts, indexes those files first, and answers as the whole index does", async () => {
     const { context } = await repo();
     const cacheDir = path.join(temp!.dir, "..", `${path.basename(temp!.dir)}-cache`);
     const persisting = { ...context, config: { ...context.config, config: { ...context.config.config, index: { ...DEFAULT_CONFIG.index, persist: true } } } };
@@ -141,10 +141,15 @@ describe("answer first through the tools", () => {
     parsed.length = 0;
     try {
       const result = await runTool(callersTool, { symbol: "targetFn" }, later);
-      expect(result.complete).toBe(true);
-      expect(result.calls).toHaveLength(2);
+      // Nothing parsed: the files mentioning the name were found in the snapshot's text of their facts and taken from it.
       expect(parsed).toEqual([]);
-      expect(index.built).toBe(true);
+      expect(index.built).toBe(false);
+      expect(result.complete).toBe(false);
+      expect(result.limits.join(" ")).toContain("mention \"targetFn\"");
+      await index.ensureFresh();
+      const whole = await runTool(callersTool, { symbol: "targetFn" }, later);
+      expect(whole.complete).toBe(true);
+      expect(result.calls).toEqual(whole.calls);
     } finally {
       later.services.indexes.closeAll();
       await rm(cacheDir, { recursive: true, force: true });

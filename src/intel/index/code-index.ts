@@ -96,15 +96,20 @@ function indexedFile(
   return { real: place.real, display: place.display, rootReal: place.rootReal, relative: place.relative, language, ...content };
 }
 
-const WORD_BYTE = /[A-Za-z0-9_$]/;
+/** [A-Za-z0-9_$]: a character that continues an identifier. */
+function isWordCode(code: number | undefined): boolean {
+  return code !== undefined && ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36);
+}
 
-/** Whether `bytes` hold `needle` as a whole word (not inside a longer identifier). */
-function mentions(bytes: Uint8Array, needle: Buffer): boolean {
-  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
-    const before = at > 0 ? String.fromCharCode(haystack[at - 1]!) : "";
-    const after = at + needle.length < haystack.length ? String.fromCharCode(haystack[at + needle.length]!) : "";
-    if (!WORD_BYTE.test(before) && !WORD_BYTE.test(after)) return true;
+/** Whether a file's bytes (or a snapshot's text of its facts) hold `word` as a whole word, not inside a longer identifier. */
+function mentions(haystack: Uint8Array | string, word: { text: string; bytes: Buffer }): boolean {
+  const text = typeof haystack === "string" ? haystack : undefined;
+  const bytes = text === undefined ? Buffer.from((haystack as Uint8Array).buffer, (haystack as Uint8Array).byteOffset, haystack.length) : undefined;
+  const find = (from: number) => (text !== undefined ? text.indexOf(word.text, from) : bytes!.indexOf(word.bytes, from));
+  const codeAt = (at: number) => (at < 0 || at >= haystack.length ? undefined : text !== undefined ? text.charCodeAt(at) : bytes![at]);
+  const length = text !== undefined ? word.text.length : word.bytes.length;
+  for (let at = find(0); at !== -1; at = find(at + 1)) {
+    if (!isWordCode(codeAt(at - 1)) && !isWordCode(codeAt(at + length))) return true;
   }
   return false;
 }
@@ -394,20 +399,26 @@ export class CodeIndex {
   /**
    * During the first build: the files still to be processed whose bytes hold one of these words
    * (word-bounded, a literal scan without parsing), so a call about a name can index those first.
+   * A file the snapshot holds with its stats unchanged is looked for in the snapshot's text of its
+   * facts instead (names, callees, signatures, docs: where a name that matters to a call appears).
    * Empty once the index is built (every file is indexed then) or when no build runs.
    */
   async filesMentioning(words: readonly string[], signal?: AbortSignal): Promise<string[]> {
     const current = this.#firstBuild();
     if (!current || words.length === 0) return [];
     await abortable(current.walked, signal);
-    const needles = words.map((word) => Buffer.from(word, "utf8"));
+    const needles = words.map((word) => ({ text: word, bytes: Buffer.from(word, "utf8") }));
     return this.#ahead(async () => {
       const found: string[] = [];
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
       for (const state of [...current.todo]) {
         signal?.throwIfAborted();
-        const bytes = this.#readBytesNow(state.real);
-        if (bytes !== undefined && needles.some((needle) => mentions(bytes, needle))) found.push(state.real);
+        const signatureNow = () => {
+          const stats = lstatQuiet(state.real);
+          return stats?.isFile() ? signatureOf(stats) : undefined;
+        };
+        const haystack = this.#snapshot.bodyByStats(state.real, signatureNow) ?? this.#readBytesNow(state.real);
+        if (haystack !== undefined && needles.some((needle) => mentions(haystack, needle))) found.push(state.real);
         await slice.turn();
       }
       return found;
@@ -477,14 +488,18 @@ export class CodeIndex {
     }
   }
 
-  /** Whether the first build has so many files left that a call about one name should index the files mentioning it first. */
-  async worthFocusing(signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Whether the first build has so many files left that a call should not wait for them: `files`
+   * counts every file still to process (a call about one name, which indexes the files mentioning
+   * it first, also gains on a restart), `parses` only those the snapshot cannot give (what a pass
+   * over every file's text must beat).
+   */
+  async worthFocusing(signal?: AbortSignal, counting: "files" | "parses" = "files"): Promise<boolean> {
     const current = this.#firstBuild();
     if (!current) return false;
     await abortable(current.walked, signal);
-    // Files the snapshot still holds are taken from it without parsing: only the others are work.
-    const toParse = current.todo.size - this.#snapshot.entries;
-    return !this.#built && toParse > this.#tuning.focusAboveFiles;
+    const left = counting === "files" ? current.todo.size : current.todo.size - this.#snapshot.entries;
+    return !this.#built && left > this.#tuning.focusAboveFiles;
   }
 
   /** Files processed of those the running refresh has to (the last refresh's when none runs). */

@@ -144,6 +144,15 @@ export class SnapshotKeeper {
     return facts;
   }
 
+  /**
+   * The undecoded facts of a file not reused yet, when its stats now (asked only when there is an
+   * entry) are those they were taken at: text a literal scan may search instead of the file.
+   */
+  bodyByStats(real: string, signatureNow: () => string | undefined): string | undefined {
+    const entry = this.#entries?.get(real);
+    return entry !== undefined && entry.signature === signatureNow() ? entry.body : undefined;
+  }
+
   /** The snapshot's entry and facts of a file whose stats are still those its facts were taken at (nothing needs reading). */
   reuseByStats(real: string, signature: string, language: string): { entry: SnapshotEntry; facts: FileFacts } | undefined {
     const entry = this.#entries?.get(real);

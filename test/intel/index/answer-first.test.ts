@@ -1,5 +1,6 @@
 /** Answer first, index behind: a call waits for its own files, or for a deadline, not for the whole first build. */
 import { afterEach, describe, expect, test } from "bun:test";
+import path from "node:path";
 import type { FactsExtractor } from "../../../src/intel/index/index.ts";
 import { type IndexFixture, makeIndexFixture } from "./fixture.ts";
 
@@ -144,6 +145,25 @@ describe("answer first", () => {
     const coverage = await index.ensureFresh();
     expect(index.files().map((file) => file.relative)).toEqual(Array.from({ length: 10 }, (_, i) => `a/f${String(i).padStart(3, "0")}.ts`));
     expect(coverage.skipped.overLimit).toBe(20);
+  });
+
+  test("on a restart, files are looked for in the snapshot's text of their facts, without reading them", async () => {
+    const f = (fixture = await makeIndexFixture());
+    // Ahead in walk order: what the build's lanes take before the call gets its turn.
+    for (let i = 0; i < 8; i++) await f.write(`a/filler${i}.ts`, `export const filler${i} = ${i};\n`);
+    await f.write("calls.ts", "export function caller() {\n  return targetFn();\n}\n");
+    await f.write("comment.ts", "export const other = 1;\n\n// targetFn is mentioned here only, in a trailing comment\n");
+    await f.write("changed.ts", "export const later = 1;\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    f.registry.closeAll();
+    // Changed since: its stats no longer match, so its bytes are read.
+    await f.write("changed.ts", "export const later = targetFn;\n");
+    const index = f.index({ settings: { persist: true } });
+    // The comment is in no fact: only a read of the file would have found it.
+    expect((await index.filesMentioning(["targetFn"])).map((real) => path.relative(f.root, real)).sort()).toEqual(["calls.ts", "changed.ts"]);
+    await index.ensureFresh();
   });
 
   test("once built, a scoped call is an ordinary refresh", async () => {
