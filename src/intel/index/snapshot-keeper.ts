@@ -153,10 +153,16 @@ export class SnapshotKeeper {
     return entry !== undefined && entry.signature === signatureNow() ? entry.body : undefined;
   }
 
+  /** Whether the snapshot has facts of this file taken at these stats (nothing is decoded). */
+  holdsByStats(real: string, signature: string, language: string): boolean {
+    const entry = this.#entries?.get(real);
+    return entry !== undefined && entry.signature === signature && entry.language === language;
+  }
+
   /** The snapshot's entry and facts of a file whose stats are still those its facts were taken at (nothing needs reading). */
   reuseByStats(real: string, signature: string, language: string): { entry: SnapshotEntry; facts: FileFacts } | undefined {
     const entry = this.#entries?.get(real);
-    if (!entry || entry.signature !== signature || entry.language !== language) return undefined;
+    if (!entry || !this.holdsByStats(real, signature, language)) return undefined;
     const facts = decodeFacts(entry);
     if (!facts) return undefined;
     this.#taken(real);
