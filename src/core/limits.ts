@@ -35,8 +35,10 @@ export const LIMITS = {
   },
 
   progress: {
-    /** Progress notifications of one call are at least this far apart (then one last at 100% when it is answered); a margin over 250 ms keeps them so on the client's clock too. */
-    minIntervalMs: 260,
+    /** Progress notifications of one call are at least this far apart (then one last at 100% when it is answered); a margin over 250 ms keeps them so on the clock of a client that reads late under load. */
+    minIntervalMs: 300,
+    /** The answer follows the last notification (100%) after at least this long, so a client reads them apart and handles the notification first. */
+    settleMs: 15,
   },
 
   shutdown: {

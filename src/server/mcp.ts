@@ -255,6 +255,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
               log.debug("a progress notification was not sent", { error: error instanceof Error ? error.message : String(error) });
             }),
           LIMITS.progress.minIntervalMs,
+          LIMITS.progress.settleMs,
         );
         const paced = pacer;
         context.progress = (done, total) => paced.report(done, total);

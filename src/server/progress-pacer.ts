@@ -28,6 +28,12 @@ export class ProgressPacer {
   constructor(
     private readonly send: (progress: number, total: number) => Promise<void> | void,
     private readonly intervalMs: number,
+    /**
+     * How long the answer waits after the last notification. A client that reads the notification
+     * and the answer in one chunk may handle the answer first and drop the notification (the
+     * official SDK clients handle notifications a microtask later): apart, they arrive apart.
+     */
+    private readonly settleMs = 0,
     private readonly clock: PacerClock = systemClock,
   ) {}
 
@@ -65,8 +71,10 @@ export class ProgressPacer {
     if (!latest) return;
     const done = Math.max(latest.total, latest.progress, this.#sent?.progress ?? 0);
     // 100% sent already: the answer still waits until the transport has it.
-    if (this.#sent?.progress === done && this.#sent.total === done) return this.#sending;
-    await this.#emit(done, done);
+    if (this.#sent?.progress !== done || this.#sent.total !== done) await this.#emit(done, done);
+    else await this.#sending;
+    const settle = this.#lastSentAt + this.settleMs - this.clock.now();
+    if (settle > 0) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, settle));
   }
 
   /** The call failed or was cancelled: nothing more is sent. */

@@ -32,7 +32,7 @@ function fakeClock() {
 function paced(interval = 250) {
   const sent: Array<[number, number]> = [];
   const time = fakeClock();
-  const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), interval, time.clock);
+  const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), interval, 0, time.clock);
   return { sent, pacer, ...time };
 }
 
@@ -98,7 +98,7 @@ describe("progress pacing", () => {
   test("a count sent at once when the interval has passed leaves no timer to send another right after it", () => {
     const time = fakeClock();
     const sent: Array<[number, number]> = [];
-    const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), 250, time.clock);
+    const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), 250, 0, time.clock);
     pacer.report(1, 100);
     time.advance(100);
     pacer.report(2, 100); // a timer for the interval's end
@@ -128,6 +128,7 @@ describe("progress pacing", () => {
           };
         }),
       250,
+      0,
       time.clock,
     );
     pacer.report(5, 5);
@@ -140,6 +141,26 @@ describe("progress pacing", () => {
     deliver();
     await finishing;
     expect(handed).toEqual(["5/5"]);
+  });
+
+  test("the answer follows the last notification only after the settle time, so a client reads the two apart", async () => {
+    const time = fakeClock();
+    const sent: Array<[number, number]> = [];
+    const pacer = new ProgressPacer((progress, total) => void sent.push([progress, total]), 250, 15, time.clock);
+    pacer.report(1, 4);
+    time.advance(400);
+    let answered = false;
+    const finishing = pacer.finish().then(() => {
+      answered = true;
+    });
+    await Promise.resolve();
+    expect(sent.at(-1)).toEqual([4, 4]);
+    time.advance(14);
+    await Promise.resolve();
+    expect(answered).toBe(false);
+    time.advance(1);
+    await finishing;
+    expect(answered).toBe(true);
   });
 
   test("counts never go backwards on the wire", () => {
