@@ -42,12 +42,12 @@ export async function openImportGraph(context: ToolContext, aboutName?: string):
   const word = aboutName === undefined ? undefined : lastIdentifier(aboutName);
   let coverage: Coverage;
   if (word !== undefined && (await index.worthFocusing(context.signal))) {
-    const files = await index.filesMentioning([word], context.signal);
+    const { files, unseen } = await index.filesMentioning([word], context.signal);
     coverage = await index.ensureScope({ files }, wait);
     if (!index.built && coverage.complete) {
-      const madeOf = `looked in the ${
-        plural(files.length, "file")
-      } that mention "${word}" (a literal scan); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing`;
+      const madeOf = `looked in the ${plural(files.length, "file")} that mention "${word}" (a literal scan${
+        unseen === undefined ? "" : `; ${unseen}`
+      }); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing`;
       coverage = { ...coverage, complete: false, limits: [...coverage.limits, index.stillBuilding(madeOf)] };
     }
   } else {

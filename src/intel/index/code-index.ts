@@ -388,10 +388,10 @@ export class CodeIndex {
       if (!dirs) return undefined;
       for (const dir of dirs) for (const real of dir.files) unprocessed(real);
     }
+    // A file the walk would not hold (ignored, denied, gone, reached through a link) is not indexed: the walk leaves it out too.
     for (const fileReal of scope.files ?? []) {
       const dirs = await this.#tree.listAhead(path.dirname(fileReal), false);
-      if (!dirs?.[0]?.files.has(fileReal)) return undefined;
-      unprocessed(fileReal);
+      if (dirs?.[0]?.files.has(fileReal)) unprocessed(fileReal);
     }
     return found;
   }
@@ -401,14 +401,18 @@ export class CodeIndex {
    * (word-bounded, a literal scan without parsing), so a call about a name can index those first.
    * A file the snapshot holds with its stats unchanged is looked for in the snapshot's text of its
    * facts instead (names, callees, signatures, docs: where a name that matters to a call appears).
-   * Empty once the index is built (every file is indexed then) or when no build runs.
+   * On a restart this does not wait for the walk: the snapshot's files are looked in, and `unseen`
+   * says what that leaves out. Empty once the index is built (every file is indexed then) or when no
+   * build runs.
    */
-  async filesMentioning(words: readonly string[], signal?: AbortSignal): Promise<string[]> {
+  async filesMentioning(words: readonly string[], signal?: AbortSignal): Promise<{ files: string[]; unseen?: string }> {
     const current = this.#firstBuild();
-    if (!current || words.length === 0) return [];
-    await abortable(current.walked, signal);
+    if (!current || words.length === 0) return { files: [] };
+    await abortable(current.walkStarted, signal);
     const needles = words.map((word) => ({ text: word, bytes: Buffer.from(word, "utf8") }));
-    return this.#ahead(async () => {
+    if (!current.cut && this.#snapshot.entries > 0) return this.#ahead(() => this.#snapshotMentioning(needles, signal));
+    await abortable(current.walked, signal);
+    const files = await this.#ahead(async () => {
       const found: string[] = [];
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
       for (const state of [...current.todo]) {
@@ -423,6 +427,22 @@ export class CodeIndex {
       }
       return found;
     });
+    return { files };
+  }
+
+  /** Before the walk of a restart: the snapshot's files whose facts mention a word and whose stats are unchanged. */
+  async #snapshotMentioning(needles: ReadonlyArray<{ text: string; bytes: Buffer }>, signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
+    const files: string[] = [];
+    const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
+    for (const { real, body } of [...this.#snapshot.unreused()]) {
+      signal?.throwIfAborted();
+      if (needles.some((needle) => mentions(body, needle))) {
+        const stats = lstatQuiet(real);
+        if (stats?.isFile() && this.#snapshot.bodyByStats(real, () => signatureOf(stats)) !== undefined) files.push(real);
+      }
+      await slice.turn();
+    }
+    return { files, unseen: "files added or changed since the last session are looked in once the walk of the tree ends" };
   }
 
   /** The first build, started if nothing runs yet; undefined once the index is built (or closed). */
@@ -497,6 +517,9 @@ export class CodeIndex {
   async worthFocusing(signal?: AbortSignal, counting: "files" | "parses" = "files"): Promise<boolean> {
     const current = this.#firstBuild();
     if (!current) return false;
+    await abortable(current.walkStarted, signal);
+    // A restart knows its files from the snapshot before the walk ends.
+    if (counting === "files" && !current.cut && this.#snapshot.entries > this.#tuning.focusAboveFiles) return true;
     await abortable(current.walked, signal);
     const left = counting === "files" ? current.todo.size : current.todo.size - this.#snapshot.entries;
     return !this.#built && left > this.#tuning.focusAboveFiles;

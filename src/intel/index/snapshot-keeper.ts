@@ -153,6 +153,11 @@ export class SnapshotKeeper {
     return entry !== undefined && entry.signature === signatureNow() ? entry.body : undefined;
   }
 
+  /** The files the snapshot read for the first build holds and that are not reused yet, with the text of their facts. */
+  *unreused(): Generator<{ real: string; body: string }> {
+    for (const entry of this.#entries?.values() ?? []) yield { real: entry.real, body: entry.body };
+  }
+
   /** Whether the snapshot has facts of this file taken at these stats (nothing is decoded). */
   holdsByStats(real: string, signature: string, language: string): boolean {
     const entry = this.#entries?.get(real);

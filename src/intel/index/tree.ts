@@ -201,8 +201,9 @@ export class IndexTree {
    * Lists, ahead of a running walk, the directories from a root down to `dirReal` that were never
    * listed, then (with `subtree`) every directory below it, so a call about one folder need not
    * wait for the whole tree. Answers the directories of the scope (`dirReal` alone, or its whole
-   * subtree), or undefined when `dirReal` is a root (that is the walk itself) or lies outside what
-   * the walk covers (ignored, skipped, denied, too deep, reached through a link).
+   * subtree), or undefined when the subtree of a root is asked for (that is the walk itself) or
+   * `dirReal` lies outside what the walk covers (ignored, skipped, denied, too deep, reached through
+   * a link).
    */
   async listAhead(dirReal: string, subtree: boolean): Promise<DirState[] | undefined> {
     let root: DirState | undefined;
@@ -211,7 +212,7 @@ export class IndexTree {
       if (!root || dir.real.length > root.real.length) root = dir;
     }
     const relative = root && relativeInside(root.real, dirReal, path.sep);
-    if (!root || !relative) return undefined;
+    if (!root || relative === undefined || (relative === "" && subtree)) return undefined;
     // New files found here are pending for the call; the walk makes every file pending again.
     const pending = new Set<FileState>();
     let dir: DirState = root;

@@ -147,10 +147,9 @@ describe("answer first", () => {
     expect(coverage.skipped.overLimit).toBe(20);
   });
 
-  test("on a restart, files are looked for in the snapshot's text of their facts, without reading them", async () => {
+  test("on a restart, files are looked for in the snapshot's text of their facts before the walk ends, and what that leaves out is said", async () => {
     const f = (fixture = await makeIndexFixture());
-    // Ahead in walk order: what the build's lanes take before the call gets its turn.
-    for (let i = 0; i < 8; i++) await f.write(`a/filler${i}.ts`, `export const filler${i} = ${i};\n`);
+    for (let i = 0; i < 40; i++) await f.write(`a${i}/filler.ts`, `export const filler${i} = ${i};\n`);
     await f.write("calls.ts", "export function caller() {\n  return targetFn();\n}\n");
     await f.write("comment.ts", "export const other = 1;\n\n// targetFn is mentioned here only, in a trailing comment\n");
     await f.write("changed.ts", "export const later = 1;\n");
@@ -158,12 +157,17 @@ describe("answer first", () => {
     await first.ensureFresh();
     await first.saveSnapshot();
     f.registry.closeAll();
-    // Changed since: its stats no longer match, so its bytes are read.
     await f.write("changed.ts", "export const later = targetFn;\n");
+    await f.write("added.ts", "export const added = targetFn;\n");
     const index = f.index({ settings: { persist: true } });
-    // The comment is in no fact: only a read of the file would have found it.
-    expect((await index.filesMentioning(["targetFn"])).map((real) => path.relative(f.root, real)).sort()).toEqual(["calls.ts", "changed.ts"]);
+    const found = await index.filesMentioning(["targetFn"]);
+    // The comment is in no fact; a file changed or added since is not in the snapshot as it is now.
+    expect(found.files.map((real) => path.relative(f.root, real))).toEqual(["calls.ts"]);
+    expect(found.unseen).toContain("added or changed since the last session");
+    // The walk had not ended: it knows no file count to process yet.
+    expect(index.progress.total).toBe(0);
     await index.ensureFresh();
+    expect(index.files()).toHaveLength(44);
   });
 
   test("once built, a scoped call is an ordinary refresh", async () => {
