@@ -430,19 +430,21 @@ export class CodeIndex {
     return { files };
   }
 
-  /** Before the walk of a restart: the snapshot's files whose facts mention a word and whose stats are unchanged. */
+  /**
+   * Before the walk of a restart: the snapshot's files whose facts mention a word. Nothing is read
+   * or probed here: the files are listed through the policy and checked against their stats when
+   * the call indexes them (a changed one is read again then), and only paths under the roots count.
+   */
   async #snapshotMentioning(needles: ReadonlyArray<{ text: string; bytes: Buffer }>, signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
     const files: string[] = [];
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
     for (const { real, body } of [...this.#snapshot.unreused()]) {
       signal?.throwIfAborted();
-      if (needles.some((needle) => mentions(body, needle))) {
-        const stats = lstatQuiet(real);
-        if (stats?.isFile() && this.#snapshot.bodyByStats(real, () => signatureOf(stats)) !== undefined) files.push(real);
-      }
+      const underRoot = this.rootReals.some((root) => relativeInside(root, real, path.sep) !== undefined);
+      if (underRoot && needles.some((needle) => mentions(body, needle))) files.push(real);
       await slice.turn();
     }
-    return { files, unseen: "files added or changed since the last session are looked in once the walk of the tree ends" };
+    return { files, unseen: "files added since the last session, or changed to mention it, are looked in once the walk of the tree ends" };
   }
 
   /** The first build, started if nothing runs yet; undefined once the index is built (or closed). */

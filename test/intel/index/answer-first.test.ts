@@ -1,6 +1,8 @@
 /** Answer first, index behind: a call waits for its own files, or for a deadline, not for the whole first build. */
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import type { FactsExtractor } from "../../../src/intel/index/index.ts";
 import { type IndexFixture, makeIndexFixture } from "./fixture.ts";
 
@@ -161,13 +163,36 @@ describe("answer first", () => {
     await f.write("added.ts", "export const added = targetFn;\n");
     const index = f.index({ settings: { persist: true } });
     const found = await index.filesMentioning(["targetFn"]);
-    // The comment is in no fact; a file changed or added since is not in the snapshot as it is now.
+    // The comment is in no fact; a file changed or added since to mention it is not in the snapshot.
     expect(found.files.map((real) => path.relative(f.root, real))).toEqual(["calls.ts"]);
-    expect(found.unseen).toContain("added or changed since the last session");
+    expect(found.unseen).toContain("added since the last session, or changed to mention it");
     // The walk had not ended: it knows no file count to process yet.
     expect(index.progress.total).toBe(0);
     await index.ensureFresh();
     expect(index.files()).toHaveLength(44);
+  });
+
+  test("on a restart, a file whose old facts mention the name is indexed from its bytes as they are now, and a path outside the roots is never taken", async () => {
+    const f = (fixture = await makeIndexFixture());
+    await f.write("renamed.ts", "export function caller() {\n  return targetFn();\n}\n");
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const snapshotFile = first.stats().snapshot.path!;
+    f.registry.closeAll();
+    // A line for a file outside the root, as a hand-made snapshot could hold.
+    const lines = gunzipSync(await readFile(snapshotFile)).toString("utf8").split("\n");
+    const line = lines.find((text) => text.includes("renamed.ts"))!;
+    const outside = path.join(path.dirname(f.root), "outside-the-root.ts");
+    lines.push(line.replace(JSON.stringify(f.path("renamed.ts")), JSON.stringify(outside)));
+    await writeFile(snapshotFile, gzipSync(lines.join("\n")));
+    await f.write("renamed.ts", "export function caller() {\n  return otherFn();\n}\n");
+    const index = f.index({ settings: { persist: true } });
+    const { files } = await index.filesMentioning(["targetFn"]);
+    expect(files).toEqual([f.path("renamed.ts")]);
+    await index.ensureScope({ files });
+    expect(index.get(f.path("renamed.ts"))!.facts.calls.map((call) => call.name)).toEqual(["otherFn"]);
+    await index.ensureFresh();
   });
 
   test("once built, a scoped call is an ordinary refresh", async () => {
