@@ -11,6 +11,7 @@
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import { LruMap } from "../../helpers/lru-map.ts";
+import { PairsByKey } from "../../helpers/pairs-by-key.ts";
 import type { Workspace } from "../../policy/workspace.ts";
 import type { CallFact, SymbolFact } from "../facts/types.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../graph/import-graph.ts";
@@ -82,13 +83,10 @@ export class CallGraph {
   #generation = -1;
   #symbolFiles: SymbolFile[] = [];
   #symbolFileOf = new Map<string, SymbolFile>();
-  /** Declarations (callable or types, not locals) by name, as (file number, ordinal) pairs into #symbolFiles, like #callsByName. */
-  #byName = new Map<string, number[]>();
-  /**
-   * Call sites by callee name, as (file number, ordinal) pairs into #callFiles: a Go tree has
-   * hundreds of thousands, and two small integers per site cost a third of an object each.
-   */
-  #callsByName = new Map<string, number[]>();
+  /** Declarations (callable or types, not locals) by name, as (file number, ordinal) pairs into #symbolFiles. */
+  #byName = PairsByKey.empty<string>();
+  /** Call sites by callee name, as (file number, ordinal) pairs into #callFiles: a Go tree has hundreds of thousands. */
+  #callsByName = PairsByKey.empty<string>();
   #callFiles: CallFile[] = [];
   /** Name → names it is also known by (import aliases, re-export aliases). */
   #aliases = new Map<string, Set<string>>();
@@ -116,8 +114,6 @@ export class CallGraph {
     if (this.#generation === this.imports.generation) return;
     const symbolFiles: SymbolFile[] = [];
     const symbolFileOf = new Map<string, SymbolFile>();
-    const byName = new Map<string, number[]>();
-    const callsByName = new Map<string, number[]>();
     const callFiles: CallFile[] = [];
     const aliases = new Map<string, Set<string>>();
     const alias = (from: string, to: string) => {
@@ -130,33 +126,30 @@ export class CallGraph {
       const symbols = file.facts.symbols;
       if (symbols.length > 0) {
         const entry: SymbolFile = { real: file.real, facts: file.facts };
-        const fileNumber = symbolFiles.push(entry) - 1;
+        symbolFiles.push(entry);
         symbolFileOf.set(file.real, entry);
-        for (let ordinal = 0; ordinal < symbols.length; ordinal++) {
-          const symbol = symbols[ordinal] as SymbolFact;
-          if (symbol.local || !(CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind))) continue;
-          let list = byName.get(symbol.name);
-          if (!list) byName.set(symbol.name, list = []);
-          list.push(fileNumber, ordinal);
-        }
       }
-      const calls = file.facts.calls;
-      if (calls.length > 0) {
-        const fileNumber = callFiles.push(file) - 1;
-        for (let ordinal = 0; ordinal < calls.length; ordinal++) {
-          const name = (calls[ordinal] as CallFact).name;
-          let list = callsByName.get(name);
-          if (!list) callsByName.set(name, list = []);
-          list.push(fileNumber, ordinal);
-        }
-      }
+      if (file.facts.calls.length > 0) callFiles.push(file);
       for (const fact of file.facts.imports) for (const name of fact.names) alias(name.imported, name.local);
       for (const exported of file.facts.exportedNames) if (exported.local !== undefined) alias(exported.local, exported.name);
     }
+    this.#byName = PairsByKey.build((add) => {
+      for (const [fileNumber, file] of symbolFiles.entries()) {
+        const symbols = file.facts.symbols;
+        for (let ordinal = 0; ordinal < symbols.length; ordinal++) {
+          const symbol = symbols[ordinal] as SymbolFact;
+          if (!symbol.local && (CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind))) add(symbol.name, fileNumber, ordinal);
+        }
+      }
+    });
+    this.#callsByName = PairsByKey.build((add) => {
+      for (const [fileNumber, file] of callFiles.entries()) {
+        const calls = file.facts.calls;
+        for (let ordinal = 0; ordinal < calls.length; ordinal++) add((calls[ordinal] as CallFact).name, fileNumber, ordinal);
+      }
+    });
     this.#symbolFiles = symbolFiles;
     this.#symbolFileOf = symbolFileOf;
-    this.#byName = byName;
-    this.#callsByName = callsByName;
     this.#callFiles = callFiles;
     this.#aliases = aliases;
     this.#memo = new Map();
@@ -200,10 +193,8 @@ export class CallGraph {
 
   /** Workspace declarations (callable or types, not locals) named `name`, in index order. */
   #named(name: string): SymbolRef[] {
-    const pairs = this.#byName.get(name);
-    if (!pairs) return [];
     const found: SymbolRef[] = [];
-    for (let index = 0; index < pairs.length; index += 2) found.push(this.#ref(this.#symbolFiles[pairs[index] as number] as SymbolFile, pairs[index + 1] as number));
+    this.#byName.forEach(name, (fileNumber, ordinal) => found.push(this.#ref(this.#symbolFiles[fileNumber] as SymbolFile, ordinal)));
     return found;
   }
 
@@ -610,13 +601,11 @@ export class CallGraph {
 
   /** Every call site whose callee's last name is `name`, in index order. */
   callSitesNamed(name: string): CallSite[] {
-    const sites = this.#callsByName.get(name) ?? [];
     const found: CallSite[] = [];
-    for (let index = 0; index < sites.length; index += 2) {
-      const file = this.#callFiles[sites[index] as number] as CallFile;
-      const ordinal = sites[index + 1] as number;
+    this.#callsByName.forEach(name, (fileNumber, ordinal) => {
+      const file = this.#callFiles[fileNumber] as CallFile;
       found.push({ file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact });
-    }
+    });
     return found;
   }
 
@@ -625,11 +614,7 @@ export class CallGraph {
     const wanted = symbolKey(target);
     const edges: CallEdge[] = [];
     for (const name of this.#namesOf(target)) {
-      const sites = this.#callsByName.get(name) ?? [];
-      for (let index = 0; index < sites.length; index += 2) {
-        const file = this.#callFiles[sites[index] as number] as CallFile;
-        const ordinal = sites[index + 1] as number;
-        const site: CallSite = { file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact };
+      for (const site of this.callSitesNamed(name)) {
         const resolution = this.resolveCall(site);
         if (resolution.status !== "resolved" || !resolution.targets.some((candidate) => symbolKey(candidate) === wanted)) continue;
         edges.push({ site, caller: this.callerOf(site), confidence: resolution.confidence, targets: resolution.targets });
