@@ -11,8 +11,9 @@
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import { LruMap } from "../../helpers/lru-map.ts";
+import { PairsByKey } from "../../helpers/pairs-by-key.ts";
 import type { Workspace } from "../../policy/workspace.ts";
-import type { CallFact } from "../facts/types.ts";
+import type { CallFact, SymbolFact } from "../facts/types.ts";
 import { type GraphOptions, ImportGraph, walkGraph } from "../graph/import-graph.ts";
 import { type LookupRules, lookupExport, type Resolved, ReexportWalk } from "../graph/reexports.ts";
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
@@ -39,6 +40,38 @@ interface CallFile {
   facts: { calls: readonly CallFact[] };
 }
 
+/**
+ * A file with declarations, as the call graph keeps it: each SymbolRef is made when first asked for
+ * and then kept, so a declaration has one identity for the generation, and a query that touches a
+ * few files does not copy the declarations of every other.
+ */
+interface SymbolFile {
+  real: string;
+  facts: { symbols: readonly SymbolFact[] };
+  refs?: Array<SymbolRef | undefined>;
+  /** Every ref of the file is made (symbolsOf's answer is refs itself). */
+  complete?: boolean;
+}
+
+function refOf(real: string, fact: SymbolFact): SymbolRef {
+  const ref: SymbolRef = {
+    file: real,
+    name: fact.name,
+    qualifiedName: fact.qualifiedName,
+    kind: fact.kind,
+    startLine: fact.startLine,
+    endLine: fact.endLine,
+    signature: fact.signature,
+    exported: fact.exported,
+  };
+  if (fact.parent !== undefined) ref.parent = fact.parent;
+  if (fact.local) ref.local = true;
+  if (fact.heritage && fact.heritage.length > 0) ref.heritage = fact.heritage;
+  return ref;
+}
+
+const NO_SYMBOLS: readonly SymbolRef[] = [];
+
 function resolvedOf(meaning: Meaning): Resolved<SymbolRef> {
   return { found: meaning.symbols, modules: meaning.modules, via: [], ...(meaning.external === undefined ? {} : { external: meaning.external }) };
 }
@@ -48,13 +81,12 @@ export class CallGraph {
 
   readonly imports: ImportGraph;
   #generation = -1;
-  #symbolsByFile = new Map<string, SymbolRef[]>();
-  #byName = new Map<string, SymbolRef[]>();
-  /**
-   * Call sites by callee name, as (file number, ordinal) pairs into #callFiles: a Go tree has
-   * hundreds of thousands, and two small integers per site cost a third of an object each.
-   */
-  #callsByName = new Map<string, number[]>();
+  #symbolFiles: SymbolFile[] = [];
+  #symbolFileOf = new Map<string, SymbolFile>();
+  /** Declarations (callable or types, not locals) by name, as (file number, ordinal) pairs into #symbolFiles. */
+  #byName = PairsByKey.empty<string>();
+  /** Call sites by callee name, as (file number, ordinal) pairs into #callFiles: a Go tree has hundreds of thousands. */
+  #callsByName = PairsByKey.empty<string>();
   #callFiles: CallFile[] = [];
   /** Name → names it is also known by (import aliases, re-export aliases). */
   #aliases = new Map<string, Set<string>>();
@@ -80,9 +112,8 @@ export class CallGraph {
 
   #refresh(): void {
     if (this.#generation === this.imports.generation) return;
-    const symbolsByFile = new Map<string, SymbolRef[]>();
-    const byName = new Map<string, SymbolRef[]>();
-    const callsByName = new Map<string, number[]>();
+    const symbolFiles: SymbolFile[] = [];
+    const symbolFileOf = new Map<string, SymbolFile>();
     const callFiles: CallFile[] = [];
     const aliases = new Map<string, Set<string>>();
     const alias = (from: string, to: string) => {
@@ -92,45 +123,33 @@ export class CallGraph {
       set.add(to);
     };
     for (const file of this.imports.files()) {
-      const symbols: SymbolRef[] = file.facts.symbols.map((fact) => {
-        const ref: SymbolRef = {
-          file: file.real,
-          name: fact.name,
-          qualifiedName: fact.qualifiedName,
-          kind: fact.kind,
-          startLine: fact.startLine,
-          endLine: fact.endLine,
-          signature: fact.signature,
-          exported: fact.exported,
-        };
-        if (fact.parent !== undefined) ref.parent = fact.parent;
-        if (fact.local) ref.local = true;
-        if (fact.heritage && fact.heritage.length > 0) ref.heritage = fact.heritage;
-        return ref;
-      });
-      symbolsByFile.set(file.real, symbols);
-      for (const symbol of symbols) {
-        if (symbol.local || !(CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind))) continue;
-        let list = byName.get(symbol.name);
-        if (!list) byName.set(symbol.name, list = []);
-        list.push(symbol);
+      const symbols = file.facts.symbols;
+      if (symbols.length > 0) {
+        const entry: SymbolFile = { real: file.real, facts: file.facts };
+        symbolFiles.push(entry);
+        symbolFileOf.set(file.real, entry);
       }
-      const calls = file.facts.calls;
-      if (calls.length > 0) {
-        const fileNumber = callFiles.push(file) - 1;
-        for (let ordinal = 0; ordinal < calls.length; ordinal++) {
-          const name = (calls[ordinal] as CallFact).name;
-          let list = callsByName.get(name);
-          if (!list) callsByName.set(name, list = []);
-          list.push(fileNumber, ordinal);
-        }
-      }
+      if (file.facts.calls.length > 0) callFiles.push(file);
       for (const fact of file.facts.imports) for (const name of fact.names) alias(name.imported, name.local);
       for (const exported of file.facts.exportedNames) if (exported.local !== undefined) alias(exported.local, exported.name);
     }
-    this.#symbolsByFile = symbolsByFile;
-    this.#byName = byName;
-    this.#callsByName = callsByName;
+    this.#byName = PairsByKey.build((add) => {
+      for (const [fileNumber, file] of symbolFiles.entries()) {
+        const symbols = file.facts.symbols;
+        for (let ordinal = 0; ordinal < symbols.length; ordinal++) {
+          const symbol = symbols[ordinal] as SymbolFact;
+          if (!symbol.local && (CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind))) add(symbol.name, fileNumber, ordinal);
+        }
+      }
+    });
+    this.#callsByName = PairsByKey.build((add) => {
+      for (const [fileNumber, file] of callFiles.entries()) {
+        const calls = file.facts.calls;
+        for (let ordinal = 0; ordinal < calls.length; ordinal++) add((calls[ordinal] as CallFact).name, fileNumber, ordinal);
+      }
+    });
+    this.#symbolFiles = symbolFiles;
+    this.#symbolFileOf = symbolFileOf;
     this.#callFiles = callFiles;
     this.#aliases = aliases;
     this.#memo = new Map();
@@ -156,8 +175,37 @@ export class CallGraph {
 
   // ---------------------------------------------------------------- symbols
 
+  /** The declaration at `ordinal` of a file, made once per generation. */
+  #ref(file: SymbolFile, ordinal: number): SymbolRef {
+    const refs = file.refs ??= new Array<SymbolRef | undefined>(file.facts.symbols.length);
+    return refs[ordinal] ??= refOf(file.real, file.facts.symbols[ordinal] as SymbolFact);
+  }
+
   symbolsOf(real: string): readonly SymbolRef[] {
-    return this.#symbolsByFile.get(real) ?? [];
+    const file = this.#symbolFileOf.get(real);
+    if (!file) return NO_SYMBOLS;
+    if (!file.complete) {
+      for (let ordinal = 0; ordinal < file.facts.symbols.length; ordinal++) this.#ref(file, ordinal);
+      file.complete = true;
+    }
+    return file.refs as SymbolRef[];
+  }
+
+  /** Workspace declarations (callable or types, not locals) named `name`, in index order. */
+  #named(name: string): SymbolRef[] {
+    const found: SymbolRef[] = [];
+    this.#byName.forEach(name, (fileNumber, ordinal) => found.push(this.#ref(this.#symbolFiles[fileNumber] as SymbolFile, ordinal)));
+    return found;
+  }
+
+  /** Declarations that name what they extend or implement, in index order. */
+  symbolsWithHeritage(): SymbolRef[] {
+    const found: SymbolRef[] = [];
+    for (const file of this.#symbolFiles) {
+      const symbols = file.facts.symbols;
+      for (let ordinal = 0; ordinal < symbols.length; ordinal++) if (((symbols[ordinal] as SymbolFact).heritage?.length ?? 0) > 0) found.push(this.#ref(file, ordinal));
+    }
+    return found;
   }
 
   /**
@@ -167,16 +215,19 @@ export class CallGraph {
   findSymbols(query: string, within?: { real: string; directory: boolean }): SymbolRef[] {
     const normalized = query.replace(/::/g, ".").trim();
     const matches: SymbolRef[] = [];
-    const consider = (symbols: readonly SymbolRef[]) => {
-      for (const symbol of symbols) {
-        if (symbol.qualifiedName === normalized || symbol.qualifiedName.endsWith(`.${normalized}`) || symbol.name === normalized) matches.push(symbol);
+    // Facts are matched before refs are made: a query over every file makes refs of its matches only.
+    const consider = (file: SymbolFile | undefined) => {
+      const symbols = file?.facts.symbols ?? [];
+      for (let ordinal = 0; ordinal < symbols.length; ordinal++) {
+        const symbol = symbols[ordinal] as SymbolFact;
+        if (symbol.qualifiedName === normalized || symbol.qualifiedName.endsWith(`.${normalized}`) || symbol.name === normalized) matches.push(this.#ref(file!, ordinal));
       }
     };
-    if (within && !within.directory) consider(this.symbolsOf(within.real));
+    if (within && !within.directory) consider(this.#symbolFileOf.get(within.real));
     else {
-      for (const [real, symbols] of this.#symbolsByFile) {
-        if (within && !real.startsWith(within.real + path.sep)) continue;
-        consider(symbols);
+      for (const file of this.#symbolFiles) {
+        if (within && !file.real.startsWith(within.real + path.sep)) continue;
+        consider(file);
       }
     }
     // Exact qualified names first, then public, non-local declarations.
@@ -201,7 +252,7 @@ export class CallGraph {
     if (own.length > 0) return { symbols: own, exact: true };
     // Rust impl blocks and Swift/Kotlin extensions may sit in another file: same type name, same language group.
     const file = this.imports.file(type.file);
-    const elsewhere = (this.#byName.get(name) ?? []).filter(
+    const elsewhere = this.#named(name).filter(
       (symbol) => symbol.parent === type.name && symbol.file !== type.file && file && groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language),
     );
     if (elsewhere.length > 0) return { symbols: elsewhere, exact: false };
@@ -226,7 +277,7 @@ export class CallGraph {
     if (types.length > 0) return { symbols: types, confidence: "exact" };
     if (meaning.external !== undefined) return { symbols: [], confidence: "exact" };
     const file = this.imports.file(fileReal);
-    const candidates = (this.#byName.get(last) ?? []).filter((symbol) =>
+    const candidates = this.#named(last).filter((symbol) =>
       TYPE_KINDS.has(symbol.kind) && (!file || groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language))
     );
     return { symbols: candidates, confidence: candidates.length === 1 ? "inferred" : "ambiguous" };
@@ -346,7 +397,7 @@ export class CallGraph {
     if (!match || match[1] !== receiver) return [];
     const type = match[2]!;
     const directory = path.dirname(file.real);
-    return (this.#byName.get(name) ?? []).filter((symbol) => symbol.parent === type && path.dirname(symbol.file) === directory);
+    return this.#named(name).filter((symbol) => symbol.parent === type && path.dirname(symbol.file) === directory);
   }
 
   /** Go, Java, Kotlin: top-level declarations of the same package (the file's folder), visible without an import. */
@@ -354,7 +405,7 @@ export class CallGraph {
     const directory = path.dirname(file.real);
     const group = groupOf(file.language);
     const symbols: SymbolRef[] = [];
-    for (const candidate of this.#byName.get(name) ?? []) {
+    for (const candidate of this.#named(name)) {
       if (candidate.parent !== undefined || path.dirname(candidate.file) !== directory) continue;
       if (groupOf(this.imports.file(candidate.file)?.language ?? "") === group) symbols.push(candidate);
     }
@@ -509,7 +560,7 @@ export class CallGraph {
   /** Every workspace declaration of the name in a compatible language: one is inferred, several ambiguous. */
   #nameBased(file: GraphFile, name: string, mode: "bare" | "member"): CallResolution {
     const group = groupOf(file.language);
-    let all = (this.#byName.get(name) ?? []).filter((symbol) => CALLABLE_KINDS.has(symbol.kind) && groupOf(this.imports.file(symbol.file)?.language ?? "") === group);
+    let all = this.#named(name).filter((symbol) => CALLABLE_KINDS.has(symbol.kind) && groupOf(this.imports.file(symbol.file)?.language ?? "") === group);
     if (all.length === 0) return { status: "unresolved", detail: `no declaration of ${name} in the workspace` };
     if (MODULE_SCOPED.has(file.language)) {
       const reachable = this.#reachable(file);
@@ -545,18 +596,16 @@ export class CallGraph {
 
   /** Workspace declarations (callable or types, not locals) named `name`. */
   symbolsNamed(name: string): readonly SymbolRef[] {
-    return this.#byName.get(name) ?? [];
+    return this.#named(name);
   }
 
   /** Every call site whose callee's last name is `name`, in index order. */
   callSitesNamed(name: string): CallSite[] {
-    const sites = this.#callsByName.get(name) ?? [];
     const found: CallSite[] = [];
-    for (let index = 0; index < sites.length; index += 2) {
-      const file = this.#callFiles[sites[index] as number] as CallFile;
-      const ordinal = sites[index + 1] as number;
+    this.#callsByName.forEach(name, (fileNumber, ordinal) => {
+      const file = this.#callFiles[fileNumber] as CallFile;
       found.push({ file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact });
-    }
+    });
     return found;
   }
 
@@ -565,11 +614,7 @@ export class CallGraph {
     const wanted = symbolKey(target);
     const edges: CallEdge[] = [];
     for (const name of this.#namesOf(target)) {
-      const sites = this.#callsByName.get(name) ?? [];
-      for (let index = 0; index < sites.length; index += 2) {
-        const file = this.#callFiles[sites[index] as number] as CallFile;
-        const ordinal = sites[index + 1] as number;
-        const site: CallSite = { file: file.real, ordinal, fact: file.facts.calls[ordinal] as CallFact };
+      for (const site of this.callSitesNamed(name)) {
         const resolution = this.resolveCall(site);
         if (resolution.status !== "resolved" || !resolution.targets.some((candidate) => symbolKey(candidate) === wanted)) continue;
         edges.push({ site, caller: this.callerOf(site), confidence: resolution.confidence, targets: resolution.targets });

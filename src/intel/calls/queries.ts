@@ -163,8 +163,7 @@ export function implementationsOf(
   type: SymbolRef,
   maxDepth: number = LIMITS.intel.calls.maxHeritageDepth,
 ): { implementations: Implementation[]; truncated: boolean } {
-  const withHeritage: SymbolRef[] = [];
-  for (const file of graph.imports.files()) for (const symbol of graph.symbolsOf(file.real)) if (symbol.heritage) withHeritage.push(symbol);
+  const withHeritage = graph.symbolsWithHeritage();
   const result: Implementation[] = [];
   const seen = new Set<string>([symbolKey(type)]);
   let frontier: Array<{ symbol: SymbolRef; confidence: Confidence }> = [{ symbol: type, confidence: "exact" }];

@@ -74,6 +74,8 @@ export class GoResolver implements LanguageResolver {
   readonly #loadedGoMods = new Set<string>();
   readonly #parsedGoMods = new Map<string, GoModFile>();
   readonly #standardLibraries: StandardLibrary[] = [];
+  /** Package folder → its files: every importer of a package shares one list (the table is fixed for this resolver's life). */
+  readonly #packages = new Map<string, readonly string[]>();
 
   constructor(context: ResolveContext) {
     this.#context = context;
@@ -151,12 +153,17 @@ export class GoResolver implements LanguageResolver {
   }
 
   /** A package is every non-test .go file of its folder. */
-  #packageFiles(directory: string): string[] {
-    return this.#context.table
-      .filesIn(directory)
-      .filter((candidate) => candidate.real.endsWith(".go") && !candidate.real.endsWith("_test.go"))
-      .map((candidate) => candidate.real)
-      .sort();
+  #packageFiles(directory: string): readonly string[] {
+    let files = this.#packages.get(directory);
+    if (!files) {
+      files = this.#context.table
+        .filesIn(directory)
+        .filter((candidate) => candidate.real.endsWith(".go") && !candidate.real.endsWith("_test.go"))
+        .map((candidate) => candidate.real)
+        .sort();
+      this.#packages.set(directory, files);
+    }
+    return files;
   }
 
   async resolve(file: GraphFile, fact: ImportFact): Promise<Resolution> {

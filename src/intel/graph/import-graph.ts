@@ -20,7 +20,8 @@ import { RustResolver } from "./rust.ts";
 import { ScriptResolver } from "./script.ts";
 import { shortestCycle, stronglyConnected } from "./scc.ts";
 import type { TsConfigProblem } from "./tsconfig.ts";
-import type { ExternalUse, FileImports, GraphFile, GraphIndex, ImportEdge, Resolution, UnresolvedImport } from "./types.ts";
+import type { ImportKind } from "../facts/types.ts";
+import type { ExternalUse, FileImports, GraphFile, GraphIndex, ImportEdge, Resolution, ResolutionVia, UnresolvedImport } from "./types.ts";
 
 type Family = "script" | "python" | "go" | "rust" | "jvm" | "include";
 
@@ -71,8 +72,44 @@ function mentionsAny(file: GraphFile, needles: readonly string[]): boolean {
   return false;
 }
 
-function touchesRemoved(imports: FileImports, removed: ReadonlySet<string>): boolean {
-  return imports.edges.some((edge) => removed.has(edge.to)) || imports.unresolved.some((entry) => entry.candidates?.some((candidate) => removed.has(candidate)) === true);
+/**
+ * One import statement that resolved to files. Its edges (one per target) are made from it when
+ * asked for: a Go import names every file of a package, so a tree holds far more edges than
+ * statements.
+ */
+interface ResolvedStatement {
+  from: string;
+  specifier: string;
+  kind: ImportKind;
+  line: number;
+  via: ResolutionVia;
+  /** Never the importing file itself; may be shared with other statements, so never changed. */
+  targets: readonly string[];
+}
+
+/** A file's imports as the graph keeps them: FileImports with its edges still grouped by statement. */
+interface KeptImports {
+  sha256: string;
+  statements: ResolvedStatement[];
+  unresolved: UnresolvedImport[];
+  externals: FileImports["externals"];
+}
+
+const NO_IMPORTS: readonly ResolvedStatement[] = [];
+
+function edgeOf(statement: ResolvedStatement, to: string): ImportEdge {
+  return { from: statement.from, to, specifier: statement.specifier, kind: statement.kind, line: statement.line, via: statement.via };
+}
+
+function edgesOf(statements: readonly ResolvedStatement[]): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const statement of statements) for (const to of statement.targets) edges.push(edgeOf(statement, to));
+  return edges;
+}
+
+function touchesRemoved(imports: KeptImports, removed: ReadonlySet<string>): boolean {
+  return imports.statements.some((statement) => statement.targets.some((target) => removed.has(target))) ||
+    imports.unresolved.some((entry) => entry.candidates?.some((candidate) => removed.has(candidate)) === true);
 }
 
 export function familyOf(language: string): Family | undefined {
@@ -125,8 +162,9 @@ export class ImportGraph {
   readonly #jvmPackages: JvmPackageCache = new Map();
   #generation = -1;
   #table = new FileTable([]);
-  #perFile = new Map<string, FileImports>();
-  #reverse = new Map<string, ImportEdge[]>();
+  #perFile = new Map<string, KeptImports>();
+  /** File → the statements that import it, once per time they name it. */
+  #reverse = new Map<string, ResolvedStatement[]>();
   #problems: TsConfigProblem[] = [];
   /** Refreshes run one after another, so concurrent callers never rebuild twice. */
   #queue: Promise<void> = Promise.resolve();
@@ -193,7 +231,7 @@ export class ImportGraph {
     const pythonShaped = structure.some((real) => /(^|[\\/])__init__\.pyi?$/.test(real));
     const rustShaped = structure.some((real) => /(^|[\\/])(mod|lib|main)\.rs$/.test(real));
     const needles = addedNeedles(added);
-    const perFile = new Map<string, FileImports>();
+    const perFile = new Map<string, KeptImports>();
     const todo: GraphFile[] = [];
     for (const file of files) {
       if (file.facts.imports.length === 0) continue;
@@ -223,12 +261,14 @@ export class ImportGraph {
       perFile.set(file.real, await this.#resolveFile(file, resolvers));
     }
 
-    const reverse = new Map<string, ImportEdge[]>();
+    const reverse = new Map<string, ResolvedStatement[]>();
     for (const imports of perFile.values()) {
-      for (const edge of imports.edges) {
-        let list = reverse.get(edge.to);
-        if (!list) reverse.set(edge.to, list = []);
-        list.push(edge);
+      for (const statement of imports.statements) {
+        for (const target of statement.targets) {
+          let list = reverse.get(target);
+          if (!list) reverse.set(target, list = []);
+          list.push(statement);
+        }
       }
     }
     this.#table = table;
@@ -243,18 +283,16 @@ export class ImportGraph {
     this.#generation = generation;
   }
 
-  async #resolveFile(file: GraphFile, resolvers: Resolvers): Promise<FileImports> {
-    const result: FileImports = { sha256: file.sha256, edges: [], unresolved: [], externals: new Map() };
+  async #resolveFile(file: GraphFile, resolvers: Resolvers): Promise<KeptImports> {
+    const result: KeptImports = { sha256: file.sha256, statements: [], unresolved: [], externals: new Map() };
     const family = familyOf(file.language);
     for (const fact of file.facts.imports) {
       const resolution: Resolution = family ?
         await resolvers.for(family).resolve(file, fact) :
         { kind: "unresolved", reason: "unsupported", detail: `imports of ${file.language} files are not resolved` };
       if (resolution.kind === "file") {
-        for (const target of resolution.targets) {
-          if (target === file.real) continue;
-          result.edges.push({ from: file.real, to: target, specifier: fact.specifier, kind: fact.kind, line: fact.line, via: resolution.via });
-        }
+        const targets = resolution.targets.includes(file.real) ? resolution.targets.filter((target) => target !== file.real) : resolution.targets;
+        if (targets.length > 0) result.statements.push({ from: file.real, specifier: fact.specifier, kind: fact.kind, line: fact.line, via: resolution.via, targets });
       } else if (resolution.kind === "external") {
         const entry = result.externals.get(resolution.package) ?? { builtin: resolution.builtin, imports: 0 };
         entry.imports += 1;
@@ -270,13 +308,15 @@ export class ImportGraph {
 
   /** Imports of one file as the graph resolves them now, even a file the index has not walked (an ignored file named directly). */
   async importsOf(file: GraphFile): Promise<FileImports> {
-    const kept = this.#perFile.get(file.real);
-    if (kept && kept.sha256 === file.sha256) return kept;
-    if (file.facts.imports.length === 0) return { sha256: file.sha256, edges: [], unresolved: [], externals: new Map() };
-    const resolvers = new Resolvers({ table: this.#table, configs: this.#configs }, this.#readHead, this.#jvmPackages);
-    const family = familyOf(file.language);
-    if (family) await resolvers.for(family).prepare?.([file]);
-    return this.#resolveFile(file, resolvers);
+    let imports = this.#perFile.get(file.real);
+    if (!imports || imports.sha256 !== file.sha256) {
+      if (file.facts.imports.length === 0) return { sha256: file.sha256, edges: [], unresolved: [], externals: new Map() };
+      const resolvers = new Resolvers({ table: this.#table, configs: this.#configs }, this.#readHead, this.#jvmPackages);
+      const family = familyOf(file.language);
+      if (family) await resolvers.for(family).prepare?.([file]);
+      imports = await this.#resolveFile(file, resolvers);
+    }
+    return { sha256: imports.sha256, edges: edgesOf(imports.statements), unresolved: imports.unresolved, externals: imports.externals };
   }
 
   /**
@@ -315,7 +355,7 @@ export class ImportGraph {
       const fact = this.file(edge.from)?.facts.imports.find((candidate) => candidate.line === edge.line && candidate.specifier === edge.specifier);
       if (fact?.names.some((name) => name.imported === "*") !== true) return false;
     }
-    return this.dependenciesOf(edge.from).some((other) => other.line === edge.line && other.specifier === edge.specifier && other.to !== edge.to);
+    return this.#statementsOf(edge.from).some((other) => other.line === edge.line && other.specifier === edge.specifier && other.targets.some((to) => to !== edge.to));
   }
 
   // ---------------------------------------------------------------- queries
@@ -334,19 +374,27 @@ export class ImportGraph {
     return this.#table.filesIn(directory);
   }
 
+  #statementsOf(real: string): readonly ResolvedStatement[] {
+    return this.#perFile.get(real)?.statements ?? NO_IMPORTS;
+  }
+
+  /** A file's import edges in statement order (new objects on each call). */
   dependenciesOf(real: string): readonly ImportEdge[] {
-    return this.#perFile.get(real)?.edges ?? [];
+    return edgesOf(this.#statementsOf(real));
   }
 
   /** The files a specifier of this file resolved to (one statement's, with its line), in edge order. */
   targetsOf(real: string, specifier: string, line?: number): string[] {
     const targets = new Set<string>();
-    for (const edge of this.dependenciesOf(real)) if (edge.specifier === specifier && (line === undefined || edge.line === line)) targets.add(edge.to);
+    for (const statement of this.#statementsOf(real)) {
+      if (statement.specifier === specifier && (line === undefined || statement.line === line)) { for (const to of statement.targets) targets.add(to); }
+    }
     return [...targets];
   }
 
+  /** The edges that import a file (new objects on each call). */
   dependentsOf(real: string): readonly ImportEdge[] {
-    return this.#reverse.get(real) ?? [];
+    return (this.#reverse.get(real) ?? NO_IMPORTS).map((statement) => edgeOf(statement, real));
   }
 
   unresolvedOf(real: string): readonly UnresolvedImport[] {
@@ -388,13 +436,13 @@ export class ImportGraph {
   /** Distinct successors of a file, optionally without type-only imports. */
   successors(real: string, runtimeOnly = false): string[] {
     const seen = new Set<string>();
-    for (const edge of this.dependenciesOf(real)) if (!(runtimeOnly && edge.kind === "import_type")) seen.add(edge.to);
+    for (const statement of this.#statementsOf(real)) if (!(runtimeOnly && statement.kind === "import_type")) { for (const to of statement.targets) seen.add(to); }
     return [...seen];
   }
 
   predecessors(real: string, runtimeOnly = false): string[] {
     const seen = new Set<string>();
-    for (const edge of this.dependentsOf(real)) if (!(runtimeOnly && edge.kind === "import_type")) seen.add(edge.from);
+    for (const statement of this.#reverse.get(real) ?? NO_IMPORTS) if (!(runtimeOnly && statement.kind === "import_type")) seen.add(statement.from);
     return [...seen];
   }
 

@@ -54,7 +54,7 @@ export type UnresolvedReason =
   | "ambiguous";
 
 export type Resolution =
-  | { kind: "file"; targets: string[]; via: ResolutionVia }
+  | { kind: "file"; targets: readonly string[]; via: ResolutionVia }
   | { kind: "external"; package: string; builtin: boolean }
   | { kind: "unresolved"; reason: UnresolvedReason; detail: string; candidates?: string[] };
 

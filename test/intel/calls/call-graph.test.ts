@@ -136,6 +136,30 @@ function find(query: string, file?: string): SymbolRef {
 
 const where = (real: string, line: number) => `${path.relative(repo.root, real)}:${line}`;
 
+describe("declarations", () => {
+  test("a declaration is one object however it is reached: symbolsOf, findSymbols, symbolsNamed, a call's targets and a caller", () => {
+    const helper = find("helper", "src/fmt/util.ts");
+    expect(graph.symbolsOf(repo.real("src/fmt/util.ts"))[1]).toBe(helper);
+    expect(graph.findSymbols("helper").find((symbol) => symbol.file === helper.file)).toBe(helper);
+    expect(graph.symbolsNamed("helper").find((symbol) => symbol.file === helper.file)).toBe(helper);
+    const format = graph.symbolsNamed("format").find((symbol) => symbol.file === helper.file)!;
+    expect(graph.symbolsOf(repo.real("src/fmt/util.ts"))[0]).toBe(format);
+    const [edge] = graph.calleesOf(format).edges;
+    expect(edge?.targets[0]).toBe(helper);
+    expect(graph.callersOf(helper)[0]?.caller).toBe(format);
+    expect(graph.symbolsOf(repo.real("src/fmt/util.ts"))).toBe(graph.symbolsOf(repo.real("src/fmt/util.ts")));
+  });
+
+  test("the declarations that extend or implement something are every one with heritage, in index order", () => {
+    expect(graph.symbolsWithHeritage().map((symbol) => `${path.relative(repo.root, symbol.file)}#${symbol.qualifiedName}`)).toEqual(
+      graph.imports.files().flatMap((file) =>
+        graph.symbolsOf(file.real).filter((symbol) => symbol.heritage).map((symbol) => `${path.relative(repo.root, symbol.file)}#${symbol.qualifiedName}`)
+      ),
+    );
+    expect(graph.symbolsWithHeritage().length).toBe(5);
+  });
+});
+
 describe("callers", () => {
   test("precision: a same-name declaration elsewhere and its importers are never exact callers", () => {
     const callers = graph.callersOf(find("format", "src/fmt/util.ts"));

@@ -2,7 +2,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, mock, spyOn, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { graphFs } from "../../../src/intel/graph/config-files.ts";
+import { ConfigFiles, graphFs } from "../../../src/intel/graph/config-files.ts";
+import { FileTable } from "../../../src/intel/graph/file-table.ts";
+import { GoResolver } from "../../../src/intel/graph/go.ts";
 import { ImportGraph } from "../../../src/intel/graph/import-graph.ts";
 import { FakeIndex, imp, makeRepo, type Repo, sym } from "./fixture.ts";
 
@@ -510,6 +512,37 @@ describe("Go", () => {
         { package: "net/http", builtin: true, files: 1, imports: 1 },
         { package: "github.com/pkg/errors", builtin: false, files: 1, imports: 1 },
       ]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+  test("every importer of a Go package gets one shared list of its files; a file of the package that imports it links to the others only", async () => {
+    const repo = await makeRepo({
+      "go.mod": "module example.com/app\n",
+      "util/a.go": "",
+      "util/b.go": { imports: [imp("example.com/app/util")] },
+      "cmd/main.go": { imports: [imp("example.com/app/util")] },
+      "cmd/other.go": { imports: [imp("fmt"), imp("example.com/app/util", "import", [], 2)] },
+    });
+    try {
+      const resolver = new GoResolver({ table: new FileTable(repo.index.files()), configs: new ConfigFiles(repo.workspace) });
+      const first = await resolver.resolve(repo.index.get(repo.real("cmd/main.go"))!, imp("example.com/app/util"));
+      const second = await resolver.resolve(repo.index.get(repo.real("cmd/other.go"))!, imp("example.com/app/util", "import", [], 2));
+      expect(first.kind === "file" && second.kind === "file" && first.targets === second.targets).toBe(true);
+
+      const graph = await ImportGraph.for(repo.index, repo.workspace);
+      expect(targets(graph, repo, "util/b.go")).toEqual({ "example.com/app/util": ["util/a.go"] });
+      expect(graph.dependentsOf(repo.real("util/a.go")).map((edge) => `${path.relative(repo.root, edge.from)}:${edge.line}`)).toEqual([
+        "util/b.go:1",
+        "cmd/main.go:1",
+        "cmd/other.go:2",
+      ]);
+      expect(graph.dependentsOf(repo.real("util/b.go")).map((edge) => path.relative(repo.root, edge.from))).toEqual(["cmd/main.go", "cmd/other.go"]);
+      expect(graph.predecessors(repo.real("util/b.go")).map((real) => path.relative(repo.root, real))).toEqual(["cmd/main.go", "cmd/other.go"]);
+      expect(graph.successors(repo.real("cmd/other.go")).map((real) => path.relative(repo.root, real))).toEqual(["util/a.go", "util/b.go"]);
+      // The whole package is named, so each edge of the statement reaches other files too; b.go's only edge does not.
+      expect(graph.dependenciesOf(repo.real("cmd/main.go")).map((edge) => graph.sharesPackage(edge))).toEqual([true, true]);
+      expect(graph.dependenciesOf(repo.real("util/b.go")).map((edge) => graph.sharesPackage(edge))).toEqual([false]);
     } finally {
       await repo.cleanup();
     }
