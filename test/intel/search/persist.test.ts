@@ -355,13 +355,7 @@ describe("the persisted search index", () => {
   });
 
   test("whatever number a hand-made file puts anywhere in its arrays, a restart answers or rebuilds and never throws", async () => {
-    const source = new PersistingSource(persisted);
-    fill(source);
-    const built = searchIndex(source);
-    await built.refresh();
-    await built.persist();
-    const good = await loadPersisted(persisted.file, expectation());
-    if ("problem" in good) throw new Error(good.problem);
+    const { loaded: good } = await builtAndLoaded();
     const names = [...good.arrays.keys()];
     const next = random(0x5eed);
     for (let round = 0; round < 100; round++) {
