@@ -101,15 +101,11 @@ function isWordCode(code: number | undefined): boolean {
   return code !== undefined && ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36);
 }
 
-/** Whether a file's bytes (or a snapshot's text of its facts) hold `word` as a whole word, not inside a longer identifier. */
-function mentions(haystack: Uint8Array | string, word: { text: string; bytes: Buffer }): boolean {
-  const text = typeof haystack === "string" ? haystack : undefined;
-  const bytes = text === undefined ? Buffer.from((haystack as Uint8Array).buffer, (haystack as Uint8Array).byteOffset, haystack.length) : undefined;
-  const find = (from: number) => (text !== undefined ? text.indexOf(word.text, from) : bytes!.indexOf(word.bytes, from));
-  const codeAt = (at: number) => (at < 0 || at >= haystack.length ? undefined : text !== undefined ? text.charCodeAt(at) : bytes![at]);
-  const length = text !== undefined ? word.text.length : word.bytes.length;
-  for (let at = find(0); at !== -1; at = find(at + 1)) {
-    if (!isWordCode(codeAt(at - 1)) && !isWordCode(codeAt(at + length))) return true;
+/** Whether a file's bytes (or the snapshot's bytes of its facts) hold `needle` as a whole word, not inside a longer identifier. */
+function mentions(bytes: Uint8Array, needle: Buffer): boolean {
+  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    if (!isWordCode(haystack[at - 1]) && !isWordCode(haystack[at + needle.length])) return true;
   }
   return false;
 }
@@ -409,7 +405,7 @@ export class CodeIndex {
     const current = this.#firstBuild();
     if (!current || words.length === 0) return { files: [] };
     await abortable(current.walkStarted, signal);
-    const needles = words.map((word) => ({ text: word, bytes: Buffer.from(word, "utf8") }));
+    const needles = words.map((word) => Buffer.from(word, "utf8"));
     if (!current.cut && this.#snapshot.entries > 0) return this.#ahead(() => this.#snapshotMentioning(needles, signal));
     await abortable(current.walked, signal);
     const files = await this.#ahead(async () => {
@@ -435,7 +431,7 @@ export class CodeIndex {
    * or probed here: the files are listed through the policy and checked against their stats when
    * the call indexes them (a changed one is read again then), and only paths under the roots count.
    */
-  async #snapshotMentioning(needles: ReadonlyArray<{ text: string; bytes: Buffer }>, signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
+  async #snapshotMentioning(needles: readonly Buffer[], signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
     const files: string[] = [];
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
     for (const { real, body } of [...this.#snapshot.unreused()]) {

@@ -6,8 +6,8 @@
  *
  * Layout: gzip of JSON lines, a header line then one line per file. A file's line is a small head
  * (path, stats, hash, language), a tab, then its facts as arrays over a string table of the file's
- * own: reading parses only the heads, and a file's facts are decoded when they are reused, never
- * for a file that changed. Written and read
+ * own: reading decodes only the heads, and a file's facts stay bytes until it is reused, never
+ * decoded for a file that changed. Written and read
  * as a stream, a line at a time with turns of the event loop, so neither a whole-index JSON text
  * nor its bytes ever exist at once (one chunk, and the undecoded facts, do). While an index
  * builds, files are appended as further gzip members (a later line for a path wins), so a process
@@ -43,8 +43,8 @@ export interface SnapshotEntry {
   sha256: string;
   language: string;
   lines: number;
-  /** The facts as written (decodeFacts reads them). */
-  body: string;
+  /** The facts as written, still UTF-8 (decodeFacts reads them; a literal scan may search the bytes). */
+  body: Buffer;
 }
 
 /** The first line; every further line is one SnapshotEntry. */
@@ -56,6 +56,9 @@ interface SnapshotHeader {
   roots: string[];
   savedAt: string;
 }
+
+const NEWLINE = 0x0a;
+const TAB = 0x09;
 
 /** Decompressed bytes handed over at a time while a snapshot is read (fewer, larger chunks cost less per byte). */
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
@@ -94,48 +97,48 @@ export async function loadSnapshot(
     let header: Partial<SnapshotHeader> | undefined;
     let problem: string | undefined;
     /** The start of a line not ended yet, in the pieces the chunks brought. */
-    const pieces: string[] = [];
+    const pieces: Buffer[] = [];
     /** Set when the stream broke after the header: what came before it stands. */
     let cut = false;
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-    const take = (line: string): void => {
+    const take = (line: Buffer): void => {
       if (line.length === 0 || problem !== undefined || cut) return;
       if (header === undefined) {
-        header = JSON.parse(line) as Partial<SnapshotHeader>;
+        header = JSON.parse(line.toString("utf8")) as Partial<SnapshotHeader>;
         if (header.format !== SNAPSHOT_FORMAT) problem = `format ${String(header.format)} is not ${SNAPSHOT_FORMAT}`;
         else if (header.extractor !== expected.extractor) problem = `made by extractor ${String(header.extractor)}, not ${expected.extractor}`;
         else if (header.key !== expected.key || JSON.stringify(header.roots) !== JSON.stringify([...expected.roots].sort())) problem = "made for other roots";
         return;
       }
-      const tab = line.indexOf("\t");
+      // Only the head is decoded now; the facts stay bytes until a file is reused.
+      const tab = line.indexOf(TAB);
       let head: unknown;
       try {
-        head = JSON.parse(tab === -1 ? line : line.slice(0, tab));
+        head = JSON.parse(line.toString("utf8", 0, tab === -1 ? line.length : tab));
       } catch {
         // A line cut by a crash mid-append ends what can be read.
         cut = true;
         return;
       }
       // A body cut short fails when it is decoded: that file alone is parsed again.
-      const entry = tab === -1 ? undefined : entryOf(head, line.slice(tab + 1));
+      const entry = tab === -1 ? undefined : entryOf(head, line.subarray(tab + 1));
       if (entry) entries.set(entry.real, entry);
     };
     const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
-    gunzip.setEncoding("utf8");
     const reading = pipeline(createReadStream(file), gunzip);
     // A corrupt file fails both the pipeline and the loop below; the loop's error is the one handled.
     reading.catch(() => undefined);
     try {
-      for await (const chunk of gunzip as AsyncIterable<string>) {
+      for await (const chunk of gunzip as AsyncIterable<Buffer>) {
         // A line spans chunks: its pieces are kept apart and joined once, never re-concatenated per chunk.
         let start = 0;
-        for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
-          const tail = chunk.slice(start, end);
-          take(pieces.length === 0 ? tail : pieces.join("") + tail);
+        for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+          const tail = chunk.subarray(start, end);
+          take(pieces.length === 0 ? tail : Buffer.concat([...pieces, tail]));
           pieces.length = 0;
           start = end + 1;
         }
-        if (start < chunk.length) pieces.push(chunk.slice(start));
+        if (start < chunk.length) pieces.push(chunk.subarray(start));
         if (problem !== undefined || cut) {
           gunzip.destroy();
           break;
@@ -144,7 +147,7 @@ export async function loadSnapshot(
       }
       if (problem === undefined && !cut) {
         await reading;
-        take(pieces.join(""));
+        take(Buffer.concat(pieces));
       } else {
         await reading.catch(() => undefined);
       }
@@ -162,7 +165,7 @@ export async function loadSnapshot(
 }
 
 /** A line's head and body as an entry, or undefined when the head is not one. */
-function entryOf(head: unknown, body: string): SnapshotEntry | undefined {
+function entryOf(head: unknown, body: Buffer): SnapshotEntry | undefined {
   if (!Array.isArray(head) || head.length !== 7) return undefined;
   const [real, signature, size, mtimeMs, sha256, language, lines] = head as unknown[];
   if (
@@ -227,7 +230,7 @@ class Malformed extends Error {}
  */
 export function decodeFacts(entry: SnapshotEntry): FileFacts | undefined {
   try {
-    const decoded: unknown = JSON.parse(entry.body);
+    const decoded: unknown = JSON.parse(entry.body.toString("utf8"));
     if (!Array.isArray(decoded) || decoded.length !== 6) return undefined;
     const [parseErrors, rawStrings, symbols, imports, calls, exported] = decoded as unknown[];
     if (typeof parseErrors !== "number" || !Array.isArray(rawStrings) || !Array.isArray(symbols) || !Array.isArray(imports) || !Array.isArray(calls) || !Array.isArray(exported)) {
