@@ -146,14 +146,14 @@ export class SnapshotKeeper {
 
   /**
    * The undecoded facts of a file not reused yet, when its stats now (asked only when there is an
-   * entry) are those they were taken at: text a literal scan may search instead of the file.
+   * entry) are those they were taken at: bytes a literal scan may search instead of the file's.
    */
   bodyByStats(real: string, signatureNow: () => string | undefined): Buffer | undefined {
     const entry = this.#entries?.get(real);
     return entry !== undefined && entry.signature === signatureNow() ? entry.body : undefined;
   }
 
-  /** The files the snapshot read for the first build holds and that are not reused yet, with the text of their facts. */
+  /** The files the snapshot read for the first build holds and that are not reused yet, with the bytes of their facts. */
   *unreused(): Generator<{ real: string; body: Buffer }> {
     for (const entry of this.#entries?.values() ?? []) yield { real: entry.real, body: entry.body };
   }
