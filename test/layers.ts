@@ -81,7 +81,7 @@ export const LAYERS: readonly Layer[] = [
   {
     name: "helpers",
     paths: ["src/helpers/"],
-    room: "small pure functions (globs, gitignore, JSON Pointer, diffs, tokens, edit distance, bounded concurrency)",
+    room: "small pure functions (globs, gitignore, JSON Pointer, diffs, tokens, edit distance, bounded concurrency, an LRU map, pairs grouped by key)",
     may: ["text", "core"],
     pure: true,
   },
