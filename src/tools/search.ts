@@ -146,6 +146,75 @@ async function coldSearch(
   };
 }
 
+/** How much deeper than asked a restart ranks: a file changed since the index was saved drops out when its hash no longer matches. */
+const WARM_DEPTH = 4;
+
+/**
+ * search on a restart while the code index's first build runs: the search index saved by the last
+ * session is restored and ranked at once, and each result's file is resolved through the policy and
+ * read now; a result shows only when the file's content hash is the one its chunks were cut from.
+ * Undefined when nothing was saved (or the build ended meanwhile): the caller goes on as usual.
+ */
+async function warmSearch(
+  index: CodeIndex,
+  context: ToolContext,
+  query: string,
+  topK: number,
+  accept: ((file: ChunkFile) => boolean) | undefined,
+  hasContextFile: boolean,
+): Promise<SearchOutput | undefined> {
+  if (index.built) return undefined;
+  const search = context.services.search.indexFor(index);
+  if ((await search.restoreFirst()) === 0 || index.built) return undefined;
+  const options = { topK: topK * WARM_DEPTH, unlisted: true, ...(accept ? { accept } : {}) };
+  const current = new Map<string, { file: IndexedFile; text: string } | undefined>();
+  /** The file of a chunk as it is now, when its content is what the chunk was cut from (named on the way). */
+  const now = async (chunk: Chunk) => {
+    if (!current.has(chunk.real)) {
+      let loaded: { file: IndexedFile; text: string } | undefined;
+      try {
+        const resolved = await context.workspace.resolve(chunk.real, "read");
+        if (resolved.exists && resolved.kind === "file") loaded = await index.load(resolved);
+      } catch (error) {
+        if (context.signal.aborted) throw error;
+      }
+      current.set(chunk.real, loaded);
+      if (loaded?.file.sha256 === chunk.sha256) await search.nameRestored(loaded.file);
+    }
+    const loaded = current.get(chunk.real);
+    return loaded?.file.sha256 === chunk.sha256 ? loaded : undefined;
+  };
+  // Files are checked best first until topK results hold; the names given meanwhile show in a second ranking (in the same order).
+  let held = 0;
+  for (const hit of (await search.search(query, options)).hits) {
+    if (held >= topK) break;
+    if (await now(hit.chunk)) held += 1;
+  }
+  const found = await search.search(query, options);
+  const results = [];
+  for (const hit of found.hits) {
+    if (results.length >= topK) break;
+    const loaded = current.get(hit.chunk.real);
+    if (loaded === undefined || loaded.file.sha256 !== hit.chunk.sha256) continue;
+    results.push({ ...(await present(hit.chunk, async () => loaded.text, index, found.terms, hit.focus)), score: score(hit.score), signals: [...new Set(hit.signals)] });
+  }
+  const notes: string[] = [];
+  if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
+  if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
+  if (hasContextFile) notes.push("contextFile is used once the index is built (its import graph is not known yet).");
+  const madeOf =
+    "ranked by the search index the last session saved, each result's file read now and found as saved; files added or changed since are searched once the index is built";
+  return {
+    query,
+    terms: found.terms,
+    results,
+    indexed: { files: search.persistStats().restoredFiles, chunks: search.chunkCount },
+    embedder: search.embedder.id,
+    ...completeness(index.coverage(), [index.stillBuilding(madeOf)]),
+    notes,
+  };
+}
+
 /** What cut the searched text: the index's limits, files searched by names only, files that could not be read. */
 function searchCompleteness(prepared: Prepared): Completeness {
   const cuts: string[] = [];
@@ -261,21 +330,21 @@ export const searchTool = defineTool({
     const languageSet = languages === undefined ? undefined : new Set(languages.map((name) => languageArg("languages", name)));
     const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
     const index = context.services.indexes.forContext(context);
+    const accepts = (file: ScannedFile | ChunkFile) =>
+      (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
+    const filtered = scopeReal !== undefined || languageSet !== undefined;
+    // A restart answers from the search index the last session saved.
+    const warm = await warmSearch(index, context, query, topK, filtered ? accepts : undefined, contextFile !== undefined);
+    if (warm) return warm;
     // Taking files from a restart's snapshot is quicker than a pass over every file's text: only parses count.
     if (await index.worthFocusing(context.signal, "parses")) {
-      const accept = (file: ScannedFile) =>
-        (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
-      const cold = await coldSearch(index, context, query, topK, accept, contextFile !== undefined);
+      const cold = await coldSearch(index, context, query, topK, accepts, contextFile !== undefined);
       if (cold) return cold;
     }
     const prepared = await prepare(context);
     const notes: string[] = [];
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
-    const accept = scopeReal === undefined && languageSet === undefined ?
-      undefined :
-      (file: ChunkFile) =>
-        (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
-    const found = await prepared.search.search(query, { topK, ...(accept ? { accept } : {}), ...(proximity ? { proximity } : {}) });
+    const found = await prepared.search.search(query, { topK, ...(filtered ? { accept: accepts } : {}), ...(proximity ? { proximity } : {}) });
     if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
     if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
     const read = textReader(prepared.index, context.services.search.recentTexts);

@@ -156,6 +156,46 @@ describe("answer first through the tools", () => {
     }
   });
 
+  test("a restart's search answers from the search index the last session saved, showing only files whose content is as saved", async () => {
+    const { context } = await repo();
+    const write = async (relative: string, text: string) => {
+      await mkdir(path.dirname(path.join(temp!.dir, relative)), { recursive: true });
+      await writeFile(path.join(temp!.dir, relative), text);
+    };
+    await write("time/duration.ts", "/** Parses a duration such as 1h30m. */\nexport function parseDuration(text: string): number {\n  return Number.parseFloat(text);\n}\n");
+    await write("time/later.ts", "/** Parses a duration later. */\nexport function parseDurationLater(text: string): number {\n  return 2;\n}\n");
+    const cacheDir = path.join(temp!.dir, "..", `${path.basename(temp!.dir)}-cache`);
+    const persisting = { ...context, config: { ...context.config, config: { ...context.config.config, index: { ...DEFAULT_CONFIG.index, persist: true } } } };
+    const first = createToolServices();
+    const built = first.indexes.forContext(persisting, { cacheDir, watch: "off" });
+    await built.ensureFresh();
+    await first.search.indexFor(built).refresh();
+    await first.search.indexFor(built).persist();
+    await built.saveSnapshot();
+    first.indexes.closeAll();
+    // Changed since: its saved chunks no longer hold. So do a hundred others, which the restart must parse again.
+    await write("time/later.ts", "export function unrelated(): number {\n  return 3;\n}\n");
+    for (let i = 0; i < 100; i++) await write(`a/filler${String(i).padStart(3, "0")}.ts`, `export function filler${i}(): number {\n  return ${i + 1};\n}\n`);
+    const later = { ...persisting, services: createToolServices() };
+    const index = later.services.indexes.forContext(later, { cacheDir, extract: slow, watch: "off" });
+    try {
+      const result = await runTool(searchTool, { query: "parse duration" }, later);
+      expect(index.built).toBe(false);
+      expect(result.complete).toBe(false);
+      expect(result.limits.join(" ")).toContain("the last session saved");
+      expect(result.results[0]).toMatchObject({ path: "time/duration.ts", symbol: "parseDuration" });
+      expect(result.results[0].snippet.text).toContain("parseDuration");
+      expect(result.results.map((hit: { path: string }) => hit.path)).not.toContain("time/later.ts");
+      await index.ensureFresh();
+      const whole = await runTool(searchTool, { query: "parse duration" }, later);
+      expect(whole.complete).toBe(true);
+      expect(whole.results[0]).toMatchObject({ path: "time/duration.ts", symbol: "parseDuration", startLine: result.results[0].startLine });
+    } finally {
+      later.services.indexes.closeAll();
+      await rm(cacheDir, { recursive: true, force: true });
+    }
+  });
+
   test("search during the first build ranks one pass over the files' texts instead of waiting, and says how it ranked", async () => {
     const { context, index } = await repo();
     await mkdir(path.join(temp!.dir, "time"), { recursive: true });

@@ -77,6 +77,8 @@ const RELATED_SHARED_LISTED = 8;
 
 type FileEntry = PersistedFileEntry;
 
+const EMPTY_SLOTS: ReadonlySet<number> = new Set();
+
 export class SearchIndex {
   readonly #source: SearchSource;
   readonly #embedder: Embedder;
@@ -116,6 +118,8 @@ export class SearchIndex {
   #unpersisted = false;
   #saveTimer: NodeJS.Timeout | undefined;
   #lastPersist = 0;
+  /** Whether restoreFirst restored the persisted index before the first refresh. */
+  #restoredAhead = false;
   /** Slots of restored files the source has not listed yet (its first build still runs): kept, but in no answer. */
   readonly #unconfirmed = new Set<number>();
   /** Of those, the names waiting for the file's facts (by slot). */
@@ -208,6 +212,50 @@ export class SearchIndex {
       this.#restoreTried = true;
       await this.#restore();
     }
+    // Restored ahead of this refresh (restoreFirst): the first refresh still counts what it kept.
+    if (this.#restoredAhead) {
+      this.#restoredAhead = false;
+      return this.#reconcile(generation, true, signal, onProgress);
+    }
+    return this.#reconcile(generation, first, signal, onProgress);
+  }
+
+  /**
+   * Restores the persisted index now, ahead of the first refresh, so a restart can answer from it
+   * before the source's first build ends (search with `unlisted`); the number of files restored.
+   */
+  restoreFirst(): Promise<number> {
+    const run = this.#queue.then(async () => {
+      if (!this.#restoreTried) {
+        this.#restoreTried = true;
+        this.#restoredAhead = true;
+        await this.#restore();
+      }
+      return this.#unconfirmed.size;
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Names the restored chunks of a file the source has not listed yet from its facts as they are
+   * now (`file`, whose content hash must be the restored entry's); false when there is nothing to
+   * name or the names do not fit, as the first refresh would find.
+   */
+  nameRestored(file: SearchFile): Promise<boolean> {
+    const run = this.#queue.then(() => {
+      const entry = this.#files.get(file.real);
+      const pending = entry === undefined ? undefined : this.#unnamed.get(entry.slot);
+      if (entry === undefined || pending === undefined || entry.sha256 !== file.sha256 || entry.language !== file.language) return false;
+      if (!nameChunks(entry, pending, file.facts.symbols, this.#chunks, this.#defines)) return false;
+      this.#unnamed.delete(entry.slot);
+      return true;
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #reconcile(generation: number, first: boolean, signal: AbortSignal | undefined, onProgress: ((done: number, total: number) => void) | undefined): Promise<RefreshReport> {
     const files = this.#source.files();
     const present = new Set<string>();
     const changed: SearchFile[] = [];
@@ -627,8 +675,8 @@ export class SearchIndex {
   };
 
   /** A chunk filter from a file filter, asking it once per file. */
-  #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk): ((id: number) => boolean) | undefined {
-    const unconfirmed = this.#unconfirmed;
+  #acceptor(accept: ((file: ChunkFile) => boolean) | undefined, exclude?: Chunk, unlisted = false): ((id: number) => boolean) | undefined {
+    const unconfirmed = unlisted ? EMPTY_SLOTS : this.#unconfirmed;
     if (!accept && !exclude && unconfirmed.size === 0) return undefined;
     const verdicts = new Int8Array(this.#slots.length);
     const { file, startLine } = this.#chunks;
@@ -662,7 +710,7 @@ export class SearchIndex {
       if (vector && vector.length === this.#embedder.dimensions) queryVector = normalize(vector);
     }
     const total = this.#liveChunks;
-    const accept = this.#acceptor(options.accept);
+    const accept = this.#acceptor(options.accept, undefined, options.unlisted === true);
     const weighted: QueryTerm[] = [];
     for (const term of terms) {
       const id = this.#dictionary.lookup(term);

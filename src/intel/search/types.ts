@@ -90,6 +90,12 @@ export interface SearchOptions {
   accept?: (file: ChunkFile) => boolean;
   /** Import-graph hops from the context file (0 = the file itself), for the proximity boost. */
   proximity?: ReadonlyMap<string, number>;
+  /**
+   * Also rank the chunks restored from the persisted index whose files the source has not listed
+   * yet (a restart answering before its first build ends): the caller checks each file's content
+   * against the chunk's hash before showing it.
+   */
+  unlisted?: boolean;
 }
 
 export interface RefreshReport {
