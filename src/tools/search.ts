@@ -188,6 +188,7 @@ async function warmSearch(
   let held = 0;
   for (const hit of (await search.search(query, options)).hits) {
     if (held >= topK) break;
+    context.signal.throwIfAborted();
     if (await now(hit.chunk)) held += 1;
   }
   const found = await search.search(query, options);
