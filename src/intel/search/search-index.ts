@@ -118,8 +118,8 @@ export class SearchIndex {
   #unpersisted = false;
   #saveTimer: NodeJS.Timeout | undefined;
   #lastPersist = 0;
-  /** Whether restoreFirst restored the persisted index before the first refresh. */
-  #restoredAhead = false;
+  /** Whether a refresh has run (the first one counts what it kept of the persisted index). */
+  #refreshed = false;
   /** Slots of restored files the source has not listed yet (its first build still runs): kept, but in no answer. */
   readonly #unconfirmed = new Set<number>();
   /** Of those, the names waiting for the file's facts (by slot). */
@@ -199,63 +199,16 @@ export class SearchIndex {
 
   /** Brings the chunks up to the source's generation; refreshes run one at a time. */
   refresh(options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<RefreshReport> {
-    const run = this.#queue.then(() => this.#refresh(options.signal, options.onProgress));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queued(() => this.#refresh(options.signal, options.onProgress));
   }
 
   async #refresh(signal: AbortSignal | undefined, onProgress: ((done: number, total: number) => void) | undefined): Promise<RefreshReport> {
     const generation = this.#source.generation;
     if (generation === this.#generation) return this.#lastReport;
-    const first = !this.#restoreTried;
-    if (first) {
-      this.#restoreTried = true;
-      await this.#restore();
-    }
-    // Restored ahead of this refresh (restoreFirst): the first refresh still counts what it kept.
-    if (this.#restoredAhead) {
-      this.#restoredAhead = false;
-      return this.#reconcile(generation, true, signal, onProgress);
-    }
-    return this.#reconcile(generation, first, signal, onProgress);
-  }
-
-  /**
-   * Restores the persisted index now, ahead of the first refresh, so a restart can answer from it
-   * before the source's first build ends (search with `unlisted`); the number of files restored.
-   */
-  restoreFirst(): Promise<number> {
-    const run = this.#queue.then(async () => {
-      if (!this.#restoreTried) {
-        this.#restoreTried = true;
-        this.#restoredAhead = true;
-        await this.#restore();
-      }
-      return this.#unconfirmed.size;
-    });
-    this.#queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * Names the restored chunks of a file the source has not listed yet from its facts as they are
-   * now (`file`, whose content hash must be the restored entry's); false when there is nothing to
-   * name or the names do not fit, as the first refresh would find.
-   */
-  nameRestored(file: SearchFile): Promise<boolean> {
-    const run = this.#queue.then(() => {
-      const entry = this.#files.get(file.real);
-      const pending = entry === undefined ? undefined : this.#unnamed.get(entry.slot);
-      if (entry === undefined || pending === undefined || entry.sha256 !== file.sha256 || entry.language !== file.language) return false;
-      if (!nameChunks(entry, pending, file.facts.symbols, this.#chunks, this.#defines)) return false;
-      this.#unnamed.delete(entry.slot);
-      return true;
-    });
-    this.#queue = run.catch(() => undefined);
-    return run;
-  }
-
-  async #reconcile(generation: number, first: boolean, signal: AbortSignal | undefined, onProgress: ((done: number, total: number) => void) | undefined): Promise<RefreshReport> {
+    await this.#restoreOnce();
+    // The first refresh counts what it kept of the persisted index.
+    const first = !this.#refreshed;
+    this.#refreshed = true;
     const files = this.#source.files();
     const present = new Set<string>();
     const changed: SearchFile[] = [];
@@ -341,6 +294,46 @@ export class SearchIndex {
       this.#scheduleSave(first ? 0 : this.#tuning.persistDelayMs);
     }
     return this.#lastReport;
+  }
+
+  /**
+   * Restores the persisted index now, ahead of the first refresh, so a restart can answer from it
+   * before the source's first build ends (search with `unlisted`); the number of files restored.
+   */
+  restoreFirst(): Promise<number> {
+    return this.#queued(async () => {
+      await this.#restoreOnce();
+      return this.#unconfirmed.size;
+    });
+  }
+
+  /**
+   * Names the restored chunks of a file the source has not listed yet from its facts as they are
+   * now (`file`, whose content hash must be the restored entry's); false when there is nothing to
+   * name or the names do not fit, as the first refresh would find.
+   */
+  nameRestored(file: SearchFile): Promise<boolean> {
+    return this.#queued(() => {
+      const entry = this.#files.get(file.real);
+      const pending = entry === undefined ? undefined : this.#unnamed.get(entry.slot);
+      if (entry === undefined || pending === undefined || entry.sha256 !== file.sha256 || entry.language !== file.language) return false;
+      if (!nameChunks(entry, pending, file.facts.symbols, this.#chunks, this.#defines)) return false;
+      this.#unnamed.delete(entry.slot);
+      return true;
+    });
+  }
+
+  /** Runs after the refreshes, restores and writes queued before it (they change the same state). */
+  #queued<T>(work: () => T | Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #restoreOnce(): Promise<void> {
+    if (this.#restoreTried) return;
+    this.#restoreTried = true;
+    await this.#restore();
   }
 
   /** What the persisted index must match to be used: the source's stamp and what chunking depends on here. */
@@ -431,9 +424,7 @@ export class SearchIndex {
   persist(): Promise<void> {
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = undefined;
-    const run = this.#queue.then(() => this.#persistNow());
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queued(() => this.#persistNow());
   }
 
   async #persistNow(): Promise<void> {
