@@ -97,6 +97,15 @@ async function prepare(context: ToolContext): Promise<Prepared> {
   return { index, search, coverage, refresh };
 }
 
+/** What an answer says about its query: no searchable terms, terms past the limit, and a contextFile not used yet (an answer before the index is built). */
+function queryNotes(terms: readonly string[], ignoredTerms: readonly string[], contextFileWaits: boolean): string[] {
+  const notes: string[] = [];
+  if (terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
+  if (ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${ignoredTerms.join(", ")}`);
+  if (contextFileWaits) notes.push("contextFile is used once the index is built (its import graph is not known yet).");
+  return notes;
+}
+
 /**
  * search while the first build of a large tree runs: one pass over the files' texts ranked by BM25
  * over 40-line windows (intel/search/cold.ts), instead of waiting for the index. Undefined when the
@@ -118,10 +127,7 @@ async function coldSearch(
     if (accept(file)) scan.add(file, text);
   }, progressOf(context));
   if (!streamed) return undefined;
-  const notes: string[] = [];
-  if (terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
-  if (allTerms.length > terms.length) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${allTerms.slice(terms.length).join(", ")}`);
-  if (hasContextFile) notes.push("contextFile is used once the index is built (its import graph is not known yet).");
+  const notes = queryNotes(terms, allTerms.slice(terms.length), hasContextFile);
   const results = scan.top(topK).map((hit) => {
     const text = index.readTextNow(hit.file.real);
     const snippet = text === undefined ? { startLine: hit.startLine, endLine: hit.startLine, text: "" } : snippetOf(text, hit.startLine, hit.endLine, terms);
@@ -199,10 +205,7 @@ async function warmSearch(
     if (loaded === undefined || loaded.file.sha256 !== hit.chunk.sha256) continue;
     results.push({ ...(await present(hit.chunk, async () => loaded.text, index, found.terms, hit.focus)), score: score(hit.score), signals: [...new Set(hit.signals)] });
   }
-  const notes: string[] = [];
-  if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
-  if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
-  if (hasContextFile) notes.push("contextFile is used once the index is built (its import graph is not known yet).");
+  const notes = queryNotes(found.terms, found.ignoredTerms, hasContextFile);
   const madeOf =
     "ranked by the search index the last session saved, each result's file read now and found as saved; files added or changed since are searched once the index is built";
   return {
@@ -346,8 +349,7 @@ export const searchTool = defineTool({
     const notes: string[] = [];
     const proximity = contextFile === undefined ? undefined : await proximityFor(contextFile, prepared, context, notes);
     const found = await prepared.search.search(query, { topK, ...(filtered ? { accept: accepts } : {}), ...(proximity ? { proximity } : {}) });
-    if (found.terms.length === 0) notes.push("the query has no searchable terms (identifiers or words).");
-    if (found.ignoredTerms.length > 0) notes.push(`only the first ${LIMITS.intel.search.maxQueryTerms} terms were used; ignored: ${found.ignoredTerms.join(", ")}`);
+    notes.push(...queryNotes(found.terms, found.ignoredTerms, false));
     const read = textReader(prepared.index, context.services.search.recentTexts);
     const results = await Promise.all(
       found.hits.map(async (hit) => ({ ...(await present(hit.chunk, read, prepared.index, found.terms, hit.focus)), score: score(hit.score), signals: [...new Set(hit.signals)] })),
