@@ -7,9 +7,9 @@
  * Layout: gzip of JSON lines, a header line then one line per file. A file's line is a small head
  * (path, stats, hash, language), a tab, then its facts as arrays over a string table of the file's
  * own: reading decodes only the heads, and a file's facts stay bytes until it is reused, never
- * decoded for a file that changed. Written and read
- * as a stream, a line at a time with turns of the event loop, so neither a whole-index JSON text
- * nor its bytes ever exist at once (one chunk, and the undecoded facts, do). While an index
+ * decoded for a file that changed. Written and read as a stream, a line at a time with turns of the
+ * event loop, so neither a whole-index JSON text nor its bytes ever exist at once (one chunk, and
+ * the undecoded facts, do). While an index
  * builds, files are appended as further gzip members (a later line for a path wins), so a process
  * that ends mid-build still leaves what it parsed; a full save rewrites the file compactly. A tail
  * cut short (a crash mid-append) costs only the lines after the last whole one: every entry is
