@@ -790,14 +790,12 @@ export class CodeIndex {
     const stats = lstatQuiet(state.real);
     if (!stats?.isFile() || stats.size > this.#settings.maxFileBytes) return false;
     const signature = signatureOf(stats);
+    const reused = this.#snapshot.reuseByStats(state.real, signature, language);
+    if (!reused) return false;
     if (!state.indexed && this.#tree.indexedCount >= this.#settings.maxFiles) {
-      // Left out without decoding: the entry stays for when the file gets a place.
-      if (!this.#snapshot.holdsByStats(state.real, signature, language)) return false;
       this.#leaveOut(state, "overLimit");
       return true;
     }
-    const reused = this.#snapshot.reuseByStats(state.real, signature, language);
-    if (!reused) return false;
     state.signature = signature;
     const { size, mtimeMs, sha256, lines } = reused.entry;
     // Decoded compact: strings of their own, each once per file (snapshot.ts decodeFacts).

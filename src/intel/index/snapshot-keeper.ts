@@ -158,16 +158,10 @@ export class SnapshotKeeper {
     for (const entry of this.#entries?.values() ?? []) yield { real: entry.real, body: entry.body };
   }
 
-  /** Whether the snapshot has facts of this file taken at these stats (nothing is decoded). */
-  holdsByStats(real: string, signature: string, language: string): boolean {
-    const entry = this.#entries?.get(real);
-    return entry !== undefined && entry.signature === signature && entry.language === language;
-  }
-
   /** The snapshot's entry and facts of a file whose stats are still those its facts were taken at (nothing needs reading). */
   reuseByStats(real: string, signature: string, language: string): { entry: SnapshotEntry; facts: FileFacts } | undefined {
     const entry = this.#entries?.get(real);
-    if (!entry || !this.holdsByStats(real, signature, language)) return undefined;
+    if (!entry || entry.signature !== signature || entry.language !== language) return undefined;
     const facts = decodeFacts(entry);
     if (!facts) return undefined;
     this.#taken(real);
