@@ -4,25 +4,21 @@
  * only a cache: an entry is used when the file on disk still has the same size, mtime and hash (and
  * detects as the same language), and a format or extractor change makes the whole file unusable.
  *
- * Layout: gzip of JSON lines, a header line then one line per file. A file's line is a small head
- * (path, stats, hash, language), a tab, then its facts as arrays over a string table of the file's
- * own: reading decodes only the heads, and a file's facts stay bytes until it is reused, never
- * decoded for a file that changed. Written and read as a stream, a line at a time with turns of the
- * event loop, so neither a whole-index JSON text nor its bytes ever exist at once (one chunk, and
- * the undecoded facts, do). While an index
- * builds, files are appended as further gzip members (a later line for a path wins), so a process
- * that ends mid-build still leaves what it parsed; a full save rewrites the file compactly. A tail
- * cut short (a crash mid-append) costs only the lines after the last whole one: every entry is
- * checked against its file's stats before use.
+ * Layout: JSON lines, not compressed (decision 0027: a restart reads every byte before its first
+ * answer), a header line then one line per file. A file's line is a small head (path, stats, hash,
+ * language), a tab, then its facts as arrays over a string table of the file's own: reading decodes
+ * only the heads, and a file's facts stay bytes until it is reused, never decoded for a file that
+ * changed. Written and read as a stream with turns of the event loop, so no whole-index JSON text
+ * exists at once (one chunk, and the undecoded facts, do). While an index builds, files are appended
+ * as further lines, each batch starting a line of its own (a later line for a path wins), so a
+ * process that ends mid-build still leaves what it parsed; a full save rewrites the file compactly.
+ * A line torn by a crash mid-append costs only its own file, parsed again: every entry is checked
+ * against its file's stats before use.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { appendFile, type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { promisify } from "node:util";
-import { createGunzip, createGzip, gzip } from "node:zlib";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { VERSION } from "../../core/version.ts";
@@ -30,9 +26,7 @@ import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolF
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 4;
-
-const gzipAsync = promisify(gzip);
+const SNAPSHOT_FORMAT = 5;
 
 export interface SnapshotEntry {
   real: string;
@@ -60,11 +54,11 @@ interface SnapshotHeader {
 const NEWLINE = 0x0a;
 const TAB = 0x09;
 
-/** Decompressed bytes handed over at a time while a snapshot is read (fewer, larger chunks cost less per byte). */
-const GUNZIP_CHUNK_BYTES = 256 * 1024;
+/** Bytes read at a time while a snapshot is read (fewer, larger chunks cost less per byte). */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
-/** Text gathered before it goes to the compressor. */
-const CHUNK_CHARS = 64 * 1024;
+/** Text gathered before it is written. */
+const CHUNK_CHARS = 256 * 1024;
 
 /** A stable name for a set of roots (the snapshot's file name). */
 export function snapshotKey(rootReals: readonly string[]): string {
@@ -72,7 +66,7 @@ export function snapshotKey(rootReals: readonly string[]): string {
 }
 
 export function snapshotPath(dir: string, key: string): string {
-  return path.join(dir, `${key}.json.gz`);
+  return path.join(dir, `${key}.jsonl`);
 }
 
 /** Version string facts are tagged with: the package version plus whatever the extractor declares. */
@@ -82,13 +76,13 @@ export function extractorVersion(declared: string | undefined): string {
 
 /**
  * The snapshot's entries by real path, or a reason it cannot be used (missing, wrong format,
- * another extractor, other roots, corrupt). A file whose tail is cut short after a valid header
- * gives the whole lines before the cut (`cut: true`). Never throws.
+ * another extractor, other roots, not a snapshot). A line whose head does not read (torn by a crash
+ * mid-append) is skipped; its file is parsed again. Never throws.
  */
 export async function loadSnapshot(
   file: string,
   expected: { key: string; roots: readonly string[]; extractor: string },
-): Promise<{ entries: Map<string, SnapshotEntry>; cut: boolean } | { problem: string }> {
+): Promise<{ entries: Map<string, SnapshotEntry> } | { problem: string }> {
   try {
     const info = await stat(file);
     if (!info.isFile()) return { problem: "not a file" };
@@ -98,11 +92,9 @@ export async function loadSnapshot(
     let problem: string | undefined;
     /** The start of a line not ended yet, in the pieces the chunks brought. */
     const pieces: Buffer[] = [];
-    /** Set when the stream broke after the header: what came before it stands. */
-    let cut = false;
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
     const take = (line: Buffer): void => {
-      if (line.length === 0 || problem !== undefined || cut) return;
+      if (line.length === 0 || problem !== undefined) return;
       if (header === undefined) {
         header = JSON.parse(line.toString("utf8")) as Partial<SnapshotHeader>;
         if (header.format !== SNAPSHOT_FORMAT) problem = `format ${String(header.format)} is not ${SNAPSHOT_FORMAT}`;
@@ -112,24 +104,20 @@ export async function loadSnapshot(
       }
       // Only the head is decoded now; the facts stay bytes until a file is reused.
       const tab = line.indexOf(TAB);
+      if (tab === -1) return;
       let head: unknown;
       try {
-        head = JSON.parse(line.toString("utf8", 0, tab === -1 ? line.length : tab));
+        head = JSON.parse(line.toString("utf8", 0, tab));
       } catch {
-        // A line cut by a crash mid-append ends what can be read.
-        cut = true;
         return;
       }
       // A body cut short fails when it is decoded: that file alone is parsed again.
-      const entry = tab === -1 ? undefined : entryOf(head, line.subarray(tab + 1));
+      const entry = entryOf(head, line.subarray(tab + 1));
       if (entry) entries.set(entry.real, entry);
     };
-    const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
-    const reading = pipeline(createReadStream(file), gunzip);
-    // A corrupt file fails both the pipeline and the loop below; the loop's error is the one handled.
-    reading.catch(() => undefined);
+    const reading = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
     try {
-      for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      for await (const chunk of reading as AsyncIterable<Buffer>) {
         // A line spans chunks: its pieces are kept apart and joined once, never re-concatenated per chunk.
         let start = 0;
         for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
@@ -139,25 +127,15 @@ export async function loadSnapshot(
           start = end + 1;
         }
         if (start < chunk.length) pieces.push(chunk.subarray(start));
-        if (problem !== undefined || cut) {
-          gunzip.destroy();
-          break;
-        }
+        if (problem !== undefined) break;
         await slice.turn();
       }
-      if (problem === undefined && !cut) {
-        await reading;
-        take(Buffer.concat(pieces));
-      } else {
-        await reading.catch(() => undefined);
-      }
-    } catch (error) {
-      // Broken before a valid header: unusable; after it, a tail cut short (the partial last line is dropped).
-      if (header === undefined || problem !== undefined) throw error;
-      cut = true;
+      take(Buffer.concat(pieces));
+    } finally {
+      reading.destroy();
     }
     if (header === undefined) return { problem: "empty" };
-    return problem === undefined ? { entries, cut } : { problem };
+    return problem === undefined ? { entries } : { problem };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === "ENOENT" ? "none saved yet" : `unreadable: ${(error as Error).message}` };
@@ -317,20 +295,20 @@ function entryLine({ file, signature }: SnapshotSource): string {
 }
 
 /**
- * Appends entries to a snapshot saved before (by saveSnapshot, for the same roots and extractor) as
- * one more gzip member, written with one call. Work is sliced like saveSnapshot's.
+ * Appends entries to a snapshot saved before (by saveSnapshot, for the same roots and extractor),
+ * written with one call. Work is sliced like saveSnapshot's.
  */
 export async function appendSnapshot(file: string, sources: readonly SnapshotSource[], sliceMs = 4): Promise<void> {
   if (sources.length === 0) return;
-  let text = "";
+  // A line torn by an append that a crash cut short ends here instead of swallowing the next one.
+  let text = "\n";
   const slice = new Slicer(sliceMs);
   for (const source of sources) {
     text += entryLine(source);
     await slice.turn();
   }
-  // Compressed on the thread pool; appended in one write so a concurrent reader sees whole members or a cut tail.
-  const bytes = await gzipAsync(text, { level: 1 });
-  await appendFile(file, bytes, { mode: 0o600 });
+  // One write, so a concurrent reader sees whole lines or a torn tail.
+  await appendFile(file, text, { mode: 0o600 });
 }
 
 /** Writes the snapshot atomically (temp file, then rename), readable by the owner only. */
@@ -342,22 +320,17 @@ export async function saveSnapshot(
   sliceMs = 4,
 ): Promise<void> {
   const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, extractor: meta.extractor, key: meta.key, roots: [...meta.roots].sort(), savedAt: new Date().toISOString() };
-  async function* lines(): AsyncGenerator<string> {
+  await replaceAtomically(file, async (handle) => {
     let chunk = `${JSON.stringify(header)}\n`;
     const slice = new Slicer(sliceMs);
     for (const source of sources) {
       chunk += entryLine(source);
       if (chunk.length < CHUNK_CHARS) continue;
-      yield chunk;
+      await handle.write(chunk);
       chunk = "";
       await slice.turn();
     }
-    yield chunk;
-  }
-  await replaceAtomically(file, async (handle) => {
-    await pipeline(Readable.from(lines()), createGzip({ level: 1 }), async (compressed: AsyncIterable<Buffer>) => {
-      for await (const bytes of compressed) await handle.write(bytes);
-    });
+    await handle.write(chunk);
     await handle.sync();
   });
 }
@@ -409,7 +382,10 @@ export async function openCacheFile(file: string): Promise<{ handle: FileHandle;
 }
 
 /** Names of the code index's snapshots (and their temp files): what pruneSnapshots looks at by default. */
-const SNAPSHOT_NAMES = /^[0-9a-f]+\.json\.gz(?:\.[0-9a-f]+\.tmp)?$/;
+const SNAPSHOT_NAMES = /^[0-9a-f]+\.jsonl(?:\.[0-9a-f]+\.tmp)?$/;
+
+/** Snapshots of the compressed layout before format 5: never read again, so removed when the directory is pruned. */
+const LEGACY_SNAPSHOT_NAMES = /^[0-9a-f]{32}\.json\.gz$/;
 
 /**
  * Keeps the snapshot directory small: the newest LIMITS.intel.index.maxSnapshots snapshots stay
@@ -422,6 +398,11 @@ export async function pruneSnapshots(dir: string, keep: string, names: RegExp = 
     const entries: Array<{ file: string; mtimeMs: number }> = [];
     for (const name of await readdir(dir)) {
       const file = path.join(dir, name);
+      if (names === SNAPSHOT_NAMES && LEGACY_SNAPSHOT_NAMES.test(name)) {
+        await rm(file, { force: true });
+        removed += 1;
+        continue;
+      }
       if (!names.test(name)) continue;
       const info = await stat(file).catch(() => undefined);
       if (!info?.isFile()) continue;

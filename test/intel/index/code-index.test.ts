@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile
 import { tmpdir } from "node:os";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
 import { DEFAULT_RULES } from "../../../src/config/schema.ts";
 import { LIMITS } from "../../../src/core/limits.ts";
 import { lineCount } from "../../../src/intel/index/classify.ts";
@@ -422,7 +421,7 @@ describe("persisted snapshot", () => {
     expect(f.extracted).toHaveLength(1);
     other.close();
 
-    await writeFile(snapshotFile, "not gzip");
+    await writeFile(snapshotFile, "not a snapshot");
     f.extracted.length = 0;
     const third = f.index({ settings: { persist: true } });
     await third.ensureFresh();
@@ -446,6 +445,32 @@ describe("persisted snapshot", () => {
     expect(f.extracted.length).toBeLessThan(401);
     expect(fifth.stats().lastBuild).toMatchObject({ parsed: f.extracted.length, fromSnapshot: 401 - f.extracted.length });
     expect(fifth.files()).toHaveLength(401);
+  });
+
+  test("a line torn by a crash mid-append costs only its own file, and the next append starts a line of its own", async () => {
+    const f = await setUp();
+    for (const name of ["a", "b", "c"]) await f.write(`${name}.ts`, `export function ${name}() {}\n`);
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const snapshotFile = first.stats().snapshot.path!;
+    first.close();
+    // The header, a's line, and b's line torn inside its head with no newline after it; c's line lost.
+    const lines = (await readFile(snapshotFile, "utf8")).split("\n");
+    const lineOf = (name: string) => lines.find((line) => line.startsWith(`[${JSON.stringify(f.path(name))}`))!;
+    await writeFile(snapshotFile, `${lines[0]}\n${lineOf("a.ts")}\n${lineOf("b.ts").slice(0, 12)}`);
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(second.stats().lastBuild).toMatchObject({ parsed: 2, fromSnapshot: 1 });
+    // Its parses are appended after the torn line; nothing rewrites the file before it closes.
+    second.close();
+    f.extracted.length = 0;
+    const third = f.index({ settings: { persist: true } });
+    await third.ensureFresh();
+    expect(f.extracted).toEqual([]);
+    expect(third.stats().lastBuild).toMatchObject({ parsed: 0, fromSnapshot: 3 });
+    third.close();
   });
 
   test("facts come back from the snapshot as they were extracted: docs, parents, heritage, locals, qualifiers, callers, imports and re-exports", async () => {
@@ -498,12 +523,12 @@ describe("persisted snapshot", () => {
     const snapshotFile = first.stats().snapshot.path!;
     first.close();
     // A hand-made line: a string reference past its table, and a call row cut short.
-    const lines = gunzipSync(await readFile(snapshotFile)).toString("utf8").split("\n");
+    const lines = (await readFile(snapshotFile, "utf8")).split("\n");
     const at = lines.findIndex((line) => line.includes(JSON.stringify(f.path("a.ts"))));
     const [head, body] = [lines[at]!.slice(0, lines[at]!.indexOf("\t")), JSON.parse(lines[at]!.slice(lines[at]!.indexOf("\t") + 1))];
     body[4] = [999, 0, -1, 1];
     lines[at] = `${head}\t${JSON.stringify(body)}`;
-    await writeFile(snapshotFile, gzipSync(lines.join("\n")));
+    await writeFile(snapshotFile, lines.join("\n"));
     f.extracted.length = 0;
     const second = f.index({ settings: { persist: true } });
     await second.ensureFresh();
@@ -612,11 +637,14 @@ describe("persisted snapshot", () => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const old = new Date(Date.now() - 2 * 60 * 60_000);
     for (let i = 0; i < LIMITS.intel.index.maxSnapshots + 4; i++) {
-      const file = path.join(dir, `${String(i).padStart(32, "0")}.json.gz`);
+      const file = path.join(dir, `${String(i).padStart(32, "0")}.jsonl`);
       await writeFile(file, "x");
       await utimes(file, old, new Date(old.getTime() + i * 1000));
     }
-    const staleTemp = path.join(dir, "abc.json.gz.0123456789ab.tmp");
+    const staleTemp = path.join(dir, "abc.jsonl.0123456789ab.tmp");
+    // A snapshot of the compressed layout before format 5, however new: never read again.
+    const legacy = path.join(dir, `${"f".repeat(32)}.json.gz`);
+    await writeFile(legacy, "x");
     await writeFile(staleTemp, "x");
     await utimes(staleTemp, old, old);
     const index = f.index({ settings: { persist: true } });
@@ -626,9 +654,10 @@ describe("persisted snapshot", () => {
     expect(left).toHaveLength(LIMITS.intel.index.maxSnapshots);
     expect(left).toContain(path.basename(index.stats().snapshot.path!));
     expect(left).not.toContain(path.basename(staleTemp));
+    expect(left).not.toContain(path.basename(legacy));
     // The newest of the others survive.
-    expect(left).toContain(`${String(LIMITS.intel.index.maxSnapshots + 3).padStart(32, "0")}.json.gz`);
-    expect(left).not.toContain(`${"0".padStart(32, "0")}.json.gz`);
+    expect(left).toContain(`${String(LIMITS.intel.index.maxSnapshots + 3).padStart(32, "0")}.jsonl`);
+    expect(left).not.toContain(`${"0".padStart(32, "0")}.jsonl`);
   });
 
   test("a cache directory inside the workspace is refused", async () => {
