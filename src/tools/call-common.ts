@@ -24,10 +24,12 @@ interface CallSession extends IntelSession {
 }
 
 /** The call graph over a fresh import graph; `aboutName` lets a first-build call index the files that mention it first. */
-export async function openCallGraph(context: ToolContext, aboutName?: string): Promise<CallSession> {
-  const session = await openImportGraph(context, aboutName);
-  const calls = await CallGraph.for(session.index, context.workspace, graphOptions(session.index, context));
-  return { ...session, calls };
+export function openCallGraph(context: ToolContext, aboutName?: string): Promise<CallSession> {
+  return openImportGraph(
+    context,
+    aboutName,
+    async (session) => ({ ...session, calls: await CallGraph.for(session.index, context.workspace, graphOptions(session.index, context)) }),
+  );
 }
 
 export const SymbolInput = z

@@ -32,34 +32,38 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
 }
 
 /**
- * The fresh index and import graph for this call's workspace. With `aboutName`, during the first
- * build the files that mention that name are indexed first and the call answers from them (saying
- * so) instead of waiting for the whole tree.
+ * The fresh index and import graph for this call's workspace, and whatever `extend` builds on them.
+ * With `aboutName`, during the first build the files that mention that name are indexed first and
+ * the call answers from them (saying so) instead of waiting for the whole tree; the build waits
+ * until `extend` is done too, so the whole answer goes ahead of it.
  */
-export async function openImportGraph(context: ToolContext, aboutName?: string): Promise<IntelSession> {
+export async function openImportGraph(context: ToolContext, aboutName?: string): Promise<IntelSession>;
+export async function openImportGraph<T>(context: ToolContext, aboutName: string | undefined, extend: (session: IntelSession) => Promise<T>): Promise<T>;
+export async function openImportGraph<T>(
+  context: ToolContext,
+  aboutName?: string,
+  extend?: (session: IntelSession) => Promise<T>,
+): Promise<IntelSession | T> {
   const index = context.services.indexes.forContext(context);
   const wait = { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs };
   const word = aboutName === undefined ? undefined : lastIdentifier(aboutName);
-  let coverage: Coverage;
-  if (word !== undefined && (await index.worthFocusing(context.signal))) {
+  const open = async (coverage: Coverage): Promise<IntelSession | T> => {
+    const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
+    const session: IntelSession = { index, coverage, graph, display: (real) => graph.file(real)?.display ?? context.workspace.display(real) };
+    return extend ? extend(session) : session;
+  };
+  if (word === undefined || !(await index.worthFocusing(context.signal))) return open(await index.ensureFresh(wait));
+  return index.ahead(async () => {
     const { files, unseen } = await index.filesMentioning([word], context.signal);
-    coverage = await index.ensureScope({ files }, wait);
+    let coverage = await index.ensureScope({ files }, wait);
     if (!index.built && coverage.complete) {
       const madeOf = `looked in the ${plural(files.length, "file")} that mention "${word}" (a literal scan${
         unseen === undefined ? "" : `; ${unseen}`
       }); a call through a renamed or \`export *\` re-export in a file not indexed yet may be missing`;
       coverage = { ...coverage, complete: false, limits: [...coverage.limits, index.stillBuilding(madeOf)] };
     }
-  } else {
-    coverage = await index.ensureFresh(wait);
-  }
-  const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
-  return {
-    index,
-    coverage,
-    graph,
-    display: (real) => graph.file(real)?.display ?? context.workspace.display(real),
-  };
+    return open(coverage);
+  });
 }
 
 /** The name a symbol argument ends with ("path#Name", "Class.method", "net/http.Serve" → Name, method, Serve). */

@@ -7,6 +7,7 @@ import { extractFacts } from "../../src/intel/facts/extract.ts";
 import type { FactsExtractor } from "../../src/intel/index/index.ts";
 import { callersTool } from "../../src/tools/callers.ts";
 import { digestTool } from "../../src/tools/digest.ts";
+import { openImportGraph } from "../../src/tools/graph-common.ts";
 import { createToolServices } from "../../src/tools/index.ts";
 import { searchTool } from "../../src/tools/search.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
@@ -125,6 +126,21 @@ describe("answer first through the tools", () => {
     const whole = await runTool(callersTool, { symbol: "targetFn" }, context);
     expect(whole.complete).toBe(true);
     expect(whole.calls).toHaveLength(2);
+  });
+
+  test("the build waits while a call about a name builds its answer on the files it indexed first", async () => {
+    const { context, index } = await repo();
+    const during = await openImportGraph(context, "targetFn", async (session) => {
+      const before = parsed.length;
+      // Long enough for the build's lanes to parse a dozen of the slow fillers, were they not waiting.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return { files: session.graph.files().length, parsedMeanwhile: parsed.length - before };
+    });
+    expect(during.parsedMeanwhile).toBe(0);
+    expect(during.files).toBeLessThan(30);
+    expect(index.built).toBe(false);
+    await index.ensureFresh();
+    expect(index.built).toBe(true);
   });
 
   test("a restart looks for the name in its snapshot's facts, indexes those files first, and answers as the whole index does", async () => {

@@ -339,7 +339,7 @@ export class CodeIndex {
     try {
       await abortable(current.walkStarted, options.signal);
       // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
-      const listed = current.cut ? undefined : await this.#ahead(() => this.#listScope(scope));
+      const listed = current.cut ? undefined : await this.ahead(() => this.#listScope(scope));
       if (!listed) await abortable(current.walked, options.signal);
       const dirs = scope.dirs ?? [];
       const files = new Set(scope.files ?? []);
@@ -356,7 +356,7 @@ export class CodeIndex {
         return this.#processShared(state);
       };
       try {
-        await this.#ahead(() => eachLimited(mine, this.#tuning.concurrency, take, stop));
+        await this.ahead(() => eachLimited(mine, this.#tuning.concurrency, take, stop));
       } catch (error) {
         if (!deadline?.aborted || options.signal?.aborted) throw error;
         scopeCut = true;
@@ -406,9 +406,9 @@ export class CodeIndex {
     if (!current || words.length === 0) return { files: [] };
     await abortable(current.walkStarted, signal);
     const needles = words.map((word) => Buffer.from(word, "utf8"));
-    if (!current.cut && this.#snapshot.entries > 0) return this.#ahead(() => this.#snapshotMentioning(needles, signal));
+    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(needles, signal));
     await abortable(current.walked, signal);
-    const files = await this.#ahead(async () => {
+    const files = await this.ahead(async () => {
       const found: string[] = [];
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
       for (const state of [...current.todo]) {
@@ -466,7 +466,7 @@ export class CodeIndex {
     await abortable(current.walked, signal);
     const states = [...this.#tree.files.values()].filter((state) => state.indexed !== undefined || current.todo.has(state));
     states.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-    return this.#ahead(async () => {
+    return this.ahead(async () => {
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
       let files = 0;
       let unreadable = 0;
@@ -690,8 +690,11 @@ export class CodeIndex {
     });
   }
 
-  /** Runs a call's own work while the refresh's lanes wait (they resume when no such work is left). */
-  async #ahead<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a call's own work while the first build's walk and lanes wait (they resume when no such
+   * work is left). Never around a wait for the build itself, which could then not end.
+   */
+  async ahead<T>(work: () => Promise<T>): Promise<T> {
     this.#priorityCalls += 1;
     try {
       return await work();
