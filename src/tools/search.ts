@@ -337,8 +337,8 @@ export const searchTool = defineTool({
     const accepts = (file: ScannedFile | ChunkFile) =>
       (scopeReal === undefined || relativeInside(scopeReal, file.real, path.sep) !== undefined) && (languageSet === undefined || languageSet.has(file.language));
     const filtered = scopeReal !== undefined || languageSet !== undefined;
-    // A restart answers from the search index the last session saved.
-    const warm = await warmSearch(index, context, query, topK, filtered ? accepts : undefined, contextFile !== undefined);
+    // A restart answers from the search index the last session saved, the first build held back meanwhile.
+    const warm = await index.ahead(() => warmSearch(index, context, query, topK, filtered ? accepts : undefined, contextFile !== undefined));
     if (warm) return warm;
     // Taking files from a restart's snapshot is quicker than a pass over every file's text: only parses count.
     if (await index.worthFocusing(context.signal, "parses")) {

@@ -195,14 +195,19 @@ describe("answer first through the tools", () => {
     const later = { ...persisting, services: createToolServices() };
     const index = later.services.indexes.forContext(later, { cacheDir, extract: slow, watch: "off" });
     try {
+      parsed.length = 0;
+      // The build starts as a server's background build would; the search comes while it walks.
+      const building = index.ensureFresh();
       const result = await runTool(searchTool, { query: "parse duration" }, later);
+      // The build waited: none of the changed fillers was parsed before the answer.
+      expect(parsed.filter((text) => text.includes("filler"))).toEqual([]);
       expect(index.built).toBe(false);
       expect(result.complete).toBe(false);
       expect(result.limits.join(" ")).toContain("the last session saved");
       expect(result.results[0]).toMatchObject({ path: "time/duration.ts", symbol: "parseDuration" });
       expect(result.results[0].snippet.text).toContain("parseDuration");
       expect(result.results.map((hit: { path: string }) => hit.path)).not.toContain("time/later.ts");
-      await index.ensureFresh();
+      await building;
       const whole = await runTool(searchTool, { query: "parse duration" }, later);
       expect(whole.complete).toBe(true);
       expect(whole.results[0]).toMatchObject({ path: "time/duration.ts", symbol: "parseDuration", startLine: result.results[0].startLine });
