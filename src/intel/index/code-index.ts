@@ -395,8 +395,8 @@ export class CodeIndex {
   /**
    * During the first build: the files still to be processed whose bytes hold one of these words
    * (word-bounded, a literal scan without parsing), so a call about a name can index those first.
-   * A file the snapshot holds with its stats unchanged is looked for in the snapshot's text of its
-   * facts instead (names, callees, signatures, docs: where a name that matters to a call appears).
+   * A file the snapshot holds with its stats unchanged is looked for in the names its facts hold
+   * instead (declared, called, imported, re-exported: where a name that matters to a call appears).
    * On a restart this does not wait for the walk: the snapshot's files are looked in, and `unseen`
    * says what that leaves out. Empty once the index is built (every file is indexed then) or when no
    * build runs.
@@ -406,7 +406,8 @@ export class CodeIndex {
     if (!current || words.length === 0) return { files: [] };
     await abortable(current.walkStarted, signal);
     const needles = words.map((word) => Buffer.from(word, "utf8"));
-    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(needles, signal));
+    const holds = (bytes: Uint8Array) => needles.some((needle) => mentions(bytes, needle));
+    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(words, holds, signal));
     await abortable(current.walked, signal);
     const files = await this.ahead(async () => {
       const found: string[] = [];
@@ -417,8 +418,9 @@ export class CodeIndex {
           const stats = lstatQuiet(state.real);
           return stats?.isFile() ? signatureOf(stats) : undefined;
         };
-        const haystack = this.#snapshot.bodyByStats(state.real, signatureNow) ?? this.#readBytesNow(state.real);
-        if (haystack !== undefined && needles.some((needle) => mentions(haystack, needle))) found.push(state.real);
+        const inSnapshot = this.#snapshot.mentions(state.real, words, holds, signatureNow);
+        const haystack = inSnapshot === undefined ? this.#readBytesNow(state.real) : undefined;
+        if (inSnapshot ?? (haystack !== undefined && holds(haystack))) found.push(state.real);
         await slice.turn();
       }
       return found;
@@ -431,13 +433,13 @@ export class CodeIndex {
    * or probed here: the files are listed through the policy and checked against their stats when
    * the call indexes them (a changed one is read again then), and only paths under the roots count.
    */
-  async #snapshotMentioning(needles: readonly Buffer[], signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
+  async #snapshotMentioning(words: readonly string[], holds: (bytes: Uint8Array) => boolean, signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
     const files: string[] = [];
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-    for (const { real, body } of [...this.#snapshot.unreused()]) {
+    for (const real of this.#snapshot.unreused()) {
       signal?.throwIfAborted();
       const underRoot = this.rootReals.some((root) => relativeInside(root, real, path.sep) !== undefined);
-      if (underRoot && needles.some((needle) => mentions(body, needle))) files.push(real);
+      if (underRoot && this.#snapshot.mentions(real, words, holds) === true) files.push(real);
       await slice.turn();
     }
     return { files, unseen: "files added since the last session, or changed to mention it, are looked in once the walk of the tree ends" };

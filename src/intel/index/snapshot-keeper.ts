@@ -16,11 +16,13 @@ import {
   decodeFacts,
   extractorVersion,
   loadSnapshot,
+  namesHold,
   pruneSnapshots,
   saveSnapshot,
   snapshotKey,
   snapshotPath,
   type SnapshotEntry,
+  type SnapshotFile,
   type SnapshotSource,
 } from "./snapshot.ts";
 import type { IndexStats } from "./types.ts";
@@ -71,8 +73,10 @@ function loopBusySince(): { utilization(): number } {
 }
 
 export class SnapshotKeeper {
-  /** Entries not reused yet (a reused one leaves, and its undecoded facts with it). */
+  /** Entries not reused yet (a reused one leaves). */
   #entries: Map<string, SnapshotEntry> | undefined;
+  /** The snapshot file they were read from, open until the first build is done. */
+  #read: SnapshotFile | undefined;
   /** Entries the snapshot held when it was read. */
   #loadedEntries = 0;
   #file: string | undefined;
@@ -129,8 +133,9 @@ export class SnapshotKeeper {
       log.debug("index snapshot not used", { file: this.#file, reason: loaded.problem });
       return;
     }
-    this.#entries = loaded.entries;
-    this.#loadedEntries = loaded.entries.size;
+    this.#read = loaded.snapshot;
+    this.#entries = loaded.snapshot.entries;
+    this.#loadedEntries = loaded.snapshot.entries.size;
     this.#loaded = true;
     this.#appendable = true;
   }
@@ -139,34 +144,50 @@ export class SnapshotKeeper {
   reuse(real: string, file: { sha256: string; size: number; mtimeMs: number; language: string }): FileFacts | undefined {
     const entry = this.#entries?.get(real);
     if (!entry || entry.sha256 !== file.sha256 || entry.size !== file.size || entry.mtimeMs !== file.mtimeMs || entry.language !== file.language) return undefined;
-    const facts = decodeFacts(entry);
+    const facts = this.#decode(entry);
     if (facts) this.#taken(real);
     return facts;
   }
 
-  /**
-   * The undecoded facts of a file not reused yet, when its stats now (asked only when there is an
-   * entry) are those they were taken at: bytes a literal scan may search instead of the file's.
-   */
-  bodyByStats(real: string, signatureNow: () => string | undefined): Buffer | undefined {
-    const entry = this.#entries?.get(real);
-    return entry !== undefined && entry.signature === signatureNow() ? entry.body : undefined;
+  /** The files of the snapshot read for the first build that are not reused yet. */
+  unreused(): string[] {
+    return [...(this.#entries?.keys() ?? [])];
   }
 
-  /** The files the snapshot read for the first build holds and that are not reused yet, with the bytes of their facts. */
-  *unreused(): Generator<{ real: string; body: Buffer }> {
-    for (const entry of this.#entries?.values() ?? []) yield { real: entry.real, body: entry.body };
+  /**
+   * Whether the snapshot's facts of a file not reused yet name one of `words`: the index's names of
+   * it, or `holds` (a literal scan) over the bytes of a line appended after the index. Undefined when
+   * there is no entry, or its stats now (`signatureNow`, asked only when there is one) are not those
+   * its facts were taken at.
+   */
+  mentions(real: string, words: readonly string[], holds: (bytes: Buffer) => boolean, signatureNow?: () => string | undefined): boolean | undefined {
+    const entry = this.#entries?.get(real);
+    if (entry === undefined || (signatureNow !== undefined && entry.signature !== signatureNow())) return undefined;
+    if (entry.stored !== undefined) return namesHold(entry.stored.names, words);
+    return entry.body === undefined ? undefined : holds(entry.body);
   }
 
   /** The snapshot's entry and facts of a file whose stats are still those its facts were taken at (nothing needs reading). */
   reuseByStats(real: string, signature: string, language: string): { entry: SnapshotEntry; facts: FileFacts } | undefined {
     const entry = this.#entries?.get(real);
     if (!entry || entry.signature !== signature || entry.language !== language) return undefined;
-    const facts = decodeFacts(entry);
+    const facts = this.#decode(entry);
     if (!facts) return undefined;
     this.#taken(real);
     this.#reusedByStats += 1;
     return { entry, facts };
+  }
+
+  #decode(entry: SnapshotEntry): FileFacts | undefined {
+    const body = this.#read?.body(entry);
+    return body === undefined ? undefined : decodeFacts(entry, body);
+  }
+
+  /** The snapshot read for the first build is let go: its entries, and its file. */
+  #release(): void {
+    this.#entries = undefined;
+    this.#read?.close();
+    this.#read = undefined;
   }
 
   #taken(real: string): void {
@@ -192,7 +213,7 @@ export class SnapshotKeeper {
    */
   async firstBuildDone(indexed: number): Promise<void> {
     const loaded = this.#loadedEntries;
-    this.#entries = undefined;
+    this.#release();
     const generation = this.host.generation();
     if (this.#unsaved.length > 0) await this.#write(() => this.#appendNow());
     if (this.#appendable && loaded === this.#reused && this.#reusedByStats + this.#written === indexed) this.#savedGeneration = generation;
@@ -206,7 +227,7 @@ export class SnapshotKeeper {
 
   /** A rebuild parses everything again without the snapshot (and writes it anew). */
   forget(): void {
-    this.#entries = undefined;
+    this.#release();
     this.#loadedEntries = 0;
     this.#reused = 0;
     this.#reusedByStats = 0;
@@ -217,6 +238,7 @@ export class SnapshotKeeper {
   }
 
   close(): void {
+    this.#release();
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
   }

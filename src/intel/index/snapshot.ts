@@ -4,19 +4,20 @@
  * only a cache: an entry is used when the file on disk still has the same size, mtime and hash (and
  * detects as the same language), and a format or extractor change makes the whole file unusable.
  *
- * Layout: JSON lines, not compressed (decision 0027: a restart reads every byte before its first
- * answer), a header line then one line per file. A file's line is a small head (path, stats, hash,
- * language), a tab, then its facts as arrays over a string table of the file's own: reading decodes
- * only the heads, and a file's facts stay bytes until it is reused, never decoded for a file that
- * changed. Written and read as a stream with turns of the event loop, so no whole-index JSON text
- * exists at once (one chunk, and the undecoded facts, do). While an index builds, files are appended
- * as further lines, each batch starting a line of its own (a later line for a path wins), so a
- * process that ends mid-build still leaves what it parsed; a full save rewrites the file compactly.
- * A line torn by a crash mid-append costs only its own file, parsed again: every entry is checked
- * against its file's stats before use.
+ * Layout: JSON lines, not compressed (decision 0027). A header line, one line per file, then an
+ * index line, to which the header points: every file's head (path, stats, hash, language), where its
+ * facts are in the file, and the names its facts hold (declared, called, imported, re-exported). A
+ * file's line is its head, a tab, then its facts as arrays over a string table of the file's own.
+ * Reading takes the header and the index line only (decision 0028): a file's facts are read from
+ * their place when the file is reused, never for a file that changed, and a call about a name finds
+ * its files in the index's names. While an index builds, files are appended after the index line,
+ * each batch starting a line of its own (a later line for a path wins); those lines are read whole.
+ * A process that ends mid-build still leaves what it parsed; a full save rewrites the file
+ * compactly. A line torn by a crash mid-append costs only its own file, parsed again: every entry is
+ * checked against its file's stats before use.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, readSync } from "node:fs";
 import { appendFile, type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
@@ -26,7 +27,7 @@ import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolF
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 5;
+const SNAPSHOT_FORMAT = 6;
 
 export interface SnapshotEntry {
   real: string;
@@ -37,11 +38,13 @@ export interface SnapshotEntry {
   sha256: string;
   language: string;
   lines: number;
-  /** The facts as written, still UTF-8 (decodeFacts reads them; a literal scan may search the bytes). */
-  body: Buffer;
+  /** A line appended after the index: its facts as written, still UTF-8 (a literal scan may search the bytes). */
+  body?: Buffer;
+  /** A file of the index: where its facts are in the file (SnapshotFile.body reads them), and the names they hold, space-separated. */
+  stored?: { offset: number; length: number; names: string };
 }
 
-/** The first line; every further line is one SnapshotEntry. */
+/** The first line. */
 interface SnapshotHeader {
   format: number;
   /** The extractor's version: facts from another version are not reused. */
@@ -49,7 +52,18 @@ interface SnapshotHeader {
   key: string;
   roots: string[];
   savedAt: string;
+  /** Where the index line is: offset and length in bytes, each as INDEX_DIGITS digits (written last, in place). */
+  index: string;
 }
+
+/** Digits of each number of the header's `index` (room for a terabyte). */
+const INDEX_DIGITS = 13;
+
+/** Files per index line: each line is parsed with a turn of the event loop after it. */
+const INDEX_ROWS_PER_LINE = 1000;
+
+/** The header is found in this many first bytes, or the file is not a snapshot. */
+const MAX_HEADER_BYTES = 64 * 1024;
 
 const NEWLINE = 0x0a;
 const TAB = 0x09;
@@ -74,34 +88,77 @@ export function extractorVersion(declared: string | undefined): string {
   return `${VERSION}/${declared ?? "0"}`;
 }
 
+/** A snapshot read for a first build: its entries by real path, and its file, held open to read their facts from. */
+export class SnapshotFile {
+  #handle: FileHandle | undefined;
+
+  constructor(
+    readonly entries: Map<string, SnapshotEntry>,
+    handle: FileHandle,
+  ) {
+    this.#handle = handle;
+  }
+
+  /** The bytes of an entry's facts: kept (a line after the index) or read from their place now; undefined when they cannot be read. */
+  body(entry: SnapshotEntry): Buffer | undefined {
+    if (entry.body !== undefined) return entry.body;
+    if (entry.stored === undefined || this.#handle === undefined) return undefined;
+    const bytes = Buffer.allocUnsafe(entry.stored.length);
+    try {
+      return readSync(this.#handle.fd, bytes, 0, bytes.length, entry.stored.offset) === bytes.length ? bytes : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Lets the file go; entries read from it afterwards have no facts. */
+  close(): void {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    void handle?.close().catch(() => undefined);
+  }
+}
+
 /**
- * The snapshot's entries by real path, or a reason it cannot be used (missing, wrong format,
- * another extractor, other roots, not a snapshot). A line whose head does not read (torn by a crash
- * mid-append) is skipped; its file is parsed again. Never throws.
+ * The snapshot's entries, or a reason it cannot be used (missing, wrong format, another extractor,
+ * other roots, not a snapshot, its index cut short). Reads the header, the index lines and whatever
+ * was appended after them; a line whose head does not read (torn by a crash mid-append) is skipped
+ * and its file parsed again. Never throws.
  */
 export async function loadSnapshot(
   file: string,
   expected: { key: string; roots: readonly string[]; extractor: string },
-): Promise<{ entries: Map<string, SnapshotEntry> } | { problem: string }> {
+): Promise<{ snapshot: SnapshotFile } | { problem: string }> {
+  let handle: FileHandle | undefined;
   try {
-    const info = await stat(file);
+    handle = await open(file, "r");
+    const info = await handle.stat();
     if (!info.isFile()) return { problem: "not a file" };
     if (info.size > LIMITS.intel.index.maxSnapshotBytes) return { problem: `larger than ${LIMITS.intel.index.maxSnapshotBytes} bytes` };
+    const start = await readExactly(handle, 0, Math.min(MAX_HEADER_BYTES, info.size));
+    const headerEnd = start.indexOf(NEWLINE);
+    if (headerEnd === -1) return { problem: info.size === 0 ? "empty" : "no header line" };
+    const header = JSON.parse(start.toString("utf8", 0, headerEnd)) as Partial<SnapshotHeader>;
+    if (header.format !== SNAPSHOT_FORMAT) return { problem: `format ${String(header.format)} is not ${SNAPSHOT_FORMAT}` };
+    if (header.extractor !== expected.extractor) return { problem: `made by extractor ${String(header.extractor)}, not ${expected.extractor}` };
+    if (header.key !== expected.key || JSON.stringify(header.roots) !== JSON.stringify([...expected.roots].sort())) return { problem: "made for other roots" };
+    const index = indexSpan(header.index, headerEnd + 1, info.size);
+    if (index === undefined) return { problem: "its index is missing or cut short" };
     const entries = new Map<string, SnapshotEntry>();
-    let header: Partial<SnapshotHeader> | undefined;
-    let problem: string | undefined;
-    /** The start of a line not ended yet, in the pieces the chunks brought. */
-    const pieces: Buffer[] = [];
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-    const take = (line: Buffer): void => {
-      if (line.length === 0 || problem !== undefined) return;
-      if (header === undefined) {
-        header = JSON.parse(line.toString("utf8")) as Partial<SnapshotHeader>;
-        if (header.format !== SNAPSHOT_FORMAT) problem = `format ${String(header.format)} is not ${SNAPSHOT_FORMAT}`;
-        else if (header.extractor !== expected.extractor) problem = `made by extractor ${String(header.extractor)}, not ${expected.extractor}`;
-        else if (header.key !== expected.key || JSON.stringify(header.roots) !== JSON.stringify([...expected.roots].sort())) problem = "made for other roots";
-        return;
+    const indexBytes = await readExactly(handle, index.offset, index.length);
+    for (let at = 0; at < indexBytes.length;) {
+      const end = indexBytes.indexOf(NEWLINE, at);
+      const rows: unknown = JSON.parse(indexBytes.toString("utf8", at, end === -1 ? indexBytes.length : end));
+      if (!Array.isArray(rows)) return { problem: "its index is not a list of files" };
+      for (const row of rows) {
+        const entry = storedEntryOf(row, index.offset);
+        if (entry) entries.set(entry.real, entry);
       }
+      at = end === -1 ? indexBytes.length : end + 1;
+      await slice.turn();
+    }
+    await readLines(file, index.offset + index.length, slice, (line) => {
       // Only the head is decoded now; the facts stay bytes until a file is reused.
       const tab = line.indexOf(TAB);
       if (tab === -1) return;
@@ -114,36 +171,76 @@ export async function loadSnapshot(
       // A body cut short fails when it is decoded: that file alone is parsed again.
       const entry = entryOf(head, line.subarray(tab + 1));
       if (entry) entries.set(entry.real, entry);
-    };
-    const reading = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
-    try {
-      for await (const chunk of reading as AsyncIterable<Buffer>) {
-        // A line spans chunks: its pieces are kept apart and joined once, never re-concatenated per chunk.
-        let start = 0;
-        for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-          const tail = chunk.subarray(start, end);
-          take(pieces.length === 0 ? tail : Buffer.concat([...pieces, tail]));
-          pieces.length = 0;
-          start = end + 1;
-        }
-        if (start < chunk.length) pieces.push(chunk.subarray(start));
-        if (problem !== undefined) break;
-        await slice.turn();
-      }
-      take(Buffer.concat(pieces));
-    } finally {
-      reading.destroy();
-    }
-    if (header === undefined) return { problem: "empty" };
-    return problem === undefined ? { entries } : { problem };
+    });
+    const snapshot = new SnapshotFile(entries, handle);
+    handle = undefined;
+    return { snapshot };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === "ENOENT" ? "none saved yet" : `unreadable: ${(error as Error).message}` };
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 
-/** A line's head and body as an entry, or undefined when the head is not one. */
-function entryOf(head: unknown, body: Buffer): SnapshotEntry | undefined {
+/** `length` bytes at `offset`, or an error when the file holds fewer. */
+async function readExactly(handle: FileHandle, offset: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(bytes, done, length - done, offset + done);
+    if (bytesRead === 0) throw new Error("cut short");
+    done += bytesRead;
+  }
+  return bytes;
+}
+
+/** The header's `index` as a byte range after the header and inside the file, or undefined. */
+function indexSpan(index: unknown, after: number, size: number): { offset: number; length: number } | undefined {
+  if (typeof index !== "string" || !new RegExp(`^\\d{${INDEX_DIGITS * 2}}$`).test(index)) return undefined;
+  const offset = Number(index.slice(0, INDEX_DIGITS));
+  const length = Number(index.slice(INDEX_DIGITS));
+  return offset >= after && length > 0 && offset + length <= size ? { offset, length } : undefined;
+}
+
+/** The lines of `file` from byte `start` on, a line at a time, with turns of the event loop. */
+async function readLines(file: string, start: number, slice: Slicer, take: (line: Buffer) => void): Promise<void> {
+  /** The start of a line not ended yet, in the pieces the chunks brought. */
+  const pieces: Buffer[] = [];
+  const reading = createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES });
+  try {
+    for await (const chunk of reading as AsyncIterable<Buffer>) {
+      // A line spans chunks: its pieces are kept apart and joined once, never re-concatenated per chunk.
+      let from = 0;
+      for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, from)) {
+        const tail = chunk.subarray(from, end);
+        const line = pieces.length === 0 ? tail : Buffer.concat([...pieces, tail]);
+        pieces.length = 0;
+        if (line.length > 0) take(line);
+        from = end + 1;
+      }
+      if (from < chunk.length) pieces.push(chunk.subarray(from));
+      await slice.turn();
+    }
+    if (pieces.length > 0) take(Buffer.concat(pieces));
+  } finally {
+    reading.destroy();
+  }
+}
+
+/** An index row as an entry whose facts lie before `limit`, or undefined when the row is not one. */
+function storedEntryOf(row: unknown, limit: number): SnapshotEntry | undefined {
+  if (!Array.isArray(row) || row.length !== 10) return undefined;
+  const entry = entryOf(row.slice(0, 7), undefined);
+  const [offset, length, names] = row.slice(7) as unknown[];
+  if (entry === undefined || typeof offset !== "number" || typeof length !== "number" || typeof names !== "string") return undefined;
+  if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > limit) return undefined;
+  entry.stored = { offset, length, names };
+  return entry;
+}
+
+/** A head (and the body of a line after the index) as an entry, or undefined when the head is not one. */
+function entryOf(head: unknown, body: Buffer | undefined): SnapshotEntry | undefined {
   if (!Array.isArray(head) || head.length !== 7) return undefined;
   const [real, signature, size, mtimeMs, sha256, language, lines] = head as unknown[];
   if (
@@ -152,7 +249,9 @@ function entryOf(head: unknown, body: Buffer): SnapshotEntry | undefined {
   ) {
     return undefined;
   }
-  return { real, signature, size, mtimeMs, sha256, language, lines, body };
+  const entry: SnapshotEntry = { real, signature, size, mtimeMs, sha256, language, lines };
+  if (body !== undefined) entry.body = body;
+  return entry;
 }
 
 /** Where each string of a file's facts goes in its line's table: written once, referred to by number (-1: none). */
@@ -206,9 +305,9 @@ class Malformed extends Error {}
  * going through its string pool (facts/compact.ts), which a restart would spend most of its
  * decoding time in.
  */
-export function decodeFacts(entry: SnapshotEntry): FileFacts | undefined {
+export function decodeFacts(entry: SnapshotEntry, body: Buffer): FileFacts | undefined {
   try {
-    const decoded: unknown = JSON.parse(entry.body.toString("utf8"));
+    const decoded: unknown = JSON.parse(body.toString("utf8"));
     if (!Array.isArray(decoded) || decoded.length !== 6) return undefined;
     const [parseErrors, rawStrings, symbols, imports, calls, exported] = decoded as unknown[];
     if (typeof parseErrors !== "number" || !Array.isArray(rawStrings) || !Array.isArray(symbols) || !Array.isArray(imports) || !Array.isArray(calls) || !Array.isArray(exported)) {
@@ -288,10 +387,37 @@ export interface SnapshotSource {
   signature: string;
 }
 
-function entryLine({ file, signature }: SnapshotSource): string {
-  const head = JSON.stringify([file.real, signature, file.size, file.mtimeMs, file.sha256, file.language, file.lines]);
+function headOf({ file, signature }: SnapshotSource): unknown[] {
+  return [file.real, signature, file.size, file.mtimeMs, file.sha256, file.language, file.lines];
+}
+
+function entryLine(source: SnapshotSource): string {
   // JSON escapes every tab inside a string, so the first tab of a line ends its head.
-  return `${head}\t${encodeFacts(file.facts)}\n`;
+  return `${JSON.stringify(headOf(source))}\t${encodeFacts(source.file.facts)}\n`;
+}
+
+/** The names a file's facts hold where a call about a name looks: declared, called, imported, re-exported; space-separated. */
+function namesOf(facts: FileFacts): string {
+  const names = new Set<string>();
+  for (const symbol of facts.symbols) names.add(symbol.name);
+  for (const call of facts.calls) names.add(call.name);
+  for (const fact of facts.imports) for (const name of fact.names) names.add(name.local).add(name.imported);
+  for (const entry of facts.exportedNames) {
+    names.add(entry.name);
+    if (entry.local !== undefined) names.add(entry.local);
+  }
+  return [...names].join(" ");
+}
+
+/** Whether a names field (namesOf) holds one of `words` whole. */
+export function namesHold(names: string, words: readonly string[]): boolean {
+  for (const word of words) {
+    for (let at = names.indexOf(word); at !== -1; at = names.indexOf(word, at + 1)) {
+      const end = at + word.length;
+      if ((at === 0 || names.charCodeAt(at - 1) === 32) && (end === names.length || names.charCodeAt(end) === 32)) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -319,18 +445,50 @@ export async function saveSnapshot(
   /** Work done before the event loop gets a turn (calls answered meanwhile wait at most this). */
   sliceMs = 4,
 ): Promise<void> {
-  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, extractor: meta.extractor, key: meta.key, roots: [...meta.roots].sort(), savedAt: new Date().toISOString() };
+  const unset = "0".repeat(INDEX_DIGITS * 2);
+  const header: SnapshotHeader = {
+    format: SNAPSHOT_FORMAT,
+    extractor: meta.extractor,
+    key: meta.key,
+    roots: [...meta.roots].sort(),
+    savedAt: new Date().toISOString(),
+    index: unset,
+  };
+  const headerText = `${JSON.stringify(header)}\n`;
+  /** Where the index's digits are, to be written in place once the index's place is known. */
+  const indexField = Buffer.byteLength(headerText.slice(0, headerText.indexOf(`"${unset}"`) + 1));
   await replaceAtomically(file, async (handle) => {
-    let chunk = `${JSON.stringify(header)}\n`;
+    let chunk = headerText;
+    /** Bytes of the file before `chunk`'s end. */
+    let position = Buffer.byteLength(headerText);
     const slice = new Slicer(sliceMs);
-    for (const source of sources) {
-      chunk += entryLine(source);
-      if (chunk.length < CHUNK_CHARS) continue;
+    const flush = async (): Promise<void> => {
+      if (chunk.length < CHUNK_CHARS) return;
       await handle.write(chunk);
       chunk = "";
       await slice.turn();
+    };
+    const rows: unknown[][] = [];
+    for (const source of sources) {
+      const head = JSON.stringify(headOf(source));
+      const body = encodeFacts(source.file.facts);
+      const offset = position + Buffer.byteLength(head) + 1;
+      const length = Buffer.byteLength(body);
+      rows.push([...headOf(source), offset, length, namesOf(source.file.facts)]);
+      chunk += `${head}\t${body}\n`;
+      position = offset + length + 1;
+      await flush();
+    }
+    const indexStart = position;
+    for (let at = 0; at === 0 || at < rows.length; at += INDEX_ROWS_PER_LINE) {
+      const line = `${JSON.stringify(rows.slice(at, at + INDEX_ROWS_PER_LINE))}\n`;
+      chunk += line;
+      position += Buffer.byteLength(line);
+      await flush();
     }
     await handle.write(chunk);
+    const digits = (value: number) => String(value).padStart(INDEX_DIGITS, "0");
+    await handle.write(`${digits(indexStart)}${digits(position - indexStart)}`, indexField);
     await handle.sync();
   });
 }

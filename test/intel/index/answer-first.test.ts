@@ -148,11 +148,14 @@ describe("answer first", () => {
     expect(coverage.skipped.overLimit).toBe(20);
   });
 
-  test("on a restart, files are looked for in the snapshot's text of their facts before the walk ends, and what that leaves out is said", async () => {
+  test("on a restart, files are looked for in the names the snapshot's index holds of their facts before the walk ends, and what that leaves out is said", async () => {
     const f = (fixture = await makeIndexFixture());
     for (let i = 0; i < 40; i++) await f.write(`a${i}/filler.ts`, `export const filler${i} = ${i};\n`);
     await f.write("calls.ts", "export function caller() {\n  return targetFn();\n}\n");
     await f.write("comment.ts", "export const other = 1;\n\n// targetFn is mentioned here only, in a trailing comment\n");
+    // Named in a doc sentence only: a fact's text, not a name a call resolves through.
+    await f.write("doc.ts", "/** Works like targetFn, only later. */\nexport function later() {}\n");
+    await f.write("reexport.ts", "export { targetFn as renamedFn } from \"./calls\";\n");
     await f.write("changed.ts", "export const later = 1;\n");
     const first = f.index({ settings: { persist: true } });
     await first.ensureFresh();
@@ -162,13 +165,13 @@ describe("answer first", () => {
     await f.write("added.ts", "export const added = targetFn;\n");
     const index = f.index({ settings: { persist: true } });
     const found = await index.filesMentioning(["targetFn"]);
-    // The comment is in no fact; a file changed or added since to mention it is not in the snapshot.
-    expect(found.files.map((real) => path.relative(f.root, real))).toEqual(["calls.ts"]);
+    // The comment is in no fact, the doc sentence names nothing; a file changed or added since to mention it is not in the snapshot.
+    expect(found.files.map((real) => path.relative(f.root, real)).sort()).toEqual(["calls.ts", "reexport.ts"]);
     expect(found.unseen).toContain("added since the last session, or changed to mention it");
     // The walk had not ended: it knows no file count to process yet.
     expect(index.progress.total).toBe(0);
     await index.ensureFresh();
-    expect(index.files()).toHaveLength(44);
+    expect(index.files()).toHaveLength(46);
   });
 
   test("on a restart, a file whose old facts mention the name is indexed from its bytes as they are now, and a path outside the roots is never taken", async () => {

@@ -429,14 +429,19 @@ describe("persisted snapshot", () => {
     expect(f.extracted).toHaveLength(1);
     third.close();
 
-    // Cut short (a crash mid-append): the whole lines before the cut are used, the rest is parsed again.
-    for (let i = 0; i < 400; i++) await f.write(`many/m${i}.ts`, `export function m${i}() { return ${"1 + ".repeat(i % 7)}${i}; }\n`);
+    // Cut short by a crash mid-append: the lines appended whole before the cut are used, the rest is parsed again.
     const fourth = f.index({ settings: { persist: true } });
     await fourth.ensureFresh();
     await fourth.saveSnapshot();
     fourth.close();
+    const saved = (await readFile(snapshotFile)).length;
+    for (let i = 0; i < 400; i++) await f.write(`many/m${i}.ts`, `export function m${i}() { return ${"1 + ".repeat(i % 7)}${i}; }\n`);
+    const appending = f.index({ settings: { persist: true } });
+    await appending.ensureFresh();
+    await appending.flushSnapshot();
+    appending.close();
     const whole = await readFile(snapshotFile);
-    await writeFile(snapshotFile, whole.subarray(0, Math.floor(whole.length * 0.8)));
+    await writeFile(snapshotFile, whole.subarray(0, saved + Math.floor((whole.length - saved) * 0.8)));
     f.extracted.length = 0;
     const fifth = f.index({ settings: { persist: true } });
     await fifth.ensureFresh();
@@ -449,28 +454,36 @@ describe("persisted snapshot", () => {
 
   test("a line torn by a crash mid-append costs only its own file, and the next append starts a line of its own", async () => {
     const f = await setUp();
-    for (const name of ["a", "b", "c"]) await f.write(`${name}.ts`, `export function ${name}() {}\n`);
+    for (const name of ["a", "b"]) await f.write(`${name}.ts`, `export function ${name}() {}\n`);
     const first = f.index({ settings: { persist: true } });
     await first.ensureFresh();
     await first.saveSnapshot();
     const snapshotFile = first.stats().snapshot.path!;
     first.close();
-    // The header, a's line, and b's line torn inside its head with no newline after it; c's line lost.
-    const lines = (await readFile(snapshotFile, "utf8")).split("\n");
-    const lineOf = (name: string) => lines.find((line) => line.startsWith(`[${JSON.stringify(f.path(name))}`))!;
-    await writeFile(snapshotFile, `${lines[0]}\n${lineOf("a.ts")}\n${lineOf("b.ts").slice(0, 12)}`);
-    f.extracted.length = 0;
+    const saved = await readFile(snapshotFile);
+    // A new file, appended after the index by the next build; then that line is torn inside its head, no newline after it.
+    await f.write("c.ts", "export function c() {}\n");
     const second = f.index({ settings: { persist: true } });
     await second.ensureFresh();
-    expect(second.stats().lastBuild).toMatchObject({ parsed: 2, fromSnapshot: 1 });
-    // Its parses are appended after the torn line; nothing rewrites the file before it closes.
+    await second.flushSnapshot();
     second.close();
+    const appended = await readFile(snapshotFile);
+    expect(appended.length).toBeGreaterThan(saved.length);
+    await writeFile(snapshotFile, appended.subarray(0, saved.length + 12));
     f.extracted.length = 0;
     const third = f.index({ settings: { persist: true } });
     await third.ensureFresh();
-    expect(f.extracted).toEqual([]);
-    expect(third.stats().lastBuild).toMatchObject({ parsed: 0, fromSnapshot: 3 });
+    expect(f.extracted).toEqual(["export function c() {}\n"]);
+    expect(third.stats().lastBuild).toMatchObject({ parsed: 1, fromSnapshot: 2 });
+    // Its parse is appended after the torn line; nothing rewrites the file before it closes.
+    await third.flushSnapshot();
     third.close();
+    f.extracted.length = 0;
+    const fourth = f.index({ settings: { persist: true } });
+    await fourth.ensureFresh();
+    expect(f.extracted).toEqual([]);
+    expect(fourth.stats().lastBuild).toMatchObject({ parsed: 0, fromSnapshot: 3 });
+    fourth.close();
   });
 
   test("facts come back from the snapshot as they were extracted: docs, parents, heritage, locals, qualifiers, callers, imports and re-exports", async () => {
@@ -522,22 +535,33 @@ describe("persisted snapshot", () => {
     await first.saveSnapshot();
     const snapshotFile = first.stats().snapshot.path!;
     first.close();
-    // A hand-made line: a string reference past its table, and a call row cut short.
-    const lines = (await readFile(snapshotFile, "utf8")).split("\n");
-    const at = lines.findIndex((line) => line.includes(JSON.stringify(f.path("a.ts"))));
-    const [head, body] = [lines[at]!.slice(0, lines[at]!.indexOf("\t")), JSON.parse(lines[at]!.slice(lines[at]!.indexOf("\t") + 1))];
-    body[4] = [999, 0, -1, 1];
-    lines[at] = `${head}\t${JSON.stringify(body)}`;
-    await writeFile(snapshotFile, lines.join("\n"));
+    // Facts spoilt in place (same length, so every other place in the file holds): not JSON any more.
+    const whole = await readFile(snapshotFile, "utf8");
+    const lineStart = whole.indexOf(`[${JSON.stringify(f.path("a.ts"))}`);
+    const bodyStart = whole.indexOf("\t", lineStart) + 1;
+    await writeFile(snapshotFile, `${whole.slice(0, bodyStart)}{${whole.slice(bodyStart + 1)}`);
     f.extracted.length = 0;
     const second = f.index({ settings: { persist: true } });
     await second.ensureFresh();
     expect(f.extracted).toEqual(["export function a() { return b(); }\n"]);
     expect(second.stats().lastBuild).toMatchObject({ parsed: 1, fromSnapshot: 1 });
     expect(second.get(f.path("a.ts"))!.facts.calls.map((call) => call.name)).toEqual(["b"]);
+    await second.flushSnapshot();
+    second.close();
+    // A hand-made line appended after the index (a later line wins): a string reference past its table, and a call row cut short.
+    const lines = (await readFile(snapshotFile, "utf8")).split("\n");
+    const line = lines.find((text) => text.startsWith(`[${JSON.stringify(f.path("b.ts"))}`))!;
+    const body = JSON.parse(line.slice(line.indexOf("\t") + 1));
+    body[4] = [999, 0, -1, 1];
+    await writeFile(snapshotFile, `${lines.join("\n")}\n${line.slice(0, line.indexOf("\t"))}\t${JSON.stringify(body)}\n`);
+    f.extracted.length = 0;
+    const third = f.index({ settings: { persist: true } });
+    await third.ensureFresh();
+    expect(f.extracted).toEqual(["export function b() {}\n"]);
+    expect(third.stats().lastBuild).toMatchObject({ parsed: 1, fromSnapshot: 1 });
   });
 
-  test("a file whose facts take several decompressed chunks comes back whole", async () => {
+  test("a file whose facts are larger than a read chunk comes back whole", async () => {
     const f = await setUp();
     const many = Array.from({ length: 6_000 }, (_, i) => `export function name${i}(argument${i}: number) { return argument${i}; }`).join("\n");
     await f.write("big.ts", `${many}\n`);
