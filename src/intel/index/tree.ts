@@ -239,6 +239,71 @@ export class IndexTree {
     return scope;
   }
 
+  /**
+   * Ahead of a running walk: which of these files the walk will hold, each known to the tree after
+   * this. The folders above a file's folder are listed as listAhead lists them; a folder the walk has
+   * not listed yet is not listed whole for a few of its files: just those entries and its
+   * `.gitignore` are read through the policy (judged as a listing judges them), so a call about
+   * files spread over large folders does not pay for every entry beside them. The walk lists the
+   * folder in full later.
+   */
+  async filesAhead(fileReals: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    const byFolder = new Map<string, Set<string>>();
+    for (const real of fileReals) {
+      const folder = path.dirname(real);
+      let names = byFolder.get(folder);
+      if (!names) byFolder.set(folder, names = new Set());
+      names.add(path.basename(real));
+    }
+    const slice = new Slicer();
+    for (const [folder, names] of byFolder) {
+      const dir = await this.#folderAhead(folder);
+      if (dir === undefined) continue;
+      if (this.#listed(dir)) {
+        for (const name of names) if (dir.files.has(path.join(folder, name))) held.add(path.join(folder, name));
+        continue;
+      }
+      for (const real of this.#entriesAhead(dir, names)) held.add(real);
+      await slice.turn();
+    }
+    return held;
+  }
+
+  /** A folder's state with every folder above it listed; a root is listed whole; undefined where the walk would not list it. */
+  async #folderAhead(folder: string): Promise<DirState | undefined> {
+    const above = (await this.listAhead(path.dirname(folder), false))?.[0];
+    if (above === undefined) return (await this.listAhead(folder, false))?.[0];
+    const dir = this.dirs.get(folder);
+    return dir?.parent === above.real ? dir : undefined;
+  }
+
+  /** Files of a folder not listed yet, judged alone with the folder's ignore chain: those the walk will hold. */
+  #entriesAhead(dir: DirState, names: ReadonlySet<string>): string[] {
+    let listing;
+    try {
+      listing = this.host.workspace().listDirectory(dir.real, new Set([...names, ".gitignore"]));
+    } catch (error) {
+      if (isToolError(error) || errnoOf(error) !== undefined) return [];
+      throw error;
+    }
+    const inherited = this.dirs.get(dir.parent!)?.chain ?? [];
+    const ignoreEntry = listing.entries.find((entry) => entry.name === ".gitignore" && entry.kind === "file");
+    const ignoreText = ignoreEntry && readIgnoreText(realTarget(ignoreEntry.real, ignoreEntry.display, this.host.workspace().roots));
+    const chain = ignoreText === undefined ? inherited : [...inherited, parseIgnoreFile(ignoreText, dir.relative)];
+    const held: string[] = [];
+    for (const entry of listing.entries) {
+      // Only the files asked for, reached through no link (a link is judged with the whole listing).
+      if (entry.kind !== "file" || entry.symlink || !names.has(entry.name)) continue;
+      const relative = childRelative(dir.relative, entry.name);
+      if (isIgnored(chain, relative, false)) continue;
+      if (!this.files.has(entry.real)) this.files.set(entry.real, this.#newFile(entry, dir, relative));
+      dir.files.add(entry.real);
+      held.push(entry.real);
+    }
+    return held;
+  }
+
   /** Whether a walk has listed this directory (its signature is taken when it is). */
   #listed(dir: DirState): boolean {
     return dir.signature !== "";
