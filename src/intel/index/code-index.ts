@@ -403,9 +403,9 @@ export class CodeIndex {
     const current = this.#firstBuild();
     if (!current || words.length === 0) return { files: [] };
     await abortable(current.walkStarted, signal);
+    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(words, signal));
     const needles = words.map((word) => Buffer.from(word, "utf8"));
     const holds = (bytes: Uint8Array) => needles.some((needle) => mentions(bytes, needle));
-    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(words, holds, signal));
     await abortable(current.walked, signal);
     const files = await this.ahead(async () => {
       const found: string[] = [];
@@ -416,7 +416,7 @@ export class CodeIndex {
           const stats = lstatQuiet(state.real);
           return stats?.isFile() ? signatureOf(stats) : undefined;
         };
-        const inSnapshot = this.#snapshot.mentions(state.real, words, holds, signatureNow);
+        const inSnapshot = this.#snapshot.mentions(state.real, words, signatureNow);
         const haystack = inSnapshot === undefined ? this.#readBytesNow(state.real) : undefined;
         if (inSnapshot ?? (haystack !== undefined && holds(haystack))) found.push(state.real);
         await slice.turn();
@@ -431,13 +431,13 @@ export class CodeIndex {
    * or probed here: the files are listed through the policy and checked against their stats when
    * the call indexes them (a changed one is read again then), and only paths under the roots count.
    */
-  async #snapshotMentioning(words: readonly string[], holds: (bytes: Uint8Array) => boolean, signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
+  async #snapshotMentioning(words: readonly string[], signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
     const files: string[] = [];
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
     for (const real of this.#snapshot.unreused()) {
       signal?.throwIfAborted();
       const underRoot = this.rootReals.some((root) => relativeInside(root, real, path.sep) !== undefined);
-      if (underRoot && this.#snapshot.mentions(real, words, holds) === true) files.push(real);
+      if (underRoot && this.#snapshot.mentions(real, words) === true) files.push(real);
       await slice.turn();
     }
     return { files, unseen: "files added since the last session, or changed to mention it, are looked in once the walk of the tree ends" };

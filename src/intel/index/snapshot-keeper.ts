@@ -155,16 +155,14 @@ export class SnapshotKeeper {
   }
 
   /**
-   * Whether the snapshot's facts of a file not reused yet name one of `words`: the index's names of
-   * it, or `holds` (a literal scan) over the bytes of a line appended after the index. Undefined when
-   * there is no entry, or its stats now (`signatureNow`, asked only when there is one) are not those
-   * its facts were taken at.
+   * Whether the snapshot's facts of a file not reused yet name one of `words` (the names its head
+   * carries). Undefined when there is no entry, or its stats now (`signatureNow`, asked only when
+   * there is one) are not those its facts were taken at.
    */
-  mentions(real: string, words: readonly string[], holds: (bytes: Buffer) => boolean, signatureNow?: () => string | undefined): boolean | undefined {
+  mentions(real: string, words: readonly string[], signatureNow?: () => string | undefined): boolean | undefined {
     const entry = this.#entries?.get(real);
     if (entry === undefined || (signatureNow !== undefined && entry.signature !== signatureNow())) return undefined;
-    if (entry.stored !== undefined) return namesHold(entry.stored.names, words);
-    return entry.body === undefined ? undefined : holds(entry.body);
+    return namesHold(entry.names, words);
   }
 
   /** The snapshot's entry and facts of a file whose stats are still those its facts were taken at (nothing needs reading). */

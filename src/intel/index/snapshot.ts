@@ -10,8 +10,9 @@
  * file's line is its head, a tab, then its facts as arrays over a string table of the file's own.
  * Reading takes the header and the index line only (decision 0028): a file's facts are read from
  * their place when the file is reused, never for a file that changed, and a call about a name finds
- * its files in the index's names. While an index builds, files are appended after the index line,
- * each batch starting a line of its own (a later line for a path wins); those lines are read whole.
+ * its files in the names. While an index builds, files are appended after the index line, each
+ * batch starting a line of its own (a later line for a path wins); those lines are read whole, and
+ * their heads carry the names too.
  * A process that ends mid-build still leaves what it parsed; a full save rewrites the file
  * compactly. A line torn by a crash mid-append costs only its own file, parsed again: every entry is
  * checked against its file's stats before use.
@@ -27,7 +28,7 @@ import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolF
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 6;
+const SNAPSHOT_FORMAT = 7;
 
 export interface SnapshotEntry {
   real: string;
@@ -38,10 +39,12 @@ export interface SnapshotEntry {
   sha256: string;
   language: string;
   lines: number;
-  /** A line appended after the index: its facts as written, still UTF-8 (a literal scan may search the bytes). */
+  /** The names its facts hold where a call about a name looks (declared, called, imported, re-exported), space-separated. */
+  names: string;
+  /** A line appended after the index: its facts as written, still UTF-8. */
   body?: Buffer;
-  /** A file of the index: where its facts are in the file (SnapshotFile.body reads them), and the names they hold, space-separated. */
-  stored?: { offset: number; length: number; names: string };
+  /** A file of the index: where its facts are in the file (SnapshotFile.body reads them). */
+  stored?: { offset: number; length: number };
 }
 
 /** The first line. */
@@ -55,6 +58,9 @@ interface SnapshotHeader {
   /** Where the index line is: offset and length in bytes, each as INDEX_DIGITS digits (written last, in place). */
   index: string;
 }
+
+/** Fields of a head (headOf); an index row adds where the facts are. */
+const HEAD_FIELDS = 8;
 
 /** Digits of each number of the header's `index` (room for a terabyte). */
 const INDEX_DIGITS = 13;
@@ -230,26 +236,26 @@ async function readLines(file: string, start: number, slice: Slicer, take: (line
 
 /** An index row as an entry whose facts lie before `limit`, or undefined when the row is not one. */
 function storedEntryOf(row: unknown, limit: number): SnapshotEntry | undefined {
-  if (!Array.isArray(row) || row.length !== 10) return undefined;
-  const entry = entryOf(row.slice(0, 7), undefined);
-  const [offset, length, names] = row.slice(7) as unknown[];
-  if (entry === undefined || typeof offset !== "number" || typeof length !== "number" || typeof names !== "string") return undefined;
+  if (!Array.isArray(row) || row.length !== HEAD_FIELDS + 2) return undefined;
+  const entry = entryOf(row.slice(0, HEAD_FIELDS), undefined);
+  const [offset, length] = row.slice(HEAD_FIELDS) as unknown[];
+  if (entry === undefined || typeof offset !== "number" || typeof length !== "number") return undefined;
   if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > limit) return undefined;
-  entry.stored = { offset, length, names };
+  entry.stored = { offset, length };
   return entry;
 }
 
 /** A head (and the body of a line after the index) as an entry, or undefined when the head is not one. */
 function entryOf(head: unknown, body: Buffer | undefined): SnapshotEntry | undefined {
-  if (!Array.isArray(head) || head.length !== 7) return undefined;
-  const [real, signature, size, mtimeMs, sha256, language, lines] = head as unknown[];
+  if (!Array.isArray(head) || head.length !== HEAD_FIELDS) return undefined;
+  const [real, signature, size, mtimeMs, sha256, language, lines, names] = head as unknown[];
   if (
     typeof real !== "string" || typeof signature !== "string" || typeof size !== "number" || typeof mtimeMs !== "number" || typeof sha256 !== "string" ||
-    typeof language !== "string" || typeof lines !== "number"
+    typeof language !== "string" || typeof lines !== "number" || typeof names !== "string"
   ) {
     return undefined;
   }
-  const entry: SnapshotEntry = { real, signature, size, mtimeMs, sha256, language, lines };
+  const entry: SnapshotEntry = { real, signature, size, mtimeMs, sha256, language, lines, names };
   if (body !== undefined) entry.body = body;
   return entry;
 }
@@ -387,8 +393,9 @@ export interface SnapshotSource {
   signature: string;
 }
 
+/** A head: path, stats signature, size, mtime, SHA-256, language, lines, names (namesOf). */
 function headOf({ file, signature }: SnapshotSource): unknown[] {
-  return [file.real, signature, file.size, file.mtimeMs, file.sha256, file.language, file.lines];
+  return [file.real, signature, file.size, file.mtimeMs, file.sha256, file.language, file.lines, namesOf(file.facts)];
 }
 
 function entryLine(source: SnapshotSource): string {
@@ -470,11 +477,12 @@ export async function saveSnapshot(
     };
     const rows: unknown[][] = [];
     for (const source of sources) {
-      const head = JSON.stringify(headOf(source));
+      const headFields = headOf(source);
+      const head = JSON.stringify(headFields);
       const body = encodeFacts(source.file.facts);
       const offset = position + Buffer.byteLength(head) + 1;
       const length = Buffer.byteLength(body);
-      rows.push([...headOf(source), offset, length, namesOf(source.file.facts)]);
+      rows.push([...headFields, offset, length]);
       chunk += `${head}\t${body}\n`;
       position = offset + length + 1;
       await flush();

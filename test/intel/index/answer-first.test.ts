@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { FactsExtractor } from "../../../src/intel/index/index.ts";
+import { DEFAULT_SNAPSHOT_TIMING } from "../../../src/intel/index/snapshot-keeper.ts";
 import { type IndexFixture, makeIndexFixture } from "./fixture.ts";
 
 let fixture: IndexFixture | undefined;
@@ -182,31 +183,38 @@ describe("answer first", () => {
     expect(coverage.skipped.overLimit).toBe(20);
   });
 
-  test("on a restart, files are looked for in the names the snapshot's index holds of their facts before the walk ends, and what that leaves out is said", async () => {
-    const f = (fixture = await makeIndexFixture());
-    for (let i = 0; i < 40; i++) await f.write(`a${i}/filler.ts`, `export const filler${i} = ${i};\n`);
-    await f.write("calls.ts", "export function caller() {\n  return targetFn();\n}\n");
-    await f.write("comment.ts", "export const other = 1;\n\n// targetFn is mentioned here only, in a trailing comment\n");
-    // Named in a doc sentence only: a fact's text, not a name a call resolves through.
-    await f.write("doc.ts", "/** Works like targetFn, only later. */\nexport function later() {}\n");
-    await f.write("reexport.ts", "export { targetFn as renamedFn } from \"./calls\";\n");
-    await f.write("changed.ts", "export const later = 1;\n");
-    const first = f.index({ settings: { persist: true } });
-    await first.ensureFresh();
-    await first.saveSnapshot();
-    f.registry.closeAll();
-    await f.write("changed.ts", "export const later = targetFn;\n");
-    await f.write("added.ts", "export const added = targetFn;\n");
-    const index = f.index({ settings: { persist: true } });
-    const found = await index.filesMentioning(["targetFn"]);
-    // The comment is in no fact, the doc sentence names nothing; a file changed or added since to mention it is not in the snapshot.
-    expect(found.files.map((real) => path.relative(f.root, real)).sort()).toEqual(["calls.ts", "reexport.ts"]);
-    expect(found.unseen).toContain("added since the last session, or changed to mention it");
-    // The walk had not ended: it knows no file count to process yet.
-    expect(index.progress.total).toBe(0);
-    await index.ensureFresh();
-    expect(index.files()).toHaveLength(46);
-  });
+  // A full save writes the index; a session that ends before one leaves the files appended after it, their heads naming the same names.
+  for (const leftBy of ["a full save", "appends alone"] as const) {
+    test(`on a restart after ${leftBy}, files are looked for in the names the snapshot holds of their facts before the walk ends, and what that leaves out is said`, async () => {
+      const f = (fixture = await makeIndexFixture());
+      for (let i = 0; i < 40; i++) await f.write(`a${i}/filler.ts`, `export const filler${i} = ${i};\n`);
+      await f.write("calls.ts", "export function caller() {\n  return targetFn();\n}\n");
+      await f.write("comment.ts", "export const other = 1;\n\n// targetFn is mentioned here only, in a trailing comment\n");
+      // Named in a doc sentence only: a fact's text, not a name a call resolves through.
+      await f.write("doc.ts", "/** Works like targetFn, only later. */\nexport function later() {}\n");
+      await f.write("reexport.ts", "export { targetFn as renamedFn } from \"./calls\";\n");
+      await f.write("changed.ts", "export const later = 1;\n");
+      const first = f.index({ settings: { persist: true }, tuning: { snapshot: { ...DEFAULT_SNAPSHOT_TIMING, appendEveryMs: 0 } } });
+      await first.ensureFresh();
+      if (leftBy === "a full save") await first.saveSnapshot();
+      else await first.flushSnapshot();
+      const saved = await readFile(first.stats().snapshot.path!, "utf8");
+      // After a full save every file is in the index (the last line); appended, almost all come after it.
+      expect(saved.trimEnd().split("\n").at(-1)!.startsWith("[[")).toBe(leftBy === "a full save");
+      f.registry.closeAll();
+      await f.write("changed.ts", "export const later = targetFn;\n");
+      await f.write("added.ts", "export const added = targetFn;\n");
+      const index = f.index({ settings: { persist: true } });
+      const found = await index.filesMentioning(["targetFn"]);
+      // The comment is in no fact, the doc sentence names nothing; a file changed or added since to mention it is not in the snapshot.
+      expect(found.files.map((real) => path.relative(f.root, real)).sort()).toEqual(["calls.ts", "reexport.ts"]);
+      expect(found.unseen).toContain("added since the last session, or changed to mention it");
+      // The walk had not ended: it knows no file count to process yet.
+      expect(index.progress.total).toBe(0);
+      await index.ensureFresh();
+      expect(index.files()).toHaveLength(46);
+    });
+  }
 
   test("on a restart, a file whose old facts mention the name is indexed from its bytes as they are now, and a path outside the roots is never taken", async () => {
     const f = (fixture = await makeIndexFixture());
