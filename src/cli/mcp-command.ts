@@ -10,7 +10,7 @@ import { log, setLogLevel } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
 import { recoverJournal } from "../patch/index.ts";
 import { Workspace } from "../policy/workspace.ts";
-import { startHttpServer } from "../server/http.ts";
+import type { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";
 import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
 import { StdioTransport } from "../server/stdio.ts";
@@ -114,6 +114,8 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
   const http = snapshot.config.http;
   let handle: Awaited<ReturnType<typeof startHttpServer>>;
   try {
+    // Loaded here only: the HTTP stack reads the runtime's fetch globals as it loads, which costs a stdio server's start tens of milliseconds.
+    const { startHttpServer } = await import("../server/http.ts");
     handle = await startHttpServer({
       host: http.host,
       port: http.port,
