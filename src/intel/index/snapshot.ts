@@ -11,8 +11,8 @@
  * Reading takes the header and the index line only (decision 0028): a file's facts are read from
  * their place when the file is reused, never for a file that changed, and a call about a name finds
  * its files in the names. While an index builds, files are appended after the index line, each
- * batch starting a line of its own (a later line for a path wins); those lines are read whole, and
- * their heads carry the names too.
+ * batch starting a line of its own (a later line for a path wins); those lines' heads are read the
+ * same way, their facts left in place too.
  * A process that ends mid-build still leaves what it parsed; a full save rewrites the file
  * compactly. A line torn by a crash mid-append costs only its own file, parsed again: every entry is
  * checked against its file's stats before use.
@@ -41,10 +41,8 @@ export interface SnapshotEntry {
   lines: number;
   /** The names its facts hold where a call about a name looks (declared, called, imported, re-exported), space-separated. */
   names: string;
-  /** A line appended after the index: its facts as written, still UTF-8. */
-  body?: Buffer;
-  /** A file of the index: where its facts are in the file (SnapshotFile.body reads them). */
-  stored?: { offset: number; length: number };
+  /** Where its facts are in the file (SnapshotFile.body reads them when the file is reused). */
+  stored: { offset: number; length: number };
 }
 
 /** The first line. */
@@ -105,10 +103,9 @@ export class SnapshotFile {
     this.#handle = handle;
   }
 
-  /** The bytes of an entry's facts: kept (a line after the index) or read from their place now; undefined when they cannot be read. */
+  /** The bytes of an entry's facts, read from their place now; undefined when they cannot be read. */
   body(entry: SnapshotEntry): Buffer | undefined {
-    if (entry.body !== undefined) return entry.body;
-    if (entry.stored === undefined || this.#handle === undefined) return undefined;
+    if (this.#handle === undefined) return undefined;
     const bytes = Buffer.allocUnsafe(entry.stored.length);
     try {
       return readSync(this.#handle.fd, bytes, 0, bytes.length, entry.stored.offset) === bytes.length ? bytes : undefined;
@@ -164,8 +161,8 @@ export async function loadSnapshot(
       at = end === -1 ? indexBytes.length : end + 1;
       await slice.turn();
     }
-    await readLines(file, index.offset + index.length, slice, (line) => {
-      // Only the head is decoded now; the facts stay bytes until a file is reused.
+    await readLines(file, index.offset + index.length, slice, (line, offset) => {
+      // Only the head is decoded; the facts are read from their place when the file is reused.
       const tab = line.indexOf(TAB);
       if (tab === -1) return;
       let head: unknown;
@@ -175,7 +172,7 @@ export async function loadSnapshot(
         return;
       }
       // A body cut short fails when it is decoded: that file alone is parsed again.
-      const entry = entryOf(head, line.subarray(tab + 1));
+      const entry = entryOf(head, { offset: offset + tab + 1, length: line.length - tab - 1 });
       if (entry) entries.set(entry.real, entry);
     });
     const snapshot = new SnapshotFile(entries, handle);
@@ -209,10 +206,12 @@ function indexSpan(index: unknown, after: number, size: number): { offset: numbe
   return offset >= after && length > 0 && offset + length <= size ? { offset, length } : undefined;
 }
 
-/** The lines of `file` from byte `start` on, a line at a time, with turns of the event loop. */
-async function readLines(file: string, start: number, slice: Slicer, take: (line: Buffer) => void): Promise<void> {
+/** The lines of `file` from byte `start` on, each with the offset it starts at, a line at a time, with turns of the event loop. */
+async function readLines(file: string, start: number, slice: Slicer, take: (line: Buffer, offset: number) => void): Promise<void> {
   /** The start of a line not ended yet, in the pieces the chunks brought. */
   const pieces: Buffer[] = [];
+  let lineStart = start;
+  let chunkStart = start;
   const reading = createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES });
   try {
     for await (const chunk of reading as AsyncIterable<Buffer>) {
@@ -222,13 +221,15 @@ async function readLines(file: string, start: number, slice: Slicer, take: (line
         const tail = chunk.subarray(from, end);
         const line = pieces.length === 0 ? tail : Buffer.concat([...pieces, tail]);
         pieces.length = 0;
-        if (line.length > 0) take(line);
+        if (line.length > 0) take(line, lineStart);
         from = end + 1;
+        lineStart = chunkStart + from;
       }
       if (from < chunk.length) pieces.push(chunk.subarray(from));
+      chunkStart += chunk.length;
       await slice.turn();
     }
-    if (pieces.length > 0) take(Buffer.concat(pieces));
+    if (pieces.length > 0) take(Buffer.concat(pieces), lineStart);
   } finally {
     reading.destroy();
   }
@@ -237,16 +238,14 @@ async function readLines(file: string, start: number, slice: Slicer, take: (line
 /** An index row as an entry whose facts lie before `limit`, or undefined when the row is not one. */
 function storedEntryOf(row: unknown, limit: number): SnapshotEntry | undefined {
   if (!Array.isArray(row) || row.length !== HEAD_FIELDS + 2) return undefined;
-  const entry = entryOf(row.slice(0, HEAD_FIELDS), undefined);
   const [offset, length] = row.slice(HEAD_FIELDS) as unknown[];
-  if (entry === undefined || typeof offset !== "number" || typeof length !== "number") return undefined;
+  if (typeof offset !== "number" || typeof length !== "number") return undefined;
   if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > limit) return undefined;
-  entry.stored = { offset, length };
-  return entry;
+  return entryOf(row.slice(0, HEAD_FIELDS), { offset, length });
 }
 
-/** A head (and the body of a line after the index) as an entry, or undefined when the head is not one. */
-function entryOf(head: unknown, body: Buffer | undefined): SnapshotEntry | undefined {
+/** A head, with where its facts are, as an entry; undefined when the head is not one. */
+function entryOf(head: unknown, stored: { offset: number; length: number }): SnapshotEntry | undefined {
   if (!Array.isArray(head) || head.length !== HEAD_FIELDS) return undefined;
   const [real, signature, size, mtimeMs, sha256, language, lines, names] = head as unknown[];
   if (
@@ -255,9 +254,7 @@ function entryOf(head: unknown, body: Buffer | undefined): SnapshotEntry | undef
   ) {
     return undefined;
   }
-  const entry: SnapshotEntry = { real, signature, size, mtimeMs, sha256, language, lines, names };
-  if (body !== undefined) entry.body = body;
-  return entry;
+  return { real, signature, size, mtimeMs, sha256, language, lines, names, stored };
 }
 
 /** Where each string of a file's facts goes in its line's table: written once, referred to by number (-1: none). */
