@@ -1,8 +1,9 @@
 /**
  * search and find_related: ranked code chunks from the search index (src/intel/search), which
- * follows the code index. search fuses BM25 rankings of names, signatures, doc comments and source
- * (plus dense vectors when a model is plugged in) and boosts definitions and files near contextFile
- * in the import graph; find_related ranks chunks by the rare identifiers they share with a place.
+ * follows the code index. search reads a query as an identifier lookup or a concept
+ * (intel/search/query.ts) and ranks names, signatures, doc comments and source by BM25 (plus dense
+ * vectors when a model is plugged in), boosting definitions and files near contextFile in the import
+ * graph; find_related ranks chunks by the rare identifiers they share with a place.
  */
 import path from "node:path";
 import { z } from "zod";
@@ -15,7 +16,19 @@ import { CodeIndex } from "../intel/index/index.ts";
 import type { Coverage, IndexedFile } from "../intel/index/types.ts";
 import { CHUNK_LINES } from "../intel/search/chunks.ts";
 import { ColdScan, type ScannedFile } from "../intel/search/cold.ts";
-import { type Chunk, type ChunkFile, type DefinedSymbol, hopsFrom, type RecentTexts, type RefreshReport, type SearchIndex, snippetOf } from "../intel/search/index.ts";
+import {
+  type Chunk,
+  type ChunkFile,
+  type DefinedSymbol,
+  enclosingCallable,
+  hopsFrom,
+  queryMode,
+  rankingTerms,
+  type RecentTexts,
+  type RefreshReport,
+  type SearchIndex,
+  snippetOf,
+} from "../intel/search/index.ts";
 import { queryTerms } from "../intel/search/tokenize.ts";
 import { languageArg, PathInput, plural, resolveReadableFile } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
@@ -42,12 +55,26 @@ const Result = z.object({
   score: z.number().describe("Fused score (higher is better; only comparable within one answer)."),
   signals: z.array(z.enum(SIGNALS)).describe("What matched: the fields that ranked it, and the boosts that applied."),
   snippet: Snippet,
+  within: z
+    .object({
+      symbol: z.string().describe("Its qualified name."),
+      kind: z.string().describe("function, method or constructor."),
+      startLine: z.number().int().describe("Its first line."),
+      endLine: z.number().int().describe("Its last line."),
+    })
+    .optional()
+    .describe("The function or method the snippet lands in, with its whole line range (absent for code outside any)."),
 });
 
 const Notes = z.array(z.string()).describe("Other things to know (unused query terms, no import graph).");
 
 const SearchOutput = z.object({
   query: z.string().describe("The query as given."),
+  mode: z
+    .enum(["identifier", "concept"])
+    .describe(
+      "How the query was read: identifier (every word written as code, or one word: names matching it first) or concept (prose: function words dropped, rare words and whole files weigh most, test files lower unless asked for).",
+    ),
   terms: z.array(z.string()).describe("The terms it was split into (identifiers split on case, _ and digits)."),
   results: z.array(Result).describe("Best first."),
   indexed: z.object({ files: z.number().int().describe("Files searched."), chunks: z.number().int().describe("Chunks searched.") }).describe("What the search ran over."),
@@ -121,7 +148,9 @@ async function coldSearch(
 ): Promise<SearchOutput | undefined> {
   const allTerms = queryTerms(query);
   const terms = allTerms.slice(0, LIMITS.intel.search.maxQueryTerms);
-  const scan = new ColdScan(terms);
+  const mode = queryMode(query);
+  // A concept's function words would rank windows by "the" and "of": the scan counts what the index would rank by.
+  const scan = new ColdScan(rankingTerms(mode, terms));
   // Files outside the path or languages asked for are not read into the ranking at all.
   const streamed = await index.streamTexts((file, text) => {
     if (accept(file)) scan.add(file, text);
@@ -143,6 +172,7 @@ async function coldSearch(
   if (streamed.unreadable > 0) cuts.push(`${plural(streamed.unreadable, "file")} could not be read or decoded`);
   return {
     query,
+    mode,
     terms,
     results,
     indexed: { files: scan.files, chunks: scan.windows },
@@ -210,6 +240,7 @@ async function warmSearch(
     "ranked by the search index the last session saved, each result's file read now and found as saved; files added or changed since are searched once the index is built";
   return {
     query,
+    mode: found.mode,
     terms: found.terms,
     results,
     indexed: { files: search.persistStats().restoredFiles, chunks: search.chunkCount },
@@ -272,6 +303,8 @@ async function present(chunk: Chunk, read: (file: IndexedFile | undefined) => Pr
   // The chunk's offset holds for the text it was cut from: then the snippet need not scan the file from its start.
   const known = file !== undefined && file.sha256 === chunk.sha256 && chunk.startOffset >= 0 ? { line: chunk.startLine, offset: chunk.startOffset } : undefined;
   const snippet = text === undefined ? { startLine, endLine: startLine, text: "" } : snippetOf(text, startLine, endLine, terms, known);
+  // The facts name the function around the snippet only while they describe the text the chunk was cut from.
+  const callable = file?.sha256 === chunk.sha256 ? enclosingCallable(file.facts.symbols, Math.floor((snippet.startLine + snippet.endLine) / 2)) : undefined;
   return {
     path: chunk.display,
     startLine,
@@ -279,6 +312,7 @@ async function present(chunk: Chunk, read: (file: IndexedFile | undefined) => Pr
     ...(symbol === undefined ? {} : { symbol }),
     ...(kind === undefined ? {} : { kind }),
     snippet,
+    ...(callable === undefined ? {} : { within: { symbol: callable.qualifiedName, kind: callable.kind, startLine: callable.startLine, endLine: callable.endLine } }),
   };
 }
 
@@ -304,8 +338,14 @@ function renderResults(results: ReadonlyArray<z.infer<typeof Result> | (Omit<z.i
   const lines: string[] = [];
   for (const result of results) {
     const tags = "signals" in result ? result.signals.join(" ") : `shared: ${result.shared.join(", ")}`;
+    const { within } = result;
+    const inside = within === undefined || (within.symbol === result.symbol && within.startLine === result.startLine && within.endLine === result.endLine) ?
+      "" :
+      ` in ${within.symbol} (${within.kind}, ${within.startLine}-${within.endLine})`;
     lines.push(
-      `${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` ${result.symbol}` : ""}${result.kind ? ` (${result.kind})` : ""}  score ${result.score} [${tags}]`,
+      `${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` ${result.symbol}` : ""}${
+        result.kind ? ` (${result.kind})` : ""
+      }${inside}  score ${result.score} [${tags}]`,
     );
     const width = String(result.snippet.endLine).length;
     result.snippet.text.split("\n").forEach((line, offset) => {
@@ -320,7 +360,7 @@ export const searchTool = defineTool({
   name: "search",
   title: "Search code",
   description:
-    "Ranked code search over the indexed workspace: BM25 over symbol names (split on camelCase/snake_case), signatures, doc comments and source chunks, fused by reciprocal rank fusion; definitions rank above usages, and files near contextFile in the import graph rise. Each result: path, line range, symbol, a snippet and which signals matched. Use it to find where something is implemented before reading files.",
+    "Ranked code search over the indexed workspace, in two modes read from the query. Identifier lookup (one word, or every word written as code: `parseConfig`, `Paginator.page`): definitions of the name first. Concept (words: `split a string into fields`): function words dropped, word forms matched (splits → split), BM25 over symbol names (split on camelCase/snake_case), signatures, doc comments and source added up by how rare each word is, the whole file's match counted, test files lower unless the query asks for tests. Files near contextFile in the import graph rise. Each result: path, line range, symbol, the function or method it lands in, a snippet and which signals matched. Use it to find where something is implemented before reading files.",
   input: z.strictObject({
     query: z.string().min(1).max(1000).describe("Words or identifiers, e.g. `parse config` or `parseConfig`."),
     path: PathInput.optional().describe("Only search this file or directory."),
@@ -356,6 +396,7 @@ export const searchTool = defineTool({
     );
     return {
       query,
+      mode: found.mode,
       terms: found.terms,
       results,
       indexed: { files: prepared.refresh.files, chunks: prepared.search.chunkCount },
@@ -366,7 +407,7 @@ export const searchTool = defineTool({
   },
   render: (result: SearchOutput) => {
     const lines = [
-      `search ${JSON.stringify(result.query)}: ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${
+      `search ${JSON.stringify(result.query)} (${result.mode}): ${plural(result.results.length, "result")} over ${plural(result.indexed.chunks, "chunk")} in ${
         plural(result.indexed.files, "file")
       }`,
     ];

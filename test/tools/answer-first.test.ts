@@ -225,6 +225,7 @@ describe("answer first through the tools", () => {
       "/** Parses a duration such as 1h30m. */\nexport function parseDuration(text: string): number {\n  return Number.parseFloat(text);\n}\n",
     );
     await writeFile(path.join(temp!.dir, "time", "other.ts"), "export function parseOther(): number {\n  return 1;\n}\n");
+    await writeFile(path.join(temp!.dir, "time", "notes.ts"), "// the end of the day, the start of the night, and the rest of it\nexport const notes = 0;\n");
     const seen: Array<[number, number]> = [];
     const result = await runTool(searchTool, { query: "parse duration" }, { ...context, progress: (done: number, total: number) => void seen.push([done, total]) });
     expect(index.built).toBe(false);
@@ -242,6 +243,12 @@ describe("answer first through the tools", () => {
     expect(index.built).toBe(false);
     expect(scoped.results.length).toBe(0);
     expect(scoped.indexed.files).toBe(300);
+    // A concept query's function words rank nothing: a file full of "the" and "of" is no answer.
+    const prose = await runTool(searchTool, { query: "parse the duration of a text" }, context);
+    expect(index.built).toBe(false);
+    expect(prose.mode).toBe("concept");
+    expect(prose.results[0].path).toBe("time/duration.ts");
+    expect(prose.results.map((hit: { path: string }) => hit.path)).not.toContain("time/notes.ts");
     await index.ensureFresh();
     const whole = await runTool(searchTool, { query: "parse duration" }, context);
     expect(whole.complete).toBe(true);

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FileFacts, ImportFact, SymbolFact } from "../../src/intel/facts/types.ts";
 import { CodeIndex } from "../../src/intel/index/index.ts";
+import { type Embedder, SearchService } from "../../src/intel/search/index.ts";
+import { createToolServices } from "../../src/tools/index.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { findRelatedTool, searchTool } from "../../src/tools/search.ts";
 import { makeContext, makeTempDir, runTool as call, type TempDir } from "../support/context.ts";
@@ -129,6 +131,87 @@ describe("search", () => {
     expect((await call(searchTool, { query: "loadSettings", path: "src/config.ts" }, context)).results).toHaveLength(0);
   });
 });
+
+describe("search modes and landing", () => {
+  test("a concept query says so, and a result names the function or method it lands in with its whole line range", async () => {
+    const method = (name: string, startLine: number, endLine: number): SymbolFact => ({
+      name,
+      qualifiedName: `Ledger.${name}`,
+      kind: "method",
+      visibility: "public",
+      exported: false,
+      startLine,
+      endLine,
+      signature: `${name}()`,
+      parent: "Ledger",
+    });
+    const lines = [
+      "export class Ledger {",
+      "  settle() {",
+      "    return this.total;",
+      "  }",
+      "  archiveEntries() {",
+      "    const archived = this.entries.filter((entry) => entry.old);",
+      "    this.archive.push(...archived);",
+      "    this.entries = this.entries.filter((entry) => !entry.old);",
+      "    return archived;",
+      "  }",
+      "}",
+    ];
+    await put("src/ledger.ts", `${lines.join("\n")}\n`, [
+      { ...sym("Ledger", 1, 11, "export class Ledger"), kind: "class" },
+      method("settle", 2, 4),
+      method("archiveEntries", 5, 10),
+    ]);
+    const result = await call(searchTool, { query: "move the old entries to the archive" }, context);
+    expect(result.mode).toBe("concept");
+    expect(result.terms).toContain("the");
+    expect(result.results[0]).toMatchObject({ path: "src/ledger.ts", within: { symbol: "Ledger.archiveEntries", kind: "method", startLine: 5, endLine: 10 } });
+    expect(searchTool.render(searchTool.output.parse(result))).toContain("in Ledger.archiveEntries (method, 5-10)");
+    expect((await call(searchTool, { query: "archiveEntries" }, context)).mode).toBe("identifier");
+  });
+
+  test("an embedder's ranking joins a concept query's and finds what no word of the query spells", async () => {
+    const services = { ...createToolServices(), search: new SearchService({ embedder: new TrigramEmbedder() }) };
+    const made = await makeContext([temp.dir], { services });
+    made.config = { ...made.config, config: { ...made.config.config, index: { ...made.config.config.index, persist: false } } };
+    const own = services.indexes.forContext(made, { cacheDir, watch: "off", extract: tableFacts, extractorVersion: "search-test" });
+    try {
+      await put("src/tokenizer.ts", "export class Tokenizer {\n  next() {\n    return this.source.shift();\n  }\n}\n", [
+        { ...sym("Tokenizer", 1, 5, "export class Tokenizer"), kind: "class" },
+      ]);
+      await put("src/report.ts", "export function summary(rows: Row[]) {\n  return rows.length;\n}\n", [sym("summary", 1, 3, "export function summary(rows: Row[])")]);
+      const result = await call(searchTool, { query: "tokenizing routines" }, made);
+      expect(result).toMatchObject({ mode: "concept", embedder: "trigrams-test" });
+      expect(result.results[0]).toMatchObject({ path: "src/tokenizer.ts", signals: ["embedding"] });
+    } finally {
+      own.close();
+    }
+  });
+});
+
+/**
+ * A deterministic stand-in for a model: each identifier word's letter trigrams hashed into 64
+ * dimensions, so "tokenizing" and "Tokenizer" embed alike though neither is a form of the other.
+ */
+class TrigramEmbedder implements Embedder {
+  readonly id = "trigrams-test";
+  readonly dimensions = 64;
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.map((text) => {
+      const vector = new Float32Array(this.dimensions);
+      for (const word of (text.match(/[A-Za-z]+/g) ?? []).map((identifier) => identifier.toLowerCase())) {
+        for (let at = 0; at + 3 <= word.length; at++) {
+          let hash = 2166136261;
+          for (const char of word.slice(at, at + 3)) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619);
+          vector[(hash >>> 0) % this.dimensions]! += 1;
+        }
+      }
+      return vector;
+    });
+  }
+}
 
 describe("find_related", () => {
   test("finds code sharing rare identifiers with a place", async () => {

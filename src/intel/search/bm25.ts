@@ -254,6 +254,34 @@ export class FieldIndex {
     return false;
   }
 
+  /** Calls `visit` with each live chunk `accept` keeps that holds the term, and the term's frequency there. */
+  eachPosting(term: number, visit: (id: number, frequency: number) => void, accept?: (id: number) => boolean): void {
+    if (term < 0 || term >= this.#entries.length || this.#entries[term] === 0) return;
+    const live = this.live.flags;
+    if (term + 1 < this.#offsets.length) {
+      for (let at = this.#offsets[term]!, end = this.#offsets[term + 1]!; at < end; at++) {
+        const id = this.#ids[at]!;
+        if (live[id] !== 1 || (accept !== undefined && !accept(id))) continue;
+        const frequency = this.#frequencies[at]!;
+        visit(id, frequency === BYTE_OVERFLOW ? (this.#overflow.get(overflowKey(term, id)) ?? BYTE_OVERFLOW) : frequency);
+      }
+    }
+    for (let at = this.#tailHead[term]!; at >= 0; at = this.#tailNext[at]!) {
+      const id = this.#tailIds[at]!;
+      if (live[id] === 1 && (accept === undefined || accept(id))) visit(id, this.#tailFrequencies[at]!);
+    }
+  }
+
+  /** A chunk's length in terms. */
+  lengthOf(id: number): number {
+    return this.#lengths[id] ?? 0;
+  }
+
+  /** The live chunks' lengths added up. */
+  get totalLength(): number {
+    return this.#totalLength;
+  }
+
   /** Live chunks holding the term. */
   documentFrequency(term: number): number {
     if (term >= this.#entries.length) return 0;

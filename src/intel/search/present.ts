@@ -3,10 +3,23 @@
  * other files are to a context file in the import graph.
  */
 import { LIMITS } from "../../core/limits.ts";
+import type { SymbolFact } from "../facts/types.ts";
 import { lineStarts } from "../../text/index.ts";
 import { walkGraph } from "../graph/import-graph.ts";
 import { TermDictionary } from "./dictionary.ts";
 import { countTerms, TermCounter } from "./tokenize.ts";
+
+const CALLABLE_KINDS: ReadonlySet<string> = new Set(["function", "method", "constructor"]);
+
+/** The function or method whose lines hold `line`: the innermost one (a closure inside a method is the closure). */
+export function enclosingCallable(symbols: readonly SymbolFact[], line: number): SymbolFact | undefined {
+  let found: SymbolFact | undefined;
+  for (const symbol of symbols) {
+    if (!CALLABLE_KINDS.has(symbol.kind) || symbol.startLine > line || symbol.endLine < line) continue;
+    if (found === undefined || symbol.endLine - symbol.startLine < found.endLine - found.startLine) found = symbol;
+  }
+  return found;
+}
 
 export interface Snippet {
   startLine: number;

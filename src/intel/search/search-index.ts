@@ -3,12 +3,16 @@
  * document with four BM25 fields — the names it defines, their signatures, their doc comments and
  * its source — plus optional dense vectors.
  *
- * A query is ranked in each field separately, the rankings (and the dense one, with an embedder) are
- * fused by reciprocal rank fusion, and structural boosts apply on top: a chunk that defines a symbol
- * named by the query beats chunks that only use it, and chunks near a context file in the import
- * graph rise. The index follows the code index incrementally: only files whose content hash changed
- * are chunked again. It is persisted beside the code index's snapshot (persist.ts): a new process
- * starts from it and chunks only the files whose content changed since it was written.
+ * A query is read as an identifier lookup or a concept (query.ts). A lookup ranks each field
+ * separately and fuses the rankings (and the dense one, with an embedder) by reciprocal rank fusion.
+ * A concept drops function words, adds the word forms code spells its words in, and adds the
+ * fields' BM25 scores up, each word weighed by how rare it is in the source, plus the BM25 of the
+ * chunk's whole file; each further chunk of a file already listed weighs less. Boosts apply on top:
+ * a chunk that defines a symbol named by the query beats chunks that only use it, test files sink
+ * unless the query asks for tests, and chunks near a context file in the import graph rise
+ * (docs/decisions/0031). The index follows the code index incrementally: only files whose content
+ * hash changed are chunked again. It is persisted beside the code index's snapshot (persist.ts): a
+ * new process starts from it and chunks only the files whose content changed since it was written.
  *
  * Memory: chunks and the symbols they define are columns of typed arrays indexed by chunk id (no
  * object per chunk), a chunk's source is kept only as its offset into the file's text (read again to
@@ -30,9 +34,10 @@ import { collectGarbage } from "../../syntax/index.ts";
 import { lineStarts } from "../../text/index.ts";
 import { lastIndexWhere } from "../../core/bisect.ts";
 import { eachLimited } from "../../helpers/concurrency.ts";
-import { FieldIndex, Liveness, type QueryTerm } from "./bm25.ts";
+import { B, FieldIndex, K1, Liveness, type QueryTerm } from "./bm25.ts";
 import { ChunkColumns, DefineColumns, renumbered } from "./columns.ts";
 import { type RankedList, reciprocalRankFusion, ScoreBoard } from "./ranking.ts";
+import { asksForTests, codeFormIdentifiers, isTestPath, type QueryMode, queryMode, rankingTerms, wordForms } from "./query.ts";
 import { CHUNK_LINES, chunkFile } from "./chunks.ts";
 import { loadPersisted, type PersistedIndex, type PersistExpectation, savePersisted } from "./persist.ts";
 import { decodeIndex, encodeIndex, nameChunks, type PersistedFileEntry, type UnnamedChunks } from "./persist-state.ts";
@@ -66,6 +71,16 @@ const RRF_K = 60;
 const FUSION_DEPTH = 250;
 /** The dense ranking stands for the meaning of the whole chunk, against four lexical views of it: it weighs as two. */
 const FIELD_WEIGHT: Record<Field | "embedding", number> = { name: 1.2, signature: 0.8, doc: 0.6, body: 1, embedding: 2 };
+/** Concept search adds the fields' BM25 scores with these weights (measured: docs/decisions/0031). */
+const CONCEPT_FIELD_WEIGHT: Record<Field, number> = { name: 0.5, signature: 0.5, doc: 1, body: 1 };
+/** How much the whole file's BM25 adds to each of its chunks in concept search. */
+const FILE_SHARE = 1;
+/** Test files and test data weigh this much unless the query asks for tests. */
+const TEST_FILE_FACTOR = 0.5;
+/** In concept search each further chunk of a file already listed weighs this times the one before. */
+const FILE_REPEAT_FACTOR = 0.5;
+/** How far past topK concept search looks for chunks of other files. */
+const REPEAT_DEPTH = 4;
 /** Multipliers: a chunk defining the named symbol, and one whose defined name covers every query term. */
 const EXACT_DEFINITION_BOOST = 2.5;
 const COVERING_DEFINITION_BOOST = 1.8;
@@ -104,6 +119,13 @@ export class SearchIndex {
   /** Whether a merge ran in the current refresh (then the arrays are trimmed at its end). */
   #merged = false;
   readonly #board = new ScoreBoard();
+  /** Concept search's weighted sum of the fields' scores (the board holds one field's at a time). */
+  readonly #combined = new ScoreBoard();
+  /** Bumped whenever a file's chunks come, go or move: what per-file caches are keyed on. */
+  #layout = 0;
+  #fileLengthCache: { layout: number; lengths: Float64Array } | undefined;
+  /** Per slot: 1 a test file, -1 not, 0 not asked yet. */
+  #testSlots: { layout: number; flags: Int8Array } | undefined;
   #generation = -1;
   #lastReport: RefreshReport = { rechunked: 0, removed: 0, files: 0, chunks: 0, unreadable: [], bodiesSkipped: 0, restored: 0 };
   #bodiesSkipped = new Set<string>();
@@ -372,6 +394,7 @@ export class SearchIndex {
 
   /** Takes a loaded persisted index (checked whole before anything changes); the reason when it does not fit. */
   #adopt(loaded: PersistedIndex): string | undefined {
+    this.#layout++;
     const decoded = decodeIndex(loaded, this.#currentFiles());
     if ("problem" in decoded) return decoded.problem;
     this.#dictionary.restore(decoded.dictionary);
@@ -508,6 +531,7 @@ export class SearchIndex {
   }
 
   #addFile(file: SearchFile, text: string | undefined): void {
+    this.#layout++;
     const spans = chunkFile(Math.max(file.lines, 1), file.facts.symbols);
     const starts = text === undefined ? undefined : lineStarts(text);
     const slot = this.#freeSlots.pop() ?? this.#slots.length;
@@ -574,6 +598,7 @@ export class SearchIndex {
   }
 
   #removeFile(real: string): void {
+    this.#layout++;
     const entry = this.#files.get(real);
     if (!entry) return;
     this.#unconfirmed.delete(entry.slot);
@@ -613,6 +638,7 @@ export class SearchIndex {
 
   /** Folds the fields' tails into their main parts; drops dead chunks and renumbers the live ones (in order) in every column and field. */
   #merge(last: boolean): void {
+    this.#layout++;
     this.#merged = true;
     if (this.#deadChunks === 0) {
       // Nothing left: the tails fold in and every id stays.
@@ -690,10 +716,12 @@ export class SearchIndex {
    * The best chunks for a query. `terms` lists the query terms used; `ignoredTerms` those beyond
    * LIMITS.intel.search.maxQueryTerms.
    */
-  async search(query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; terms: string[]; ignoredTerms: string[] }> {
+  async search(query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; terms: string[]; ignoredTerms: string[]; mode: QueryMode }> {
     const allTerms = queryTerms(query);
     const terms = allTerms.slice(0, LIMITS.intel.search.maxQueryTerms);
     const ignoredTerms = allTerms.slice(LIMITS.intel.search.maxQueryTerms);
+    const mode = queryMode(query);
+    const ranking = rankingTerms(mode, terms);
     // The model runs first: everything after it reads the index in one synchronous stretch.
     let queryVector: Float32Array | undefined;
     if (this.#embedder.dimensions > 0 && this.#vectorCount > 0 && query.trim() !== "") {
@@ -703,23 +731,23 @@ export class SearchIndex {
     const total = this.#liveChunks;
     const accept = this.#acceptor(options.accept, undefined, options.unlisted === true);
     const weighted: QueryTerm[] = [];
-    for (const term of terms) {
-      const id = this.#dictionary.lookup(term);
-      if (id !== undefined) weighted.push({ id });
+    const seen = new Set<number>();
+    for (const term of ranking) {
+      // A concept word also finds the forms code spells it in ("splits" → split).
+      for (const form of mode === "concept" ? [term, ...wordForms(term)] : [term]) {
+        const id = this.#dictionary.lookup(form);
+        if (id === undefined || seen.has(id)) continue;
+        seen.add(id);
+        weighted.push({ id });
+      }
     }
     const board = this.#board;
-    const lists: RankedList[] = [];
-    this.#fields.forEach((field, index) => {
-      board.begin(this.#nextId);
-      if (weighted.length > 0) field.score(weighted, total, board, accept);
-      const ranked = board.top(FUSION_DEPTH);
-      lists.push({ ranked, scores: ranked.map((id) => board.scores[id]!), weight: FIELD_WEIGHT[FIELDS[index]!] });
-    });
     const similarity = (id: number): number => {
       const vector = queryVector === undefined ? undefined : this.#vectors[id];
       return vector === undefined ? 0 : dot(queryVector!, vector);
     };
-    if (queryVector !== undefined && this.#vectorCount > 0) {
+    const denseList = (): RankedList | undefined => {
+      if (queryVector === undefined || this.#vectorCount === 0) return undefined;
       board.begin(this.#nextId);
       const live = this.#live.flags;
       this.#vectors.forEach((vector, id) => {
@@ -728,36 +756,40 @@ export class SearchIndex {
         if (value > 0) board.add(id, value);
       });
       const ranked = board.top(FUSION_DEPTH);
-      lists.push({ ranked, scores: ranked.map((id) => board.scores[id]!), weight: FIELD_WEIGHT.embedding });
-    }
-    const fused = reciprocalRankFusion(lists, RRF_K);
+      return { ranked, scores: ranked.map((id) => board.scores[id]!), weight: FIELD_WEIGHT.embedding };
+    };
+    // Names the query spells out as identifiers; a concept query names one only when written as code.
     const queryNames = new Set<number>();
-    for (const identifier of identifiersIn(query)) {
+    for (const identifier of mode === "identifier" ? identifiersIn(query) : codeFormIdentifiers(query)) {
       const id = this.#dictionary.lookup(wholeTerm(identifier));
       if (id !== undefined) queryNames.add(id);
     }
     // Digits alone ("2") do not make a name cover the query; a word the index never saw is in no name.
-    const words = terms.filter((term) => !/^\p{N}+$/u.test(term)).map((term) => this.#dictionary.lookup(term) ?? -1);
-    const hopsBySlot = new Map<number, number | undefined>();
-    const proximityOf = (id: number): number => {
-      if (!options.proximity) return 1;
+    // A concept query's single informative word covering a name says little: names must cover two.
+    const coverable = ranking.filter((term) => !/^\p{N}+$/u.test(term));
+    const words = mode === "concept" && coverable.length < 2 ? [] : coverable.map((term) => this.#dictionary.lookup(term) ?? -1);
+    const testsAsked = asksForTests(terms);
+    const factorBySlot = new Float64Array(this.#slots.length);
+    /** The multiplier of a chunk's file: import-graph proximity to the context file, and test files down unless the query asks for tests. */
+    const fileFactor = (id: number): number => {
       const slot = this.#chunks.file[id]!;
-      let hops = hopsBySlot.get(slot);
-      if (!hopsBySlot.has(slot)) {
-        hops = options.proximity.get(this.#slots[slot]!.real);
-        hopsBySlot.set(slot, hops);
+      let factor = factorBySlot[slot]!;
+      if (factor === 0) {
+        const entry = this.#slots[slot]!;
+        const hops = options.proximity?.get(entry.real);
+        factor = (hops === undefined ? 1 : 1 + PROXIMITY_BOOST / (1 + hops)) * (!testsAsked && this.#isTest(slot) ? TEST_FILE_FACTOR : 1);
+        factorBySlot[slot] = factor;
       }
-      return hops === undefined ? 1 : 1 + PROXIMITY_BOOST / (1 + hops);
+      return factor;
     };
     const definitionOf = (id: number) => (this.#chunks.defineCount[id] === 0 ? NO_DEFINITION : this.#definitionBoost(id, words, queryNames));
+    const scored = mode === "concept" ?
+      this.#conceptScores(weighted, total, accept, denseList, fileFactor) :
+      this.#identifierScores(weighted, total, accept, denseList, fileFactor);
     board.begin(this.#nextId);
-    for (const [id, score] of fused) {
-      const definition = definitionOf(id).boost;
-      const proximity = proximityOf(id);
-      board.add(id, definition !== 1 || proximity !== 1 ? score * definition * proximity : score);
-    }
-    const hits = board.top(options.topK, this.#byPlace).map((id) => {
-      // What matched: the lists that scored the chunk (any query term in a field), then the boosts.
+    for (const [id, score] of scored) board.add(id, score * definitionOf(id).boost);
+    const hits = this.#diverse(board.top(mode === "concept" ? options.topK * REPEAT_DEPTH : options.topK, this.#byPlace), board.scores, mode, options.topK).map((id) => {
+      // What matched: the fields holding a query term, then the boosts.
       const signals: Signal[] = [];
       this.#fields.forEach((field, index) => {
         if (weighted.some(({ id: term }) => field.has(term, id))) signals.push(FIELDS[index]!);
@@ -765,12 +797,148 @@ export class SearchIndex {
       if (similarity(id) > 0) signals.push("embedding");
       const definition = definitionOf(id);
       if (definition.boost > 1) signals.push("definition");
-      if (proximityOf(id) > 1) signals.push("proximity");
+      if (options.proximity?.has(this.#slots[this.#chunks.file[id]!]!.real)) signals.push("proximity");
       const hit: SearchHit = { chunk: this.#view(id), score: board.scores[id]!, signals };
       if (definition.define >= 0) hit.focus = this.#defined(definition.define);
       return hit;
     });
-    return { hits, terms, ignoredTerms };
+    return { hits, terms, ignoredTerms, mode };
+  }
+
+  /**
+   * Concept search shows more files: each further chunk of a file already listed weighs
+   * FILE_REPEAT_FACTOR times the one before it (the file's best chunk stays where it is).
+   */
+  #diverse(ranked: readonly number[], scores: Float64Array, mode: QueryMode, topK: number): number[] {
+    if (mode !== "concept") return ranked.slice(0, topK);
+    const seen = new Map<number, number>();
+    const adjusted = ranked.map((id, order) => {
+      const slot = this.#chunks.file[id]!;
+      const earlier = seen.get(slot) ?? 0;
+      seen.set(slot, earlier + 1);
+      return { id, order, score: scores[id]! * FILE_REPEAT_FACTOR ** earlier };
+    });
+    return adjusted
+      .sort((a, b) => b.score - a.score || a.order - b.order)
+      .slice(0, topK)
+      .map(({ id }) => id);
+  }
+
+  /** Identifier lookup: each field ranked alone and the ranks fused, so a name matching whole wins wherever its words also occur. */
+  #identifierScores(
+    weighted: readonly QueryTerm[],
+    total: number,
+    accept: ((id: number) => boolean) | undefined,
+    denseList: () => RankedList | undefined,
+    fileFactor: (id: number) => number,
+  ): Map<number, number> {
+    const board = this.#board;
+    const lists: RankedList[] = [];
+    this.#fields.forEach((field, index) => {
+      board.begin(this.#nextId);
+      if (weighted.length > 0) field.score(weighted, total, board, accept);
+      const ranked = board.top(FUSION_DEPTH);
+      lists.push({ ranked, scores: ranked.map((id) => board.scores[id]!), weight: FIELD_WEIGHT[FIELDS[index]!] });
+    });
+    const dense = denseList();
+    if (dense) lists.push(dense);
+    const fused = reciprocalRankFusion(lists, RRF_K);
+    for (const [id, score] of fused) fused.set(id, score * fileFactor(id));
+    return fused;
+  }
+
+  /**
+   * Concept search: the fields' BM25 scores added up, weighted, so a rare word outweighs a common
+   * one wherever it matches (rank fusion would let the best match of a common word in a small field
+   * win), plus the BM25 of the chunk's whole file, since a file about the concept holds the function
+   * sought; the best FUSION_DEPTH go on to the boosts. With a model, the dense ranking is fused with
+   * them.
+   */
+  #conceptScores(
+    weighted: readonly QueryTerm[],
+    total: number,
+    accept: ((id: number) => boolean) | undefined,
+    denseList: () => RankedList | undefined,
+    fileFactor: (id: number) => number,
+  ): Map<number, number> {
+    const board = this.#board;
+    const combined = this.#combined;
+    combined.begin(this.#nextId);
+    const body = this.#fields[FIELDS.indexOf("body")]!;
+    this.#fields.forEach((field, index) => {
+      if (weighted.length === 0) return;
+      board.begin(this.#nextId);
+      // A word is as informative as the source says: rare among names ("value", "page") but common in code weighs as common.
+      const terms = field === body ? weighted : weighted.map(({ id }) => ({ id, weight: Math.min(1, body.idf(id, total) / Math.max(field.idf(id, total), 1e-9)) }));
+      field.score(terms, total, board, accept);
+      const weight = CONCEPT_FIELD_WEIGHT[FIELDS[index]!];
+      for (let at = 0; at < board.size; at++) {
+        const id = board.touched[at]!;
+        combined.add(id, weight * board.scores[id]!);
+      }
+    });
+    const fileScores = this.#fileScores(weighted, accept);
+    const file = this.#chunks.file;
+    for (let at = 0; at < combined.size; at++) {
+      const id = combined.touched[at]!;
+      combined.scores[id] = (combined.scores[id]! + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
+    }
+    const ranked = combined.top(FUSION_DEPTH);
+    const dense = denseList();
+    if (!dense) return new Map(ranked.map((id) => [id, combined.scores[id]!]));
+    const fused = reciprocalRankFusion([{ ranked, scores: ranked.map((id) => combined.scores[id]!) }, dense], RRF_K);
+    for (const [id, score] of fused) fused.set(id, score * fileFactor(id));
+    return fused;
+  }
+
+  /** BM25 of whole files (their chunks' source taken together) by slot: evidence spread over a file counts. */
+  #fileScores(weighted: readonly QueryTerm[], accept: ((id: number) => boolean) | undefined): Float64Array {
+    const body = this.#fields[FIELDS.indexOf("body")]!;
+    const file = this.#chunks.file;
+    const lengths = this.#fileLengths();
+    const files = Math.max(1, this.#files.size);
+    const average = Math.max(body.totalLength / files, 1e-9);
+    const scores = new Float64Array(this.#slots.length);
+    const frequencies = new Float64Array(this.#slots.length);
+    const touched = new Int32Array(this.#slots.length);
+    for (const { id: term } of weighted) {
+      let count = 0;
+      body.eachPosting(term, (id, frequency) => {
+        const slot = file[id]!;
+        if (frequencies[slot] === 0) touched[count++] = slot;
+        frequencies[slot]! += frequency;
+      }, accept);
+      const idf = Math.log(1 + (files - count + 0.5) / (count + 0.5));
+      for (let at = 0; at < count; at++) {
+        const slot = touched[at]!;
+        const frequency = frequencies[slot]!;
+        frequencies[slot] = 0;
+        scores[slot]! += (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * lengths[slot]!) / average));
+      }
+    }
+    return scores;
+  }
+
+  /** Each file's source length in terms, by slot (the sum of its chunks'), kept until a file comes or goes. */
+  #fileLengths(): Float64Array {
+    if (this.#fileLengthCache?.layout === this.#layout) return this.#fileLengthCache.lengths;
+    const body = this.#fields[FIELDS.indexOf("body")]!;
+    const lengths = new Float64Array(this.#slots.length);
+    for (const entry of this.#files.values()) {
+      let length = 0;
+      for (let id = entry.first; id < entry.first + entry.count; id++) length += body.lengthOf(id);
+      lengths[entry.slot] = length;
+    }
+    this.#fileLengthCache = { layout: this.#layout, lengths };
+    return lengths;
+  }
+
+  /** Whether a slot's file is a test file or test data (asked once per file while the layout holds). */
+  #isTest(slot: number): boolean {
+    if (this.#testSlots?.layout !== this.#layout) this.#testSlots = { layout: this.#layout, flags: new Int8Array(this.#slots.length) };
+    const flags = this.#testSlots.flags;
+    if (flags[slot] === 0) flags[slot] = isTestPath(this.#slots[slot]!.display) ? 1 : -1;
+    return flags[slot] === 1;
   }
 
   #defined(define: number): DefinedSymbol {

@@ -6,6 +6,7 @@ import type { Embedder } from "../../../src/intel/search/embedder.ts";
 import { NullEmbedder } from "../../../src/intel/search/embedder.ts";
 import { SearchIndex } from "../../../src/intel/search/index.ts";
 import { hopsFrom, snippetOf } from "../../../src/intel/search/present.ts";
+import { queryMode, wordForms } from "../../../src/intel/search/query.ts";
 import { identifierTerms, queryTerms } from "../../../src/intel/search/tokenize.ts";
 import { MemorySearchSource } from "../../support/search-source.ts";
 
@@ -124,6 +125,71 @@ describe("search ranking", () => {
     expect(both.hits).toHaveLength(2);
     const python = await index.search("retry limit", { topK: 5, accept: (chunk) => chunk.language === "python" });
     expect(python.hits.map((hit) => hit.chunk.display)).toEqual(["lib/b.py"]);
+  });
+});
+
+describe("query modes", () => {
+  test("identifiers written as code are a lookup; words in prose are a concept", () => {
+    expect(queryMode("parseConfig")).toBe("identifier");
+    expect(queryMode("page")).toBe("identifier");
+    expect(queryMode("Paginator.page get_random_string")).toBe("identifier");
+    expect(queryMode("split a string into fields")).toBe("concept");
+    expect(queryMode("where is parseConfig called")).toBe("concept");
+  });
+
+  test("a function word or a single letter in a concept query cannot make a symbol named after it win", async () => {
+    const source = new MemorySearchSource();
+    source.put("letters.ts", "export type A = string;\nexport function of<T>(x: T) {\n  return [x];\n}\n", [symbol("A", "type", 1, 1), symbol("of", "function", 2, 4)]);
+    source.put("fields.ts", "export function fields(line: string) {\n  const parts = line.split(/\\s+/);\n  return parts.filter((part) => part.length > 0);\n}\n", [
+      symbol("fields", "function", 1, 4),
+    ]);
+    const index = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await index.refresh();
+    const found = await index.search("split a line of text into its fields", { topK: 3 });
+    expect(found.mode).toBe("concept");
+    expect(found.hits[0]!.chunk.symbol).toBe("fields");
+    expect(found.hits.some((hit) => hit.chunk.display === "letters.ts")).toBe(false);
+    // As a lookup the name still wins.
+    expect((await index.search("of", { topK: 1 })).hits[0]!.chunk.symbol).toBe("of");
+  });
+
+  test("a concept query's rare word outweighs a common word matched in a name", async () => {
+    const source = new MemorySearchSource();
+    source.put("value.ts", "export function value(input: unknown) {\n  return input;\n}\n", [symbol("value", "function", 1, 3)]);
+    source.put(
+      "backoff.ts",
+      "export function schedule(value: number) {\n  const delay = exponentialBackoff(value);\n  return delay;\n}\n",
+      [symbol("schedule", "function", 1, 4)],
+    );
+    for (let index = 0; index < 8; index++) source.put(`use${index}.ts`, `export const v${index} = value(${index});\n`, [symbol(`v${index}`, "constant", 1, 1)]);
+    const index = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await index.refresh();
+    const { hits } = await index.search("retry the value later with exponential backoff", { topK: 3 });
+    expect(hits[0]!.chunk.symbol).toBe("schedule");
+  });
+
+  test("a concept query's words find the forms code spells them in", async () => {
+    const source = new MemorySearchSource();
+    source.put("split.ts", "export function splitFields(line: string) {\n  return line.split(\",\");\n}\n", [symbol("splitFields", "function", 1, 3)]);
+    source.put("join.ts", "export function joinLines(lines: string[]) {\n  return lines.join(\"\\n\");\n}\n", [symbol("joinLines", "function", 1, 3)]);
+    const index = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await index.refresh();
+    expect((await index.search("splits each record into its field", { topK: 2 })).hits[0]!.chunk.symbol).toBe("splitFields");
+    expect(wordForms("splits")).toContain("split");
+    expect(wordForms("parsed")).toContain("parse");
+    expect(wordForms("field")).toContain("fields");
+  });
+
+  test("test files rank below the code they test unless the query asks for tests", async () => {
+    const source = new MemorySearchSource();
+    const body = "export function trimQuotes(text: string) {\n  return text.replace(/^\"|\"$/g, \"\");\n}\n";
+    source.put("src/quotes.ts", body, [symbol("trimQuotes", "function", 1, 3)]);
+    source.put("src/quotes.test.ts", `${body}test("trim quotes", () => trimQuotes("x"));\n`, [symbol("trimQuotes", "function", 1, 3)]);
+    const index = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await index.refresh();
+    expect((await index.search("remove the quotes around text", { topK: 2 })).hits[0]!.chunk.display).toBe("src/quotes.ts");
+    expect((await index.search("trimQuotes", { topK: 2 })).hits[0]!.chunk.display).toBe("src/quotes.ts");
+    expect((await index.search("tests that remove the quotes around text", { topK: 2 })).hits[0]!.chunk.display).toBe("src/quotes.test.ts");
   });
 });
 
