@@ -4,6 +4,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_CONFIG } from "../../src/config/schema.ts";
 import { extractFacts } from "../../src/intel/facts/extract.ts";
+import { DEFAULT_INDEX_TUNING } from "../../src/intel/index/settings.ts";
 import type { FactsExtractor } from "../../src/intel/index/index.ts";
 import { callersTool } from "../../src/tools/callers.ts";
 import { digestTool } from "../../src/tools/digest.ts";
@@ -132,11 +133,12 @@ describe("answer first through the tools", () => {
     const { context, index } = await repo();
     const during = await openImportGraph(context, "targetFn", async (session) => {
       const before = parsed.length;
-      // Long enough for the build's lanes to parse a dozen of the slow fillers, were they not waiting.
+      // Long enough for the build's lanes to parse some twenty of the slow fillers, were they not waiting.
       await new Promise((resolve) => setTimeout(resolve, 150));
       return { files: session.graph.files().length, parsedMeanwhile: parsed.length - before };
     });
-    expect(during.parsedMeanwhile).toBe(0);
+    // At most the files the build's lanes had in flight when the call began (they finish); no new one starts.
+    expect(during.parsedMeanwhile).toBeLessThanOrEqual(DEFAULT_INDEX_TUNING.concurrency);
     expect(during.files).toBeLessThan(30);
     expect(index.built).toBe(false);
     await index.ensureFresh();
@@ -199,8 +201,8 @@ describe("answer first through the tools", () => {
       // The build starts as a server's background build would; the search comes while it walks.
       const building = index.ensureFresh();
       const result = await runTool(searchTool, { query: "parse duration" }, later);
-      // The build waited: none of the changed fillers was parsed before the answer.
-      expect(parsed.filter((text) => text.includes("filler"))).toEqual([]);
+      // The build waited: of the hundred changed fillers, at most those its lanes had in flight were parsed before the answer.
+      expect(parsed.filter((text) => text.includes("filler")).length).toBeLessThanOrEqual(DEFAULT_INDEX_TUNING.concurrency);
       expect(index.built).toBe(false);
       expect(result.complete).toBe(false);
       expect(result.limits.join(" ")).toContain("the last session saved");
