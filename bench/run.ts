@@ -6,10 +6,11 @@
  * Options: --calls N (timed sequential calls per latency phase, default 2000), --warmup N (untimed
  * calls first, default 200), --sessions N (concurrent HTTP sessions, default 32), --seconds S
  * (throughput phase, default 10), --peer-calls N (calls per side in the peer comparison, default 1000),
- * --phases core,write,intel,hook,first (which phases run, default all five), --strict (exit 1 when a target is missed).
+ * --phases core,write,intel,hook,first,accuracy (which phases run, default all six), --strict (exit 1 when a target is missed).
  * The write phase (bench/write.ts), the code-intelligence phase (bench/intel.ts), the hook phase
- * (bench/hook.ts) and the first-contact phase (bench/first-contact.ts) take their own --write-*, --intel-*,
- * --hook-* and --first-* options, documented in those files; each also runs alone with `bun bench/<file>.ts`.
+ * (bench/hook.ts), the first-contact phase (bench/first-contact.ts) and the call-accuracy phase
+ * (bench/accuracy.ts) take their own --write-*, --intel-*, --hook-*, --first-* and --accuracy-* options,
+ * documented in those files; each also runs alone with `bun bench/<file>.ts`.
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -47,6 +48,7 @@ import {
   writeResults,
   positiveInt,
 } from "./lib.ts";
+import { ACCURACY_FLAGS, accuracyOptionsFrom, runAccuracyBench } from "./accuracy.ts";
 import { FIRST_FLAGS, firstOptionsFrom, runFirstContactBench } from "./first-contact.ts";
 import { HOOK_FLAGS, hookOptionsFrom, runHookBench } from "./hook.ts";
 import { INTEL_FLAGS, intelOptionsFrom, runIntelBench } from "./intel.ts";
@@ -72,16 +74,17 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "32" },
     seconds: { type: "string", default: "10" },
     "peer-calls": { type: "string", default: "1000" },
-    phases: { type: "string", default: "core,write,intel,hook,first" },
+    phases: { type: "string", default: "core,write,intel,hook,first,accuracy" },
     strict: { type: "boolean", default: false },
     ...WRITE_FLAGS,
     ...INTEL_FLAGS,
     ...HOOK_FLAGS,
     ...FIRST_FLAGS,
+    ...ACCURACY_FLAGS,
   },
 });
 
-const PHASES = ["core", "write", "intel", "hook", "first"] as const;
+const PHASES = ["core", "write", "intel", "hook", "first", "accuracy"] as const;
 type Phase = (typeof PHASES)[number];
 const selectedPhases = new Set<Phase>(
   flags.phases.split(",").map((name) => {
@@ -102,6 +105,7 @@ const options = {
   intel: intelOptionsFrom(flags),
   hook: hookOptionsFrom(flags),
   first: firstOptionsFrom(flags),
+  accuracy: accuracyOptionsFrom(flags),
 };
 
 interface ThroughputRun {
@@ -370,6 +374,7 @@ async function main(): Promise<number> {
   if (selectedPhases.has("intel")) reports.push(await runIntelBench(options.intel));
   if (selectedPhases.has("hook")) reports.push(await runHookBench(options.hook));
   if (selectedPhases.has("first")) reports.push(await runFirstContactBench(options.first));
+  if (selectedPhases.has("accuracy")) reports.push(await runAccuracyBench(options.accuracy));
 
   const finishedAt = new Date();
   console.log(`\nast-mcp benchmark — ${finishedAt.toISOString()} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(1)} s)`);
