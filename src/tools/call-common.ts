@@ -2,7 +2,8 @@
  * What the call-graph tools share (callers, callees, trace, implements, impact, context, one file
  * each): the call graph over the import graph, target resolution, the symbol and edge shapes and
  * their rendering, the callers/callees walk. Every edge carries its confidence (exact: through
- * imports or scope; inferred: the only declaration of that name; ambiguous: several, listed).
+ * imports, scope or the receiver's known type; inferred: the only declaration of that name;
+ * ambiguous: several, listed).
  * Answers say whether they are complete and which limit cut them.
  */
 import { z } from "zod";
@@ -110,7 +111,9 @@ export const CallOut = z
     column: z.number().int().describe("1-based column of the call."),
     callee: z.string().describe("The callee expression as written."),
     caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
-    confidence: ConfidenceEnum.describe("exact: through imports or scope; inferred: the only declaration of that name; ambiguous: several could be meant."),
+    confidence: ConfidenceEnum.describe(
+      "exact: through imports or scope, or (Go, Python) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant.",
+    ),
     depth: z.number().int().describe("1 = direct; n = n calls away."),
     targets: z.array(z.string()).describe("What the call resolves to (\"path#Name\"); several when ambiguous (the first few)."),
     candidates: z.number().int().optional().describe("For ambiguous calls: how many declarations could be meant."),

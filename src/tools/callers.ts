@@ -8,7 +8,7 @@ export const callersTool = defineTool({
   name: "callers",
   title: "Who calls a function",
   description:
-    "The call sites of a function, method or class, resolved syntactically through imports (re-exports, aliases and namespaces followed) and scope; each edge is exact, inferred (the only declaration of that name) or ambiguous (several candidates, listed). Occurrences of the name that resolve to nothing (an import that did not resolve, an unbound name, a value) are listed apart as unresolved candidates with the reason, never counted as calls. depth > 1 walks up through the callers' callers.",
+    "The call sites of a function, method or class, resolved syntactically through imports (re-exports, aliases and namespaces followed) and scope, and in Go and Python through the receiver's type as the source writes it (receivers, self, parameters, locals, fields, declared results; a call through an interface value is a call of the interface method, not of an implementation); each edge is exact, inferred (the only declaration of that name, the receiver's type unknown) or ambiguous (several candidates, listed); minConfidence: \"inferred\" keeps the sure ones. Occurrences of the name that resolve to nothing (an import that did not resolve, an unbound name, a value) are listed apart as unresolved candidates with the reason, never counted as calls. depth > 1 walks up through the callers' callers.",
   input: z.strictObject({
     symbol: SymbolInput,
     path: PathInput.optional().describe("File or folder the declaration is in, when the name alone is ambiguous."),

@@ -32,6 +32,7 @@ import {
   bindings,
   sortEdges,
 } from "./names.ts";
+import { ReceiverTypes, TYPED_RECEIVERS } from "./receivers.ts";
 import { type CallEdge, type CallResolution, type CallSite, type Confidence, type SymbolRef, symbolKey } from "./types.ts";
 
 /** A file with calls, as the call graph keeps it. */
@@ -94,6 +95,7 @@ export class CallGraph {
   #reach = new Map<string, ReadonlySet<string>>();
   /** Answers derived from this generation (unresolved candidates, which read texts), by key, least recently used first. */
   #derived = new LruMap<string, unknown>(LIMITS.intel.calls.maxDerived);
+  readonly #receivers = new ReceiverTypes(this);
 
   private constructor(imports: ImportGraph) {
     this.imports = imports;
@@ -255,7 +257,11 @@ export class CallGraph {
     const elsewhere = this.#named(name).filter(
       (symbol) => symbol.parent === type.name && symbol.file !== type.file && file && groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language),
     );
-    if (elsewhere.length > 0) return { symbols: elsewhere, exact: false };
+    // A Go type's methods are declared anywhere in its package (its folder), and only there.
+    if (file?.language === "go") {
+      const samePackage = elsewhere.filter((symbol) => path.dirname(symbol.file) === path.dirname(type.file));
+      if (samePackage.length > 0) return { symbols: samePackage, exact: true };
+    } else if (elsewhere.length > 0) return { symbols: elsewhere, exact: false };
     for (const heritage of type.heritage ?? []) {
       const parents = this.resolveTypeName(type.file, heritage);
       for (const parent of parents.symbols) {
@@ -453,6 +459,7 @@ export class CallGraph {
       return this.#nameBased(file, name, "bare");
     }
 
+    if (qualifier === "super" || qualifier === "super(…)") return this.#parentMembers(file, fact.caller, name);
     if (RECEIVER_WORDS.has(qualifier)) {
       const own = this.#enclosingMembers(file, fact.caller, name);
       if (own.symbols.length > 0) return own.exact ? exact(own.symbols) : this.#byCount(own.symbols);
@@ -464,7 +471,8 @@ export class CallGraph {
       const methods = this.#goReceiverMethods(file, fact.caller, head, name);
       if (methods.length > 0) return exact(methods);
     }
-    if (!RECEIVER_WORDS.has(head)) {
+    const typed = TYPED_RECEIVERS.has(file.language);
+    if (!RECEIVER_WORDS.has(head) && !(typed && this.#receivers.isLocal(file, fact.caller, head, fact.line))) {
       const meaning = this.meaningOfPath(file.real, parts);
       if (meaning.external !== undefined) return { status: "external", detail: meaning.external };
       if (meaning.modules.length > 0 || meaning.symbols.length > 0) {
@@ -483,7 +491,55 @@ export class CallGraph {
       }
       if (KNOWN_GLOBALS.has(head) && !this.#isBound(file, head)) return { status: "external", detail: `${head} is a runtime global` };
     }
+    if (typed) {
+      const receiver = this.#receivers.of(file, fact.caller, qualifier, fact.line);
+      if (receiver.status === "external") return { status: "external", detail: `called on \`${qualifier}\`: ${receiver.detail}` };
+      if (receiver.status === "known") return this.#methodOf(receiver.types, name, qualifier);
+    }
     return this.#nameBased(file, name, "member");
+  }
+
+  /**
+   * A call on a receiver of known type: the method found on the type or what it extends or embeds
+   * (an override shadows its parent's; through an interface, the interface's method), `exact`.
+   * Not found there, it is no call of a workspace method of that name.
+   */
+  #methodOf(types: readonly SymbolRef[], name: string, qualifier: string): CallResolution {
+    const found: SymbolRef[] = [];
+    let allExact = true;
+    for (const type of types) {
+      const members = this.membersOf(type, name);
+      allExact &&= members.exact;
+      found.push(...members.symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
+    }
+    if (found.length === 0) {
+      const named = types.map((type) => type.qualifiedName).join(" or ");
+      return { status: "unresolved", detail: `called on \`${qualifier}\`, a ${named}, which has no method ${name} in the workspace (declared outside it, or a function value)` };
+    }
+    return allExact ? { status: "resolved", confidence: "exact", targets: found } : this.#byCount(found);
+  }
+
+  /** `super().m()` / `super.m()`: `m` of what the enclosing class extends, never the class's own. */
+  #parentMembers(file: GraphFile, caller: string | undefined, name: string): CallResolution {
+    const symbols = caller === undefined ? [] : this.symbolsOf(file.real);
+    const parts = caller?.split(".") ?? [];
+    for (let length = parts.length; length >= 1; length--) {
+      const type = symbols.find((symbol) => symbol.qualifiedName === parts.slice(0, length).join(".") && TYPE_KINDS.has(symbol.kind));
+      if (!type) continue;
+      const found: SymbolRef[] = [];
+      let allExact = true;
+      for (const heritage of type.heritage ?? []) {
+        const parents = this.resolveTypeName(type.file, heritage);
+        for (const parent of parents.symbols) {
+          const members = this.membersOf(parent, name);
+          allExact &&= members.exact && parents.confidence === "exact";
+          found.push(...members.symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
+        }
+      }
+      if (found.length > 0) return allExact ? { status: "resolved", confidence: "exact", targets: found } : this.#byCount(found);
+      return { status: "external", detail: `super: ${type.qualifiedName} extends no workspace class with a method ${name}` };
+    }
+    return { status: "unresolved", detail: "super outside a class" };
   }
 
   /** A name brought into scope by a wildcard import (`from x import *`, `import a.b.*`, `use x::*`). */

@@ -3,8 +3,10 @@ import type { CallFact, SymbolKind } from "../facts/types.ts";
 
 /**
  * How sure an edge is: `exact` — the callee was found through an import binding (re-exports
- * followed) or a declaration in scope; `inferred` — the only workspace declaration of that name;
- * `ambiguous` — several declarations could be meant (all listed).
+ * followed), a declaration in scope, or (Go, Python) on the receiver's known type or what it
+ * extends or embeds (through an interface value: the interface's method); `inferred` — the only
+ * workspace declaration of that name, the receiver's type unknown; `ambiguous` — several
+ * declarations could be meant (all listed).
  */
 export type Confidence = "exact" | "inferred" | "ambiguous";
 

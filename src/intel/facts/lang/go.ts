@@ -9,7 +9,7 @@ import { LIMITS } from "../../../core/limits.ts";
 import type { FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, parenEnd, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["//"], block: "any" };
 
@@ -195,8 +195,12 @@ const importDeclaration: Handler = (_node, at, facts) => {
 
 const NAME = "[\\p{L}_][\\p{L}\\p{N}_]*";
 const CHAIN = `${NAME}(?:\\.${NAME})*`;
-/** `a, b := …`, `x = …` and `var x = …` starting a statement (also after `if`, `for`, `switch`); the value follows the match. */
-const ASSIGNED = new RegExp(`(?:^|[;{])[ \\t]*(?:(?:if|for|switch|var)[ \\t]+)?((?:${NAME}[ \\t]*,[ \\t]*)*${NAME})[ \\t]*:?=(?!=)[ \\t]*`, "gmu");
+/**
+ * `a, b := …`, `var x = …` and `x = …` starting a statement (also after `if`, `for`, `switch`); the
+ * value follows the match. A plain `=` in a function changes a value, not its static type: it binds
+ * only at package level (inside `var ( … )`).
+ */
+const ASSIGNED = new RegExp(`(?:^|[;{])[ \\t]*(?:(?:if|for|switch|var)[ \\t]+)?((?:${NAME}[ \\t]*,[ \\t]*)*${NAME})[ \\t]*(:?)=(?!=)[ \\t]*`, "gmu");
 /** `var x T`, `var a, b T`, `var x T = v` (the declared type). */
 const DECLARED = new RegExp(`(?:^|[;{])[ \\t]*var[ \\t]+((?:${NAME}[ \\t]*,[ \\t]*)*${NAME})[ \\t]+([^=\\n;{}]*[^=\\s;{}])[ \\t]*(?=$|;|\\}|=)`, "gmu");
 /** A function literal's parameter list: `func(` after something else on its line (a method declaration's receiver starts its line). */
@@ -206,17 +210,6 @@ const NEW = /^new\(\s*([^()]+?)\s*\)/u;
 const ASSERTED = new RegExp(`^${CHAIN}\\.\\(\\s*([^()]+?)\\s*\\)`, "u");
 const CALLED = new RegExp(`^(${CHAIN})\\s*\\(`, "u");
 const VALUE = new RegExp(`^${CHAIN}(?=[ \\t]*(?:$|[\\r\\n;,}]|//))`, "u");
-
-/** The offset after the parenthesis opening at `open` closes, or -1. */
-function closing(text: string, open: number): number {
-  let depth = 0;
-  for (let index = open; index < text.length; index++) {
-    const char = text.charCodeAt(index);
-    if (char === 40 /* ( */) depth++;
-    else if (char === 41 /* ) */ && --depth === 0) return index + 1;
-  }
-  return -1;
-}
 
 /** Whether nothing but the end of the statement follows `at` on its line. */
 function endsStatement(text: string, at: number): boolean {
@@ -239,7 +232,7 @@ function valueType(text: string, at: number): { type: string; from: "type" | "ca
   if (made) return endsStatement(text, at + made[0].length) ? { type: made[1]!, from: "type" } : undefined;
   const called = CALLED.exec(value);
   if (called) {
-    const end = closing(text, at + called[0].length - 1);
+    const end = parenEnd(text, at + called[0].length - 1);
     return end !== -1 && endsStatement(text, end) ? { type: called[1]!, from: "call" } : undefined;
   }
   const named = VALUE.exec(value);
@@ -247,7 +240,7 @@ function valueType(text: string, at: number): { type: string; from: "type" | "ca
 }
 
 /** Parameters as name → type: `a, b int, c *Foo` (a grouped name takes the type after it). */
-function goParameterTypes(list: string): Map<string, string> {
+export function goParameterTypes(list: string): Map<string, string> {
   const types = new Map<string, string>();
   let pending: string[] = [];
   for (const part of splitTopLevel(list)) {
@@ -277,11 +270,14 @@ function bindValues(facts: FactsBuilder): void {
     return found;
   };
   for (const match of text.matchAll(ASSIGNED)) {
-    const value = valueType(text, match.index + match[0].length);
     const first = match[1]!.split(",")[0]!.trim();
-    if (!value || first === "_") continue;
+    if (first === "_") continue;
     const line = facts.lineOf(match.index + match[0].length);
-    facts.bind(first, value.type, line, value.from, scopeAt(line));
+    const scope = scopeAt(line);
+    const declares = match[2] === ":" || /^[;{]?[ \t]*var\b/.test(match[0]);
+    if (scope !== undefined && !declares) continue;
+    const value = valueType(text, match.index + match[0].length);
+    if (value) facts.bind(first, value.type, line, value.from, scope);
   }
   for (const match of text.matchAll(DECLARED)) {
     const line = facts.lineOf(match.index + match[0].length);
@@ -290,7 +286,7 @@ function bindValues(facts: FactsBuilder): void {
   }
   for (const match of text.matchAll(LITERAL)) {
     const open = match.index + match[0].length - 1;
-    const end = closing(text, open);
+    const end = parenEnd(text, open);
     if (end === -1) continue;
     const line = facts.lineOf(open);
     const scope = scopeAt(line);
