@@ -30,8 +30,8 @@
  *   nothing; go/types had no object for the name) or outside the files it read is not scored, and
  *   counted apart. Recall is hits over the truth. Both are summed over symbols (micro).
  * - Default confidence is every edge; "exact+inferred" drops ambiguous edges, for both precision and
- *   recall. Unresolved candidates are not calls and are not counted. "May dispatch to" entries, when
- *   the tool lists them, are not calls either.
+ *   recall. Unresolved candidates are not calls and are not counted; neither are the calls `callers`
+ *   lists apart as ones that may dispatch to the symbol (`dispatch`: through an interface it implements).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -272,10 +272,12 @@ interface SymbolScore {
   unscored: number;
   misses: string[];
   extras: string[];
+  /** Calls listed apart as ones that may dispatch to the symbol (not scored). */
+  dispatch: number;
   error?: string;
 }
 
-async function callersOf(client: Client, root: string, symbol: Drawn): Promise<Listed[]> {
+async function callersOf(client: Client, root: string, symbol: Drawn): Promise<{ listed: Listed[]; dispatch: number }> {
   const result = await client.callTool(
     { name: "callers", arguments: { symbol: `${relative(root, symbol.file)}#${symbol.qualifiedName}`, depth: 1, limit: 2000 } },
     undefined,
@@ -283,14 +285,19 @@ async function callersOf(client: Client, root: string, symbol: Drawn): Promise<L
   );
   const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
   if (result.isError) throw new Error(content.map((item) => item.text ?? "").join(" ").slice(0, 300));
-  const structured = result.structuredContent as { symbol: { startLine: number; endLine: number }; calls: Array<{ path: string; line: number; confidence: Listed["confidence"] }> };
+  const structured = result.structuredContent as {
+    symbol: { startLine: number; endLine: number };
+    calls: Array<{ path: string; line: number; confidence: Listed["confidence"] }>;
+    dispatch?: unknown[];
+  };
   if (!(structured.symbol.startLine <= symbol.line && symbol.line <= structured.symbol.endLine)) {
     throw new Error(`callers chose the declaration at line ${structured.symbol.startLine}, not ${symbol.line}`);
   }
-  return structured.calls.map((call) => ({ key: placeKey(join(root, call.path), call.line), confidence: call.confidence }));
+  return { listed: structured.calls.map((call) => ({ key: placeKey(join(root, call.path), call.line), confidence: call.confidence })), dispatch: structured.dispatch?.length ?? 0 };
 }
 
-function score(symbol: Drawn, listed: readonly Listed[], sites: readonly Site[], analysedFiles: ReadonlySet<string>, root: string): SymbolScore {
+function score(symbol: Drawn, answer: { listed: readonly Listed[]; dispatch: number }, sites: readonly Site[], analysedFiles: ReadonlySet<string>, root: string): SymbolScore {
+  const { listed } = answer;
   const own = placeKey(symbol.file, symbol.line);
   const resolvedAt = new Map<string, boolean>();
   const truth = new Set<string>();
@@ -310,6 +317,7 @@ function score(symbol: Drawn, listed: readonly Listed[], sites: readonly Site[],
     unscored: 0,
     misses: [],
     extras: [],
+    dispatch: answer.dispatch,
   };
   const found = new Set<string>();
   for (const call of new Map(listed.map((call) => [call.key, call])).values()) {
@@ -398,7 +406,7 @@ async function benchTree(tree: TreeSpec, options: AccuracyOptions): Promise<{ sc
       try {
         scores.push(score(symbol, await callersOf(session.client, tree.root, symbol), bySymbol, analysedFiles, tree.root));
       } catch (error) {
-        const failed = score(symbol, [], bySymbol, analysedFiles, tree.root);
+        const failed = score(symbol, { listed: [], dispatch: 0 }, bySymbol, analysedFiles, tree.root);
         failed.error = (error instanceof Error ? error.message : String(error)).slice(0, 300);
         scores.push(failed);
       }
@@ -482,6 +490,7 @@ export async function runAccuracyBench(options: AccuracyOptions): Promise<PhaseR
     report.notes.push(
       `${language}: ${misses.length} misses${misses.length > 0 ? `: ${misses.slice(0, LISTED_FAULTS).join("; ")}${misses.length > LISTED_FAULTS ? "; …" : ""}` : ""}`,
     );
+    report.notes.push(`${language}: ${scores.reduce((sum, one) => sum + one.dispatch, 0)} calls listed apart as ones that may dispatch to a drawn symbol (not scored)`);
     report.notes.push(
       `${language}: ${extras.length} extras${extras.length > 0 ? `: ${extras.slice(0, LISTED_FAULTS).join("; ")}${extras.length > LISTED_FAULTS ? "; …" : ""}` : ""}`,
     );

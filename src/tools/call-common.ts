@@ -244,6 +244,12 @@ export const WalkOutput = z.object({
   counts: z.object({ exact: z.number().int(), inferred: z.number().int(), ambiguous: z.number().int() }).describe("Listed calls per confidence."),
   unresolved: z.number().int().optional().describe("callees: calls inside the symbol that resolve to nothing in the workspace (external or unknown)."),
   typed: z.boolean().optional().describe("callers with typed: true on TS/JS: the TypeScript compiler resolved every call (all exact)."),
+  dispatch: z
+    .array(CallOut)
+    .optional()
+    .describe(
+      "callers of a Go method: calls of an interface method it implements (targets name the interface's); they may dispatch here at run time, and are not counted as calls.",
+    ),
   ...CandidatesOutput,
   ...Completeness,
 });
@@ -306,6 +312,10 @@ export async function walkTool(
     ...completeness(session.coverage, cuts),
   };
   if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
+  if (direction === "callers") {
+    const dispatch = session.calls.interfaceMethodsOf(symbol).flatMap((method) => session.calls.callersOf(method));
+    if (dispatch.length > 0) result.dispatch = dispatch.slice(0, limit).map((edge) => callOut(edge, session.display));
+  }
   return result;
 }
 
@@ -318,6 +328,10 @@ export function renderWalk(result: WalkOutput, direction: "callers" | "callees")
   ];
   for (const call of result.calls) lines.push(renderCall(call, direction));
   if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
+  if (result.dispatch) {
+    lines.push(`may dispatch here through an interface (${result.dispatch.length}, not counted as calls):`);
+    for (const call of result.dispatch) lines.push(`${renderCall(call, direction)} (${call.targets.join(", ")})`);
+  }
   renderCandidates(result, lines);
   return renderIncomplete(result, lines);
 }

@@ -33,6 +33,7 @@ const REPO: Record<string, string> = {
     "",
     "func NewSegments() *Segments { return &Segments{} }",
   ),
+  "text/sized.go": lines("package text", "", "type Sized interface {", "\tLen() int", "\tLast() int", "}"),
   "text/segment_more.go": lines("package text", "", "func (s *Segments) Last() int { return 0 }"),
   // Another package's type of the same name, with a method of the same name.
   "ast/segments.go": lines("package ast", "", "type Segments struct{}", "", "func (s *Segments) Last() int { return 1 }"),
@@ -102,6 +103,8 @@ const REPO: Record<string, string> = {
     "\ttext := &Writer{}",
     "\ttext.Write(nil)",
     "}",
+    "",
+    "func Measure(s text.Sized) int { return s.Len() }",
   ),
   "pkg/base.py": lines(
     "class Base:",
@@ -192,6 +195,19 @@ describe("Go receivers", () => {
   test("a call through an interface value is a call of the interface method, not of an implementation; a func literal's parameter is typed too", async () => {
     expect(await callers("ast/node.go#Node.Kind")).toEqual(["render/use.go:17 exact", "render/use.go:20 exact"]);
     expect(await callers("ast/node.go#Heading.Kind")).toEqual([]);
+  });
+
+  test("a method of a type that has every method of an interface lists the calls through it apart, as ones that may dispatch to it", async () => {
+    const result = await runTool(callersTool, { symbol: "ast/node.go#Heading.Kind" }, context);
+    expect(result.dispatch.map((call: Call & { targets: string[] }) => `${call.path}:${call.line} ${call.targets.join(" ")}`)).toEqual([
+      "render/use.go:17 ast/node.go#Node.Kind",
+      "render/use.go:20 ast/node.go#Node.Kind",
+    ]);
+    expect(callersTool.render(result)).toContain("may dispatch here through an interface (2, not counted as calls):");
+    // Segments has Len and Last (declared in two files): it is a Sized; Segment has Len alone.
+    const sized = await runTool(callersTool, { symbol: "text/segment.go#Segments.Len" }, context);
+    expect(sized.dispatch.map((call: Call & { targets: string[] }) => `${call.path}:${call.line} ${call.targets.join(" ")}`)).toEqual(["render/use.go:32 text/sized.go#Sized.Len"]);
+    expect((await runTool(callersTool, { symbol: "text/segment.go#Segment.Len" }, context)).dispatch).toBeUndefined();
   });
 });
 

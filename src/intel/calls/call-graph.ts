@@ -679,6 +679,40 @@ export class CallGraph {
     return sortEdges(edges);
   }
 
+  /**
+   * Go: the interface methods a method implements, structurally: interfaces declaring a method of
+   * its name, every method of which (their own and those of the workspace interfaces they embed)
+   * the method's type has, declared or promoted. A call through such an interface may dispatch to
+   * it at run time; it is not a call of it.
+   */
+  interfaceMethodsOf(method: SymbolRef): SymbolRef[] {
+    const file = this.imports.file(method.file);
+    if (!file || file.language !== "go" || method.kind !== "method" || method.parent === undefined) return [];
+    const type = this.#samePackage(file, method.parent)?.symbols.find((symbol) => TYPE_KINDS.has(symbol.kind) && symbol.kind !== "interface");
+    if (!type) return [];
+    const found: SymbolRef[] = [];
+    for (const candidate of this.#named(method.name)) {
+      if (candidate.kind !== "method" || candidate.parent === undefined || this.imports.file(candidate.file)?.language !== "go") continue;
+      const owner = this.symbolsOf(candidate.file).find((symbol) => symbol.qualifiedName === candidate.parent && symbol.kind === "interface");
+      if (owner && this.#interfaceNames(owner, new Set()).every((name) => this.membersOf(type, name).symbols.some((member) => CALLABLE_KINDS.has(member.kind)))) {
+        found.push(candidate);
+      }
+    }
+    return found;
+  }
+
+  /** The method names an interface requires: its own and those of the workspace interfaces it embeds. */
+  #interfaceNames(owner: SymbolRef, seen: Set<string>): string[] {
+    const key = symbolKey(owner);
+    if (seen.has(key)) return [];
+    seen.add(key);
+    const names = this.symbolsOf(owner.file).filter((symbol) => symbol.parent === owner.qualifiedName && symbol.kind === "method").map((symbol) => symbol.name);
+    for (const written of owner.heritage ?? []) {
+      for (const embedded of this.resolveTypeName(owner.file, written).symbols) if (embedded.kind === "interface") names.push(...this.#interfaceNames(embedded, seen));
+    }
+    return names;
+  }
+
   /** Calls written in `symbol` (a function, method, or every member of a type), with what each resolves to. */
   callSitesIn(symbol: SymbolRef): CallSite[] {
     const file = this.imports.file(symbol.file);
