@@ -112,8 +112,9 @@ export const CallOut = z
     callee: z.string().describe("The callee expression as written."),
     caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
     confidence: ConfidenceEnum.describe(
-      "exact: through imports or scope, or (Go, Python) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant.",
+      "exact: through imports or scope, or (Go, Python) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant, or (Go, Python) the receiver's type is unknown (see reason).",
     ),
+    reason: z.string().optional().describe("Why the edge is ambiguous when not for several candidates: the receiver's type is unknown, and why."),
     depth: z.number().int().describe("1 = direct; n = n calls away."),
     targets: z.array(z.string()).describe("What the call resolves to (\"path#Name\"); several when ambiguous (the first few)."),
     candidates: z.number().int().optional().describe("For ambiguous calls: how many declarations could be meant."),
@@ -133,6 +134,7 @@ export function callOut(edge: CallEdge & { depth?: number }, display: (real: str
   };
   if (edge.caller) out.caller = edge.caller.qualifiedName;
   if (edge.confidence === "ambiguous") out.candidates = edge.targets.length;
+  if (edge.reason !== undefined) out.reason = edge.reason;
   return out;
 }
 
@@ -145,7 +147,9 @@ function countBy(calls: CallOut[]): Record<Confidence, number> {
 export function renderCall(call: CallOut, direction: "callers" | "callees"): string {
   const indent = "  ".repeat(call.depth);
   const candidates = (call.candidates ?? 0) <= 3 ? call.targets.join(", ") : `${call.candidates} candidates`;
-  const tag = call.confidence === "exact" ? "" : ` [${call.confidence}${call.confidence === "ambiguous" ? `: ${candidates}` : ""}]`;
+  const tag = call.confidence === "exact" ?
+    "" :
+    ` [${call.confidence}${call.confidence === "ambiguous" ? `: ${candidates}${call.reason === undefined ? "" : `; ${call.reason}`}` : ""}]`;
   if (direction === "callers") return `${indent}${call.path}:${call.line} ${call.caller ?? "(module level)"} → ${call.callee}${tag}`;
   return `${indent}${call.path}:${call.line} ${call.callee} → ${call.confidence === "ambiguous" ? "?" : call.targets.join(", ")}${tag}`;
 }

@@ -142,6 +142,7 @@ const REPO: Record<string, string> = {
     "    def describe(self):",
     "        return 'car'",
   ),
+  "pkg/loose.py": lines("class Tank:", "    def fuel(self):", "        return 1", "", "", "def loose(thing):", "    return thing.fuel()"),
   "pkg/app.py": lines(
     "from pkg.models import Car, Other",
     "",
@@ -221,6 +222,14 @@ describe("Python receivers", () => {
     expect(await callers("pkg/models.py#Car.describe")).toEqual(["pkg/app.py:6 exact"]);
     expect(await callers("pkg/base.py#Base.describe")).toEqual([]);
     expect(await callers("pkg/models.py#Other.save")).toEqual(["pkg/app.py:7 exact"]);
+  });
+
+  test("a receiver of unknown type makes an ambiguous edge with the reason, even to the only method of that name", async () => {
+    const result = await runTool(callersTool, { symbol: "pkg/loose.py#Tank.fuel" }, context);
+    expect(result.calls.map((call: Call & { reason?: string }) => `${call.path}:${call.line} ${call.confidence} ${call.reason}`)).toEqual([
+      "pkg/loose.py:7 ambiguous receiver `thing` has no known type",
+    ]);
+    expect(callersTool.render(result)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
   });
 
   test("an attribute set through self in __init__ types the calls on it in every method", async () => {

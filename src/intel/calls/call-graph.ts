@@ -495,6 +495,9 @@ export class CallGraph {
       const receiver = this.#receivers.of(file, fact.caller, qualifier, fact.line);
       if (receiver.status === "external") return { status: "external", detail: `called on \`${qualifier}\`: ${receiver.detail}` };
       if (receiver.status === "known") return this.#methodOf(receiver.types, name, qualifier);
+      // By name only: even one method of that name may not be the one called.
+      const byName = this.#nameBased(file, name, "member");
+      return byName.status === "resolved" ? { ...byName, confidence: "ambiguous", reason: receiver.reason } : byName;
     }
     return this.#nameBased(file, name, "member");
   }
@@ -673,7 +676,13 @@ export class CallGraph {
       for (const site of this.callSitesNamed(name)) {
         const resolution = this.resolveCall(site);
         if (resolution.status !== "resolved" || !resolution.targets.some((candidate) => symbolKey(candidate) === wanted)) continue;
-        edges.push({ site, caller: this.callerOf(site), confidence: resolution.confidence, targets: resolution.targets });
+        edges.push({
+          site,
+          caller: this.callerOf(site),
+          confidence: resolution.confidence,
+          targets: resolution.targets,
+          ...(resolution.reason === undefined ? {} : { reason: resolution.reason }),
+        });
       }
     }
     return sortEdges(edges);
@@ -734,8 +743,15 @@ export class CallGraph {
     const unresolved: Array<{ site: CallSite; resolution: CallResolution }> = [];
     for (const site of this.callSitesIn(symbol)) {
       const resolution = this.resolveCall(site);
-      if (resolution.status === "resolved") edges.push({ site, caller: symbol, confidence: resolution.confidence, targets: resolution.targets });
-      else unresolved.push({ site, resolution });
+      if (resolution.status === "resolved") {
+        edges.push({
+          site,
+          caller: symbol,
+          confidence: resolution.confidence,
+          targets: resolution.targets,
+          ...(resolution.reason === undefined ? {} : { reason: resolution.reason }),
+        });
+      } else unresolved.push({ site, resolution });
     }
     return { edges: sortEdges(edges), unresolved };
   }
