@@ -142,7 +142,26 @@ const REPO: Record<string, string> = {
     "    def describe(self):",
     "        return 'car'",
   ),
-  "pkg/loose.py": lines("class Tank:", "    def fuel(self):", "        return 1", "", "", "def loose(thing):", "    return thing.fuel()"),
+  "pkg/loose.py": lines(
+    "class Tank:",
+    "    def fuel(self):",
+    "        return 1",
+    "",
+    "",
+    "def loose(thing):",
+    "    return thing.fuel()",
+    "",
+    "",
+    "class Pump:",
+    "    def run(self):",
+    "        self.prime()",
+    "        return fuel()",
+    "",
+    "",
+    "class HandPump(Pump):",
+    "    def prime(self):",
+    "        return 0",
+  ),
   "pkg/app.py": lines(
     "from pkg.models import Car, Other",
     "",
@@ -230,6 +249,11 @@ describe("Python receivers", () => {
       "pkg/loose.py:7 ambiguous receiver `thing` has no known type",
     ]);
     expect(callersTool.render(result)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
+  });
+
+  test("a bare name calls no method, and self calls no method its class and ancestors lack (a subclass's is not it)", async () => {
+    expect(await callers("pkg/loose.py#Tank.fuel")).toEqual(["pkg/loose.py:7 ambiguous"]);
+    expect(await callers("pkg/loose.py#HandPump.prime")).toEqual([]);
   });
 
   test("an attribute set through self in __init__ types the calls on it in every method", async () => {

@@ -456,6 +456,8 @@ export class CallGraph {
         const same = this.#samePackage(file, name);
         if (same) return exact(same.symbols);
       }
+      // A bare name never calls a method in Go or Python (no implicit receiver).
+      if (TYPED_RECEIVERS.has(file.language)) return this.#nameBased(file, name, "function");
       return this.#nameBased(file, name, "bare");
     }
 
@@ -463,6 +465,10 @@ export class CallGraph {
     if (RECEIVER_WORDS.has(qualifier)) {
       const own = this.#enclosingMembers(file, fact.caller, name);
       if (own.symbols.length > 0) return own.exact ? exact(own.symbols) : this.#byCount(own.symbols);
+      // The receiver's class is known: a method it and its ancestors lack is not a workspace method a subclass happens to declare.
+      if (TYPED_RECEIVERS.has(file.language) && this.#enclosingType(file, fact.caller)) {
+        return { status: "unresolved", detail: `${qualifier}.${name}: no method ${name} on the enclosing class or what it extends in the workspace` };
+      }
       return this.#nameBased(file, name, "member");
     }
     const parts = splitQualifier(qualifier);
@@ -581,6 +587,17 @@ export class CallGraph {
     return [];
   }
 
+  /** The innermost class (or other type) the caller is written in. */
+  #enclosingType(file: GraphFile, caller: string | undefined): SymbolRef | undefined {
+    const parts = caller?.split(".") ?? [];
+    const symbols = this.symbolsOf(file.real);
+    for (let length = parts.length - 1; length >= 1; length--) {
+      const type = symbols.find((symbol) => symbol.qualifiedName === parts.slice(0, length).join(".") && TYPE_KINDS.has(symbol.kind));
+      if (type) return type;
+    }
+    return undefined;
+  }
+
   /** Methods named `name` of the class the caller is written in (and what it extends). */
   #enclosingMembers(file: GraphFile, caller: string | undefined, name: string): { symbols: SymbolRef[]; exact: boolean } {
     if (caller === undefined) return { symbols: [], exact: true };
@@ -617,7 +634,7 @@ export class CallGraph {
   }
 
   /** Every workspace declaration of the name in a compatible language: one is inferred, several ambiguous. */
-  #nameBased(file: GraphFile, name: string, mode: "bare" | "member"): CallResolution {
+  #nameBased(file: GraphFile, name: string, mode: "bare" | "function" | "member"): CallResolution {
     const group = groupOf(file.language);
     let all = this.#named(name).filter((symbol) => CALLABLE_KINDS.has(symbol.kind) && groupOf(this.imports.file(symbol.file)?.language ?? "") === group);
     if (all.length === 0) return { status: "unresolved", detail: `no declaration of ${name} in the workspace` };
@@ -629,6 +646,12 @@ export class CallGraph {
       }
     }
     const isMember = (symbol: SymbolRef) => symbol.parent !== undefined || symbol.kind === "method";
+    if (mode === "function") {
+      const functions = all.filter((symbol) => !isMember(symbol));
+      return functions.length > 0 ?
+        this.#byCount(functions) :
+        { status: "unresolved", detail: `no function named ${name} in reach (a builtin, or a method, which a bare name does not call)` };
+    }
     const preferred = mode === "member" ? all.filter(isMember) : all.filter((symbol) => !isMember(symbol) || IMPLICIT_RECEIVER.has(file.language));
     const targets = preferred.length > 0 ? preferred : all;
     return this.#byCount(targets);
