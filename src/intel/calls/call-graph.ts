@@ -530,25 +530,20 @@ export class CallGraph {
 
   /** `super().m()` / `super.m()`: `m` of what the enclosing class extends, never the class's own. */
   #parentMembers(file: GraphFile, caller: string | undefined, name: string): CallResolution {
-    const symbols = caller === undefined ? [] : this.symbolsOf(file.real);
-    const parts = caller?.split(".") ?? [];
-    for (let length = parts.length; length >= 1; length--) {
-      const type = symbols.find((symbol) => symbol.qualifiedName === parts.slice(0, length).join(".") && TYPE_KINDS.has(symbol.kind));
-      if (!type) continue;
-      const found: SymbolRef[] = [];
-      let allExact = true;
-      for (const heritage of type.heritage ?? []) {
-        const parents = this.resolveTypeName(type.file, heritage);
-        for (const parent of parents.symbols) {
-          const members = this.membersOf(parent, name);
-          allExact &&= members.exact && parents.confidence === "exact";
-          found.push(...members.symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
-        }
+    const type = this.#enclosingType(file, caller);
+    if (!type) return { status: "unresolved", detail: "super outside a class" };
+    const found: SymbolRef[] = [];
+    let allExact = true;
+    for (const heritage of type.heritage ?? []) {
+      const parents = this.resolveTypeName(type.file, heritage);
+      for (const parent of parents.symbols) {
+        const members = this.membersOf(parent, name);
+        allExact &&= members.exact && parents.confidence === "exact";
+        found.push(...members.symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
       }
-      if (found.length > 0) return allExact ? { status: "resolved", confidence: "exact", targets: found } : this.#byCount(found);
-      return { status: "external", detail: `super: ${type.qualifiedName} extends no workspace class with a method ${name}` };
     }
-    return { status: "unresolved", detail: "super outside a class" };
+    if (found.length > 0) return allExact ? { status: "resolved", confidence: "exact", targets: found } : this.#byCount(found);
+    return { status: "external", detail: `super: ${type.qualifiedName} extends no workspace class with a method ${name}` };
   }
 
   /** A name brought into scope by a wildcard import (`from x import *`, `import a.b.*`, `use x::*`). */
@@ -587,7 +582,7 @@ export class CallGraph {
     return [];
   }
 
-  /** The innermost class (or other type) the caller is written in. */
+  /** The innermost class (or other type) the caller (a method, or a function nested in one) is written in. */
   #enclosingType(file: GraphFile, caller: string | undefined): SymbolRef | undefined {
     const parts = caller?.split(".") ?? [];
     const symbols = this.symbolsOf(file.real);
