@@ -6,11 +6,12 @@
  * Options: --calls N (timed sequential calls per latency phase, default 2000), --warmup N (untimed
  * calls first, default 200), --sessions N (concurrent HTTP sessions, default 32), --seconds S
  * (throughput phase, default 10), --peer-calls N (calls per side in the peer comparison, default 1000),
- * --phases core,write,intel,hook,first,retrieval (which phases run, default all six), --strict (exit 1 when a target is missed).
+ * --phases core,write,intel,hook,first,retrieval,accuracy (which phases run, default all seven), --strict (exit 1 when a target is missed).
  * The write phase (bench/write.ts), the code-intelligence phase (bench/intel.ts), the hook phase
- * (bench/hook.ts), the first-contact phase (bench/first-contact.ts) and the retrieval phase
- * (bench/retrieval.ts) take their own --write-*, --intel-*, --hook-*, --first-* and --retrieval-*
- * options, documented in those files; each also runs alone with `bun bench/<file>.ts`.
+ * (bench/hook.ts), the first-contact phase (bench/first-contact.ts), the retrieval phase
+ * (bench/retrieval.ts) and the call-accuracy phase (bench/accuracy.ts) take their own --write-*,
+ * --intel-*, --hook-*, --first-*, --retrieval-* and --accuracy-* options, documented in those files;
+ * each also runs alone with `bun bench/<file>.ts`.
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -48,6 +49,7 @@ import {
   writeResults,
   positiveInt,
 } from "./lib.ts";
+import { ACCURACY_FLAGS, accuracyOptionsFrom, runAccuracyBench } from "./accuracy.ts";
 import { FIRST_FLAGS, firstOptionsFrom, runFirstContactBench } from "./first-contact.ts";
 import { HOOK_FLAGS, hookOptionsFrom, runHookBench } from "./hook.ts";
 import { INTEL_FLAGS, intelOptionsFrom, runIntelBench } from "./intel.ts";
@@ -74,17 +76,18 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "32" },
     seconds: { type: "string", default: "10" },
     "peer-calls": { type: "string", default: "1000" },
-    phases: { type: "string", default: "core,write,intel,hook,first,retrieval" },
+    phases: { type: "string", default: "core,write,intel,hook,first,retrieval,accuracy" },
     strict: { type: "boolean", default: false },
     ...WRITE_FLAGS,
     ...INTEL_FLAGS,
     ...HOOK_FLAGS,
     ...FIRST_FLAGS,
     ...RETRIEVAL_FLAGS,
+    ...ACCURACY_FLAGS,
   },
 });
 
-const PHASES = ["core", "write", "intel", "hook", "first", "retrieval"] as const;
+const PHASES = ["core", "write", "intel", "hook", "first", "retrieval", "accuracy"] as const;
 type Phase = (typeof PHASES)[number];
 const selectedPhases = new Set<Phase>(
   flags.phases.split(",").map((name) => {
@@ -106,6 +109,7 @@ const options = {
   hook: hookOptionsFrom(flags),
   first: firstOptionsFrom(flags),
   retrieval: retrievalOptionsFrom(flags),
+  accuracy: accuracyOptionsFrom(flags),
 };
 
 interface ThroughputRun {
@@ -375,6 +379,7 @@ async function main(): Promise<number> {
   if (selectedPhases.has("hook")) reports.push(await runHookBench(options.hook));
   if (selectedPhases.has("first")) reports.push(await runFirstContactBench(options.first));
   if (selectedPhases.has("retrieval")) reports.push(await runRetrievalBench(options.retrieval));
+  if (selectedPhases.has("accuracy")) reports.push(await runAccuracyBench(options.accuracy));
 
   const finishedAt = new Date();
   console.log(`\nast-mcp benchmark — ${finishedAt.toISOString()} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(1)} s)`);

@@ -2,7 +2,8 @@
  * What the call-graph tools share (callers, callees, trace, implements, impact, context, one file
  * each): the call graph over the import graph, target resolution, the symbol and edge shapes and
  * their rendering, the callers/callees walk. Every edge carries its confidence (exact: through
- * imports or scope; inferred: the only declaration of that name; ambiguous: several, listed).
+ * imports, scope or the receiver's known type; inferred: the only declaration of that name;
+ * ambiguous: several, listed).
  * Answers say whether they are complete and which limit cut them.
  */
 import { z } from "zod";
@@ -112,7 +113,10 @@ export const CallOut = z
     column: z.number().int().describe("1-based column of the call."),
     callee: z.string().describe("The callee expression as written."),
     caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
-    confidence: ConfidenceEnum.describe("exact: through imports or scope; inferred: the only declaration of that name; ambiguous: several could be meant."),
+    confidence: ConfidenceEnum.describe(
+      "exact: through imports or scope, or (Go, Python) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant, or (Go, Python) the receiver's type is unknown (see reason).",
+    ),
+    reason: z.string().optional().describe("Why the edge is ambiguous when not for several candidates: the receiver's type is unknown, and why."),
     depth: z.number().int().describe("1 = direct; n = n calls away."),
     targets: z.array(z.string()).describe("What the call resolves to (\"path#Name\"); several when ambiguous (the first few)."),
     candidates: z.number().int().optional().describe("For ambiguous calls: how many declarations could be meant."),
@@ -132,6 +136,7 @@ export function callOut(edge: CallEdge & { depth?: number }, display: (real: str
   };
   if (edge.caller) out.caller = edge.caller.qualifiedName;
   if (edge.confidence === "ambiguous") out.candidates = edge.targets.length;
+  if (edge.reason !== undefined) out.reason = edge.reason;
   return out;
 }
 
@@ -144,7 +149,9 @@ function countBy(calls: CallOut[]): Record<Confidence, number> {
 export function renderCall(call: CallOut, direction: "callers" | "callees"): string {
   const indent = "  ".repeat(call.depth);
   const candidates = (call.candidates ?? 0) <= 3 ? call.targets.join(", ") : `${call.candidates} candidates`;
-  const tag = call.confidence === "exact" ? "" : ` [${call.confidence}${call.confidence === "ambiguous" ? `: ${candidates}` : ""}]`;
+  const tag = call.confidence === "exact" ?
+    "" :
+    ` [${call.confidence}${call.confidence === "ambiguous" ? `: ${candidates}${call.reason === undefined ? "" : `; ${call.reason}`}` : ""}]`;
   if (direction === "callers") return `${indent}${call.path}:${call.line} ${call.caller ?? "(module level)"} → ${call.callee}${tag}`;
   return `${indent}${call.path}:${call.line} ${call.callee} → ${call.confidence === "ambiguous" ? "?" : call.targets.join(", ")}${tag}`;
 }
@@ -243,6 +250,12 @@ export const WalkOutput = z.object({
   counts: z.object({ exact: z.number().int(), inferred: z.number().int(), ambiguous: z.number().int() }).describe("Listed calls per confidence."),
   unresolved: z.number().int().optional().describe("callees: calls inside the symbol that resolve to nothing in the workspace (external or unknown)."),
   typed: z.boolean().optional().describe("callers with typed: true on TS/JS: the TypeScript compiler resolved every call (all exact)."),
+  dispatch: z
+    .array(CallOut)
+    .optional()
+    .describe(
+      "callers of a Go method: calls of an interface method it implements (targets name the interface's); they may dispatch here at run time, and are not counted as calls.",
+    ),
   ...CandidatesOutput,
   ...Completeness,
 });
@@ -305,6 +318,10 @@ export async function walkTool(
     ...completeness(session.coverage, cuts),
   };
   if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
+  if (direction === "callers") {
+    const dispatch = session.calls.interfaceMethodsOf(symbol).flatMap((method) => session.calls.callersOf(method));
+    if (dispatch.length > 0) result.dispatch = dispatch.slice(0, limit).map((edge) => callOut(edge, session.display));
+  }
   return result;
 }
 
@@ -317,6 +334,10 @@ export function renderWalk(result: WalkOutput, direction: "callers" | "callees")
   ];
   for (const call of result.calls) lines.push(renderCall(call, direction));
   if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
+  if (result.dispatch) {
+    lines.push(`may dispatch here through an interface (${result.dispatch.length}, not counted as calls):`);
+    for (const call of result.dispatch) lines.push(`${renderCall(call, direction)} (${call.targets.join(", ")})`);
+  }
   renderCandidates(result, lines);
   return renderIncomplete(result, lines);
 }

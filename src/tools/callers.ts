@@ -8,7 +8,7 @@ export const callersTool = defineTool({
   name: "callers",
   title: "Who calls a function",
   description:
-    "The call sites of a function, method or class, resolved syntactically through imports (re-exports, aliases and namespaces followed) and scope; each edge is exact, inferred (the only declaration of that name) or ambiguous (several candidates, listed). Occurrences of the name that resolve to nothing (an import that did not resolve, an unbound name, a value) are listed apart as unresolved candidates with the reason, never counted as calls. depth > 1 walks up through the callers' callers.",
+    "The call sites of a function, method or class, resolved syntactically through imports (re-exports, aliases and namespaces followed) and scope, and in Go and Python through the receiver's type as the source writes it (receivers, self, parameters, locals, fields, declared results; a call through an interface value is a call of the interface method, not of an implementation: for a Go method those are listed apart in dispatch, as calls that may dispatch to it); each edge is exact, inferred (the only declaration of that name, where receivers have no types) or ambiguous (several candidates, listed, or in Go and Python a receiver of unknown type, with the reason); minConfidence: \"inferred\" keeps the sure ones. Occurrences of the name that resolve to nothing (an import that did not resolve, an unbound name, a value) are listed apart as unresolved candidates with the reason, never counted as calls. depth > 1 walks up through the callers' callers.",
   input: z.strictObject({
     symbol: SymbolInput,
     path: PathInput.optional().describe("File or folder the declaration is in, when the name alone is ambiguous."),

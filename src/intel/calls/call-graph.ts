@@ -32,6 +32,7 @@ import {
   bindings,
   sortEdges,
 } from "./names.ts";
+import { ReceiverTypes, TYPED_RECEIVERS } from "./receivers.ts";
 import { type CallEdge, type CallResolution, type CallSite, type Confidence, type SymbolRef, symbolKey } from "./types.ts";
 
 /** A file with calls, as the call graph keeps it. */
@@ -94,6 +95,7 @@ export class CallGraph {
   #reach = new Map<string, ReadonlySet<string>>();
   /** Answers derived from this generation (unresolved candidates, which read texts), by key, least recently used first. */
   #derived = new LruMap<string, unknown>(LIMITS.intel.calls.maxDerived);
+  readonly #receivers = new ReceiverTypes(this);
 
   private constructor(imports: ImportGraph) {
     this.imports = imports;
@@ -255,7 +257,11 @@ export class CallGraph {
     const elsewhere = this.#named(name).filter(
       (symbol) => symbol.parent === type.name && symbol.file !== type.file && file && groupOf(this.imports.file(symbol.file)?.language ?? "") === groupOf(file.language),
     );
-    if (elsewhere.length > 0) return { symbols: elsewhere, exact: false };
+    // A Go type's methods are declared anywhere in its package (its folder), and only there.
+    if (file?.language === "go") {
+      const samePackage = elsewhere.filter((symbol) => path.dirname(symbol.file) === path.dirname(type.file));
+      if (samePackage.length > 0) return { symbols: samePackage, exact: true };
+    } else if (elsewhere.length > 0) return { symbols: elsewhere, exact: false };
     for (const heritage of type.heritage ?? []) {
       const parents = this.resolveTypeName(type.file, heritage);
       for (const parent of parents.symbols) {
@@ -450,12 +456,19 @@ export class CallGraph {
         const same = this.#samePackage(file, name);
         if (same) return exact(same.symbols);
       }
+      // A bare name never calls a method in Go or Python (no implicit receiver).
+      if (TYPED_RECEIVERS.has(file.language)) return this.#nameBased(file, name, "function");
       return this.#nameBased(file, name, "bare");
     }
 
+    if (qualifier === "super" || qualifier === "super(…)") return this.#parentMembers(file, fact.caller, name);
     if (RECEIVER_WORDS.has(qualifier)) {
       const own = this.#enclosingMembers(file, fact.caller, name);
       if (own.symbols.length > 0) return own.exact ? exact(own.symbols) : this.#byCount(own.symbols);
+      // The receiver's class is known: a method it and its ancestors lack is not a workspace method a subclass happens to declare.
+      if (TYPED_RECEIVERS.has(file.language) && this.#enclosingType(file, fact.caller)) {
+        return { status: "unresolved", detail: `${qualifier}.${name}: no method ${name} on the enclosing class or what it extends in the workspace` };
+      }
       return this.#nameBased(file, name, "member");
     }
     const parts = splitQualifier(qualifier);
@@ -464,7 +477,8 @@ export class CallGraph {
       const methods = this.#goReceiverMethods(file, fact.caller, head, name);
       if (methods.length > 0) return exact(methods);
     }
-    if (!RECEIVER_WORDS.has(head)) {
+    const typed = TYPED_RECEIVERS.has(file.language);
+    if (!RECEIVER_WORDS.has(head) && !(typed && this.#receivers.isLocal(file, fact.caller, head, fact.line))) {
       const meaning = this.meaningOfPath(file.real, parts);
       if (meaning.external !== undefined) return { status: "external", detail: meaning.external };
       if (meaning.modules.length > 0 || meaning.symbols.length > 0) {
@@ -483,7 +497,53 @@ export class CallGraph {
       }
       if (KNOWN_GLOBALS.has(head) && !this.#isBound(file, head)) return { status: "external", detail: `${head} is a runtime global` };
     }
+    if (typed) {
+      const receiver = this.#receivers.of(file, fact.caller, qualifier, fact.line);
+      if (receiver.status === "external") return { status: "external", detail: `called on \`${qualifier}\`: ${receiver.detail}` };
+      if (receiver.status === "known") return this.#methodOf(receiver.types, name, qualifier);
+      // By name only: even one method of that name may not be the one called.
+      const byName = this.#nameBased(file, name, "member");
+      return byName.status === "resolved" ? { ...byName, confidence: "ambiguous", reason: receiver.reason } : byName;
+    }
     return this.#nameBased(file, name, "member");
+  }
+
+  /**
+   * A call on a receiver of known type: the method found on the type or what it extends or embeds
+   * (an override shadows its parent's; through an interface, the interface's method), `exact`.
+   * Not found there, it is no call of a workspace method of that name.
+   */
+  #methodOf(types: readonly SymbolRef[], name: string, qualifier: string): CallResolution {
+    const found: SymbolRef[] = [];
+    let allExact = true;
+    for (const type of types) {
+      const members = this.membersOf(type, name);
+      allExact &&= members.exact;
+      found.push(...members.symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
+    }
+    if (found.length === 0) {
+      const named = types.map((type) => type.qualifiedName).join(" or ");
+      return { status: "unresolved", detail: `called on \`${qualifier}\`, a ${named}, which has no method ${name} in the workspace (declared outside it, or a function value)` };
+    }
+    return allExact ? { status: "resolved", confidence: "exact", targets: found } : this.#byCount(found);
+  }
+
+  /** `super().m()` / `super.m()`: `m` of what the enclosing class extends, never the class's own. */
+  #parentMembers(file: GraphFile, caller: string | undefined, name: string): CallResolution {
+    const type = this.#enclosingType(file, caller);
+    if (!type) return { status: "unresolved", detail: "super outside a class" };
+    const found: SymbolRef[] = [];
+    let allExact = true;
+    for (const heritage of type.heritage ?? []) {
+      const parents = this.resolveTypeName(type.file, heritage);
+      for (const parent of parents.symbols) {
+        const members = this.membersOf(parent, name);
+        allExact &&= members.exact && parents.confidence === "exact";
+        found.push(...members.symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
+      }
+    }
+    if (found.length > 0) return allExact ? { status: "resolved", confidence: "exact", targets: found } : this.#byCount(found);
+    return { status: "external", detail: `super: ${type.qualifiedName} extends no workspace class with a method ${name}` };
   }
 
   /** A name brought into scope by a wildcard import (`from x import *`, `import a.b.*`, `use x::*`). */
@@ -522,6 +582,17 @@ export class CallGraph {
     return [];
   }
 
+  /** The innermost class (or other type) the caller (a method, or a function nested in one) is written in. */
+  #enclosingType(file: GraphFile, caller: string | undefined): SymbolRef | undefined {
+    const parts = caller?.split(".") ?? [];
+    const symbols = this.symbolsOf(file.real);
+    for (let length = parts.length - 1; length >= 1; length--) {
+      const type = symbols.find((symbol) => symbol.qualifiedName === parts.slice(0, length).join(".") && TYPE_KINDS.has(symbol.kind));
+      if (type) return type;
+    }
+    return undefined;
+  }
+
   /** Methods named `name` of the class the caller is written in (and what it extends). */
   #enclosingMembers(file: GraphFile, caller: string | undefined, name: string): { symbols: SymbolRef[]; exact: boolean } {
     if (caller === undefined) return { symbols: [], exact: true };
@@ -558,7 +629,7 @@ export class CallGraph {
   }
 
   /** Every workspace declaration of the name in a compatible language: one is inferred, several ambiguous. */
-  #nameBased(file: GraphFile, name: string, mode: "bare" | "member"): CallResolution {
+  #nameBased(file: GraphFile, name: string, mode: "bare" | "function" | "member"): CallResolution {
     const group = groupOf(file.language);
     let all = this.#named(name).filter((symbol) => CALLABLE_KINDS.has(symbol.kind) && groupOf(this.imports.file(symbol.file)?.language ?? "") === group);
     if (all.length === 0) return { status: "unresolved", detail: `no declaration of ${name} in the workspace` };
@@ -570,6 +641,12 @@ export class CallGraph {
       }
     }
     const isMember = (symbol: SymbolRef) => symbol.parent !== undefined || symbol.kind === "method";
+    if (mode === "function") {
+      const functions = all.filter((symbol) => !isMember(symbol));
+      return functions.length > 0 ?
+        this.#byCount(functions) :
+        { status: "unresolved", detail: `no function named ${name} in reach (a builtin, or a method, which a bare name does not call)` };
+    }
     const preferred = mode === "member" ? all.filter(isMember) : all.filter((symbol) => !isMember(symbol) || IMPLICIT_RECEIVER.has(file.language));
     const targets = preferred.length > 0 ? preferred : all;
     return this.#byCount(targets);
@@ -617,10 +694,50 @@ export class CallGraph {
       for (const site of this.callSitesNamed(name)) {
         const resolution = this.resolveCall(site);
         if (resolution.status !== "resolved" || !resolution.targets.some((candidate) => symbolKey(candidate) === wanted)) continue;
-        edges.push({ site, caller: this.callerOf(site), confidence: resolution.confidence, targets: resolution.targets });
+        edges.push({
+          site,
+          caller: this.callerOf(site),
+          confidence: resolution.confidence,
+          targets: resolution.targets,
+          ...(resolution.reason === undefined ? {} : { reason: resolution.reason }),
+        });
       }
     }
     return sortEdges(edges);
+  }
+
+  /**
+   * Go: the interface methods a method implements, structurally: interfaces declaring a method of
+   * its name, every method of which (their own and those of the workspace interfaces they embed)
+   * the method's type has, declared or promoted. A call through such an interface may dispatch to
+   * it at run time; it is not a call of it.
+   */
+  interfaceMethodsOf(method: SymbolRef): SymbolRef[] {
+    const file = this.imports.file(method.file);
+    if (!file || file.language !== "go" || method.kind !== "method" || method.parent === undefined) return [];
+    const type = this.#samePackage(file, method.parent)?.symbols.find((symbol) => TYPE_KINDS.has(symbol.kind) && symbol.kind !== "interface");
+    if (!type) return [];
+    const found: SymbolRef[] = [];
+    for (const candidate of this.#named(method.name)) {
+      if (candidate.kind !== "method" || candidate.parent === undefined || this.imports.file(candidate.file)?.language !== "go") continue;
+      const owner = this.symbolsOf(candidate.file).find((symbol) => symbol.qualifiedName === candidate.parent && symbol.kind === "interface");
+      if (owner && this.#interfaceNames(owner, new Set()).every((name) => this.membersOf(type, name).symbols.some((member) => CALLABLE_KINDS.has(member.kind)))) {
+        found.push(candidate);
+      }
+    }
+    return found;
+  }
+
+  /** The method names an interface requires: its own and those of the workspace interfaces it embeds. */
+  #interfaceNames(owner: SymbolRef, seen: Set<string>): string[] {
+    const key = symbolKey(owner);
+    if (seen.has(key)) return [];
+    seen.add(key);
+    const names = this.symbolsOf(owner.file).filter((symbol) => symbol.parent === owner.qualifiedName && symbol.kind === "method").map((symbol) => symbol.name);
+    for (const written of owner.heritage ?? []) {
+      for (const embedded of this.resolveTypeName(owner.file, written).symbols) if (embedded.kind === "interface") names.push(...this.#interfaceNames(embedded, seen));
+    }
+    return names;
   }
 
   /** Calls written in `symbol` (a function, method, or every member of a type), with what each resolves to. */
@@ -644,8 +761,15 @@ export class CallGraph {
     const unresolved: Array<{ site: CallSite; resolution: CallResolution }> = [];
     for (const site of this.callSitesIn(symbol)) {
       const resolution = this.resolveCall(site);
-      if (resolution.status === "resolved") edges.push({ site, caller: symbol, confidence: resolution.confidence, targets: resolution.targets });
-      else unresolved.push({ site, resolution });
+      if (resolution.status === "resolved") {
+        edges.push({
+          site,
+          caller: symbol,
+          confidence: resolution.confidence,
+          targets: resolution.targets,
+          ...(resolution.reason === undefined ? {} : { reason: resolution.reason }),
+        });
+      } else unresolved.push({ site, resolution });
     }
     return { edges: sortEdges(edges), unresolved };
   }

@@ -3,8 +3,11 @@ import type { CallFact, SymbolKind } from "../facts/types.ts";
 
 /**
  * How sure an edge is: `exact` — the callee was found through an import binding (re-exports
- * followed) or a declaration in scope; `inferred` — the only workspace declaration of that name;
- * `ambiguous` — several declarations could be meant (all listed).
+ * followed), a declaration in scope, or (Go, Python) on the receiver's known type or what it
+ * extends or embeds (through an interface value: the interface's method); `inferred` — the only
+ * workspace declaration of that name (where receivers have no types: not in Go or Python);
+ * `ambiguous` — several declarations could be meant (all listed), or in Go and Python the
+ * receiver's type is unknown (with the reason).
  */
 export type Confidence = "exact" | "inferred" | "ambiguous";
 
@@ -37,7 +40,8 @@ export interface CallSite {
 }
 
 export type CallResolution =
-  | { status: "resolved"; confidence: Confidence; targets: SymbolRef[] }
+  /** `reason`: why an edge is ambiguous though one declaration may have the name (the receiver's type is unknown). */
+  | { status: "resolved"; confidence: Confidence; targets: SymbolRef[]; reason?: string }
   /** Found to be outside the workspace (an external package's export, a builtin). */
   | { status: "external"; detail: string }
   | { status: "unresolved"; detail: string };
@@ -49,4 +53,6 @@ export interface CallEdge {
   confidence: Confidence;
   /** The callee declarations (several when ambiguous). */
   targets: SymbolRef[];
+  /** Why the edge is ambiguous, when it is not for several candidates: "receiver `backend` has no known type". */
+  reason?: string;
 }

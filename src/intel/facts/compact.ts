@@ -57,5 +57,10 @@ export function compactFacts(facts: FileFacts, pool: StringPool): FileFacts {
     if (entry.from !== undefined) entry.from = pool.get(entry.from);
     if (entry.local !== undefined) entry.local = pool.get(entry.local);
   }
+  for (const binding of facts.bindings ?? []) {
+    binding.name = pool.get(binding.name);
+    binding.type = pool.get(binding.type);
+    if (binding.scope !== undefined) binding.scope = pool.get(binding.scope);
+  }
   return facts;
 }

@@ -10,7 +10,7 @@ import { LIMITS } from "../../core/limits.ts";
 import type { LanguageId } from "../../syntax/index.ts";
 import { lineIndexAt, lineStarts } from "../../text/index.ts";
 import { collapseTail } from "./text.ts";
-import type { CallFact, ExportedName, FileFacts, ImportFact, SymbolFact, SymbolKind, Visibility } from "./types.ts";
+import type { CallFact, ExportedName, FileFacts, ImportFact, SymbolFact, SymbolKind, TypeBinding, Visibility } from "./types.ts";
 
 /** Where a node is: UTF-16 offsets into the text, 1-based lines and column. */
 export interface At {
@@ -172,6 +172,7 @@ export class FactsBuilder {
   readonly symbols: SymbolFact[] = [];
   readonly imports: ImportFact[] = [];
   readonly exportedNames: ExportedName[] = [];
+  readonly #bindings: TypeBinding[] = [];
   parseErrors = 0;
   /** Offsets a language module has handled already (free for its own bookkeeping). */
   readonly marks = new Set<number>();
@@ -385,6 +386,20 @@ export class FactsBuilder {
     this.#readyCalls.push(fact);
   }
 
+  /**
+   * Records a value's type as written (`call`: the value is what calling `type` returns; `value`:
+   * it is the value `type` names), bound in `scope` (a function's or class's qualifiedName;
+   * undefined: the module). Bindings serve call resolution only: a pass without calls drops them.
+   */
+  bind(name: string, type: string, line: number, from: "type" | "call" | "value", scope: string | undefined): void {
+    if (!this.callsEnabled || name.length === 0 || type.length === 0 || type.length > LIMITS.intel.facts.calleeChars) return;
+    const binding: TypeBinding = { name, type, line };
+    if (from === "call") binding.call = true;
+    else if (from === "value") binding.value = true;
+    if (scope !== undefined) binding.scope = scope;
+    this.#bindings.push(binding);
+  }
+
   /** The facts, with queued calls resolved. */
   finish(syntax: CallSyntax | undefined): Omit<FileFacts, "language" | "parseErrors"> {
     const calls = this.#resolveCalls(syntax);
@@ -394,7 +409,10 @@ export class FactsBuilder {
     }
     // Symbols recorded ahead of the traversal go back to document order (stable: parents stay first).
     const symbols = this.symbols.sort((a, b) => a.startLine - b.startLine || b.endLine - a.endLine);
-    return { symbols, imports: this.imports.sort((a, b) => a.line - b.line), calls, exportedNames: this.exportedNames };
+    const facts: Omit<FileFacts, "language" | "parseErrors"> = { symbols, imports: this.imports.sort((a, b) => a.line - b.line), calls, exportedNames: this.exportedNames };
+    const bindings = usedBindings(this.#bindings, calls);
+    if (bindings.length > 0) facts.bindings = bindings;
+    return facts;
   }
 
   /**
@@ -457,6 +475,34 @@ export class FactsBuilder {
     if (cursor >= end || !syntax.openers.includes(text[cursor]!)) return undefined;
     return text.slice(from, after);
   }
+}
+
+/** The first name of a receiver or callee chain: "x" of `x.f(…).g`. */
+function headName(chain: string): string {
+  return /^[^.([:\-?]*/.exec(chain)![0].trim();
+}
+
+/**
+ * The bindings a call of the file may read: of module and class values (read from other files
+ * too), of names that head a call's receiver, and of the names those bindings name in turn. A
+ * Go tree binds three times as many names as its calls read: the rest would only take memory.
+ */
+function usedBindings(bindings: TypeBinding[], calls: readonly CallFact[]): TypeBinding[] {
+  if (bindings.length === 0) return bindings;
+  const heads = new Set<string>();
+  for (const call of calls) if (call.qualifier !== undefined) heads.add(headName(call.qualifier));
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const binding of bindings) {
+      if (binding.type === undefined || !(binding.call || binding.value) || !heads.has(binding.name)) continue;
+      const head = headName(binding.type);
+      if (!heads.has(head)) {
+        heads.add(head);
+        grown = true;
+      }
+    }
+  }
+  return bindings.filter((binding) => binding.scope === undefined || binding.name.includes(".") || heads.has(binding.name)).sort((a, b) => a.line - b.line);
 }
 
 /** Splits a callee into its last name and qualifier; undefined when it ends in no name. */

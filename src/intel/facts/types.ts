@@ -83,6 +83,32 @@ export interface FileFacts {
   calls: CallFact[];
   /** Names re-exported or listed as public API beyond declarations (`export { a as b } from`, `__all__`, `pub use`). */
   exportedNames: ExportedName[];
+  /** What the file says of the types of its values (Go, Python), for resolving calls on them; absent when it says nothing. */
+  bindings?: TypeBinding[];
+}
+
+/**
+ * A value's type as the source writes it: `var b bytes.Buffer`, `x := Foo{}`, `x = Foo()`,
+ * `self.f = Foo()`, `b := Form`. The call graph resolves the written name in the file.
+ */
+export interface TypeBinding {
+  /** The value: "x", or "self.f" for an attribute set through the receiver. */
+  name: string;
+  /**
+   * A type as written ("bytes.Buffer", "*Foo"); with `call`, a callee whose result the value is
+   * ("NewFoo", "pkg.New"); with `value`, another value whose type the value has ("Form", "self.f").
+   */
+  type: string;
+  /** The value is the result of calling `type` (a function, a constructor or a conversion). */
+  call?: boolean;
+  /** The value is the value `type` names. */
+  value?: boolean;
+  line: number;
+  /**
+   * Where the name is bound: the qualifiedName of the enclosing function or method; for "self.f"
+   * the class; absent at module level.
+   */
+  scope?: string;
 }
 
 export interface ExportedName {

@@ -24,11 +24,11 @@ import path from "node:path";
 import { LIMITS } from "../../core/limits.ts";
 import { Slicer } from "../../core/slicer.ts";
 import { VERSION } from "../../core/version.ts";
-import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact, SymbolKind, Visibility } from "../facts/types.ts";
+import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact, SymbolKind, TypeBinding, Visibility } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 7;
+const SNAPSHOT_FORMAT = 8;
 
 export interface SnapshotEntry {
   real: string;
@@ -273,7 +273,7 @@ class StringTable {
   }
 }
 
-/** The facts of a line: [parseErrors, strings, symbols, imports, calls (six numbers each), exportedNames]. */
+/** The facts of a line: [parseErrors, strings, symbols, imports, calls (six numbers each), exportedNames, bindings (five numbers each: name, type, 0 type / 1 call / 2 value, line, scope)]. */
 function encodeFacts(facts: FileFacts): string {
   const table = new StringTable();
   const ref = (text: string | undefined) => table.ref(text);
@@ -295,7 +295,9 @@ function encodeFacts(facts: FileFacts): string {
   const calls: number[] = [];
   for (const call of facts.calls) calls.push(ref(call.callee), ref(call.name), ref(call.qualifier), call.line, call.column, ref(call.caller));
   const exported = facts.exportedNames.map((entry) => [ref(entry.name), ref(entry.from), ref(entry.local), entry.line]);
-  return JSON.stringify([facts.parseErrors, table.strings, symbols, imports, calls, exported]);
+  const bindings: number[] = [];
+  for (const binding of facts.bindings ?? []) bindings.push(ref(binding.name), ref(binding.type), binding.call ? 1 : binding.value ? 2 : 0, binding.line, ref(binding.scope));
+  return JSON.stringify([facts.parseErrors, table.strings, symbols, imports, calls, exported, bindings]);
 }
 
 class Malformed extends Error {}
@@ -311,9 +313,12 @@ class Malformed extends Error {}
 export function decodeFacts(entry: SnapshotEntry, body: Buffer): FileFacts | undefined {
   try {
     const decoded: unknown = JSON.parse(body.toString("utf8"));
-    if (!Array.isArray(decoded) || decoded.length !== 6) return undefined;
-    const [parseErrors, rawStrings, symbols, imports, calls, exported] = decoded as unknown[];
-    if (typeof parseErrors !== "number" || !Array.isArray(rawStrings) || !Array.isArray(symbols) || !Array.isArray(imports) || !Array.isArray(calls) || !Array.isArray(exported)) {
+    if (!Array.isArray(decoded) || decoded.length !== 7) return undefined;
+    const [parseErrors, rawStrings, symbols, imports, calls, exported, bindings] = decoded as unknown[];
+    if (
+      typeof parseErrors !== "number" || !Array.isArray(rawStrings) || !Array.isArray(symbols) || !Array.isArray(imports) || !Array.isArray(calls) || !Array.isArray(exported) ||
+      !Array.isArray(bindings)
+    ) {
       return undefined;
     }
     if (!rawStrings.every((text) => typeof text === "string")) return undefined;
@@ -377,6 +382,16 @@ export function decodeFacts(entry: SnapshotEntry, body: Buffer): FileFacts | und
       const localName = optional(local);
       if (localName !== undefined) entry.local = localName;
       facts.exportedNames.push(entry);
+    }
+    if (bindings.length % 5 !== 0) return undefined;
+    if (bindings.length > 0) facts.bindings = [];
+    for (let at = 0; at < bindings.length; at += 5) {
+      const binding: TypeBinding = { name: text(bindings[at]), type: text(bindings[at + 1]), line: number(bindings[at + 3]) };
+      if (bindings[at + 2] === 1) binding.call = true;
+      else if (bindings[at + 2] === 2) binding.value = true;
+      const scope = optional(bindings[at + 4]);
+      if (scope !== undefined) binding.scope = scope;
+      facts.bindings!.push(binding);
     }
     return facts;
   } catch {

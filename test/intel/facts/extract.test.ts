@@ -178,3 +178,69 @@ describe("callFact", () => {
     expect(callFact("(a || b)", 1, 1, undefined)).toBeUndefined();
   });
 });
+
+describe("type bindings (what a file says of its values' types)", () => {
+  const bound = (language: string, source: string) =>
+    (extractFacts(language, source).bindings ?? []).map((binding) =>
+      `${binding.scope ?? "(module)"} ${binding.name}: ${binding.call ? "call " : binding.value ? "value " : ""}${binding.type} @${binding.line}`
+    );
+
+  test("Go: declared types, composite literals, new, assertions, call results, other values and func literal parameters, in their function; a plain = in a function changes no static type; a name no call is made on is left out", () => {
+    const source = [
+      "package p",
+      "var Form = formBinding{}",
+      "func (s *Server) Run(a *Foo) {",
+      "\tvar buf bytes.Buffer",
+      "\tx := &Foo{A: 1}",
+      "\ty, err := pkg.NewFoo(1)",
+      "\tz := new(Bar)",
+      "\tn := node.(*ast.Heading)",
+      "\tb := Form",
+      "\tx = Foo(y)",
+      "\tx += 1",
+      "\tgo func(c *Context) { c.Next() }(nil)",
+      "\tunused := Foo{}",
+      "\tvar w Writer = x",
+      "\tw.Flush()",
+      "\tbuf.Reset(); x.A(); y.A(); z.A(); n.A(); b.A()",
+      "}",
+    ].join("\n");
+    expect(bound("go", source)).toEqual([
+      "(module) Form: formBinding @2",
+      "Server.Run buf: bytes.Buffer @4",
+      "Server.Run x: Foo @5",
+      "Server.Run y: call pkg.NewFoo @6",
+      "Server.Run z: Bar @7",
+      "Server.Run n: *ast.Heading @8",
+      "Server.Run b: value Form @9",
+      "Server.Run c: *Context @12",
+      "Server.Run w: Writer @14",
+    ]);
+  });
+
+  test("Python: annotations, call results and other values; self attributes belong to the class; class bodies bind nothing; a name no call is made on is left out", () => {
+    const source = [
+      "shared = Store()",
+      "class Box(Base):",
+      "    size = compute()",
+      "    def __init__(self):",
+      "        self.store = models.Store()",
+      "    def fill(self, other):",
+      "        item: Item = other.pick()",
+      "        alias = self.store",
+      "        unused = Box()",
+      "        item.put(alias.get())",
+      "",
+    ].join("\n");
+    expect(bound("python", source)).toEqual([
+      "(module) shared: call Store @1",
+      "Box self.store: call models.Store @5",
+      "Box.fill item: Item @7",
+      "Box.fill alias: value self.store @8",
+    ]);
+  });
+
+  test("a pass without calls records no bindings", () => {
+    expect(extractFacts("go", "package p\nfunc f() { x := Foo{}; x.A() }\n", undefined, { calls: false }).bindings).toBeUndefined();
+  });
+});

@@ -526,6 +526,42 @@ describe("persisted snapshot", () => {
     expect(second.get(f.path("rich.ts"))!.facts).toEqual(before);
   });
 
+  test("the types a file binds to its values come back from the snapshot as extracted: call results, declared types, other values, scopes", async () => {
+    const f = await setUp();
+    await f.write(
+      "typed.py",
+      [
+        "shared = Store()",
+        "",
+        "class Box:",
+        "    def __init__(self):",
+        "        self.store = Store()",
+        "",
+        "    def size(self, limit: int):",
+        "        count: Counter = None",
+        "        other = count",
+        "        return other.total()",
+        "",
+      ].join("\n"),
+    );
+    const first = f.index({ settings: { persist: true } });
+    await first.ensureFresh();
+    await first.saveSnapshot();
+    const before = first.get(f.path("typed.py"))!.facts;
+    first.close();
+    expect(before.bindings).toEqual([
+      { name: "shared", type: "Store", call: true, line: 1 },
+      { name: "self.store", type: "Store", call: true, line: 5, scope: "Box" },
+      { name: "count", type: "Counter", line: 8, scope: "Box.size" },
+      { name: "other", type: "count", value: true, line: 9, scope: "Box.size" },
+    ]);
+    f.extracted.length = 0;
+    const second = f.index({ settings: { persist: true } });
+    await second.ensureFresh();
+    expect(f.extracted).toEqual([]);
+    expect(second.get(f.path("typed.py"))!.facts).toEqual(before);
+  });
+
   test("a snapshot line whose facts do not decode costs that file alone: it is parsed again, the others are reused", async () => {
     const f = await setUp();
     await f.write("a.ts", "export function a() { return b(); }\n");

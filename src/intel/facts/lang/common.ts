@@ -32,6 +32,17 @@ export const newExpression: Handler = (node, at, facts) => {
   facts.queueCall(node, at, skip ?? 0);
 };
 
+/** The offset just after the parenthesis opening at `open` closes (nested ones skipped), or -1. */
+export function parenEnd(text: string, open: number): number {
+  let depth = 0;
+  for (let index = open; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (char === 40 /* ( */) depth++;
+    else if (char === 41 /* ) */ && --depth === 0) return index + 1;
+  }
+  return -1;
+}
+
 /** Splits at top-level separators (outside (), [], {}, <> and quotes). */
 export function splitTopLevel(text: string, separator = ","): string[] {
   const parts: string[] = [];

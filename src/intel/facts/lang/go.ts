@@ -5,10 +5,11 @@
  * calls complete it.
  */
 import type { SgNode } from "@ast-grep/napi";
+import { LIMITS } from "../../../core/limits.ts";
 import type { FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, parenEnd, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["//"], block: "any" };
 
@@ -188,10 +189,115 @@ const importDeclaration: Handler = (_node, at, facts) => {
   }
 };
 
+// ---------------------------------------------------------------- value types (call resolution)
+// Found in the text once the traversal is over, not as nodes of it: Go binds a name every few
+// lines, and each node the traversal hands over crosses into napi.
+
+const NAME = "[\\p{L}_][\\p{L}\\p{N}_]*";
+const CHAIN = `${NAME}(?:\\.${NAME})*`;
+/**
+ * `a, b := …`, `var x = …` and `x = …` starting a statement (also after `if`, `for`, `switch`); the
+ * value follows the match. A plain `=` in a function changes a value, not its static type: it binds
+ * only at package level (inside `var ( … )`).
+ */
+const ASSIGNED = new RegExp(`(?:^|[;{])[ \\t]*(?:(?:if|for|switch|var)[ \\t]+)?((?:${NAME}[ \\t]*,[ \\t]*)*${NAME})[ \\t]*(:?)=(?!=)[ \\t]*`, "gmu");
+/** `var x T`, `var a, b T`, `var x T = v` (the declared type). */
+const DECLARED = new RegExp(`(?:^|[;{])[ \\t]*var[ \\t]+((?:${NAME}[ \\t]*,[ \\t]*)*${NAME})[ \\t]+([^=\\n;{}]*[^=\\s;{}])[ \\t]*(?=$|;|\\}|=)`, "gmu");
+/** A function literal's parameter list: `func(` after something else on its line (a method declaration's receiver starts its line). */
+const LITERAL = /(?<=[^\s][ \t]*)\bfunc[ \t]*\(/gu;
+const COMPOSITE = new RegExp(`^&?\\s*(${CHAIN}(?:\\[[^\\]{}]*\\])?)\\s*\\{`, "u");
+const NEW = /^new\(\s*([^()]+?)\s*\)/u;
+const ASSERTED = new RegExp(`^${CHAIN}\\.\\(\\s*([^()]+?)\\s*\\)`, "u");
+const CALLED = new RegExp(`^(${CHAIN})\\s*\\(`, "u");
+const VALUE = new RegExp(`^${CHAIN}(?=[ \\t]*(?:$|[\\r\\n;,}]|//))`, "u");
+
+/** Whether nothing but the end of the statement follows `at` on its line. */
+function endsStatement(text: string, at: number): boolean {
+  let index = at;
+  while (text[index] === " " || text[index] === "\t") index++;
+  const char = text[index];
+  return char === undefined || char === "\n" || char === "\r" || char === ";" || char === "," || char === "}" || text.startsWith("//", index);
+}
+
+/**
+ * What the value starting at `at` says of its type: `Foo{…}`, `&Foo{…}` and `v.(Foo)` are a Foo,
+ * `new(Foo)` a *Foo, `f(…)` what f returns (or, for a type, the conversion), `x` or `a.b` what
+ * that value is. The first value only: `a, err := f()` binds `a` to f's first result.
+ */
+function valueType(text: string, at: number): { type: string; from: "type" | "call" | "value" } | undefined {
+  const value = text.slice(at, at + LIMITS.intel.facts.calleeChars * 2);
+  const composite = COMPOSITE.exec(value);
+  if (composite) return { type: composite[1]!, from: "type" };
+  const made = NEW.exec(value) ?? ASSERTED.exec(value);
+  if (made) return endsStatement(text, at + made[0].length) ? { type: made[1]!, from: "type" } : undefined;
+  const called = CALLED.exec(value);
+  if (called) {
+    const end = parenEnd(text, at + called[0].length - 1);
+    return end !== -1 && endsStatement(text, end) ? { type: called[1]!, from: "call" } : undefined;
+  }
+  const named = VALUE.exec(value);
+  return named ? { type: named[0], from: "value" } : undefined;
+}
+
+/** Parameters as name → type: `a, b int, c *Foo` (a grouped name takes the type after it). */
+export function goParameterTypes(list: string): Map<string, string> {
+  const types = new Map<string, string>();
+  let pending: string[] = [];
+  for (const part of splitTopLevel(list)) {
+    const match = /^([\p{L}_][\p{L}\p{N}_]*)\s+(.+)$/su.exec(part.trim());
+    if (!match) {
+      pending.push(part.trim());
+      continue;
+    }
+    for (const name of [...pending, match[1]!]) types.set(name, match[2]!.trim());
+    pending = [];
+  }
+  return types;
+}
+
+/** The bindings of the file's text, each in the function or method around it (none: the package). */
+function bindValues(facts: FactsBuilder): void {
+  if (!facts.callsEnabled) return;
+  const text = facts.text;
+  // Go declares functions at file level only: the innermost one around a line is the one starting last before it.
+  const callables = facts.symbols.filter((symbol) => symbol.kind === "function" || symbol.kind === "method").sort((a, b) => a.startLine - b.startLine);
+  const scopeAt = (line: number): string | undefined => {
+    let found: string | undefined;
+    for (const symbol of callables) {
+      if (symbol.startLine > line) break;
+      if (line <= symbol.endLine) found = symbol.qualifiedName;
+    }
+    return found;
+  };
+  for (const match of text.matchAll(ASSIGNED)) {
+    const first = match[1]!.split(",")[0]!.trim();
+    if (first === "_") continue;
+    const line = facts.lineOf(match.index + match[0].length);
+    const scope = scopeAt(line);
+    const declares = match[2] === ":" || /^[;{]?[ \t]*var\b/.test(match[0]);
+    if (scope !== undefined && !declares) continue;
+    const value = valueType(text, match.index + match[0].length);
+    if (value) facts.bind(first, value.type, line, value.from, scope);
+  }
+  for (const match of text.matchAll(DECLARED)) {
+    const line = facts.lineOf(match.index + match[0].length);
+    const scope = scopeAt(line);
+    for (const name of match[1]!.split(",")) if (name.trim() !== "_") facts.bind(name.trim(), match[2]!, line, "type", scope);
+  }
+  for (const match of text.matchAll(LITERAL)) {
+    const open = match.index + match[0].length - 1;
+    const end = parenEnd(text, open);
+    if (end === -1) continue;
+    const line = facts.lineOf(open);
+    const scope = scopeAt(line);
+    for (const [name, type] of goParameterTypes(text.slice(open + 1, end - 1))) if (name !== "_") facts.bind(name, type, line, "type", scope);
+  }
+}
+
 const HANDLERS: Record<string, Handler> = {
   source_file: (node, _at, facts) => sourceFile(node, facts),
   import_declaration: importDeclaration,
   call_expression: (node, at, facts) => facts.queueCall(node, at),
 };
 
-export const goExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, callKinds: { call_expression: null } });
+export const goExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, callKinds: { call_expression: null }, finish: bindValues });

@@ -160,7 +160,51 @@ const importFromStatement: Handler = (_node, at, facts) => {
   facts.imports.push({ specifier, kind: "import", names, line: at.line });
 };
 
+// ---------------------------------------------------------------- value types (call resolution)
+
+// Read from the statement's text, not its nodes: assignments are frequent, and each node read crosses into napi.
+const NAME = "[\\p{L}_][\\p{L}\\p{N}_]*";
+const CHAIN = `${NAME}(?:\\.${NAME})*`;
+/** `x = `, `x: Foo = `, `self.f = `, `x: Foo` (the annotation in group 2). */
+const ASSIGNED = new RegExp(`^(self\\.${NAME}|${NAME})\\s*(?::\\s*([^=]+?)\\s*)?(?:=(?!=)\\s*|$)`, "u");
+const CALLED = new RegExp(`^(${CHAIN})\\s*\\(`, "u");
+const VALUE = new RegExp(`^${CHAIN}$`, "u");
+
+/**
+ * `x: Foo = …`, `x = Foo(…)` and `x = y` in a body or at module level, `self.f = Foo(…)` in a
+ * method (bound to the class): what the value's type is, when the statement says it.
+ */
+const assignment: Handler = (_node, at, facts) => {
+  const text = facts.text.slice(at.start, at.end);
+  const assigned = ASSIGNED.exec(text);
+  if (!assigned) return;
+  const name = assigned[1]!;
+  const caller = facts.inCallable() ? facts.callerName() : undefined;
+  let scope = caller;
+  if (name.startsWith("self.")) {
+    if (caller === undefined || !caller.includes(".")) return;
+    scope = caller.slice(0, caller.lastIndexOf("."));
+  } else {
+    // Class bodies are read by `statements`; only functions and the module bind values here.
+    const top = facts.top();
+    if (caller === undefined && (top?.role === "container" || top?.symbol?.parent !== undefined)) return;
+  }
+  if (assigned[2] !== undefined) {
+    facts.bind(name, assigned[2], at.line, "type", scope);
+    return;
+  }
+  const right = text.slice(assigned[0].length).trim();
+  if (VALUE.test(right)) {
+    facts.bind(name, right, at.line, "value", scope);
+    return;
+  }
+  const called = CALLED.exec(right);
+  // The call must be the whole value: `Foo(x)`, not `Foo(x).bar()`.
+  if (called && right.endsWith(")") && !/\)\s*[.([]/.test(right.slice(called[0].length))) facts.bind(name, called[1]!, at.line, "call", scope);
+};
+
 const HANDLERS: Record<string, Handler> = {
+  assignment,
   module: (node, _at, facts) => statements(facts, node, "module"),
   decorated_definition: (_node, at, facts) => facts.wrap(at, "decorated"),
   function_definition: functionDefinition,
@@ -189,4 +233,5 @@ function applyAll(facts: FactsBuilder): void {
   }
 }
 
-export const pythonExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, finish: applyAll, callKinds: { call: null } });
+// Bindings serve calls: a pass without calls skips their nodes.
+export const pythonExtractor = extractorFor(HANDLERS, { calls: FUNCTION_FIELD_CALLS, finish: applyAll, callKinds: { call: null, assignment: null } });

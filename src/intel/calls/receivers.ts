@@ -1,0 +1,313 @@
+/**
+ * The type of a call's receiver, read from what the source writes (no type checker): the receiver
+ * name of a Go method, `self` in a Python method, a parameter's declared type, a value's binding
+ * (`var b bytes.Buffer`, `x := Foo{}`, `x = Foo()`, `self.f = Foo()`; facts/types.ts TypeBinding),
+ * another value's type (`b := Form`), a field's declared type (embedded fields too), a composite
+ * literal's type, and what a called function or method declares it returns, chained
+ * (`n.Lines().Len()`). Type names are resolved where they are written, through the call graph's
+ * imports and scopes, so the answer is workspace declarations, a type outside the workspace, or
+ * unknown with the reason. Go and Python extract bindings; other languages answer unknown.
+ */
+import path from "node:path";
+import type { SymbolFact, TypeBinding } from "../facts/types.ts";
+import type { GraphFile } from "../graph/types.ts";
+import { parenEnd, splitTopLevel } from "../facts/lang/common.ts";
+import { goParameterTypes } from "../facts/lang/go.ts";
+import type { CallGraph } from "./call-graph.ts";
+import { CALLABLE_KINDS, splitQualifier, TYPE_KINDS } from "./names.ts";
+import type { SymbolRef } from "./types.ts";
+
+export type ReceiverType =
+  /** Workspace type declarations (several only when the written name has several). */
+  | { status: "known"; types: SymbolRef[] }
+  /** A type outside the workspace (an external package, a builtin): its methods are not workspace code. */
+  | { status: "external"; detail: string }
+  | { status: "unknown"; reason: string };
+
+/** Languages whose extractors record bindings. */
+export const TYPED_RECEIVERS: ReadonlySet<string> = new Set(["go", "python"]);
+
+/** Links followed from a receiver to its type (bindings of calls of bindings …): a cycle or a long chain stops as unknown. */
+const MAX_DEPTH = 6;
+
+const GO_PREDECLARED = new Set([
+  "any",
+  "bool",
+  "byte",
+  "comparable",
+  "complex64",
+  "complex128",
+  "error",
+  "float32",
+  "float64",
+  "int",
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "rune",
+  "string",
+  "uint",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "uintptr",
+]);
+const PYTHON_BUILTINS = new Set(["str", "bytes", "int", "float", "bool", "dict", "list", "tuple", "set", "frozenset", "object", "bytearray", "complex", "type"]);
+
+const unknown = (reason: string): ReceiverType => ({ status: "unknown", reason });
+
+/** Go's `Foo{…}`, `(&Foo{…})`: a receiver that is a composite literal of its type. */
+const COMPOSITE_LITERAL = /^\(?&?([\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*)\s*(?:\[[^\]]*\])?\s*\{[\s\S]*\}\)?$/u;
+
+/** The text inside the parentheses opening at `open`, and the offset after them. */
+function group(text: string, open: number): { inside: string; end: number } | undefined {
+  const end = text[open] === "(" ? parenEnd(text, open) : -1;
+  return end === -1 ? undefined : { inside: text.slice(open + 1, end - 1), end };
+}
+
+/** A Go signature's parts: `func (r *T) Name[P any](a, b int) (*R, error)`, or an interface method's `Name(a int) R`. */
+function goSignature(signature: string): { receiver?: string; parameters: string; results: string } | undefined {
+  // An interface's method is written without `func`: `Name(a int) R`.
+  let at = signature.startsWith("func") ? 4 : 0;
+  while (signature[at] === " ") at++;
+  let receiver: string | undefined;
+  if (signature[at] === "(") {
+    const found = group(signature, at);
+    if (!found) return undefined;
+    receiver = found.inside;
+    at = found.end;
+  }
+  // The name and its type parameters, up to the parameter list.
+  let depth = 0;
+  while (at < signature.length && !(signature[at] === "(" && depth === 0)) {
+    if (signature[at] === "[") depth++;
+    else if (signature[at] === "]") depth--;
+    at++;
+  }
+  const parameters = group(signature, at);
+  if (!parameters) return undefined;
+  return { ...(receiver === undefined ? {} : { receiver }), parameters: parameters.inside, results: signature.slice(parameters.end).trim() };
+}
+
+/** A Go result list's first type: `*R`, `(*R, error)`, `(r *R, err error)`. */
+function goFirstResult(results: string): string | undefined {
+  if (results.length === 0) return undefined;
+  if (!results.startsWith("(")) return results;
+  const first = splitTopLevel(group(results, 0)?.inside ?? "")[0]?.trim();
+  if (first === undefined) return undefined;
+  const named = /^[\p{L}_][\p{L}\p{N}_]*\s+(.+)$/u.exec(first);
+  return named ? named[1]! : first;
+}
+
+/** Python parameters with annotations: `self, q: Q, r: "R" = None` → q → Q, r → "R". */
+function pythonParameters(signature: string): Map<string, string> {
+  const types = new Map<string, string>();
+  const open = signature.indexOf("(");
+  const inside = open === -1 ? undefined : group(signature, open)?.inside;
+  for (const part of splitTopLevel(inside ?? "")) {
+    const match = /^\*{0,2}([\p{L}_][\p{L}\p{N}_]*)\s*:\s*([^=]+?)\s*(?:=.*)?$/su.exec(part.trim());
+    if (match) types.set(match[1]!, match[2]!);
+  }
+  return types;
+}
+
+function pythonResult(signature: string): string | undefined {
+  const open = signature.indexOf("(");
+  const parameters = open === -1 ? undefined : group(signature, open);
+  const arrow = parameters ? /^\s*->\s*(.+?)\s*:?\s*$/s.exec(signature.slice(parameters.end)) : null;
+  return arrow?.[1];
+}
+
+/** A written type reduced to the name to resolve; undefined for what has no methods of its own to find (slices, maps, functions). */
+function typeName(written: string, language: string): string | undefined {
+  let name = written.trim();
+  if (language === "go") {
+    name = name.replace(/^\*+/, "");
+    if (/^(?:\[|map\[|chan\b|<-|func\b|struct\b|interface\b|\.\.\.)/.test(name)) return undefined;
+    name = name.replace(/\[.*$/s, "");
+  } else {
+    name = name.replace(/^["']|["']$/g, "");
+    const optional = /^(?:typing\.)?Optional\[(.+)\]$/s.exec(name);
+    if (optional) name = optional[1]!;
+    name = name.split("|").map((part) => part.trim()).find((part) => part !== "None") ?? name;
+    name = name.replace(/\[.*$/s, "");
+  }
+  return /^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$/u.test(name) ? name : undefined;
+}
+
+export class ReceiverTypes {
+  readonly #graph: CallGraph;
+
+  constructor(graph: CallGraph) {
+    this.#graph = graph;
+  }
+
+  /** The type of `qualifier` (`x`, `self.f`, `n.Lines(…)`) at `line` of `file`, in the function `caller`. */
+  of(file: GraphFile, caller: string | undefined, qualifier: string, line: number): ReceiverType {
+    // Go's `v.(renderer.Option)`: the asserted type.
+    const asserted = /^[\p{L}\p{N}_.]+\.\((\*?[\p{L}_][\p{L}\p{N}_.]*)\)$/u.exec(qualifier);
+    if (asserted && file.language === "go") return this.#written(file.real, file.language, asserted[1]!);
+    return this.#chain(file, caller, splitQualifier(qualifier), line, 0);
+  }
+
+  /** Whether `head` names a parameter or a local of `caller` at `line`: it shadows an import or a declaration of that name. */
+  isLocal(file: GraphFile, caller: string | undefined, head: string, line: number): boolean {
+    if (caller === undefined) return false;
+    if (this.#binding(file, caller, head, line)?.scope === caller) return true;
+    const callerSymbol = this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === caller);
+    return callerSymbol !== undefined && this.#parameterType(file.language, callerSymbol.signature, head) !== undefined;
+  }
+
+  #chain(file: GraphFile, caller: string | undefined, parts: readonly string[], line: number, depth: number): ReceiverType {
+    const head = parts[0];
+    if (head === undefined || depth > MAX_DEPTH) return unknown("the receiver's type is too far to follow");
+    const literal = COMPOSITE_LITERAL.exec(head);
+    let type: ReceiverType;
+    if (literal) type = this.#written(file.real, file.language, literal[1]!, depth + 1);
+    else if (head.endsWith("(…)")) type = this.#callResult(file, caller, [head.slice(0, -3)], line, depth + 1);
+    else type = this.#head(file, caller, head, line, depth);
+    for (const part of parts.slice(1)) {
+      if (type.status !== "known") return type;
+      type = part.endsWith("(…)") ? this.#results(type.types, part.slice(0, -3), depth + 1) : this.#field(type.types, part, depth + 1);
+    }
+    return type;
+  }
+
+  /** The type of a name standing first in a receiver. */
+  #head(file: GraphFile, caller: string | undefined, head: string, line: number, depth: number): ReceiverType {
+    const callerSymbol = caller === undefined ? undefined : this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === caller);
+    if (callerSymbol !== undefined) {
+      if (file.language === "python" && (head === "self" || head === "cls") && callerSymbol.parent !== undefined) {
+        const owner = this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === callerSymbol.parent && TYPE_KINDS.has(symbol.kind));
+        if (owner) return { status: "known", types: [owner] };
+      }
+      const declared = this.#parameterType(file.language, callerSymbol.signature, head);
+      if (declared !== undefined) return this.#written(file.real, file.language, declared);
+    }
+    const binding = this.#binding(file, caller, head, line);
+    if (binding) return this.#bound(file, binding, depth);
+    // A Go package variable: bound at file level in any file of the package (its folder).
+    if (file.language === "go") {
+      for (const other of this.#graph.imports.filesIn(path.dirname(file.real))) {
+        const declared = other.language === "go" ? other.facts.bindings?.find((candidate) => candidate.name === head && candidate.scope === undefined) : undefined;
+        if (declared) return this.#bound(other, declared, depth + 1);
+      }
+    }
+    // A module variable imported from elsewhere: its binding where it is declared.
+    for (const variable of this.#graph.meaningOfPath(file.real, [head]).symbols) {
+      if (variable.kind !== "variable" && variable.kind !== "constant") continue;
+      const where = this.#graph.imports.file(variable.file);
+      const declared = where?.facts.bindings?.find((candidate) => candidate.name === head && candidate.scope === undefined);
+      if (where && declared) return this.#bound(where, declared, depth + 1);
+    }
+    return unknown(`receiver \`${head}\` has no known type`);
+  }
+
+  /** A parameter's (or Go receiver's) declared type in the caller's signature. */
+  #parameterType(language: string, signature: string, name: string): string | undefined {
+    if (language === "python") return pythonParameters(signature).get(name);
+    const parts = goSignature(signature);
+    if (!parts) return undefined;
+    return goParameterTypes(parts.receiver ?? "").get(name) ?? goParameterTypes(parts.parameters).get(name);
+  }
+
+  /** The binding of `name` in force at `line`: the caller's last one above it, else the module's. */
+  #binding(file: GraphFile, caller: string | undefined, name: string, line: number): TypeBinding | undefined {
+    let found: TypeBinding | undefined;
+    let module: TypeBinding | undefined;
+    for (const binding of file.facts.bindings ?? []) {
+      if (binding.name !== name) continue;
+      if (binding.scope === undefined) module ??= binding;
+      else if (binding.scope === caller && binding.line <= line && (found === undefined || binding.line >= found.line)) found = binding;
+    }
+    return found ?? module;
+  }
+
+  #bound(file: GraphFile, binding: TypeBinding, depth: number): ReceiverType {
+    if (binding.value) return this.#chain(file, binding.scope, splitQualifier(binding.type), binding.line, depth + 1);
+    if (!binding.call) return this.#written(file.real, file.language, binding.type);
+    return this.#callResult(file, binding.scope, splitQualifier(binding.type), binding.line, depth + 1);
+  }
+
+  /** The type a call returns: a constructor or conversion makes its type; a function or method, its declared result. */
+  #callResult(file: GraphFile, caller: string | undefined, callee: readonly string[], line: number, depth: number): ReceiverType {
+    if (depth > MAX_DEPTH) return unknown("the receiver's type is too far to follow");
+    const meaning = this.#graph.meaningOfPath(file.real, callee);
+    if (meaning.external !== undefined) return { status: "external", detail: `${callee.join(".")} comes from ${meaning.external}, outside the workspace` };
+    if (meaning.symbols.length > 0) return this.#resultOf(meaning.symbols, depth);
+    if (callee.length > 1) {
+      const receiver = this.#chain(file, caller, callee.slice(0, -1), line, depth + 1);
+      return receiver.status === "known" ? this.#results(receiver.types, callee.at(-1)!, depth + 1) : receiver;
+    }
+    if (file.language === "python" && PYTHON_BUILTINS.has(callee[0]!)) return { status: "external", detail: `${callee[0]} is a builtin type` };
+    return unknown(`\`${callee.join(".")}\` resolves to no declaration`);
+  }
+
+  /** What calling one of `callables` gives: the type itself, or the declared result's type. */
+  #resultOf(callables: readonly SymbolRef[], depth: number): ReceiverType {
+    const types: SymbolRef[] = [];
+    for (const callable of callables) {
+      if (TYPE_KINDS.has(callable.kind)) {
+        types.push(callable);
+        continue;
+      }
+      const language = this.#graph.imports.file(callable.file)?.language ?? "";
+      const result = language === "go" ? goFirstResult(goSignature(callable.signature)?.results ?? "") : pythonResult(callable.signature);
+      if (result === undefined) return unknown(`${callable.qualifiedName} declares no result type`);
+      const type = this.#written(callable.file, language, result, depth + 1);
+      if (type.status !== "known") return type;
+      types.push(...type.types);
+    }
+    return types.length > 0 ? { status: "known", types } : unknown("no declaration to read a result from");
+  }
+
+  /** Calling method `name` on one of `types`. */
+  #results(types: readonly SymbolRef[], name: string, depth: number): ReceiverType {
+    const methods = types.flatMap((type) => this.#graph.membersOf(type, name).symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
+    // A known type without the method in the workspace has it from outside (an embedded or inherited external type).
+    if (methods.length === 0) return { status: "external", detail: `${name} is not a workspace method of ${types.map((type) => type.qualifiedName).join(" or ")}` };
+    return this.#resultOf(methods, depth);
+  }
+
+  /** Reading field `name` of one of `types`: its declared type (Go fields, Python annotations) or its binding through `self`. */
+  #field(types: readonly SymbolRef[], name: string, depth: number): ReceiverType {
+    for (const type of types) {
+      const file = this.#graph.imports.file(type.file);
+      if (!file) continue;
+      if (file.language === "python") {
+        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `self.${name}` && candidate.scope === type.qualifiedName);
+        if (binding) return this.#bound(file, binding, depth);
+      }
+      // Go's embedded field is named by its type: `struct { html.Config }` has a field Config.
+      const embedded = file.language === "go" ? type.heritage?.find((written) => written.replace(/\[.*$/s, "").split(".").at(-1) === name) : undefined;
+      if (embedded !== undefined) return this.#written(type.file, file.language, embedded, depth + 1);
+      for (const member of this.#graph.membersOf(type, name).symbols) {
+        if (member.kind !== "field" && member.kind !== "property") continue;
+        const declared = this.#fieldType(file.language, member);
+        if (declared !== undefined) return this.#written(member.file, file.language, declared, depth + 1);
+      }
+    }
+    return unknown(`field ${name} has no known type`);
+  }
+
+  #fieldType(language: string, field: Pick<SymbolFact, "name" | "signature">): string | undefined {
+    if (language === "go") return goParameterTypes(field.signature.replace(/\s*`[^`]*`\s*$/, "")).get(field.name);
+    return /^[\p{L}_][\p{L}\p{N}_]*\s*:\s*([^=]+?)\s*(?:=.*)?$/u.exec(field.signature)?.[1];
+  }
+
+  /** A type as written in `fileReal`, resolved there. */
+  #written(fileReal: string, language: string, written: string, depth = 0): ReceiverType {
+    if (depth > MAX_DEPTH) return unknown("the receiver's type is too far to follow");
+    const name = typeName(written, language);
+    if (name === undefined) return unknown(`\`${written}\` has no methods to resolve`);
+    if (language === "go" && GO_PREDECLARED.has(name)) return { status: "external", detail: `${name} is a predeclared type` };
+    if (language === "python" && PYTHON_BUILTINS.has(name)) return { status: "external", detail: `${name} is a builtin type` };
+    const meaning = this.#graph.meaningOfPath(fileReal, splitQualifier(name));
+    if (meaning.external !== undefined) return { status: "external", detail: `${name} comes from ${meaning.external}, outside the workspace` };
+    const types = meaning.symbols.filter((symbol) => TYPE_KINDS.has(symbol.kind));
+    if (types.length > 0) return { status: "known", types };
+    return unknown(`type ${name} resolves to no declaration`);
+  }
+}

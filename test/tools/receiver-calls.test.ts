@@ -1,0 +1,263 @@
+/**
+ * Calls on receivers of known type (Go, Python), through the callers tool over a real temp
+ * repository and the real index: the method on the receiver's type is the one called, exact; a
+ * same-name method of another type is not; a type outside the workspace calls nothing in it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { callersTool } from "../../src/tools/callers.ts";
+import type { ToolContext } from "../../src/tools/contract.ts";
+import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+
+let temp: TempDir;
+let context: ToolContext;
+let cacheDir: string;
+const previousCacheDir = process.env.AST_MCP_CACHE_DIR;
+
+const lines = (...text: string[]) => `${text.join("\n")}\n`;
+
+const REPO: Record<string, string> = {
+  "go.mod": "module example.com/app\n\ngo 1.21\n",
+  "text/segment.go": lines(
+    "package text",
+    "",
+    "type Segment struct{ Start int }",
+    "",
+    "func (s *Segment) Len() int { return 0 }",
+    "",
+    "type Segments struct{ values []Segment }",
+    "",
+    "func (s *Segments) Len() int { return len(s.values) }",
+    "",
+    "func NewSegments() *Segments { return &Segments{} }",
+  ),
+  "text/sized.go": lines("package text", "", "type Sized interface {", "\tLen() int", "\tLast() int", "}"),
+  "text/segment_more.go": lines("package text", "", "func (s *Segments) Last() int { return 0 }"),
+  // Another package's type of the same name, with a method of the same name.
+  "ast/segments.go": lines("package ast", "", "type Segments struct{}", "", "func (s *Segments) Last() int { return 1 }"),
+  "ast/node.go": lines(
+    "package ast",
+    "",
+    "import \"example.com/app/text\"",
+    "",
+    "type Node interface {",
+    "\tLines() *text.Segments",
+    "\tKind() string",
+    "}",
+    "",
+    "type Base struct{ lines *text.Segments }",
+    "",
+    "func (b *Base) Lines() *text.Segments { return b.lines }",
+    "",
+    "type Heading struct {",
+    "\tBase",
+    "\tLevel int",
+    "}",
+    "",
+    "func (h *Heading) Kind() string { return \"heading\" }",
+  ),
+  "render/writer.go": lines(
+    "package render",
+    "",
+    "type Writer struct{}",
+    "",
+    "func (w *Writer) Write(p []byte) (int, error) { return len(p), nil }",
+    "",
+    "type Holder struct {",
+    "\tout   *Writer",
+    "\tnames []string",
+    "}",
+    "",
+    "var Default = Holder{}",
+  ),
+  "render/use.go": lines(
+    "package render",
+    "",
+    "import (",
+    "\t\"bytes\"",
+    "",
+    "\t\"example.com/app/ast\"",
+    "\t\"example.com/app/text\"",
+    ")",
+    "",
+    "func Emit(n ast.Node, h *Holder) int {",
+    "\tvar buf bytes.Buffer",
+    "\tbuf.Write(nil)",
+    "\th.out.Write(nil)",
+    "\tfresh := &Writer{}",
+    "\tfresh.Write(nil)",
+    "\tsegs := text.NewSegments()",
+    "\tn.Kind()",
+    "\tcopied := Default",
+    "\tcopied.out.Write(nil)",
+    "\tvisit(func(inner ast.Node) { inner.Kind() })",
+    "\tsegs.Last()",
+    "\treturn n.Lines().Len() + segs.Len()",
+    "}",
+    "",
+    "func visit(fn func(ast.Node)) {}",
+    "",
+    "func Shadow() {",
+    "\ttext := &Writer{}",
+    "\ttext.Write(nil)",
+    "}",
+    "",
+    "func Measure(s text.Sized) int { return s.Len() }",
+  ),
+  "pkg/base.py": lines(
+    "class Base:",
+    "    def save(self):",
+    "        return 1",
+    "",
+    "    def describe(self):",
+    "        return 'base'",
+  ),
+  "pkg/models.py": lines(
+    "from pkg.base import Base",
+    "",
+    "",
+    "class Engine:",
+    "    def start(self):",
+    "        return True",
+    "",
+    "",
+    "class Other:",
+    "    def start(self):",
+    "        return False",
+    "",
+    "    def save(self):",
+    "        return 0",
+    "",
+    "",
+    "class Car(Base):",
+    "    def __init__(self):",
+    "        self.engine = Engine()",
+    "",
+    "    def save(self):",
+    "        super().save()",
+    "        return self.engine.start()",
+    "",
+    "    def describe(self):",
+    "        return 'car'",
+  ),
+  "pkg/loose.py": lines(
+    "class Tank:",
+    "    def fuel(self):",
+    "        return 1",
+    "",
+    "",
+    "def loose(thing):",
+    "    return thing.fuel()",
+    "",
+    "",
+    "class Pump:",
+    "    def run(self):",
+    "        self.prime()",
+    "        return fuel()",
+    "",
+    "",
+    "class HandPump(Pump):",
+    "    def prime(self):",
+    "        return 0",
+  ),
+  "pkg/app.py": lines(
+    "from pkg.models import Car, Other",
+    "",
+    "",
+    "def run(other: Other):",
+    "    car = Car()",
+    "    car.describe()",
+    "    other.save()",
+    "    return car.save()",
+  ),
+};
+
+beforeAll(async () => {
+  cacheDir = await mkdtemp(path.join(tmpdir(), "ast-mcp-cache-"));
+  process.env.AST_MCP_CACHE_DIR = cacheDir;
+  temp = await makeTempDir("ast-mcp-receiver-calls-");
+  for (const [relative, content] of Object.entries(REPO)) await temp.write(relative, content);
+  context = await makeContext([temp.dir]);
+});
+
+afterAll(async () => {
+  context.services.indexes.closeAll();
+  await temp.cleanup();
+  await rm(cacheDir, { recursive: true, force: true });
+  if (previousCacheDir === undefined) delete process.env.AST_MCP_CACHE_DIR;
+  else process.env.AST_MCP_CACHE_DIR = previousCacheDir;
+});
+
+type Call = { path: string; line: number; caller?: string; confidence: string };
+
+async function callers(symbol: string): Promise<string[]> {
+  const result = await runTool(callersTool, { symbol }, context);
+  return result.calls.map((call: Call) => `${call.path}:${call.line} ${call.confidence}`);
+}
+
+describe("Go receivers", () => {
+  test("a method's result type is followed: n.Lines().Len() calls Segments.Len, not Segment.Len; so does a value made by a constructor function", async () => {
+    expect(await callers("text/segment.go#Segments.Len")).toEqual(["render/use.go:22 exact", "render/use.go:22 exact"]);
+    expect(await callers("text/segment.go#Segment.Len")).toEqual([]);
+  });
+
+  test("a bytes.Buffer declared with var calls nothing in the workspace; a field, a literal, a package variable's field and a local named like an import call Writer.Write", async () => {
+    expect(await callers("render/writer.go#Writer.Write")).toEqual(["render/use.go:13 exact", "render/use.go:15 exact", "render/use.go:19 exact", "render/use.go:29 exact"]);
+  });
+
+  test("a type's methods are found in the other files of its package, and only there", async () => {
+    expect(await callers("text/segment_more.go#Segments.Last")).toEqual(["render/use.go:21 exact"]);
+    expect(await callers("ast/segments.go#Segments.Last")).toEqual([]);
+  });
+
+  test("a call through an interface value is a call of the interface method, not of an implementation; a func literal's parameter is typed too", async () => {
+    expect(await callers("ast/node.go#Node.Kind")).toEqual(["render/use.go:17 exact", "render/use.go:20 exact"]);
+    expect(await callers("ast/node.go#Heading.Kind")).toEqual([]);
+  });
+
+  test("a method of a type that has every method of an interface lists the calls through it apart, as ones that may dispatch to it", async () => {
+    const result = await runTool(callersTool, { symbol: "ast/node.go#Heading.Kind" }, context);
+    expect(result.dispatch.map((call: Call & { targets: string[] }) => `${call.path}:${call.line} ${call.targets.join(" ")}`)).toEqual([
+      "render/use.go:17 ast/node.go#Node.Kind",
+      "render/use.go:20 ast/node.go#Node.Kind",
+    ]);
+    expect(callersTool.render(result)).toContain("may dispatch here through an interface (2, not counted as calls):");
+    // Segments has Len and Last (declared in two files): it is a Sized; Segment has Len alone.
+    const sized = await runTool(callersTool, { symbol: "text/segment.go#Segments.Len" }, context);
+    expect(sized.dispatch.map((call: Call & { targets: string[] }) => `${call.path}:${call.line} ${call.targets.join(" ")}`)).toEqual(["render/use.go:32 text/sized.go#Sized.Len"]);
+    expect((await runTool(callersTool, { symbol: "text/segment.go#Segment.Len" }, context)).dispatch).toBeUndefined();
+  });
+});
+
+describe("Python receivers", () => {
+  test("super().save() calls the parent's save, never the method it is written in", async () => {
+    expect(await callers("pkg/base.py#Base.save")).toEqual(["pkg/models.py:22 exact"]);
+  });
+
+  test("an override shadows its parent for a receiver of the subclass; an annotated parameter's type picks its own method", async () => {
+    expect(await callers("pkg/models.py#Car.save")).toEqual(["pkg/app.py:8 exact"]);
+    expect(await callers("pkg/models.py#Car.describe")).toEqual(["pkg/app.py:6 exact"]);
+    expect(await callers("pkg/base.py#Base.describe")).toEqual([]);
+    expect(await callers("pkg/models.py#Other.save")).toEqual(["pkg/app.py:7 exact"]);
+  });
+
+  test("a receiver of unknown type makes an ambiguous edge with the reason, even to the only method of that name", async () => {
+    const result = await runTool(callersTool, { symbol: "pkg/loose.py#Tank.fuel" }, context);
+    expect(result.calls.map((call: Call & { reason?: string }) => `${call.path}:${call.line} ${call.confidence} ${call.reason}`)).toEqual([
+      "pkg/loose.py:7 ambiguous receiver `thing` has no known type",
+    ]);
+    expect(callersTool.render(result)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
+  });
+
+  test("a bare name calls no method, and self calls no method its class and ancestors lack (a subclass's is not it)", async () => {
+    expect(await callers("pkg/loose.py#Tank.fuel")).toEqual(["pkg/loose.py:7 ambiguous"]);
+    expect(await callers("pkg/loose.py#HandPump.prime")).toEqual([]);
+  });
+
+  test("an attribute set through self in __init__ types the calls on it in every method", async () => {
+    expect(await callers("pkg/models.py#Engine.start")).toEqual(["pkg/models.py:23 exact"]);
+    expect(await callers("pkg/models.py#Other.start")).toEqual([]);
+  });
+});
