@@ -217,14 +217,11 @@ export class Workspace {
    * Lists the entries of an in-root directory that are allowed for read (used by directory
    * walks). Links are resolved like any input; those leading out or denied are left out and
    * counted. Synchronous like the walk (see resolve.ts): the code index lists thousands of directories.
-   * With `only`, just the entries of those names are judged and listed (`hidden` counts among them):
-   * a call that needs one file of a large folder ahead of the walk.
    */
-  listDirectory(input: string, only?: ReadonlySet<string>): DirectoryListing {
+  listDirectory(input: string): DirectoryListing {
     const { resolved: directory, lexical } = this.#evaluate(input, "read");
     this.#checkListable(directory);
-    const all = readHeldDirectory(directory);
-    const dirents = only === undefined ? all : all.filter((dirent) => only.has(dirent.name));
+    const dirents = readHeldDirectory(directory);
     const listing = this.#plainEntries(directory, lexical, dirents);
     for (const name of listing.links) {
       try {

@@ -369,9 +369,8 @@ export class CodeIndex {
   }
 
   /**
-   * During the first walk: lists the scope's folders (each whole) and finds its files (the folders
-   * above them listed, their own folders left to the walk: IndexTree.filesAhead), and answers the
-   * files there still to process; undefined when a path of the scope lies where only
+   * During the first walk: lists the scope's folders (each whole) and the folders of its files now,
+   * and answers the files there still to process; undefined when a path of the scope lies where only
    * the walk can tell (a root, or outside what the walk covers).
    */
   async #listScope(scope: { dirs?: readonly string[]; files?: readonly string[] }): Promise<FileState[] | undefined> {
@@ -386,7 +385,10 @@ export class CodeIndex {
       for (const dir of dirs) for (const real of dir.files) unprocessed(real);
     }
     // A file the walk would not hold (ignored, denied, gone, reached through a link) is not indexed: the walk leaves it out too.
-    for (const fileReal of await this.#tree.filesAhead(scope.files ?? [])) unprocessed(fileReal);
+    for (const fileReal of scope.files ?? []) {
+      const dirs = await this.#tree.listAhead(path.dirname(fileReal), false);
+      if (dirs?.[0]?.files.has(fileReal)) unprocessed(fileReal);
+    }
     return found;
   }
 

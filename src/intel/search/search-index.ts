@@ -94,6 +94,13 @@ type FileEntry = PersistedFileEntry;
 
 const EMPTY_SLOTS: ReadonlySet<number> = new Set();
 
+/** Ranked lists fused by reciprocal rank, each chunk's score then scaled by its file's multiplier. */
+function fusedWithFiles(lists: RankedList[], fileFactor: (id: number) => number): Map<number, number> {
+  const fused = reciprocalRankFusion(lists, RRF_K);
+  for (const [id, score] of fused) fused.set(id, score * fileFactor(id));
+  return fused;
+}
+
 export class SearchIndex {
   readonly #source: SearchSource;
   readonly #embedder: Embedder;
@@ -842,9 +849,7 @@ export class SearchIndex {
     });
     const dense = denseList();
     if (dense) lists.push(dense);
-    const fused = reciprocalRankFusion(lists, RRF_K);
-    for (const [id, score] of fused) fused.set(id, score * fileFactor(id));
-    return fused;
+    return fusedWithFiles(lists, fileFactor);
   }
 
   /**
@@ -886,9 +891,7 @@ export class SearchIndex {
     const ranked = combined.top(FUSION_DEPTH);
     const dense = denseList();
     if (!dense) return new Map(ranked.map((id) => [id, combined.scores[id]!]));
-    const fused = reciprocalRankFusion([{ ranked, scores: ranked.map((id) => combined.scores[id]!) }, dense], RRF_K);
-    for (const [id, score] of fused) fused.set(id, score * fileFactor(id));
-    return fused;
+    return fusedWithFiles([{ ranked, scores: ranked.map((id) => combined.scores[id]!) }, dense], fileFactor);
   }
 
   /** BM25 of whole files (their chunks' source taken together) by slot: evidence spread over a file counts. */

@@ -140,40 +140,6 @@ describe("answer first", () => {
     expect(index.files().map((file) => file.relative)).toEqual(["z/kept.ts"]);
   });
 
-  test("files asked for ahead of the walk are found without listing their folders whole, under the ignore rules and the policy that apply to them", async () => {
-    const f = (fixture = await makeIndexFixture());
-    await f.write(".gitignore", "*.gen.ts\n");
-    // Folders ahead of the ones asked about, in walk order.
-    for (let i = 0; i < 60; i++) await f.write(`a${String(i).padStart(2, "0")}/x.ts`, `export const x${i} = ${i};\n`);
-    for (let i = 0; i < 100; i++) await f.write(`zbig/filler${String(i).padStart(3, "0")}.ts`, `export const filler${i} = ${i};\n`);
-    await f.write("zbig/want.ts", "export function want() {}\n");
-    await f.write("zbig/made.gen.ts", "export function made() {}\n");
-    await f.write("zbig/.gitignore", "local.ts\n");
-    await f.write("zbig/local.ts", "export function local() {}\n");
-    await f.write("zdeep/x/want2.ts", "export function want2() {}\n");
-    const judged = new Map<string, number[]>();
-    const listDirectory = f.workspace.listDirectory.bind(f.workspace);
-    f.workspace.listDirectory = (input, only) => {
-      const listing = listDirectory(input, only);
-      judged.set(path.relative(f.root, input), [...(judged.get(path.relative(f.root, input)) ?? []), listing.entries.length]);
-      return listing;
-    };
-    const index = f.index();
-    const asked = ["zbig/want.ts", "zbig/made.gen.ts", "zbig/local.ts", "zdeep/x/want2.ts"].map((relative) => f.path(relative));
-    await index.ensureScope({ files: asked });
-    expect(index.get(f.path("zbig/want.ts"))?.facts.symbols[0]?.name).toBe("want");
-    expect(index.get(f.path("zdeep/x/want2.ts"))?.facts.symbols[0]?.name).toBe("want2");
-    // Ignored above the folder, and by the folder's own .gitignore.
-    expect(index.get(f.path("zbig/made.gen.ts"))).toBeUndefined();
-    expect(index.get(f.path("zbig/local.ts"))).toBeUndefined();
-    // zzbig/ was judged for the names asked (and its .gitignore), not for its hundred other files.
-    expect(judged.get("zbig")).toEqual([4]);
-    expect(index.progress.total).toBe(0);
-    await index.ensureFresh();
-    expect(judged.get("zbig")?.at(-1)).toBe(104);
-    expect(index.files()).toHaveLength(162);
-  });
-
   test("files indexed ahead of the walk take their place in the max_files cut, which stays in walk order", async () => {
     const f = await tree(10);
     const index = f.index({ settings: { maxFiles: 10 } });
