@@ -21,13 +21,13 @@ afterEach(async () => {
 
 const parsed: string[] = [];
 /** The real extractor, slowed so the fixture's build takes seconds, counting what it parses. */
-const slow: FactsExtractor = (language, text, tree) => {
+const slow: FactsExtractor = (language, text, tree, options) => {
   const until = performance.now() + 8;
   while (performance.now() < until) {
     // Extraction is synchronous main-thread work.
   }
   parsed.push(text);
-  return extractFacts(language, text, tree);
+  return extractFacts(language, text, tree, options);
 };
 
 async function repo() {
@@ -257,7 +257,7 @@ describe("answer first through the tools", () => {
     expect(whole.results[0].path).toBe("time/duration.ts");
   });
 
-  test("digest of a folder during the first build is whole for that folder", async () => {
+  test("digest of a folder during the first build is whole for that folder, and the same once the index is built", async () => {
     const { context, index } = await repo();
     const result = await runTool(digestTool, { paths: ["use"] }, context);
     expect(result.complete).toBe(true);
@@ -265,5 +265,9 @@ describe("answer first through the tools", () => {
     expect(index.built).toBe(false);
     expect(parsed.length).toBeLessThan(60);
     await index.ensureFresh();
+    expect(await runTool(digestTool, { paths: ["use"] }, context)).toEqual(result);
+    // Its outline was taken without calls and not kept: the build indexed the folder whole.
+    const callers = await runTool(callersTool, { symbol: "targetFn" }, context);
+    expect(callers.calls.map((call: { caller: string; confidence: string }) => `${call.caller} ${call.confidence}`).sort()).toEqual(["one exact", "two exact"]);
   });
 });
