@@ -11,7 +11,7 @@ import { digestTool } from "../../src/tools/digest.ts";
 import { openImportGraph } from "../../src/tools/graph-common.ts";
 import { createToolServices } from "../../src/tools/index.ts";
 import { searchTool } from "../../src/tools/search.ts";
-import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 
 let temp: TempDir | undefined;
 afterEach(async () => {
@@ -129,9 +129,22 @@ describe("answer first through the tools", () => {
     expect(whole.calls).toHaveLength(2);
   });
 
+  test("a declaration not found while the index is still building is said to be provisional, and final once it is built", async () => {
+    const { context, index } = await repo();
+    const during = await toolFailure(runTool(callersTool, { symbol: "notDeclaredAnywhere" }, context));
+    expect(during.code).toBe("symbol_not_found");
+    expect(during.retryable).toBe(true);
+    expect(during.message).toContain("still building");
+    expect(index.built).toBe(false);
+    await index.ensureFresh();
+    const after = await toolFailure(runTool(callersTool, { symbol: "notDeclaredAnywhere" }, context));
+    expect(after.code).toBe("symbol_not_found");
+    expect(after.retryable).toBe(false);
+  });
+
   test("the build waits while a call about a name builds its answer on the files it indexed first", async () => {
     const { context, index } = await repo();
-    const during = await openImportGraph(context, "targetFn", async (session) => {
+    const during = await openImportGraph(context, { name: "targetFn" }, async (session) => {
       const before = parsed.length;
       // Long enough for the build's lanes to parse some twenty of the slow fillers, were they not waiting.
       await new Promise((resolve) => setTimeout(resolve, 150));

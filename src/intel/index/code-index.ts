@@ -327,10 +327,12 @@ export class CodeIndex {
   /**
    * Makes these directories (with everything below them) and files fresh before the rest: during the
    * first build a call waits for the walk and its own files only, which it processes ahead of the
-   * build; otherwise this is ensureFresh. The coverage is the tree's (limits that cut it) when every
-   * file of the scope is indexed, and says the index is still building when the deadline came first.
+   * build; otherwise this is ensureFresh. `first` are files of the scope the call is about (the one
+   * declaring its symbol): they go before the others and a deadline does not cut them. The coverage
+   * is the tree's (limits that cut it) when every file of the scope is indexed, and says the index is
+   * still building when the deadline came first.
    */
-  async ensureScope(scope: { dirs?: readonly string[]; files?: readonly string[] }, options: EnsureFreshOptions = {}): Promise<Coverage> {
+  async ensureScope(scope: { dirs?: readonly string[]; files?: readonly string[]; first?: readonly string[] }, options: EnsureFreshOptions = {}): Promise<Coverage> {
     options.signal?.throwIfAborted();
     const current = this.#firstBuild();
     if (!current) return this.ensureFresh(options);
@@ -339,11 +341,12 @@ export class CodeIndex {
     let scopeCut = false;
     try {
       await abortable(current.walkStarted, options.signal);
-      // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
-      const listed = current.cut ? undefined : await this.ahead(() => this.#listScope(scope));
-      if (!listed) await abortable(current.walked, options.signal);
+      const first = new Set(scope.first ?? []);
+      const files = new Set([...first, ...(scope.files ?? [])]);
       const dirs = scope.dirs ?? [];
-      const files = new Set(scope.files ?? []);
+      // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
+      const listed = current.cut ? undefined : await this.ahead(() => this.#listScope({ dirs, files: [...files] }));
+      if (!listed) await abortable(current.walked, options.signal);
       const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
       const mine = listed ?? [...current.todo].filter(inScope);
       // Past the deadline the call answers with what is done; files already started finish.
@@ -357,7 +360,10 @@ export class CodeIndex {
         return this.#processShared(state);
       };
       try {
-        await this.ahead(() => eachLimited(mine, this.#tuning.concurrency, take, stop));
+        await this.ahead(async () => {
+          await eachLimited(mine.filter((state) => first.has(state.real)), this.#tuning.concurrency, take, options.signal);
+          await eachLimited(mine.filter((state) => !first.has(state.real)), this.#tuning.concurrency, take, stop);
+        });
       } catch (error) {
         if (!deadline?.aborted || options.signal?.aborted) throw error;
         scopeCut = true;

@@ -88,6 +88,20 @@ describe("answer first", () => {
     expect(new Set(f.extracted).size).toBe(60);
   });
 
+  for (const when of ["before the walk is done", "once the walk is done"] as const) {
+    test(`the file a scoped call is about comes first, and a deadline cuts only the others (${when})`, async () => {
+      const f = await tree(150);
+      const index = f.index({ extract: slowExtractor(f, 5) });
+      if (when === "once the walk is done") await index.ensureFresh({ deadlineMs: 100 });
+      const about = f.path("z/own19.ts");
+      const others = Array.from({ length: 60 }, (_, i) => f.path(`a/f${String(i + 80).padStart(3, "0")}.ts`));
+      const coverage = await index.ensureScope({ files: others, first: [about] }, { deadlineMs: 0 });
+      expect(coverage.complete).toBe(false);
+      expect(index.get(about)?.facts.symbols[0]?.name).toBe("own19");
+      await index.ensureFresh();
+    });
+  }
+
   test("a call for a file the build is parsing right now waits for that parse", async () => {
     const f = await tree(40);
     const index = f.index({ extract: slowExtractor(f, 5) });
