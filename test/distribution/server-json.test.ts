@@ -52,7 +52,7 @@ const schemaBytes = readFileSync(SCHEMA_FILE);
 const schema = JSON.parse(schemaBytes.toString("utf8")) as Record<string, unknown>;
 const entry = JSON.parse(readFileSync(join(ROOT, "server.json"), "utf8")) as ServerEntry;
 
-function validate(candidate: unknown): { valid: boolean; errorMessage?: string } {
+function validate(candidate: unknown): { valid: boolean; errorMessage?: string | undefined } {
   // A fresh validator per call: Ajv caches compiled schemas by $id.
   return new AjvJsonSchemaValidator().getValidator(schema)(candidate);
 }
