@@ -64,7 +64,7 @@ function mcpbManifest(tools: readonly AnyTool[]): Record<string, unknown> {
         command: "node",
         // Each chosen folder becomes one ROOT argument (a list expands to separate arguments).
         args: ["${__dirname}/dist/cli.js", "mcp", "${user_config.roots}"],
-        env: { AST_MCP_LOG_LEVEL: "${user_config.log_level}" },
+        env: {},
       },
     },
     tools: tools.map((tool) => ({ name: tool.name, description: tool.title })),
@@ -80,13 +80,6 @@ function mcpbManifest(tools: readonly AnyTool[]): Record<string, unknown> {
         description: "The folders ast-mcp may read and change. Nothing outside them is ever touched.",
         multiple: true,
         required: true,
-      },
-      log_level: {
-        type: "string",
-        title: "Log level",
-        description: "How much the server logs on stderr: debug, info, warn or error.",
-        default: "warn",
-        required: false,
       },
     },
   };
@@ -152,19 +145,29 @@ function run(command: string, args: string[], cwd = ROOT): { status: number | nu
   return { status: result.status, stdout: result.stdout ?? "", stderr: `${result.stderr ?? ""}${result.error ? String(result.error) : ""}` };
 }
 
+/** npm's own words for a failure: its "npm error" lines, without the pointer to its log file. */
+function npmError(stderr: string): string {
+  const lines = stderr.split("\n").filter((line) => line.startsWith("npm error") && !line.includes("complete log"));
+  return (lines.length > 0 ? lines.slice(0, 2).join("; ") : stderr.trim()) || "no output";
+}
+
+/** Asked once per build, and only when a package must be fetched: an unreachable registry fails fast instead of after npm's retries. */
+let registryAnswered = false;
+function requireRegistry(): void {
+  if (registryAnswered) return;
+  const ping = run("npm", ["ping", "--fetch-retries=0", "--fetch-timeout=30000"]);
+  if (ping.status !== 0) throw new RegistryUnreachable(`the npm registry is unreachable (npm ping: ${npmError(ping.stderr)})`);
+  registryAnswered = true;
+}
+
 /** The package's tarball from the npm registry (cached in `cache`), checked against the lock file's integrity. */
 function fetchTarball(name: string, entry: LockEntry, cache: string): string {
   const file = path.join(cache, `${name.replace("@", "").replace("/", "-")}-${entry.version}.tgz`);
   if (existsSync(file) && integrityOf(file) === entry.integrity) return file;
+  requireRegistry();
   mkdirSync(cache, { recursive: true });
   const packed = run("npm", ["pack", `${name}@${entry.version}`, "--pack-destination", cache, "--json"]);
-  if (packed.status !== 0) {
-    const ping = run("npm", ["ping"]);
-    if (ping.status !== 0) {
-      throw new RegistryUnreachable(`cannot fetch ${name}@${entry.version}: the npm registry is unreachable (npm ping: ${ping.stderr.trim().split("\n").at(-1)})`);
-    }
-    throw new Error(`npm pack ${name}@${entry.version} failed: ${packed.stderr.trim()}`);
-  }
+  if (packed.status !== 0) throw new Error(`npm pack ${name}@${entry.version} failed: ${npmError(packed.stderr)}`);
   if (!existsSync(file)) throw new Error(`npm pack ${name}@${entry.version} did not write ${path.basename(file)}`);
   const integrity = integrityOf(file);
   if (integrity !== entry.integrity) throw new Error(`${name}@${entry.version} from the registry is not the one package-lock.json pins (${integrity} ≠ ${entry.integrity})`);

@@ -111,7 +111,7 @@ describe("the Claude Desktop bundle", () => {
     await writeFile(join(root, "Main.hs"), "main :: IO ()\nmain = putStrLn \"hi\"\n");
     await writeFile(join(root, "settings.toml"), "[server]\nport = 1\n");
     const { env, cleanup } = await isolatedEnv();
-    const userConfig = { roots: [root], log_level: String(manifest.user_config.log_level?.default ?? "warn") };
+    const userConfig = { roots: [root] };
     // Started outside the project, so nothing resolves from the project's own node_modules.
     const transport = new StdioClientTransport({
       command: NODE,
