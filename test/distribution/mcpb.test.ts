@@ -10,6 +10,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -103,13 +104,15 @@ describe("the Claude Desktop bundle", () => {
     expect(existsSync(join(unpacked, "templates", "AGENTS.md"))).toBe(true);
   });
 
-  test.skipIf(unreachable !== undefined)(`the Linux server starts from the unpacked bundle over stdio, lists its tools and answers reads${skipped}`, async () => {
+  test.skipIf(unreachable !== undefined)(`the Linux server starts from the unpacked bundle over stdio, lists its tools, answers reads and writes${skipped}`, async () => {
     const root = join(work, "project");
     await mkdir(root);
     await writeFile(join(root, "notes.txt"), "first line\nsecond line\n");
     await writeFile(join(root, "app.py"), "def greet(name):\n    return name\n");
     await writeFile(join(root, "Main.hs"), "main :: IO ()\nmain = putStrLn \"hi\"\n");
     await writeFile(join(root, "settings.toml"), "[server]\nport = 1\n");
+    const formatted = "export const a = 1;\nexport function twice(n: number) {\n  return n * 2;\n}\n";
+    await writeFile(join(root, "typed.ts"), formatted);
     const { env, cleanup } = await isolatedEnv();
     const userConfig = { roots: [root] };
     // Started outside the project, so nothing resolves from the project's own node_modules.
@@ -140,6 +143,18 @@ describe("the Claude Desktop bundle", () => {
         { path: "Main.hs", ast: true },
         { path: "settings.toml", ast: true },
       ]);
+
+      // The TypeScript compiler (typed answers, with its lib files) and dprint (writes) load from the bundle too.
+      const map = await client.callTool({ name: "map", arguments: { paths: ["typed.ts"], typed: true } });
+      expect(JSON.stringify(map.structuredContent)).toContain("\"returnType\":\"number\"");
+      const write = await client.callTool({
+        name: "file_write",
+        arguments: {
+          files: { "typed.ts": { content: formatted.replace("const a = 1;", "const a   =   2"), expectedSha256: createHash("sha256").update(formatted).digest("hex") } },
+        },
+      });
+      expect(write.isError).toBeFalsy();
+      expect(readFileSync(join(root, "typed.ts"), "utf8")).toBe(formatted.replace("1", "2"));
       expect(stderr).not.toContain("unavailable");
     } finally {
       await transport.close();
