@@ -596,3 +596,63 @@ describe("session lifetime", () => {
     await expect(fetch(handle.url.replace(/\/mcp$/, "/healthz"))).rejects.toThrow();
   });
 });
+
+describe("the 2026-07-28 wire behind the same guards", () => {
+  const ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "abuse", version: "1" },
+  };
+  const MODERN_HEADERS = { ...MCP_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" };
+  const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: ENVELOPE } };
+
+  test("a stateless request is served from a fresh server and leaves no session behind", async () => {
+    const { handle, created, closed } = await start();
+    const response = await postJson(handle.url, LIST, MODERN_HEADERS);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect(await response.text()).toContain("\"echo\"");
+    expect(created).toHaveLength(1);
+    expect(created[0]).toStartWith("req_");
+    expect(handle.sessionCount()).toBe(0);
+    await waitFor(() => closed.includes(created[0] as string));
+  });
+
+  test("a rebinding Host is refused before any server is built", async () => {
+    const { handle, created } = await start();
+    const response = await rawRequest(handle.port, { method: "POST", path: "/mcp", headers: { ...MODERN_HEADERS, Host: "evil.example" }, body: Buffer.from(JSON.stringify(LIST)) });
+    expect(response.status).toBe(403);
+    expect(created).toEqual([]);
+  });
+
+  test("the bearer token is required of stateless requests too", async () => {
+    const { handle, created } = await start({ token: "s3cret" });
+    expect((await postJson(handle.url, LIST, MODERN_HEADERS)).status).toBe(401);
+    expect(created).toEqual([]);
+    const allowed = await postJson(handle.url, LIST, { ...MODERN_HEADERS, Authorization: "Bearer s3cret" });
+    expect(allowed.status).toBe(200);
+    await allowed.text();
+  });
+
+  test("an oversized or unparseable stateless body is refused before any server is built", async () => {
+    const { handle, created } = await start();
+    const body = Buffer.alloc(LIMITS.http.maxBodyBytes + 1, 0x20);
+    const tooLarge = await rawRequest(handle.port, { method: "POST", path: "/mcp", headers: { ...MODERN_HEADERS, "Content-Length": body.length }, body });
+    expect(tooLarge.status).toBe(413);
+    const garbled = await fetch(handle.url, { method: "POST", headers: MODERN_HEADERS, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":" });
+    expect(garbled.status).toBe(400);
+    expect(((await garbled.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    expect(created).toEqual([]);
+  });
+
+  test("an Mcp-Method header that contradicts the body is refused", async () => {
+    const { handle, created } = await start();
+    const call = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "echo", arguments: { text: "x" }, _meta: ENVELOPE } };
+    const response = await postJson(handle.url, call, { ...MODERN_HEADERS, "Mcp-Name": "echo" });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { id: unknown; error: { code: number } };
+    expect(body.id).toBe(4);
+    expect(body.error.code).toBe(-32020);
+    expect(created).toEqual([]);
+  });
+});
