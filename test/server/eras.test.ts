@@ -71,7 +71,7 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.().catch(() => undefined);
   toolSettings = { profile: "full", enabled: [], disabled: [] };
-  deps.onToolSetChanged = undefined;
+  delete deps.onToolSetChanged;
 });
 
 async function startHttp(): Promise<HttpHandle> {
