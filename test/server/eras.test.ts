@@ -278,4 +278,20 @@ describe("2026-07-28 clients are stateless", () => {
     expect(listed.tools.map((tool) => tool.name)).not.toContain("file_write");
     await readUntil("notifications/tools/list_changed");
   });
+
+  test("over stdio, a stateless connection's subscriptions/listen stream hears tools/list_changed when the offered tools change", async () => {
+    const { send, answer, received } = stdioConnection();
+    send({ id: 1, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE } });
+    const arrived = async (method: string) => {
+      for (let wait = 0; wait < 500 && !received.some((message) => message.method === method); wait++) await new Promise((resolve) => setTimeout(resolve, 10));
+      return received.find((message) => message.method === method);
+    };
+    expect(await arrived("notifications/subscriptions/acknowledged")).toBeDefined();
+    send({ id: 2, method: "tools/list", params: { _meta: ENVELOPE } });
+    await answer(2);
+    toolSettings = { profile: "read", enabled: [], disabled: [] };
+    send({ id: 3, method: "tools/list", params: { _meta: ENVELOPE } });
+    await answer(3);
+    expect(await arrived("notifications/tools/list_changed")).toBeDefined();
+  });
 });
