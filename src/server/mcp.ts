@@ -246,7 +246,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw invalidInput(tool.name, parsed.error);
       const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
-      const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal, services };
+      const context: ToolContext = { workspace, config: snapshot, sessionId, stateless: false, signal: extra.signal, services };
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {
         pacer = new ProgressPacer(
