@@ -39,7 +39,7 @@ export interface WriteServices {
   syntax: SyntaxGuard;
   /** Entries of one batch planned at once (reads, policy checks and parses overlap with formatting). */
   planConcurrency: number;
-  /** Frees what a closed session held (its preview receipts). */
+  /** Frees what a closed session held (its preview receipts; a stateless request's bearer receipts are not its own). */
   closeSession(sessionId: string): void;
 }
 
