@@ -6,6 +6,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
 import { LIMITS } from "../../src/core/limits.ts";
 import { sha256Hex } from "../../src/helpers/hash.ts";
 import { capText } from "../../src/helpers/text-cap.ts";
@@ -15,7 +16,7 @@ import { fileUndoTool } from "../../src/tools/file-undo.ts";
 import { fileWriteTool } from "../../src/tools/file-write.ts";
 import { createToolServices } from "../../src/tools/index.ts";
 import { journalListTool } from "../../src/tools/journal-list.ts";
-import { renderMutation } from "../../src/tools/mutation.ts";
+import { MutationOutput, renderMutation } from "../../src/tools/mutation.ts";
 import type { ToolServices } from "../../src/tools/services.ts";
 import { makeContext, makeTempDir, runTool, type TempDir, toolFailure as failure } from "../support/context.ts";
 import { usePrivateStateDir } from "../support/state-dir.ts";
@@ -178,6 +179,13 @@ describe("journal_list", () => {
     expect(cut.limits[0]).toContain("limit = 1");
   });
 
+  test("a path that is not a directory is refused, naming the field", async () => {
+    await temp.write("a.txt", "a\n");
+    const refused = await failure(inRequest(journalListTool, { path: "a.txt" }));
+    expect(refused.code).toBe("invalid_input");
+    expect(refused.message).toStartWith("path:");
+  });
+
   test("a legacy session sees which batches it wrote", async () => {
     await temp.write("a.txt", "a\n");
     const session = await makeContext([temp.dir], { services, sessionId: "legacy-3" });
@@ -188,6 +196,17 @@ describe("journal_list", () => {
       [theirs, false],
       [mine.batchId, true],
     ]);
+  });
+});
+
+describe("what the schemas tell a client to pass back", () => {
+  test("file_undo, the commit's batchId and the preview's receipt each say how a stateless client uses them", () => {
+    expect(fileUndoTool.description).toContain("stateless");
+    expect(fileUndoTool.input.shape.batchId.description).toContain("Required in a stateless request");
+    expect(MutationOutput.shape.batchId.description).toContain("file_undo({batchId})");
+    const preview = JSON.stringify(z.toJSONSchema(MutationOutput));
+    expect(preview).toContain("bearer handle, usable by its id alone");
+    expect(journalListTool.annotations.readOnlyHint).toBe(true);
   });
 });
 
