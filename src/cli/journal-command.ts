@@ -8,7 +8,7 @@ import path from "node:path";
 import { loadConfig } from "../config/load.ts";
 import { isToolError } from "../core/errors.ts";
 import { relativeInside } from "../helpers/path-text.ts";
-import { commitBatch, listBatches, recoverJournal, showBatch, undoOps, type BatchDetail, type BatchSummary, type RecoveryReport } from "../patch/index.ts";
+import { commitBatch, listBatches, recoverJournal, showBatch, undoDescription, undoOps, type BatchDetail, type BatchSummary, type RecoveryReport } from "../patch/index.ts";
 import { stateDirectory } from "../config/state-dir.ts";
 import { UsageError, parseArgs } from "./args.ts";
 import type { CommandIO } from "./io.ts";
@@ -135,7 +135,7 @@ async function undo(batchId: string, stateDir: string, io: CommandIO): Promise<n
   const snapshot = await loadConfig({ cwd: io.cwd, env: io.env });
   const result = await commitBatch(
     ops,
-    { sessionId: "cli", tool: "journal undo", roots, description: `undo of ${batchId}` },
+    { sessionId: "cli", tool: "journal undo", roots, description: undoDescription(batchId) },
     { stateDir, journalLimits: snapshot.config.journal, verifyParent: insideRoots(roots) },
   );
   io.stdout(`undid batch ${batchId} as batch ${result.batchId} (${result.files.length} file${result.files.length === 1 ? "" : "s"})\n`);

@@ -18,6 +18,7 @@ export const TOOL_NAMES: readonly string[] = [
   "file_delete",
   "file_chattr",
   "file_undo",
+  "journal_list",
   // Outlines and the index.
   "map",
   "digest",

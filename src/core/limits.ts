@@ -97,6 +97,14 @@ export const LIMITS = {
     /** Preview receipts kept per session, and their candidate bytes. */
     maxReceiptsPerSession: 64,
     maxReceiptBytesPerSession: 64 * MiB,
+    /** Preview receipts of stateless (2026-07-28) requests, which have no session to charge: one shared pool, oldest evicted first. */
+    maxStatelessReceipts: 256,
+    maxStatelessReceiptBytes: 128 * MiB,
+    /** Batches file_undo's refusal and journal_list name at once (journal_list's limit goes up to the second). */
+    listedBatches: 10,
+    maxListedBatches: 100,
+    /** Paths named per listed batch (the rest are counted). */
+    listedBatchFiles: 20,
     /** How long a preview receipt stays valid. */
     receiptTtlMs: 10 * 60_000,
     /** Structural rules per file_patch entry, and match locations listed in errors. */

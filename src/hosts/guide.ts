@@ -61,7 +61,7 @@ const WHICH_TOOL: ReadonlyArray<{ want: string; use: string }> = [
   { want: "move or rename", use: "{file_rename} (never overwrites)" },
   { want: "delete", use: "{file_delete} (refuses files others import unless `force`)" },
   { want: "change permissions", use: "{file_chattr}" },
-  { want: "take a change back", use: "{file_undo}" },
+  { want: "take a change back", use: "{file_undo} (the batchId a commit returned; recent ones: {journal_list})" },
   { want: "know what a file is and what the policy allows", use: "{file_capabilities} / {policy_check}" },
   { want: "see the roots, effective settings and index coverage", use: "{config_status} / {index}" },
 ];

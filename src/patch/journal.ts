@@ -13,6 +13,7 @@ import type { CommitOp } from "./commit.ts";
 import { inspectFile } from "./durable-fs.ts";
 import { detail, imagePath, pathsOfOp, readAllRecords, requireRecord, summarize, type BatchDetail, type BatchRecord, type BatchSummary, type JournalOp } from "./journal-store.ts";
 import { stateDirectory } from "../config/state-dir.ts";
+import { relativeInside } from "../helpers/path-text.ts";
 
 export interface JournalAccess {
   /** The state directory; by default the one stateDirectory() finds for this process. */
@@ -27,6 +28,44 @@ async function resolveStateDir(options: JournalAccess): Promise<string> {
 export async function listBatches(filter: { sessionId?: string } = {}, options: JournalAccess = {}): Promise<BatchSummary[]> {
   const records = await readAllRecords(await resolveStateDir(options));
   return records.filter((record) => filter.sessionId === undefined || record.sessionId === filter.sessionId).map(summarize);
+}
+
+/** A listed batch, with the undo that took it back (or the batch it takes back), as their descriptions record. */
+export interface RecentBatch extends BatchSummary {
+  /** The batch this one undoes, when it is an undo. */
+  undoes: string | null;
+  /** The newest batch that undid this one, if any. */
+  undoneBy: string | null;
+}
+
+/** The description an undo batch is journaled with: how a listing links the two. */
+export function undoDescription(batchId: string): string {
+  return `undo of ${batchId}`;
+}
+
+const UNDO_DESCRIPTION = /^undo of (\S+)$/;
+
+/**
+ * The newest journaled batches whose every path lies inside one of `within` (real directory paths),
+ * newest first, at most `limit`; `more` counts those left out. A batch that reaches outside is
+ * never listed, so a caller sees only what its own workspace could take back.
+ */
+export async function recentBatches(within: readonly string[], options: { limit: number } & JournalAccess): Promise<{ batches: RecentBatch[]; more: number }> {
+  const records = await readAllRecords(await resolveStateDir(options));
+  const undoneBy = new Map<string, string>();
+  for (const record of records) {
+    const undone = UNDO_DESCRIPTION.exec(record.description ?? "")?.[1];
+    if (undone !== undefined && record.state === "committed") undoneBy.set(undone, record.id);
+  }
+  const inside = records
+    .filter((record) => record.ops.flatMap(pathsOfOp).every((file) => within.some((dir) => relativeInside(dir, file, path.sep) !== undefined)))
+    .reverse();
+  const batches = inside.slice(0, options.limit).map((record) => ({
+    ...summarize(record),
+    undoes: UNDO_DESCRIPTION.exec(record.description ?? "")?.[1] ?? null,
+    undoneBy: undoneBy.get(record.id) ?? null,
+  }));
+  return { batches, more: inside.length - batches.length };
 }
 
 /** One batch with its ops and hashes; invalid_input when there is no such batch. */

@@ -26,6 +26,8 @@ export interface WriteContext {
   config: EffectiveConfig;
   configGeneration: number;
   sessionId: string;
+  /** A stateless request: its receipts are bearer handles, and nothing is looked up by its (per-request) session id. */
+  stateless: boolean;
   signal: AbortSignal;
   services: WriteServices;
   /** Told after every successful commit what it touched, for caches that mirror the disk (the code index). */
@@ -176,14 +178,14 @@ export function refuseOverlaps(plans: Plan[]): void {
  * Commits every plan as one journaled batch: locks in sorted canonical order, rechecks every source hash
  * under the lock, and refuses a rename whose target directory no longer resolves where the policy said.
  */
-export async function commitPlans(plans: Plan[], context: WriteContext, tool: string, maxOps?: number): Promise<CommitResult> {
+export async function commitPlans(plans: Plan[], context: WriteContext, tool: string, maxOps?: number, description?: string): Promise<CommitResult> {
   refuseOverlaps(plans);
   refuseIfCancelled(context.signal);
   const expectedParents = new Set<string>();
   for (const plan of plans) for (const touched of plan.touches) expectedParents.add(path.dirname(touched));
   const result = await commitBatch(
     plans.map((plan) => plan.op),
-    { sessionId: context.sessionId, tool, roots: context.workspace.roots.map((root) => root.real) },
+    { sessionId: context.sessionId, tool, roots: context.workspace.roots.map((root) => root.real), ...(description === undefined ? {} : { description }) },
     {
       journalLimits: context.config.journal,
       journals: context.services.journals,

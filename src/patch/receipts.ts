@@ -1,15 +1,25 @@
 /**
  * Preview receipts: a preview writes nothing and hands back a one-use receipt bound to the session,
  * the canonical path, the source hash, the configuration generation and the candidate hash.
- * Committing the receipt reuses the exact reviewed candidate after every recheck.
+ * Committing the receipt reuses the exact reviewed candidate after every recheck. A stateless
+ * request has no session to bind it to: its receipt is a bearer handle (the 128-bit random id is
+ * the proof), kept in one pool shared by every stateless request and bounded on its own.
  */
 import { randomBytes } from "node:crypto";
 import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { LruMap } from "../helpers/lru-map.ts";
+
+/**
+ * Who issues or presents a receipt: a call's context (a legacy session's, or a stateless request's,
+ * whose session id lives for that request only), or just a legacy session's id.
+ */
+export type ReceiptCaller = string | { sessionId: string; stateless: boolean };
 
 export interface Receipt<Summary = unknown> {
   id: string;
-  sessionId: string;
+  /** The session the receipt is bound to; null for a stateless request's bearer receipt. */
+  sessionId: string | null;
   /** Canonical path of the file the candidate replaces or creates. */
   canonicalPath: string;
   /** SHA-256 of the source when previewed; null when the file did not exist. */
@@ -35,19 +45,32 @@ export interface BatchReceiptFile<Summary = unknown> {
 /** A receipt that binds several files: committing it writes all of them as one batch, or none. */
 export interface BatchReceipt<FileSummary = unknown, Summary = unknown> {
   id: string;
-  sessionId: string;
+  /** As Receipt.sessionId: null for a bearer receipt. */
+  sessionId: string | null;
   configGeneration: number;
   files: Array<BatchReceiptFile<FileSummary>>;
   createdAt: number;
   summary: Summary;
 }
 
-type ReceiptIssue = "unknown" | "used" | "expired" | "foreign_session" | "stale_config" | "wrong_path" | "batch_receipt" | "single_receipt";
+type ReceiptIssue =
+  | "unknown"
+  | "used"
+  | "expired"
+  | "evicted"
+  | "foreign_session"
+  | "stale_config"
+  | "wrong_path"
+  | "batch_receipt"
+  | "single_receipt";
 
 const REASONS: Record<ReceiptIssue, string> = {
   unknown: "no such receipt (it never existed, or it was evicted)",
   used: "the receipt was already used",
   expired: `the receipt expired (receipts live ${LIMITS.patch.receiptTtlMs / 60_000} minutes)`,
+  evicted: `the receipt was evicted to keep memory bounded (stateless requests share ${LIMITS.patch.maxStatelessReceipts} receipts and ${
+    LIMITS.patch.maxStatelessReceiptBytes / 1024 / 1024
+  } MiB of candidates, oldest evicted first)`,
   foreign_session: "the receipt belongs to another session",
   stale_config: "the configuration changed since the preview",
   wrong_path: "the receipt was issued for a different file",
@@ -57,6 +80,19 @@ const REASONS: Record<ReceiptIssue, string> = {
 
 type Stored = Receipt<unknown> | BatchReceipt<unknown, unknown>;
 
+/** The owner of the stateless requests' shared pool (never a session id: those are strings). */
+const BEARER = Symbol("stateless receipts");
+type Owner = string | typeof BEARER;
+
+/** What became of a receipt no longer stored, remembered so presenting it again is named precisely. */
+interface Spent {
+  owner: Owner;
+  reason: "used" | "expired" | "evicted";
+}
+
+/** Ids of spent receipts remembered (the oldest forgotten first; a forgotten one is then refused as unknown). */
+const SPENT_REMEMBERED = 4096;
+
 function isBatch(receipt: Stored): receipt is BatchReceipt<unknown, unknown> {
   return "files" in receipt;
 }
@@ -65,20 +101,44 @@ function bytesOf(receipt: Stored): number {
   return isBatch(receipt) ? receipt.files.reduce((sum, file) => sum + file.candidate.length, 0) : receipt.candidate.length;
 }
 
+function ownerOf(receipt: Stored): Owner {
+  return receipt.sessionId ?? BEARER;
+}
+
+/** A bearer receipt may be presented by anyone who holds its id; a session's only by that session. */
+function mayPresent(owner: Owner, caller: ReceiptCaller): boolean {
+  return owner === BEARER || owner === sessionOf(caller);
+}
+
+/** The session a caller's receipts are bound to; null for a stateless request (its receipts are bearer handles). */
+function sessionOf(caller: ReceiptCaller): string | null {
+  if (typeof caller === "string") return caller;
+  return caller.stateless ? null : caller.sessionId;
+}
+
+/** One owner's live receipts in issue order, and their candidate bytes. */
+interface Pool {
+  receipts: Map<string, Stored>;
+  bytes: number;
+}
+
 /**
- * All live receipts of the process, keyed by id, each bound to its session. Bounded per session in
- * count and bytes (oldest evicted first); a session's receipts go when the session closes. The type
- * parameters are what a preview stores with a file, with a batch's file, and with a batch.
+ * All live receipts of the process, keyed by id, each bound to its session or, for stateless
+ * requests, to the shared bearer pool. Bounded per owner in count and bytes (oldest evicted first):
+ * a session by the per-session limits, the bearer pool by the stateless ones. A session's receipts
+ * go when the session closes; bearer receipts outlive the request that issued them and go when
+ * used, expired or evicted. The type parameters are what a preview stores with a file, with a
+ * batch's file, and with a batch.
  */
 export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, BatchSummary = unknown> {
   private readonly receipts = new Map<string, Stored>();
-  private readonly used = new Map<string, string>(); // id → session, so a reuse is named as such
-  private readonly bytesBySession = new Map<string, number>();
+  private readonly pools = new Map<Owner, Pool>();
+  private readonly spent = new LruMap<string, Spent>(SPENT_REMEMBERED);
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  issue(sessionId: string, receipt: Omit<Receipt<FileSummary>, "id" | "sessionId" | "createdAt">): Receipt<FileSummary> {
-    const full: Receipt<FileSummary> = { ...receipt, id: `rcpt_${randomBytes(16).toString("base64url")}`, sessionId, createdAt: this.now() };
+  issue(caller: ReceiptCaller, receipt: Omit<Receipt<FileSummary>, "id" | "sessionId" | "createdAt">): Receipt<FileSummary> {
+    const full: Receipt<FileSummary> = { ...receipt, id: newReceiptId(), sessionId: sessionOf(caller), createdAt: this.now() };
     this.store(full);
     return full;
   }
@@ -87,8 +147,8 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
    * Issues one receipt for a multi-file change. A batch larger than a session's receipt budget is
    * refused rather than stored and evicted at once.
    */
-  issueBatch(sessionId: string, receipt: Omit<BatchReceipt<BatchFileSummary, BatchSummary>, "id" | "sessionId" | "createdAt">): BatchReceipt<BatchFileSummary, BatchSummary> {
-    const full: BatchReceipt<BatchFileSummary, BatchSummary> = { ...receipt, id: `rcpt_${randomBytes(16).toString("base64url")}`, sessionId, createdAt: this.now() };
+  issueBatch(caller: ReceiptCaller, receipt: Omit<BatchReceipt<BatchFileSummary, BatchSummary>, "id" | "sessionId" | "createdAt">): BatchReceipt<BatchFileSummary, BatchSummary> {
+    const full: BatchReceipt<BatchFileSummary, BatchSummary> = { ...receipt, id: newReceiptId(), sessionId: sessionOf(caller), createdAt: this.now() };
     const bytes = bytesOf(full);
     if (bytes > LIMITS.patch.maxReceiptBytesPerSession) {
       throw new ToolError("too_many_items", `the previewed files hold ${bytes} bytes of new content; a preview receipt keeps at most ${LIMITS.patch.maxReceiptBytesPerSession}.`, {
@@ -100,51 +160,68 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
   }
 
   /**
-   * Takes a receipt for commit: it must exist, be unused, unexpired, from this session, for this file,
-   * and from the current configuration generation. Taking it uses it up, even if a later recheck fails.
+   * Takes a receipt for commit: it must exist, be unused, unexpired, presentable by this caller (its
+   * session's, or a bearer receipt), for this file, and from the current configuration generation.
+   * Taking it uses it up, even if a later recheck fails.
    */
-  take(sessionId: string, id: string, expected: { canonicalPath: string; configGeneration: number }): Receipt<FileSummary> {
-    return this.takeChecked(sessionId, id, this.check(sessionId, id, expected)) as Receipt<FileSummary>;
+  take(caller: ReceiptCaller, id: string, expected: { canonicalPath: string; configGeneration: number }): Receipt<FileSummary> {
+    return this.takeChecked(id, this.check(caller, id, expected)) as Receipt<FileSummary>;
   }
 
   /** Takes a multi-file receipt for commit, under the same rules as take() (each file's path is the receipt's own). */
-  takeBatch(sessionId: string, id: string, expected: { configGeneration: number }): BatchReceipt<BatchFileSummary, BatchSummary> {
-    return this.takeChecked(sessionId, id, this.check(sessionId, id, { ...expected, batch: true })) as BatchReceipt<BatchFileSummary, BatchSummary>;
+  takeBatch(caller: ReceiptCaller, id: string, expected: { configGeneration: number }): BatchReceipt<BatchFileSummary, BatchSummary> {
+    return this.takeChecked(id, this.check(caller, id, { ...expected, batch: true })) as BatchReceipt<BatchFileSummary, BatchSummary>;
   }
 
-  private takeChecked(sessionId: string, id: string, issue: ReceiptIssue | undefined): Stored {
+  /** Receipts held now and their candidate bytes, for the caller's session or (stateless) the shared pool. */
+  held(caller: ReceiptCaller): { receipts: number; bytes: number } {
+    const pool = this.pools.get(sessionOf(caller) ?? BEARER);
+    return { receipts: pool?.receipts.size ?? 0, bytes: pool?.bytes ?? 0 };
+  }
+
+  private takeChecked(id: string, issue: ReceiptIssue | undefined): Stored {
     if (issue) {
       throw new ToolError("receipt_invalid", `previewReceipt ${JSON.stringify(id.slice(0, 64))} cannot be committed: ${REASONS[issue]}.`, {
         details: { reason: issue },
       });
     }
     const receipt = this.receipts.get(id) as Stored;
-    this.forget(receipt);
-    this.used.set(id, sessionId);
+    this.forget(receipt, "used");
     return receipt;
   }
 
   private store(receipt: Stored): void {
+    const owner = ownerOf(receipt);
+    let pool = this.pools.get(owner);
+    if (!pool) {
+      pool = { receipts: new Map(), bytes: 0 };
+      this.pools.set(owner, pool);
+    }
     this.receipts.set(receipt.id, receipt);
-    this.bytesBySession.set(receipt.sessionId, (this.bytesBySession.get(receipt.sessionId) ?? 0) + bytesOf(receipt));
-    this.evict(receipt.sessionId);
+    pool.receipts.set(receipt.id, receipt);
+    pool.bytes += bytesOf(receipt);
+    this.evict(owner, pool);
   }
 
   dropSession(sessionId: string): void {
-    for (const receipt of [...this.receipts.values()]) if (receipt.sessionId === sessionId) this.forget(receipt);
-    for (const [id, owner] of [...this.used]) if (owner === sessionId) this.used.delete(id);
-    this.bytesBySession.delete(sessionId);
+    const pool = this.pools.get(sessionId);
+    for (const receipt of pool?.receipts.values() ?? []) this.receipts.delete(receipt.id);
+    this.pools.delete(sessionId);
+    for (const [id, spent] of this.spent.entries()) if (spent.owner === sessionId) this.spent.delete(id);
   }
 
   private check(
-    sessionId: string,
+    caller: ReceiptCaller,
     id: string,
     expected: { canonicalPath: string; configGeneration: number } | { batch: true; configGeneration: number },
   ): ReceiptIssue | undefined {
-    if (this.used.get(id) === sessionId) return "used";
     const receipt = this.receipts.get(id);
-    if (!receipt) return this.used.has(id) ? "foreign_session" : "unknown";
-    if (receipt.sessionId !== sessionId) return "foreign_session";
+    if (!receipt) {
+      const spent = this.spent.get(id);
+      if (!spent) return "unknown";
+      return mayPresent(spent.owner, caller) ? spent.reason : "foreign_session";
+    }
+    if (!mayPresent(ownerOf(receipt), caller)) return "foreign_session";
     if (this.now() - receipt.createdAt > LIMITS.patch.receiptTtlMs) return "expired";
     if ("batch" in expected) {
       if (!isBatch(receipt)) return "single_receipt";
@@ -156,22 +233,36 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
     return undefined;
   }
 
-  private forget(receipt: Stored): void {
+  /**
+   * Removes a live receipt, remembering why. A session's expired or evicted receipts are then
+   * refused as unknown, as they always were; the bearer pool names why, since a stateless client's
+   * receipt may have made room for another client's.
+   */
+  private forget(receipt: Stored, reason: Spent["reason"]): void {
     if (!this.receipts.delete(receipt.id)) return;
-    this.bytesBySession.set(receipt.sessionId, (this.bytesBySession.get(receipt.sessionId) ?? 0) - bytesOf(receipt));
+    const owner = ownerOf(receipt);
+    const pool = this.pools.get(owner);
+    if (pool?.receipts.delete(receipt.id)) {
+      pool.bytes -= bytesOf(receipt);
+      if (pool.receipts.size === 0) this.pools.delete(owner);
+    }
+    if (reason === "used" || owner === BEARER) this.spent.set(receipt.id, { owner, reason });
   }
 
-  private evict(sessionId: string): void {
+  private evict(owner: Owner, pool: Pool): void {
     const now = this.now();
-    const mine = [...this.receipts.values()].filter((r) => r.sessionId === sessionId);
-    for (const receipt of mine) {
-      if (now - receipt.createdAt > LIMITS.patch.receiptTtlMs) this.forget(receipt);
+    const [maxCount, maxBytes] = owner === BEARER ?
+      [LIMITS.patch.maxStatelessReceipts, LIMITS.patch.maxStatelessReceiptBytes] :
+      [LIMITS.patch.maxReceiptsPerSession, LIMITS.patch.maxReceiptBytesPerSession];
+    for (const receipt of [...pool.receipts.values()]) {
+      if (now - receipt.createdAt > LIMITS.patch.receiptTtlMs) this.forget(receipt, "expired");
     }
-    const live = mine.filter((r) => this.receipts.has(r.id));
-    while (live.length > 0 && (live.length > LIMITS.patch.maxReceiptsPerSession || (this.bytesBySession.get(sessionId) ?? 0) > LIMITS.patch.maxReceiptBytesPerSession)) {
-      this.forget(live.shift() as Stored);
+    while (pool.receipts.size > 0 && (pool.receipts.size > maxCount || pool.bytes > maxBytes)) {
+      this.forget(pool.receipts.values().next().value as Stored, "evicted");
     }
-    // Used ids matter only while such a receipt could still be presented.
-    if (this.used.size > LIMITS.patch.maxReceiptsPerSession * 64) this.used.clear();
   }
+}
+
+function newReceiptId(): string {
+  return `rcpt_${randomBytes(16).toString("base64url")}`;
 }

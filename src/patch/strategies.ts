@@ -93,7 +93,7 @@ const STRATEGIES: { [Kind in WriteEntry["kind"]]: (entry: EntryOf<Kind>, run: Pl
   },
   receipt: async (entry, run) => {
     const resolved = await run.context.workspace.resolve(entry.path ?? entry.key, "write");
-    const receipt = run.context.services.receipts.take(run.context.sessionId, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
+    const receipt = run.context.services.receipts.take(run.context, entry.receipt, { canonicalPath: resolved.real, configGeneration: run.context.configGeneration });
     const source = await loadSource(resolved, receipt.sourceSha256, run.context);
     return {
       plan: writePlan(entry.key, resolved, source, receipt.candidate, { ...receipt.summary, change: changeOf(source, receipt.candidateSha256) }),

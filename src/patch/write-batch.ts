@@ -11,7 +11,7 @@ import { sha256Hex } from "../helpers/hash.ts";
 import { unifiedDiff } from "../helpers/unified-diff.ts";
 import { FormatterCache } from "./formatter-cache.ts";
 import type { Formatters } from "./format.ts";
-import { listBatches, undoOps } from "./journal.ts";
+import { listBatches, recentBatches, undoDescription, undoOps } from "./journal.ts";
 import { Journals } from "./journal-store.ts";
 import { SyntaxGuard } from "./syntax-guard.ts";
 import { commitPlans, loadSource, type Plan, refuseIfCancelled, refuseOverlaps, type WriteContext } from "./pipeline.ts";
@@ -39,7 +39,7 @@ export interface WriteServices {
   syntax: SyntaxGuard;
   /** Entries of one batch planned at once (reads, policy checks and parses overlap with formatting). */
   planConcurrency: number;
-  /** Frees what a closed session held (its preview receipts). */
+  /** Frees what a closed session held (its preview receipts; a stateless request's bearer receipts are not its own). */
   closeSession(sessionId: string): void;
 }
 
@@ -118,7 +118,7 @@ export async function writeBatch(entries: readonly WriteEntry[], context: WriteC
           summary: { facts: item.plan.report, added: outcome.diff?.added ?? 0, removed: outcome.diff?.removed ?? 0 },
         };
       });
-      report.receipt = ticket(context.services.receipts.issueBatch(context.sessionId, { configGeneration: context.configGeneration, files, summary: options.preview.summary }));
+      report.receipt = ticket(context.services.receipts.issueBatch(context, { configGeneration: context.configGeneration, files, summary: options.preview.summary }));
     }
     return report;
   }
@@ -134,7 +134,7 @@ export async function commitBatchReceipt(
   context: WriteContext,
   options: Pick<BatchOptions, "tool" | "maxOps" | "nameFailure">,
 ): Promise<BatchReport & { summary: PreviewSummary }> {
-  const receipt = context.services.receipts.takeBatch(context.sessionId, receiptId, { configGeneration: context.configGeneration });
+  const receipt = context.services.receipts.takeBatch(context, receiptId, { configGeneration: context.configGeneration });
   const nameFailure = options.nameFailure ?? nameByKey;
   const planned: Planned[] = [];
   const diffs: DiffFacts[] = [];
@@ -156,11 +156,14 @@ export async function commitBatchReceipt(
 }
 
 /**
- * Undoes a committed batch (by id, or the session's last one): every file goes back to its
+ * Undoes a committed batch (by id, or a legacy session's last one): every file goes back to its
  * before-image, but only if it still has the content the batch left. The undo is itself a batch.
+ * A stateless request has no "last batch" of its own: without an id it is refused with the recent
+ * batches of its workspace, never a guess.
  */
 export async function undoBatch(batchId: string | undefined, context: WriteContext): Promise<BatchReport> {
   let target = batchId;
+  if (target === undefined && context.stateless) throw await undoNeedsBatchId(context);
   if (target === undefined) {
     const mine = await listBatches({ sessionId: context.sessionId });
     const last = mine.filter((batch) => batch.state === "committed").at(-1);
@@ -190,7 +193,7 @@ export async function undoBatch(batchId: string | undefined, context: WriteConte
       report: { change, ...(op.kind === "rename" ? { renamedFrom: resolved.display } : {}) },
     });
   }
-  const result = await commitPlans(plans, context, "file_undo");
+  const result = await commitPlans(plans, context, "file_undo", undefined, undoDescription(target));
   const files = plans.map((plan, index) => {
     const committed = result.files[index];
     const outcome = outcomeOf({ plan }, committed?.after ?? null);
@@ -198,6 +201,36 @@ export async function undoBatch(batchId: string | undefined, context: WriteConte
     return outcome;
   });
   return { batchId: result.batchId, committed: true, files };
+}
+
+/** The newest batches the workspace could take back, newest first (journal_list's answer). */
+export function listRecentBatches(context: Pick<WriteContext, "workspace">, options: { limit: number; within?: string }): ReturnType<typeof recentBatches> {
+  return recentBatches(options.within === undefined ? context.workspace.roots.map((root) => root.real) : [options.within], options);
+}
+
+/** The refusal of a stateless undo without a batch id: what it could mean, listed, and the call that lists more. */
+async function undoNeedsBatchId(context: WriteContext): Promise<ToolError> {
+  const { batches } = await listRecentBatches(context, { limit: LIMITS.patch.listedBatches });
+  const undoable = batches.filter((batch) => batch.state === "committed" && batch.undoneBy === null);
+  const listed = undoable.map((batch) => ({
+    batchId: batch.batchId,
+    committedAt: batch.committedAt,
+    tool: batch.tool,
+    files: batch.files.slice(0, LIMITS.patch.listedBatchFiles).map((file) => context.workspace.display(file)),
+    fileCount: batch.files.length,
+  }));
+  const named = listed.map((batch) => `${batch.batchId} (${batch.tool}: ${batch.files.slice(0, 3).join(", ")}${batch.fileCount > 3 ? ", …" : ""})`);
+  return new ToolError(
+    "invalid_input",
+    `batchId: a stateless request has no session whose last batch could be meant; pass the batchId a commit returned.${
+      named.length > 0 ? ` Recent batches not undone yet, newest first: ${named.join("; ")}.` : " The journal holds no batch of this workspace that is not undone yet."
+    }`,
+    {
+      hint: "Pass batchId from the commit's answer; journal_list lists the recent batches of the workspace with their files.",
+      suggestedNextCall: { tool: "journal_list", arguments: {} },
+      details: { recentBatches: listed },
+    },
+  );
 }
 
 function outcomeOf(item: Planned, sha256: string | null): FileOutcome {
@@ -214,7 +247,7 @@ function outcomeOf(item: Planned, sha256: string | null): FileOutcome {
 
 function issueReceipt(item: Planned, context: WriteContext) {
   const bytes = item.plan.afterBytes as Buffer;
-  return context.services.receipts.issue(context.sessionId, {
+  return context.services.receipts.issue(context, {
     canonicalPath: item.plan.resolved.real,
     sourceSha256: item.plan.before?.sha256 ?? null,
     configGeneration: context.configGeneration,

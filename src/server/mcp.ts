@@ -38,6 +38,8 @@ export interface ServerDeps {
 
 /** The tool set last offered by any server of one process (one ServerDeps), to notice a change between stateless requests. */
 const lastOffered = new WeakMap<ServerDeps, OfferedTools>();
+/** Processes whose index was started for stateless clients, which never send `initialized`: once each. */
+const warmedForStateless = new WeakSet<ServerDeps>();
 
 /**
  * Output schemas are published for clients that validate structured results, not for the model: their
@@ -243,7 +245,15 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
 
   server.onclose = () => services.closeSession(sessionId);
 
+  // A stateless client sends no `initialized`: its first listing (or call) starts the index instead, once per process.
+  const warmForStateless = (): void => {
+    if (warmedForStateless.has(deps) || !servesStatelessEra(server)) return;
+    warmedForStateless.add(deps);
+    void warm();
+  };
+
   server.setRequestHandler("tools/list", async () => {
+    warmForStateless();
     listed = offeredFor(await deps.snapshot());
     return { tools: describeTools(listed.tools) };
   });
@@ -265,6 +275,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       return errorResult(new ToolError("unknown_tool", message, { details: { available: selection.tools.map((t) => t.name) } }).toPayload());
     }
     let pacer: ProgressPacer | undefined;
+    warmForStateless();
     const stateless = servesStatelessEra(server);
     const callSessionId = stateless ? `req_${randomUUID()}` : sessionId;
     try {

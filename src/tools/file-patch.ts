@@ -44,7 +44,9 @@ const PatchEntry = z.strictObject({
     .boolean()
     .optional()
     .describe("TS/JS files: report the type errors the change introduces (in this file and files importing it) with the TypeScript compiler. Slower; never refuses the write."),
-  previewReceipt: z.string().min(1).max(200).optional().describe("Commit exactly the candidate a preview returned (alone in the entry)."),
+  previewReceipt: z.string().min(1).max(200).optional().describe(
+    "Commit exactly the candidate a preview returned (alone in the entry): pass the receipt back as the preview gave it; nothing else needs keeping between the calls.",
+  ),
 });
 type PatchEntry = z.infer<typeof PatchEntry>;
 

@@ -7,9 +7,16 @@ export const fileUndoTool = defineTool({
   name: "file_undo",
   title: "Undo a batch",
   description:
-    "Undo a committed batch (by batchId, or this session's last one): every file goes back to its before-image, but only if it still has the content the batch left (undo_conflict names the files that changed since). The undo is itself a journaled batch.",
+    "Undo a committed batch: every file goes back to its before-image, but only if it still has the content the batch left (undo_conflict names the files that changed since). The undo is itself a journaled batch. Pass the batchId the commit returned (journal_list lists the recent ones). Only a legacy client's session may leave it out, to undo its own last batch; a stateless (2026-07-28) request without batchId is refused with the recent batches listed, never guessed.",
   input: z.strictObject({
-    batchId: z.string().min(1).max(200).optional().describe("The batch to undo (from a mutation result or `ast-mcp journal list`); default: this session's last batch."),
+    batchId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "The batch to undo: the batchId a commit returned, or one journal_list lists. Required in a stateless request; a legacy session may leave it out to undo its own last batch.",
+      ),
   }),
   output: MutationOutput,
   annotations: WRITE,

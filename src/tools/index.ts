@@ -32,6 +32,7 @@ import { filePatchTool } from "./file-patch.ts";
 import { fileRenameTool } from "./file-rename.ts";
 import { fileUndoTool } from "./file-undo.ts";
 import { fileWriteTool } from "./file-write.ts";
+import { journalListTool } from "./journal-list.ts";
 import { createWriteServices } from "../patch/index.ts";
 
 /** The mutation tools, each an adapter over the write façade (src/patch/index.ts). */
@@ -64,6 +65,7 @@ export const TOOLS: AnyTool[] = [
   squeezeTool,
   runTool,
   ...WRITE_TOOLS,
+  journalListTool,
 ];
 
 export interface ToolServicesOptions {

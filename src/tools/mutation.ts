@@ -11,6 +11,9 @@ import { type BatchReport, FileFactsSchema, type WriteContext } from "../patch/i
 import { plural } from "./common.ts";
 import type { ToolAnnotations, ToolContext } from "./contract.ts";
 
+/** What a client must know about a preview receipt to pass it back. */
+export const RECEIPT_USE = "From a stateless (2026-07-28) request it is a bearer handle, usable by its id alone in any later request; from a legacy session, in that session only.";
+
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
 const Sha256Input = z
@@ -50,7 +53,7 @@ const FileResult = z
         added: z.number().int().describe("Lines added."),
         removed: z.number().int().describe("Lines removed."),
         candidateSha256: z.string().describe("SHA-256 the file would have after the change."),
-        previewReceipt: z.string().describe("One-use receipt: commit exactly this candidate with {previewReceipt} within 10 minutes."),
+        previewReceipt: z.string().describe(`One-use receipt: commit exactly this candidate with {previewReceipt} within 10 minutes. ${RECEIPT_USE}`),
         expiresAt: z.string().describe("When the receipt expires (ISO 8601)."),
       })
       .optional()
@@ -60,7 +63,12 @@ const FileResult = z
 type FileResult = z.infer<typeof FileResult>;
 
 export const MutationOutput = z.object({
-  batchId: z.string().nullable().describe("Journal id of the committed batch (undo it with file_undo); null for previews."),
+  batchId: z
+    .string()
+    .nullable()
+    .describe(
+      "Journal id of the committed batch: keep it to take the batch back with file_undo({batchId}) (a stateless client has no session that remembers it); null for previews.",
+    ),
   committed: z.boolean().describe("Whether anything was written."),
   files: z.record(z.string(), FileResult).describe("One entry per input key, keyed the same way."),
   ...Completeness,
@@ -77,6 +85,7 @@ export function writeContext(context: ToolContext): WriteContext {
     config: context.config.config,
     configGeneration: context.config.generation,
     sessionId: context.sessionId,
+    stateless: context.stateless,
     signal: context.signal,
     services: context.services.writes,
     onCommitted: (event) => context.services.indexes.noteCommitted(event.realPaths),
@@ -133,10 +142,16 @@ function renderTypeErrors(report: NonNullable<FileResult["typeErrors"]>): string
   return [head, ...listed, ...more];
 }
 
+/** "batch <id>; undo: file_undo {…}": how every commit's first line names its batch. */
+export function batchLine(batchId: string | null | undefined): string {
+  return batchId ? `batch ${batchId}; undo: file_undo {"batchId": "${batchId}"}` : "batch -";
+}
+
 export function renderMutation(result: MutationOutput): string {
   const lines: string[] = [];
   const count = Object.keys(result.files).length;
-  lines.push(result.committed ? `committed ${plural(count, "file")} as batch ${result.batchId}` : `previewed ${plural(count, "file")}; nothing written`);
+  // The batch id on the first line: the text cap cuts from the end, and a client without a session has only this id to undo with.
+  lines.push(result.committed ? `committed ${plural(count, "file")} as ${batchLine(result.batchId)}` : `previewed ${plural(count, "file")}; nothing written`);
   // Every receipt before any diff: the text cap cuts from the end, and a host that shows the model
   // only text must still be able to commit each previewed file.
   const previewed = Object.entries(result.files).filter(([, file]) => file.preview);

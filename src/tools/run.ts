@@ -21,7 +21,7 @@ import type { ResolvedPath } from "../policy/workspace.ts";
 import { languageArg, PathInput, plural } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { defineTool, type ToolContext } from "./contract.ts";
-import { writeContext } from "./mutation.ts";
+import { batchLine, RECEIPT_USE, writeContext } from "./mutation.ts";
 import { phasedProgress } from "./progress.ts";
 
 // ───────────────────────────── input and output ─────────────────────────────
@@ -52,7 +52,9 @@ const RunInput = z.strictObject({
   ),
   write: z.boolean().optional().describe("With rewrite: commit directly (needs expectedMatches) instead of previewing."),
   expectedMatches: z.number().int().min(0).optional().describe("Total matches expected across all files; a different count refuses the call (match_count) and writes nothing."),
-  previewReceipt: z.string().min(1).max(200).optional().describe("Commit exactly what a rewrite preview showed, for every file it touched (alone in the call)."),
+  previewReceipt: z.string().min(1).max(200).optional().describe(
+    "Commit exactly what a rewrite preview showed, for every file it touched (alone in the call): pass the receipt back as the preview gave it; nothing else needs keeping between the calls.",
+  ),
 });
 type RunInput = z.infer<typeof RunInput>;
 
@@ -97,7 +99,9 @@ const RunOutput = z.object({
   matches: z.array(Match).describe("Matches in file and source order, at most 200."),
   changes: z.array(Change).optional().describe("Rewrites: one entry per changed file."),
   unchanged: z.array(z.string()).optional().describe("Rewrites: files whose matches rewrite to the same text."),
-  previewReceipt: z.string().optional().describe("Preview: commit every change shown with run({previewReceipt}) within 10 minutes."),
+  previewReceipt: z.string().optional().describe(
+    `Preview: commit every change shown with run({previewReceipt}) within 10 minutes. ${RECEIPT_USE}`,
+  ),
   expiresAt: z.string().optional().describe("When the receipt expires (ISO 8601)."),
   batchId: z.string().optional().describe("Written: the journal batch (undo it with file_undo)."),
   ...Completeness,
@@ -426,8 +430,8 @@ function renderRun(result: RunOutput): string {
   const head = {
     search: `${matchesText(result.matchCount)} in ${plural(files.matched, "file")} (${scope})`,
     preview: `preview: ${matchesText(result.matchCount)} → ${plural(result.changes?.length ?? 0, "file")} would change; nothing written`,
-    write: `wrote ${plural(result.changes?.length ?? 0, "file")} (${matchesText(result.matchCount)}) as batch ${result.batchId ?? "-"}`,
-    commit: `committed ${plural(result.changes?.length ?? 0, "file")} as batch ${result.batchId ?? "-"}`,
+    write: `wrote ${plural(result.changes?.length ?? 0, "file")} (${matchesText(result.matchCount)}) as ${batchLine(result.batchId)}`,
+    commit: `committed ${plural(result.changes?.length ?? 0, "file")} as ${batchLine(result.batchId)}`,
   }[result.mode];
   lines.push(head);
   if (result.languages.length > 0 && result.mode !== "commit") {

@@ -19,7 +19,11 @@ export interface ToolServices {
   readonly indexes: IndexRegistry;
   /** The TypeScript projects (language services) typed answers use. */
   readonly typescript: TypeScriptProjects;
-  /** Frees what a session kept (preview receipts and the like) when it ends. */
+  /**
+   * Frees what a session kept (its preview receipts) when it ends. The server closes a stateless
+   * request's per-request session the same way; what such a request leaves for later ones (bearer
+   * receipts, the journal) is not keyed by it and stays.
+   */
   closeSession(sessionId: string): void;
   /** Starts building the code index (then the search index) of a session's roots in the background; failures are logged. */
   warm(context: { workspace: Workspace; config: ConfigSnapshot }): void;

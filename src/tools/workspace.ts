@@ -105,7 +105,9 @@ export const configStatusTool = defineTool({
           real: z.string().describe("The root's real path."),
         }),
       )
-      .describe("Workspace roots this session may use."),
+      .describe(
+        "Workspace roots this call may use: the configured ones (a legacy client's announced roots narrow them for its session; a stateless request names directories as tool parameters instead).",
+      ),
     settings: z
       .record(z.string(), z.object({ value: z.unknown(), source: ValueSourceText }))
       .describe("Dotted key (e.g. http.port) → effective value and its source; secret values are replaced by \"[redacted]\"."),

@@ -95,10 +95,9 @@ for (const transport of ["stdio", "http"] as const) {
         expect(preview?.diff).toContain("+\treturn `hello ${name}`;");
         expect(await readFile(join(root, file), "utf8")).toBe(original);
 
-        // A legacy session commits the receipt it was given. A stateless client has no session for the
-        // receipt to live in on this branch (receipts as bearer handles arrive with the tools' side of
-        // issue 19), so it commits the same edit against the same hash: the preview showed what will land.
-        const committed = await connection.call("file_patch", { files: { [file]: era === "legacy" ? { previewReceipt: preview?.previewReceipt } : edit } });
+        // Both commit the receipt they were given: a legacy session's lives in its session, a stateless
+        // client's is a bearer handle that outlives the request that issued it.
+        const committed = await connection.call("file_patch", { files: { [file]: { previewReceipt: preview?.previewReceipt } } });
         expect(committed.isError).toBeFalsy();
         const batch = committed.structuredContent as Mutation;
         expect(batch.committed).toBe(true);

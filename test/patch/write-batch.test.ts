@@ -26,6 +26,7 @@ async function writeContextFor(
     config: options.overrides ? { ...tool.config.config, languages: { overrides: options.overrides } } : tool.config.config,
     configGeneration: tool.config.generation,
     sessionId: options.sessionId ?? "s1",
+    stateless: false,
     signal: new AbortController().signal,
     services: options.services ?? createWriteServices(),
     ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}),

@@ -37,6 +37,10 @@ export interface ContextOptions {
   snapshot?: Partial<ConfigSnapshot>;
   /** Services to share with another context; a fresh set by default. */
   services?: ToolServices;
+  /** The session the calls belong to (default "test-session"). */
+  sessionId?: string;
+  /** Build the context of a stateless (2026-07-28) request instead of a legacy session's. */
+  stateless?: boolean;
 }
 
 export async function makeContext(roots: string[], options: ContextOptions = {}): Promise<ToolContext> {
@@ -52,7 +56,14 @@ export async function makeContext(roots: string[], options: ContextOptions = {})
     token: undefined,
     ...options.snapshot,
   };
-  return { workspace, config, sessionId: "test-session", stateless: false, signal: new AbortController().signal, services: options.services ?? createToolServices() };
+  return {
+    workspace,
+    config,
+    sessionId: options.sessionId ?? "test-session",
+    stateless: options.stateless ?? false,
+    signal: new AbortController().signal,
+    services: options.services ?? createToolServices(),
+  };
 }
 
 /** Validates input and output against the tool's schemas around the handler, as the server does. */

@@ -45,5 +45,6 @@ export function prototypeArguments(name: string): Record<string, unknown> {
     file_delete: { files: { [`delete/${name}`]: {} } },
     file_chattr: { files: { [bare]: { chmod: "644" } } },
     file_undo: { batchId: name },
+    journal_list: { path: bare },
   };
 }

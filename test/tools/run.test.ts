@@ -130,6 +130,21 @@ describe("run: rewrite", () => {
     expect([small.complete, small.limits]).toEqual([true, []]);
   });
 
+  test("a rewrite previewed in one stateless request is committed from another by its receipt alone", async () => {
+    await logFixture();
+    const services = fx.context.services;
+    const previewing = await fx.contextFor({ services, stateless: true, sessionId: "req_preview" });
+    const preview = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)" }, previewing);
+    services.closeSession(previewing.sessionId); // the server ends every stateless request this way
+    const committing = await fx.contextFor({ services, stateless: true, sessionId: "req_commit" });
+    const committed = await call(runTool, { previewReceipt: preview.previewReceipt }, committing);
+    expect(committed.changes.map((change: { path: string }) => change.path)).toEqual(["src/a.ts", "src/b.ts"]);
+    expect(await read("src/a.ts")).toContain("logger.info(\"a\", x);");
+    const legacy = await fx.contextFor({ services });
+    const used = await failure(call(runTool, { previewReceipt: preview.previewReceipt }, legacy));
+    expect(used.details?.reason).toBe("used");
+  });
+
   test("committing the receipt writes every file as one batch", async () => {
     await logFixture();
     const preview = await call(runTool, { pattern: "console.log($$$ARGS)", rewrite: "logger.info($$$ARGS)" }, fx.context);
