@@ -866,21 +866,16 @@ export class SearchIndex {
     denseList: () => RankedList | undefined,
     fileFactor: (id: number) => number,
   ): Map<number, number> {
-    const board = this.#board;
     const combined = this.#combined;
     combined.begin(this.#nextId);
     const body = this.#fields[FIELDS.indexOf("body")]!;
     this.#fields.forEach((field, index) => {
       if (weighted.length === 0) return;
-      board.begin(this.#nextId);
-      // A word is as informative as the source says: rare among names ("value", "page") but common in code weighs as common.
-      const terms = field === body ? weighted : weighted.map(({ id }) => ({ id, weight: Math.min(1, body.idf(id, total) / Math.max(field.idf(id, total), 1e-9)) }));
-      field.score(terms, total, board, accept);
       const weight = CONCEPT_FIELD_WEIGHT[FIELDS[index]!];
-      for (let at = 0; at < board.size; at++) {
-        const id = board.touched[at]!;
-        combined.add(id, weight * board.scores[id]!);
-      }
+      // A word is as informative as the source says: rare among names ("value", "page") but common in code weighs as common.
+      // The field's weight rides on each term's, so every field adds into one board (a score is linear in its term weights).
+      const terms = weighted.map(({ id }) => ({ id, weight: field === body ? weight : weight * Math.min(1, body.idf(id, total) / Math.max(field.idf(id, total), 1e-9)) }));
+      field.score(terms, total, combined, accept);
     });
     const fileScores = this.#fileScores(weighted, accept);
     const file = this.#chunks.file;
@@ -905,12 +900,7 @@ export class SearchIndex {
     const frequencies = new Float64Array(this.#slots.length);
     const touched = new Int32Array(this.#slots.length);
     for (const { id: term } of weighted) {
-      let count = 0;
-      body.eachPosting(term, (id, frequency) => {
-        const slot = file[id]!;
-        if (frequencies[slot] === 0) touched[count++] = slot;
-        frequencies[slot]! += frequency;
-      }, accept);
+      const count = body.frequenciesByGroup(term, file, frequencies, touched, accept);
       const idf = Math.log(1 + (files - count + 0.5) / (count + 0.5));
       for (let at = 0; at < count; at++) {
         const slot = touched[at]!;
