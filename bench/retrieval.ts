@@ -18,8 +18,14 @@
  * lines overlap the function's; whole-file rankings have none), and how many first results are test
  * files. Per CLI: the index build (the `index` call and the first `search`, which builds the search
  * index), peak RSS, and warm `search` p50 over every task's query, concept and name queries apart
- * too (a second pass over them, timed). With --retrieval-base-cli, an older build runs the same
- * tasks, alternating with this one, so a change is compared in one run.
+ * too (a second pass over them, timed), with the server's CPU time per query over that pass (load
+ * from others on the machine stretches wall time far more than CPU time). With --retrieval-base-cli,
+ * an older build runs the same tasks, alternating with this one, so a change is compared in one run.
+ *
+ * find_related is asked at each task's function (its first line), and each of its results is
+ * judged from the facts of the indexed copy, by name: a caller (it holds a call of the function's
+ * name), a callee (it defines a name the function calls), a sibling (a member of the same class or
+ * receiver type), or none of these.
  *
  * Trees: effect, django and go are reported (targets apply); werkzeug (python3-werkzeug) and
  * xcrypto (golang-golang-x-crypto-dev, under /usr/share/gocode) are for tuning and are never
@@ -41,7 +47,22 @@ import { identifiersIn, identifierTerms, queryTerms } from "../src/intel/search/
 import { lineStarts } from "../src/text/index.ts";
 import { random } from "../test/support/random.ts";
 import { benchCacheDir, CORPORA, type CorpusId, ensureCorpus } from "./corpora.ts";
-import { CLI, connectStdioServer, corpusFiles, createFixture, mb, ms, type PhaseReport, positiveInt, progressFor, readPeakRss, runPhaseAlone, summarize, verdict } from "./lib.ts";
+import {
+  CLI,
+  connectStdioServer,
+  corpusFiles,
+  createFixture,
+  mb,
+  ms,
+  type PhaseReport,
+  positiveInt,
+  progressFor,
+  readCpuSeconds,
+  readPeakRss,
+  runPhaseAlone,
+  summarize,
+  verdict,
+} from "./lib.ts";
 
 const TARGETS = {
   /** Concept tasks: file acc@5 of search at least BM25 over whole files plus this. */
@@ -395,16 +416,107 @@ export function lookups(prepared: Prepared, rankings: readonly Ranked[][]): { fi
   return { first: first / n, top10: top10 / n };
 }
 
+// ---------------------------------------------------------------- find_related
+
+/** Where each task's function is called from, what it calls, and its siblings, read from the facts of the indexed copy. */
+export interface Relations {
+  /** Per file: its definitions and its call sites. */
+  files: Map<string, { definitions: Array<{ name: string; parent?: string; startLine: number; endLine: number }>; calls: Array<{ name: string; line: number }> }>;
+}
+
+async function relationsOf(tree: RetrievalTree, prepared: Prepared): Promise<Relations> {
+  const files: Relations["files"] = new Map();
+  for (const path of prepared.files) {
+    const facts = extractFacts(tree.language, await readFile(join(prepared.root, path), "utf8"));
+    files.set(path, {
+      definitions: facts.symbols.map((symbol) => ({
+        name: symbol.name,
+        ...(symbol.parent === undefined ? {} : { parent: symbol.parent }),
+        startLine: symbol.startLine,
+        endLine: symbol.endLine,
+      })),
+      calls: facts.calls.map((call) => ({ name: call.name, line: call.line })),
+    });
+  }
+  return { files };
+}
+
+/** How a find_related result stands to the task's function: it calls it, it is called by it, it is a sibling (same class or receiver type), else none. */
+export function relationOf(task: Task, result: Ranked, relations: Relations): "caller" | "callee" | "sibling" | "none" {
+  const here = relations.files.get(result.path);
+  const home = relations.files.get(task.path);
+  if (here === undefined || home === undefined || result.startLine === undefined) return "none";
+  const inside = (line: number) => line >= result.startLine! && line <= result.endLine!;
+  if (here.calls.some((call) => call.name === task.name && inside(call.line))) return "caller";
+  const called = new Set(home.calls.filter((call) => call.line >= task.startLine && call.line <= task.endLine).map((call) => call.name));
+  const overlaps = (definition: { startLine: number; endLine: number }) => definition.startLine <= result.endLine! && definition.endLine >= result.startLine!;
+  if (here.definitions.some((definition) => called.has(definition.name) && definition.name !== task.name && overlaps(definition))) return "callee";
+  const parent = home.definitions.find((definition) => definition.name === task.name && definition.startLine === task.startLine)?.parent;
+  if (
+    parent !== undefined && result.path === task.path &&
+    here.definitions.some((definition) => definition.parent === parent && definition.name !== task.name && overlaps(definition))
+  ) return "sibling";
+  return "none";
+}
+
+export interface RelatedQuality {
+  tasks: number;
+  /** Share of all results that are a caller, callee or sibling. */
+  precision10: number;
+  /** Tasks whose first result is one. */
+  first: number;
+  /** Tasks with at least one caller among the results, among tasks whose function has a caller anywhere. */
+  callerFound: number;
+  callerTasks: number;
+  /** Results per relation, over all tasks. */
+  counts: Record<"caller" | "callee" | "sibling" | "none", number>;
+}
+
+export function relatedQuality(tasks: readonly Task[], rankings: readonly Ranked[][], relations: Relations): RelatedQuality {
+  const counts = { caller: 0, callee: 0, sibling: 0, none: 0 };
+  let first = 0;
+  let results = 0;
+  let callerFound = 0;
+  let callerTasks = 0;
+  const called = new Set<string>();
+  for (const file of relations.files.values()) for (const call of file.calls) called.add(call.name);
+  tasks.forEach((task, index) => {
+    const ranked = (rankings[index] ?? []).slice(0, TOP);
+    const kinds = ranked.map((result) => relationOf(task, result, relations));
+    for (const kind of kinds) counts[kind]++;
+    results += kinds.length;
+    if (kinds[0] !== undefined && kinds[0] !== "none") first++;
+    if (called.has(task.name)) {
+      callerTasks++;
+      if (kinds.includes("caller")) callerFound++;
+    }
+  });
+  const n = Math.max(1, tasks.length);
+  return {
+    tasks: tasks.length,
+    precision10: (results - counts.none) / Math.max(1, results),
+    first: first / n,
+    callerFound: callerFound / Math.max(1, callerTasks),
+    callerTasks,
+    counts,
+  };
+}
+
 // ---------------------------------------------------------------- search through the CLI
 
 interface CliRun {
   concept: Ranked[][];
   identifier: Ranked[][];
+  /** find_related at each task's first line. */
+  related: Ranked[][];
   buildMs: number;
   peakRssBytes?: number;
   warmP50Ms: number;
   conceptP50Ms: number;
   identifierP50Ms: number;
+  /** The server's CPU milliseconds per query over the timed pass. */
+  conceptCpuMs: number;
+  identifierCpuMs: number;
 }
 
 async function searchOnce(client: Client, query: string, timeout: number): Promise<{ results: Ranked[]; ms: number }> {
@@ -418,6 +530,16 @@ async function searchOnce(client: Client, query: string, timeout: number): Promi
     endLine: result.endLine,
   }));
   return { results, ms: elapsed };
+}
+
+async function relatedOnce(client: Client, path: string, line: number): Promise<Ranked[]> {
+  const answer = await client.callTool({ name: "find_related", arguments: { path, line, topK: TOP } }, undefined, { timeout: CALL_TIMEOUT_MS });
+  if (answer.isError) throw new Error(`find_related ${path}:${line} failed: ${JSON.stringify(answer.content).slice(0, 400)}`);
+  return ((answer.structuredContent as { results?: Array<{ path: string; startLine: number; endLine: number }> } | undefined)?.results ?? []).map((result) => ({
+    path: result.path,
+    startLine: result.startLine,
+    endLine: result.endLine,
+  }));
 }
 
 async function runCli(cli: string, prepared: Prepared): Promise<CliRun> {
@@ -438,17 +560,28 @@ async function runCli(cli: string, prepared: Prepared): Promise<CliRun> {
     // The answers come from a first pass; the second is timed, so warm latency is not the JIT's warm-up.
     for (const task of prepared.tasks) concept.push(toDisplay((await searchOnce(session.client, task.query, CALL_TIMEOUT_MS)).results));
     for (const task of prepared.tasks) identifier.push(toDisplay((await searchOnce(session.client, task.name, CALL_TIMEOUT_MS)).results));
-    for (const query of [...prepared.tasks.map((task) => task.query), ...prepared.tasks.map((task) => task.name)]) {
-      samples.push((await searchOnce(session.client, query, CALL_TIMEOUT_MS)).ms);
-    }
+    const related: Ranked[][] = [];
+    for (const task of prepared.tasks) related.push(toDisplay(await relatedOnce(session.client, task.path, task.startLine)));
+    // The server's CPU time per query, beside the wall time: other load on the machine stretches the one, hardly the other.
+    const cpuPerQuery = async (queries: readonly string[]) => {
+      const before = readCpuSeconds(session.pid);
+      for (const query of queries) samples.push((await searchOnce(session.client, query, CALL_TIMEOUT_MS)).ms);
+      const after = readCpuSeconds(session.pid);
+      return before === undefined || after === undefined ? Number.NaN : ((after - before) * 1000) / Math.max(1, queries.length);
+    };
+    const conceptCpuMs = await cpuPerQuery(prepared.tasks.map((task) => task.query));
+    const identifierCpuMs = await cpuPerQuery(prepared.tasks.map((task) => task.name));
     const half = prepared.tasks.length;
     const run: CliRun = {
       concept,
       identifier,
+      related,
       buildMs,
       warmP50Ms: summarize(samples).p50,
       conceptP50Ms: summarize(samples.slice(0, half)).p50,
       identifierP50Ms: summarize(samples.slice(half)).p50,
+      conceptCpuMs,
+      identifierCpuMs,
     };
     if (peakRssBytes !== undefined) run.peakRssBytes = peakRssBytes;
     return run;
@@ -497,6 +630,8 @@ export async function runRetrievalBench(options: RetrievalOptions): Promise<Phas
       bm25Windows: quality(prepared.tasks, prepared.tasks.map((task) => bm25(windows, task.query, false)), tree.isTest, true),
       wordCount: quality(prepared.tasks, prepared.tasks.map((task) => wordCount(files, task.query)), tree.isTest, false),
     };
+    progress(`${id}: callers, callees and siblings from the facts, for find_related`);
+    const relations = await relationsOf(tree, prepared);
     // Builds alternate between the CLIs, so load on the machine falls on both alike.
     const runs = new Map<string, CliRun[]>(clis.map(({ label }) => [label, []]));
     for (let round = 0; round < options.rounds; round++) {
@@ -507,27 +642,52 @@ export async function runRetrievalBench(options: RetrievalOptions): Promise<Phas
     }
     const rows: string[][] = [];
     const timing: string[][] = [];
+    const relatedRows: string[][] = [];
     const details: Record<string, unknown> = { files: prepared.files.length, tasks: prepared.tasks.length, baselines };
     for (const { label } of clis) {
       const done = runs.get(label)!;
       const first = done[0]!;
       const concept = quality(prepared.tasks, first.concept, tree.isTest, true);
       const identifier = lookups(prepared, first.identifier);
+      const related = relatedQuality(prepared.tasks, first.related, relations);
+      relatedRows.push([
+        label,
+        percent(related.precision10),
+        percent(related.first),
+        `${percent(related.callerFound)} of ${related.callerTasks}`,
+        `${related.counts.caller} / ${related.counts.callee} / ${related.counts.sibling} / ${related.counts.none}`,
+      ]);
       rows.push(qualityRow(label, concept));
       const buildMs = median(done.map((run) => run.buildMs));
       const peak = median(done.map((run) => run.peakRssBytes ?? Number.NaN));
       const warm = median(done.map((run) => run.warmP50Ms));
       const warmConcept = median(done.map((run) => run.conceptP50Ms));
       const warmIdentifier = median(done.map((run) => run.identifierP50Ms));
-      timing.push([label, `${(buildMs / 1000).toFixed(2)} s`, mb(peak), ms(warm), ms(warmConcept), ms(warmIdentifier), percent(identifier.first), percent(identifier.top10)]);
+      const conceptCpu = median(done.map((run) => run.conceptCpuMs));
+      const identifierCpu = median(done.map((run) => run.identifierCpuMs));
+      timing.push([
+        label,
+        `${(buildMs / 1000).toFixed(2)} s`,
+        mb(peak),
+        ms(warm),
+        ms(warmConcept),
+        ms(warmIdentifier),
+        ms(conceptCpu),
+        ms(identifierCpu),
+        percent(identifier.first),
+        percent(identifier.top10),
+      ]);
       details[label] = {
         concept,
         identifier,
+        related,
         buildMs: done.map((run) => run.buildMs),
         peakRssBytes: done.map((run) => run.peakRssBytes),
         warmP50Ms: done.map((run) => run.warmP50Ms),
         conceptP50Ms: done.map((run) => run.conceptP50Ms),
         identifierP50Ms: done.map((run) => run.identifierP50Ms),
+        conceptCpuMs: done.map((run) => run.conceptCpuMs),
+        identifierCpuMs: done.map((run) => run.identifierCpuMs),
       };
       if (label === "search" && tree.reported) {
         report.rows.push(
@@ -564,8 +724,14 @@ export async function runRetrievalBench(options: RetrievalOptions): Promise<Phas
     });
     report.peers.push({
       title: `${tag}: build, memory, warm latency and identifier lookups (${options.rounds} round(s) per CLI, median)`,
-      headers: ["cli", "index + search build", "peak RSS", "warm search p50", "concept p50", "name p50", "name lookup: first", "in top 10"],
+      headers: ["cli", "index + search build", "peak RSS", "warm search p50", "concept p50", "name p50", "concept CPU/query", "name CPU/query", "name lookup: first", "in top 10"],
       rows: timing,
+    });
+    report.peers.push({
+      title:
+        `${tag}: find_related at each task's function (its first line): how many of the ${TOP} results call it, are called by it, or are its siblings (same class or receiver type), by name`,
+      headers: ["cli", "related of all results", "first result related", "a caller listed (tasks called by name somewhere)", "callers / callees / siblings / other"],
+      rows: relatedRows,
     });
     (report.details.trees as Record<string, unknown>)[id] = details;
   }

@@ -1,6 +1,18 @@
 /** The retrieval bench builds its tasks deterministically and scores rankings as its header says. */
 import { describe, expect, test } from "bun:test";
-import { blankDocs, conceptQuery, lookups, type Prepared, quality, type Ranked, seededSample, type Task } from "../../bench/retrieval.ts";
+import {
+  blankDocs,
+  conceptQuery,
+  lookups,
+  type Prepared,
+  quality,
+  type Ranked,
+  relatedQuality,
+  relationOf,
+  type Relations,
+  seededSample,
+  type Task,
+} from "../../bench/retrieval.ts";
 import { extractFacts } from "../../src/intel/facts/extract.ts";
 
 describe("tasks", () => {
@@ -74,5 +86,44 @@ describe("scoring", () => {
     };
     expect(lookups(prepared, [[{ path: "b.go", startLine: 3, endLine: 3 }]])).toEqual({ first: 1, top10: 1 });
     expect(lookups(prepared, [[{ path: "c.go", startLine: 3, endLine: 3 }, { path: "a.go", startLine: 12, endLine: 12 }]])).toEqual({ first: 0, top10: 1 });
+  });
+});
+
+describe("find_related", () => {
+  // Sum (a.go 10-20) is a method of Totals, calls helper (b.go 1-5); c.go 7-9 calls Sum; Mean (a.go 22-30) is its sibling.
+  const task: Task = { path: "a.go", name: "Sum", startLine: 10, endLine: 20, query: "adds the numbers" };
+  const relations: Relations = {
+    files: new Map([
+      ["a.go", {
+        definitions: [{ name: "Sum", parent: "Totals", startLine: 10, endLine: 20 }, { name: "Mean", parent: "Totals", startLine: 22, endLine: 30 }],
+        calls: [{ name: "helper", line: 12 }],
+      }],
+      ["b.go", { definitions: [{ name: "helper", startLine: 1, endLine: 5 }, { name: "other", startLine: 7, endLine: 9 }], calls: [] }],
+      ["c.go", { definitions: [{ name: "caller", startLine: 6, endLine: 10 }], calls: [{ name: "Sum", line: 8 }] }],
+    ]),
+  };
+
+  test("a result is a caller when it holds a call of the name, a callee when it defines a name the function calls, a sibling when it shares the class", () => {
+    expect(relationOf(task, { path: "c.go", startLine: 6, endLine: 10 }, relations)).toBe("caller");
+    expect(relationOf(task, { path: "c.go", startLine: 1, endLine: 5 }, relations)).toBe("none");
+    expect(relationOf(task, { path: "b.go", startLine: 1, endLine: 5 }, relations)).toBe("callee");
+    expect(relationOf(task, { path: "b.go", startLine: 7, endLine: 9 }, relations)).toBe("none");
+    expect(relationOf(task, { path: "a.go", startLine: 22, endLine: 30 }, relations)).toBe("sibling");
+    expect(relationOf(task, { path: "a.go", startLine: 31, endLine: 40 }, relations)).toBe("none");
+  });
+
+  test("precision counts related results among all, and a caller is looked for only when the name is called somewhere", () => {
+    const measured = relatedQuality(
+      [task],
+      [[{ path: "b.go", startLine: 7, endLine: 9 }, { path: "c.go", startLine: 6, endLine: 10 }, { path: "a.go", startLine: 22, endLine: 30 }, {
+        path: "a.go",
+        startLine: 31,
+        endLine: 40,
+      }]],
+      relations,
+    );
+    expect(measured).toMatchObject({ precision10: 0.5, first: 0, callerFound: 1, callerTasks: 1, counts: { caller: 1, callee: 0, sibling: 1, none: 2 } });
+    const uncalled = relatedQuality([{ ...task, name: "Mean", startLine: 22, endLine: 30 }], [[{ path: "a.go", startLine: 10, endLine: 20 }]], relations);
+    expect(uncalled).toMatchObject({ precision10: 1, first: 1, callerTasks: 0 });
   });
 });

@@ -254,22 +254,36 @@ export class FieldIndex {
     return false;
   }
 
-  /** Calls `visit` with each live chunk `accept` keeps that holds the term, and the term's frequency there. */
-  eachPosting(term: number, visit: (id: number, frequency: number) => void, accept?: (id: number) => boolean): void {
-    if (term < 0 || term >= this.#entries.length || this.#entries[term] === 0) return;
+  /**
+   * Adds the term's frequency in each live chunk `accept` keeps to `frequencies[group[chunk]]`, and
+   * lists each group first met in `touched` (from 0); returns how many were listed. Groups must start
+   * at frequency 0. (Whole-file scores: the group of a chunk is its file.)
+   */
+  frequenciesByGroup(term: number, group: Int32Array, frequencies: Float64Array, touched: Int32Array, accept?: (id: number) => boolean): number {
+    if (term < 0 || term >= this.#entries.length || this.#entries[term] === 0) return 0;
     const live = this.live.flags;
+    let count = 0;
     if (term + 1 < this.#offsets.length) {
+      const ids = this.#ids;
+      const stored = this.#frequencies;
       for (let at = this.#offsets[term]!, end = this.#offsets[term + 1]!; at < end; at++) {
-        const id = this.#ids[at]!;
+        const id = ids[at]!;
         if (live[id] !== 1 || (accept !== undefined && !accept(id))) continue;
-        const frequency = this.#frequencies[at]!;
-        visit(id, frequency === BYTE_OVERFLOW ? (this.#overflow.get(overflowKey(term, id)) ?? BYTE_OVERFLOW) : frequency);
+        let frequency = stored[at]!;
+        if (frequency === BYTE_OVERFLOW) frequency = this.#overflow.get(overflowKey(term, id)) ?? BYTE_OVERFLOW;
+        const slot = group[id]!;
+        if (frequencies[slot] === 0) touched[count++] = slot;
+        frequencies[slot]! += frequency;
       }
     }
     for (let at = this.#tailHead[term]!; at >= 0; at = this.#tailNext[at]!) {
       const id = this.#tailIds[at]!;
-      if (live[id] === 1 && (accept === undefined || accept(id))) visit(id, this.#tailFrequencies[at]!);
+      if (live[id] !== 1 || (accept !== undefined && !accept(id))) continue;
+      const slot = group[id]!;
+      if (frequencies[slot] === 0) touched[count++] = slot;
+      frequencies[slot]! += this.#tailFrequencies[at]!;
     }
+    return count;
   }
 
   /** A chunk's length in terms. */

@@ -7,7 +7,8 @@
  * separately and fuses the rankings (and the dense one, with an embedder) by reciprocal rank fusion.
  * A concept drops function words, adds the word forms code spells its words in, and adds the
  * fields' BM25 scores up, each word weighed by how rare it is in the source, plus the BM25 of the
- * chunk's whole file; each further chunk of a file already listed weighs less. Boosts apply on top:
+ * chunk's whole file; in the answer's first half each further chunk of a file already listed weighs
+ * less, the second half takes the best chunks left. Boosts apply on top:
  * a chunk that defines a symbol named by the query beats chunks that only use it, test files sink
  * unless the query asks for tests, and chunks near a context file in the import graph rise
  * (docs/decisions/0031). The index follows the code index incrementally: only files whose content
@@ -81,6 +82,8 @@ const TEST_FILE_FACTOR = 0.5;
 const FILE_REPEAT_FACTOR = 0.5;
 /** How far past topK concept search looks for chunks of other files. */
 const REPEAT_DEPTH = 4;
+/** The share of a concept answer spread over files (the rest: the best chunks left, whatever their file; docs/decisions/0037). */
+const SPREAD_SHARE = 0.5;
 /** Multipliers: a chunk defining the named symbol, and one whose defined name covers every query term. */
 const EXACT_DEFINITION_BOOST = 2.5;
 const COVERING_DEFINITION_BOOST = 1.8;
@@ -813,22 +816,26 @@ export class SearchIndex {
   }
 
   /**
-   * Concept search shows more files: each further chunk of a file already listed weighs
-   * FILE_REPEAT_FACTOR times the one before it (the file's best chunk stays where it is).
+   * Concept search shows more files first, then more places in the best ones. In the first half of
+   * the answer each further chunk of a file already listed weighs FILE_REPEAT_FACTOR times the one
+   * before it (a file's best chunk stays where it is), so it spans files; the second half takes the
+   * best chunks left by their own score, mostly other functions of the leading files, where the
+   * function sought is when its file is found but its chunk was not the file's best.
    */
   #diverse(ranked: readonly number[], scores: Float64Array, mode: QueryMode, topK: number): number[] {
     if (mode !== "concept") return ranked.slice(0, topK);
     const seen = new Map<number, number>();
-    const adjusted = ranked.map((id, order) => {
-      const slot = this.#chunks.file[id]!;
-      const earlier = seen.get(slot) ?? 0;
-      seen.set(slot, earlier + 1);
-      return { id, order, score: scores[id]! * FILE_REPEAT_FACTOR ** earlier };
-    });
-    return adjusted
-      .sort((a, b) => b.score - a.score || a.order - b.order)
-      .slice(0, topK)
-      .map(({ id }) => id);
+    const adjusted = ranked
+      .map((id, order) => {
+        const slot = this.#chunks.file[id]!;
+        const earlier = seen.get(slot) ?? 0;
+        seen.set(slot, earlier + 1);
+        return { id, order, score: scores[id]! * FILE_REPEAT_FACTOR ** earlier };
+      })
+      .sort((a, b) => b.score - a.score || a.order - b.order);
+    const spread = Math.ceil(topK * SPREAD_SHARE);
+    const rest = adjusted.slice(spread).sort((a, b) => a.order - b.order);
+    return [...adjusted.slice(0, spread), ...rest].slice(0, topK).map(({ id }) => id);
   }
 
   /** Identifier lookup: each field ranked alone and the ranks fused, so a name matching whole wins wherever its words also occur. */
@@ -866,21 +873,16 @@ export class SearchIndex {
     denseList: () => RankedList | undefined,
     fileFactor: (id: number) => number,
   ): Map<number, number> {
-    const board = this.#board;
     const combined = this.#combined;
     combined.begin(this.#nextId);
     const body = this.#fields[FIELDS.indexOf("body")]!;
     this.#fields.forEach((field, index) => {
       if (weighted.length === 0) return;
-      board.begin(this.#nextId);
-      // A word is as informative as the source says: rare among names ("value", "page") but common in code weighs as common.
-      const terms = field === body ? weighted : weighted.map(({ id }) => ({ id, weight: Math.min(1, body.idf(id, total) / Math.max(field.idf(id, total), 1e-9)) }));
-      field.score(terms, total, board, accept);
       const weight = CONCEPT_FIELD_WEIGHT[FIELDS[index]!];
-      for (let at = 0; at < board.size; at++) {
-        const id = board.touched[at]!;
-        combined.add(id, weight * board.scores[id]!);
-      }
+      // A word is as informative as the source says: rare among names ("value", "page") but common in code weighs as common.
+      // The field's weight rides on each term's, so every field adds into one board (a score is linear in its term weights).
+      const terms = weighted.map(({ id }) => ({ id, weight: field === body ? weight : weight * Math.min(1, body.idf(id, total) / Math.max(field.idf(id, total), 1e-9)) }));
+      field.score(terms, total, combined, accept);
     });
     const fileScores = this.#fileScores(weighted, accept);
     const file = this.#chunks.file;
@@ -905,12 +907,7 @@ export class SearchIndex {
     const frequencies = new Float64Array(this.#slots.length);
     const touched = new Int32Array(this.#slots.length);
     for (const { id: term } of weighted) {
-      let count = 0;
-      body.eachPosting(term, (id, frequency) => {
-        const slot = file[id]!;
-        if (frequencies[slot] === 0) touched[count++] = slot;
-        frequencies[slot]! += frequency;
-      }, accept);
+      const count = body.frequenciesByGroup(term, file, frequencies, touched, accept);
       const idf = Math.log(1 + (files - count + 0.5) / (count + 0.5));
       for (let at = 0; at < count; at++) {
         const slot = touched[at]!;

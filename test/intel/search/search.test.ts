@@ -193,6 +193,35 @@ describe("query modes", () => {
   });
 });
 
+describe("concept answers", () => {
+  test("spread their first half over files, then list more places in the leading files", async () => {
+    const source = new MemorySearchSource();
+    // One file about the concept, four functions in it; four files that touch it once each.
+    const functions = ["evictExpired", "evictOldest", "evictOnWrite", "evictAll"];
+    const cache = functions.map((name) =>
+      `export function ${name}(store: Store) {\n  for (const entry of store.entries()) if (entry.expired) store.evict(entry, "stale cache entry");\n}\n`
+    ).join("");
+    source.put("src/cache.ts", cache, functions.map((name, index) => symbol(name, "function", 3 * index + 1, 3 * index + 3)));
+    for (let file = 0; file < 4; file++) {
+      source.put(`src/other${file}.ts`, `export function touch${file}(store: Store) {\n  return store.evict(store.first(), "stale cache");\n}\n`, [
+        symbol(`touch${file}`, "function", 1, 3),
+      ]);
+    }
+    for (let file = 0; file < 20; file++) source.put(`src/filler${file}.ts`, `export const filler${file} = ${file};\n`, [symbol(`filler${file}`, "constant", 1, 1)]);
+    const index = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await index.refresh();
+    const { hits, mode } = await index.search("evict each stale cache entry that expired from the store", { topK: 4 });
+    expect(mode).toBe("concept");
+    const files = hits.map((hit) => hit.chunk.display);
+    // First half: the leading file once, then another file (the leading file's second function weighs half there, below it).
+    expect(files[0]).toBe("src/cache.ts");
+    expect(files[1]).toMatch(/^src\/other\d\.ts$/);
+    // Second half: the leading file's other functions, which outscore the other files on their own.
+    expect(files.slice(2)).toEqual(["src/cache.ts", "src/cache.ts"]);
+    expect(new Set(hits.filter((hit) => hit.chunk.display === "src/cache.ts").map((hit) => hit.chunk.startLine)).size).toBe(3);
+  });
+});
+
 describe("incremental refresh", () => {
   test("only changed files are chunked again; removed files leave the index", async () => {
     const source = new MemorySearchSource();

@@ -161,6 +161,57 @@ describe("pruned related ranking", () => {
   });
 });
 
+describe("whole-file frequencies", () => {
+  test("frequenciesByGroup adds a term's frequency over each group's live, accepted chunks and lists each group once", () => {
+    const next = random(23);
+    for (let round = 0; round < 20; round++) {
+      const live = new Liveness();
+      const field = new FieldIndex(live);
+      const counter = new TermCounter();
+      const chunks = 50 + Math.floor(next() * 300);
+      const groups = 1 + Math.floor(next() * 20);
+      const group = new Int32Array(chunks + 1);
+      const frequencies = Array.from({ length: chunks + 1 }, () => new Map<number, number>());
+      for (let id = 1; id <= chunks; id++) {
+        group[id] = Math.floor(next() * groups);
+        counter.reset();
+        for (let term = 0; term < 6; term++) {
+          if (next() >= 0.4) continue;
+          // Some frequencies pass a byte (stored apart).
+          const times = next() < 0.05 ? 300 : 1 + Math.floor(next() * 3);
+          for (let time = 0; time < times; time++) counter.count(term);
+          frequencies[id]!.set(term, times);
+        }
+        live.set(id, true);
+        field.add(id, counter);
+        if (next() < 0.2) field.merge(undefined, id);
+      }
+      for (let id = 1; id <= chunks; id++) {
+        if (next() < 0.1) {
+          live.set(id, false);
+          field.remove(id);
+        }
+      }
+      const accept = next() < 0.5 ? undefined : (id: number) => id % 5 !== 0;
+      for (let term = 0; term < 6; term++) {
+        const expected = new Map<number, number>();
+        for (let id = 1; id <= chunks; id++) {
+          const frequency = frequencies[id]!.get(term);
+          if (frequency === undefined || !live.has(id) || (accept && !accept(id))) continue;
+          expected.set(group[id]!, (expected.get(group[id]!) ?? 0) + frequency);
+        }
+        const sums = new Float64Array(groups);
+        const touched = new Int32Array(groups);
+        const count = field.frequenciesByGroup(term, group, sums, touched, accept);
+        const listed = Array.from(touched.subarray(0, count));
+        expect(new Set(listed).size).toBe(count);
+        expect(listed.sort((a, b) => a - b)).toEqual([...expected.keys()].sort((a, b) => a - b));
+        for (const [slot, sum] of expected) expect(sums[slot]).toBe(sum);
+      }
+    }
+  });
+});
+
 describe("postings merged in place", () => {
   test("a merge says when it replaced the main arrays; mid-build they get room to grow, at the end of a refresh they fit", () => {
     const live = new Liveness();
