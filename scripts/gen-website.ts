@@ -423,7 +423,10 @@ function helpOf(args: readonly string[]): string {
 
 export function renderCliPage(): string {
   const overview = helpOf(["--help"]);
-  const commands = [...overview.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1]!);
+  // The command names are the first words of the overview's "Commands:" lines.
+  const commandLines = overview.split("\nCommands:\n")[1]?.split("\n\n")[0] ?? "";
+  const commands = [...commandLines.matchAll(/^ {2}([a-z-]+) /gm)].map((match) => match[1]!);
+  if (commands.length === 0) throw new Error("ast-mcp --help lists no commands");
   const parts = [
     frontmatter("Command line", "Every ast-mcp command and option, as its own --help prints it."),
     "",
