@@ -185,9 +185,9 @@ function fieldTable(rows: readonly FieldRow[], withRequired: boolean): string {
   return table(
     headers,
     rows.map((row) =>
-      withRequired
-        ? [code(row.name), code(row.type), row.required ? "yes" : "no", row.defaultValue ? code(row.defaultValue) : "", inline(row.description)]
-        : [code(row.name), code(row.type), inline(row.description)]
+      withRequired ?
+        [code(row.name), code(row.type), row.required ? "yes" : "no", row.defaultValue ? code(row.defaultValue) : "", inline(row.description)] :
+        [code(row.name), code(row.type), inline(row.description)]
     ),
   );
 }
@@ -273,11 +273,21 @@ export function renderErrorPage(codes: Readonly<Record<string, { retryable: bool
       "",
       "A tool that cannot do what it was asked answers with an error result (`isError: true`) whose structured content is one error:",
       "",
-      fence("json", JSON.stringify({ error: { code: "stale_hash", message: "…", hint: "…", retryable: true, suggestedNextCall: { tool: "file_hash", arguments: { paths: ["src/a.ts"] } } } }, null, 2)),
+      fence(
+        "json",
+        JSON.stringify(
+          { error: { code: "stale_hash", message: "…", hint: "…", retryable: true, suggestedNextCall: { tool: "file_hash", arguments: { paths: ["src/a.ts"] } } } },
+          null,
+          2,
+        ),
+      ),
       "",
       "The codes below are the one catalog every tool shares (`src/core/errors.ts`). `retryable: yes` means the same call can succeed later, once the condition has passed; otherwise change the call as the hint says. A `suggestedNextCall`, when present, is the exact call to make next. The hint below is the default; an error may carry a more specific one.",
       "",
-      table(["code", "retryable", "what to do"], Object.entries(codes).map(([name, entry]) => [`<span id="${name}">${code(name)}</span>`, entry.retryable ? "yes" : "no", inline(entry.hint)])),
+      table(
+        ["code", "retryable", "what to do"],
+        Object.entries(codes).map(([name, entry]) => [`<span id="${name}">${code(name)}</span>`, entry.retryable ? "yes" : "no", inline(entry.hint)]),
+      ),
     ].join("\n")
   }\n`;
 }
@@ -302,7 +312,9 @@ export function configComments(source = readFileSync(path.join(ROOT, "src/config
   // The schemas a key refers to by name (PathRuleSchema, ExternalFormatterSchema) are walked under the key's name.
   const named = new Map<string, ts.Node>();
   file.forEachChild((node) => {
-    if (ts.isVariableStatement(node)) for (const declaration of node.declarationList.declarations) if (declaration.initializer) named.set(declaration.name.getText(), declaration.initializer);
+    if (ts.isVariableStatement(node)) {
+      for (const declaration of node.declarationList.declarations) if (declaration.initializer) named.set(declaration.name.getText(), declaration.initializer);
+    }
   });
   const walk = (node: ts.Node, prefix: string, depth: number): void => {
     if (depth > 4) return;
@@ -458,9 +470,9 @@ const EXAMPLE_PROJECT = "/home/you/project";
 
 function hostSpecs(target: Target, scope: "local" | "global", transport: "stdio" | "http"): { specs: ArtifactSpec[]; notes: string[] } {
   const he = { home: EXAMPLE_HOME, cwd: EXAMPLE_PROJECT, env: {}, platform: "linux" as const };
-  const launch = transport === "stdio"
-    ? { transport, command: "ast-mcp", env: { NODE_OPTIONS: "--max-semi-space-size=2", MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" } }
-    : { transport, url: "http://127.0.0.1:3768/mcp", tokenEnv: "AST_MCP_TOKEN" };
+  const launch = transport === "stdio" ?
+    { transport, command: "ast-mcp", env: { NODE_OPTIONS: "--max-semi-space-size=2", MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" } } :
+    { transport, url: "http://127.0.0.1:3768/mcp", tokenEnv: "AST_MCP_TOKEN" };
   const executable = { command: "ast-mcp", absolute: "/usr/local/bin/ast-mcp", source: "path" as const, packageRoot: "/usr/local/lib/node_modules/ast-mcp" };
   const templates = { guidance: "(the ast-mcp guidance block)", skill: skillTemplateFiles(ROOT) };
   return specsForTarget(target, { scope, project: scope === "local" ? EXAMPLE_PROJECT : null, he }, launch, executable, { hooks: true, guidance: true, skill: true }, templates);
@@ -484,8 +496,9 @@ function artifactRows(specs: readonly ArtifactSpec[]): string[][] {
     if (spec.kind === "json" && spec.role === "entry") rows.push(["server entry", code(shown(spec.file)), `key ${code([...spec.slot.container, "ast-mcp"].join("."))}`]);
     else if (spec.kind === "toml") rows.push(["server entry", code(shown(spec.file)), `table ${code(`[${spec.table.join(".")}]`)}`]);
     else if (spec.kind === "json") rows.push(["hook", code(shown(spec.file)), `one element of ${code([...spec.slot.container].join("."))}`]);
-    else if (spec.kind === "block") rows.push(["guidance block", code(shown(spec.file)), "a block between <code>&lt;!-- ast-mcp:begin --&gt;</code> and <code>&lt;!-- ast-mcp:end --&gt;</code> markers"]);
-    else if (spec.role === "hook") rows.push(["hook", code(shown(spec.file)), "a whole file of its own"]);
+    else if (spec.kind === "block") {
+      rows.push(["guidance block", code(shown(spec.file)), "a block between <code>&lt;!-- ast-mcp:begin --&gt;</code> and <code>&lt;!-- ast-mcp:end --&gt;</code> markers"]);
+    } else if (spec.role === "hook") rows.push(["hook", code(shown(spec.file)), "a whole file of its own"]);
   }
   return rows;
 }
@@ -534,12 +547,26 @@ export function renderHostPage(target: Target): string {
       parts.push(paragraph(notes.join(" ") || "Nothing is installed in this scope."));
       continue;
     }
-    parts.push("It writes:", "", table(["what", "where", "how"], artifactRows(specs)), "", "The server entry (stdio; the host starts `ast-mcp mcp` itself):", "", entryExample(specs));
+    parts.push(
+      "It writes:",
+      "",
+      table(["what", "where", "how"], artifactRows(specs)),
+      "",
+      "The server entry (stdio; the host starts `ast-mcp mcp` itself):",
+      "",
+      entryExample(specs),
+    );
     const hook = hookExample(specs);
     if (hook !== "") parts.push("", "The hook entry, which runs `ast-mcp hook` before the host's own edit and shell tools (see [The hook](../hook)):", "", hook);
     const http = hostSpecs(target, scope, "http");
     const httpEntry = entryExample(http.specs);
-    parts.push("", `With \`--transport http\` (a server you run with \`ast-mcp mcp --transport http\`, see [HTTP transport](../http)), the entry points at the URL instead${httpEntry === "" ? "" : "; when a token is configured it names the variable `AST_MCP_TOKEN`, never the token itself"}:`, "");
+    parts.push(
+      "",
+      `With \`--transport http\` (a server you run with \`ast-mcp mcp --transport http\`, see [HTTP transport](../http)), the entry points at the URL instead${
+        httpEntry === "" ? "" : "; when a token is configured it names the variable `AST_MCP_TOKEN`, never the token itself"
+      }:`,
+      "",
+    );
     parts.push(httpEntry === "" ? paragraph(http.notes.join(" ")) : httpEntry);
   }
   parts.push(
