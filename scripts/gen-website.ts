@@ -141,7 +141,18 @@ interface FieldRow {
   description: string;
 }
 
-/** Every field of an object schema, nested object fields (also inside arrays) as `parent.child` / `parent[].child`. */
+/** The object schemas inside a field (itself, its list elements, its map values, each union member), with the prefix their fields get. */
+function nestedObjects(field: JsonSchema, dotted: string): Array<[JsonSchema, string]> {
+  const found: Array<[JsonSchema, string]> = [];
+  for (const member of [field, ...(field.anyOf ?? field.oneOf ?? [])]) {
+    if (member.properties) found.push([member, `${dotted}.`]);
+    if (member.items) found.push(...nestedObjects(member.items, `${dotted}[]`));
+    if (member.additionalProperties && typeof member.additionalProperties === "object") found.push(...nestedObjects(member.additionalProperties, `${dotted}.*`));
+  }
+  return found;
+}
+
+/** Every field of an object schema; a nested field is written `parent.child`, `list[].child` or `map.*.child`. */
 export function fieldRows(schema: JsonSchema, prefix = ""): FieldRow[] {
   const rows: FieldRow[] = [];
   const required = new Set(schema.required ?? []);
@@ -154,14 +165,10 @@ export function fieldRows(schema: JsonSchema, prefix = ""): FieldRow[] {
       defaultValue: field.default === undefined ? "" : JSON.stringify(field.default),
       description: field.description ?? "",
     });
-    const union = field.anyOf ?? field.oneOf ?? [];
-    const objectLike = [field, field.items, ...union, ...union.map((member) => member.items)].filter((candidate): candidate is JsonSchema => candidate?.properties !== undefined);
-    for (const nested of objectLike) {
-      const isList = nested === field.items || union.some((member) => member.items === nested);
-      rows.push(...fieldRows(nested, `${dotted}${isList ? "[]" : ""}.`));
-    }
+    for (const [nested, nestedPrefix] of nestedObjects(field, dotted)) rows.push(...fieldRows(nested, nestedPrefix));
   }
-  return rows;
+  const seen = new Set<string>();
+  return rows.filter((row) => !seen.has(row.name) && seen.add(row.name));
 }
 
 function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
@@ -210,7 +217,7 @@ export function renderToolPage(tool: AnyTool): string {
       "",
       "## Input",
       "",
-      "Arguments are camelCase; lines are 1-based; hashes are lowercase hex SHA-256. A field inside a list is written `list[].field`.",
+      "Arguments are camelCase; lines are 1-based; hashes are lowercase hex SHA-256. A field inside a list is written `list[].field`, inside an object keyed by path `files.*.field`.",
       "",
       fieldTable(fieldRows(input), true),
       "",

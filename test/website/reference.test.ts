@@ -33,6 +33,13 @@ describe("the website's generated reference", () => {
     }
   });
 
+  test("fields nested in lists and in objects keyed by path are listed with their own descriptions", () => {
+    const patch = pages.get("reference/tools/file-patch.md")!;
+    expect(patch).toContain("<code>files.*.aiderBlocks[].search</code>");
+    expect(patch).toContain("Exact existing text to find");
+    expect(patch).toContain("<code>files.*.previewReceipt</code>");
+  });
+
   test("every error code, configuration key and host target has its place", () => {
     const errors = pages.get("reference/errors.md")!;
     for (const code of Object.keys(ERROR_CODES)) expect(errors).toContain(`<span id="${code}">`);

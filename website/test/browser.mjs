@@ -297,7 +297,8 @@ await browser.close();
 // 7. Links: no broken internal link anywhere in the served build (external links are not fetched).
 {
   const checker = new LinkChecker();
-  const result = await checker.check({ path: `${ORIGIN}/`, recurse: true, linksToSkip: [`^(?!${ORIGIN.replaceAll(".", "\\.")})`], concurrency: 8 });
+  // cleanUrls: resolve links against /start, not /start/ (linkinator would add the slash to an extensionless URL).
+  const result = await checker.check({ path: `${ORIGIN}/`, recurse: true, cleanUrls: true, linksToSkip: [`^(?!${ORIGIN.replaceAll(".", "\\.")})`], concurrency: 8 });
   const broken = result.links.filter((link) => link.state === "BROKEN");
   for (const link of broken) fail(`broken link: ${link.url} (status ${link.status}) on ${link.parent}`);
   console.error(`linkinator checked ${result.links.length} links, ${broken.length} broken`);
