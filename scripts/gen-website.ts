@@ -57,8 +57,9 @@ function code(text: string): string {
  */
 function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const head = `<thead><tr>${headers.map((header) => `<th>${header}</th>`).join("")}</tr></thead>`;
+  // tabindex: a table wider than the page scrolls, and a scrolling region must be reachable by keyboard.
   const body = rows.map((row) => `<tr>${row.map((cell) => `<td>${cell.replaceAll(/\n\s*\n/g, "<br>")}</td>`).join("")}</tr>`);
-  return ["<table v-pre>", head, "<tbody>", ...body, "</tbody>", "</table>"].join("\n");
+  return ["<table v-pre tabindex=\"0\">", head, "<tbody>", ...body, "</tbody>", "</table>"].join("\n");
 }
 
 function paragraph(text: string): string {
