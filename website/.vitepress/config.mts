@@ -62,7 +62,13 @@ export default defineConfig({
           { text: "Limits", link: "/reference/limits" },
         ],
       },
-      { text: "Benchmarks", items: [{ text: "Measured runs", link: "/benchmarks" }] },
+      {
+        text: "Benchmarks",
+        items: [
+          { text: "Measured runs", link: "/benchmarks" },
+          { text: "Compared with peers", link: "/compare" },
+        ],
+      },
     ],
     // The framework's own offline search: an index built into the site, no service.
     search: { provider: "local" },
