@@ -14,6 +14,8 @@ export interface Comparison {
   /** The row labels and their ratios (ast-mcp / peer, or as the table's last column says), as numbers. */
   labels: string[];
   ratios: number[];
+  /** What a bar's length is a multiple of. */
+  axis: string;
 }
 
 export interface PublishedPhase {
@@ -51,6 +53,29 @@ interface PublishedRun {
   published: { commit: string; command: string };
 }
 
+const EMBEDDED_RATIO = /\(([\d.]+)× ([^)]+)\)/;
+
+/**
+ * Ratios a phase states inside its rows' values, such as "1.36 s, partial (22.75× rg -l)": one
+ * comparison per baseline, in the order the rows name them.
+ */
+function embeddedComparisons(rows: PhaseReport["rows"]): Comparison[] {
+  const byBaseline = new Map<string, PhaseReport["rows"]>();
+  for (const row of rows) {
+    const baseline = EMBEDDED_RATIO.exec(row.value)?.[2];
+    if (baseline === undefined) continue;
+    byBaseline.set(baseline, [...(byBaseline.get(baseline) ?? []), row]);
+  }
+  return [...byBaseline].map(([baseline, matching]) => ({
+    title: `Measured as a multiple of ${baseline} in the same run`,
+    headers: ["metric", "value", "target"],
+    rows: matching.map((row) => [row.metric, row.value, row.target]),
+    labels: matching.map((row) => row.metric),
+    ratios: matching.map((row) => Number(EMBEDDED_RATIO.exec(row.value)![1])),
+    axis: `× ${baseline}`,
+  }));
+}
+
 /** "1.23×" → 1.23; anything else → NaN. */
 function ratioOf(cell: string | undefined): number {
   const match = /^([\d.]+)×$/.exec((cell ?? "").trim());
@@ -75,9 +100,10 @@ export default defineLoader({
           .map((peer) => {
             const ratioColumn = peer.headers.findIndex((header) => header.startsWith("ratio"));
             const charted = peer.rows.filter((row) => Number.isFinite(ratioOf(row[ratioColumn])));
-            return { ...peer, labels: charted.map((row) => row[0]!), ratios: charted.map((row) => ratioOf(row[ratioColumn])) };
+            return { ...peer, labels: charted.map((row) => row[0]!), ratios: charted.map((row) => ratioOf(row[ratioColumn])), axis: "× the peer's value (below 1 is lower)" };
           })
-          .filter((comparison) => comparison.ratios.length > 0);
+          .filter((comparison) => comparison.ratios.length > 0)
+          .concat(embeddedComparisons(report.rows));
         const phase: PublishedPhase = {
           phase: report.phase,
           file: basename(file),

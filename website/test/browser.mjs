@@ -114,6 +114,13 @@ function expectedSeries() {
           return peer.rows.filter((row) => /^[\d.]+×$/.test((row[column] ?? "").trim())).map((row) => row[0]);
         })
         .filter((labels) => labels.length > 0);
+      // Ratios stated inside row values ("… (22.75× rg -l)"): one chart per baseline.
+      const byBaseline = new Map();
+      for (const row of report.rows) {
+        const baseline = /\(([\d.]+)× ([^)]+)\)/.exec(row.value)?.[2];
+        if (baseline !== undefined) byBaseline.set(baseline, [...(byBaseline.get(baseline) ?? []), row.metric]);
+      }
+      series.push(...byBaseline.values());
       newest.set(report.phase, { date: run.finishedAt, series });
     }
   }
