@@ -13,7 +13,7 @@ import { healthUrlFor } from "../helpers/loopback-url.ts";
 import { parse as parseToml } from "smol-toml";
 import { napi, packageRegistration } from "../syntax/index.ts";
 import { stateDir, type HostEnvironment } from "./environment.ts";
-import { findOnPath, resolveExecutable } from "./executable.ts";
+import { findOnPath, GLOBAL_INSTALL, resolveExecutable } from "./executable.ts";
 import { readRecord, recordPath } from "./record.ts";
 import { isOurHookGroup, SERVER_NAME, TARGET_TITLES, TARGETS, targetLayout, type Scope, type Target } from "./targets.ts";
 
@@ -65,12 +65,12 @@ async function executableChecks(options: DoctorOptions, checks: Check[]): Promis
           "executable",
           "warn",
           `\`ast-mcp\` on PATH is ${onPath.length === 0 ? "missing" : "another installation"}; entries use ${executable.command}`,
-          "install globally (npm install -g ast-mcp) for entries that survive moving the project",
+          `install globally (${GLOBAL_INSTALL}) for entries that survive moving the project`,
         ),
       );}
     return executable.packageRoot;
   } catch (error) {
-    checks.push(check("executable", "fail", (error as Error).message, "install ast-mcp (npm install -g ast-mcp) and run `ast-mcp install` again"));
+    checks.push(check("executable", "fail", (error as Error).message, `install ast-mcp (${GLOBAL_INSTALL}) and run \`ast-mcp install\` again`));
     return undefined;
   }
 }
@@ -105,7 +105,7 @@ function parserChecks(packageRoot: string, checks: Check[]): void {
     napi().parse(napi().Lang.TypeScript, "const ok = 1;");
     checks.push(check("parsers", "ok", "@ast-grep/napi loads and parses TypeScript"));
   } catch (error) {
-    checks.push(check("parsers", "fail", `@ast-grep/napi does not load: ${(error as Error).message}`, "reinstall ast-mcp on this platform (npm install -g ast-mcp)"));
+    checks.push(check("parsers", "fail", `@ast-grep/napi does not load: ${(error as Error).message}`, `reinstall ast-mcp on this platform (${GLOBAL_INSTALL})`));
   }
   const missing: string[] = [];
   const languages = dependencies.filter((name) => name.startsWith("@ast-grep/lang-"));

@@ -8,6 +8,9 @@ import path from "node:path";
 import { PRODUCT } from "../core/version.ts";
 import { findPackageRoot } from "./package-files.ts";
 
+/** How to put ast-mcp on PATH: the package is not on the npm registry, so from a checkout (README says the same). */
+export const GLOBAL_INSTALL = "`npm install -g <path to your ast-mcp checkout>`";
+
 export interface ExecutableInfo {
   /** What entries run: "ast-mcp" (found on PATH) or an absolute path. */
   command: string;
@@ -99,7 +102,7 @@ export async function resolveExecutable(options: { cliPath: string; env: NodeJS.
   if (ephemeral) {
     throw new ExecutableError(
       `ast-mcp is running from a package runner's cache (${root}), which is deleted without notice, so hosts could not start it later. ` +
-        "Install it first (`npm install -g ast-mcp`, or `npm install --save-dev ast-mcp` in the project) and run `ast-mcp install` from that install.",
+        `Install it first (${GLOBAL_INSTALL}, or \`npm install --save-dev <path to the checkout>\` in the project) and run \`ast-mcp install\` from that install.`,
     );
   }
   const bin = await installedBin(root, platform);

@@ -66,3 +66,14 @@ describe("doctor", () => {
     }
   });
 });
+
+describe("the install hint", () => {
+  test("doctor and the README tell the same way to put ast-mcp on PATH, and never a registry install that answers 404", async () => {
+    const { GLOBAL_INSTALL } = await import("../../src/hosts/executable.ts");
+    const readme = await Bun.file(join(import.meta.dir, "..", "..", "README.md")).text();
+    const command = GLOBAL_INSTALL.replaceAll("`", "");
+    expect(readme).toContain(command);
+    const sources = await Promise.all(["doctor.ts", "executable.ts"].map((file) => Bun.file(join(import.meta.dir, "..", "..", "src", "hosts", file)).text()));
+    for (const source of sources) expect(source).not.toContain("npm install -g ast-mcp");
+  });
+});
