@@ -12,6 +12,7 @@ import { recoverJournal } from "../patch/index.ts";
 import { Workspace } from "../policy/workspace.ts";
 import type { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";
+import { oauthSettingsFrom } from "../server/oauth.ts";
 import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
 import { StdioTransport } from "../server/stdio.ts";
 import { createToolServices } from "../tools/index.ts";
@@ -121,6 +122,7 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
       port: http.port,
       jsonResponse: http.json_response,
       token: snapshot.token,
+      oauth: oauthSettingsFrom(http.auth),
       maxSessions: http.max_sessions,
       sessionIdleMs: http.session_idle_minutes * 60_000,
       allowedHosts: http.allowed_hosts,

@@ -23,6 +23,7 @@ import {
   JSONRPC_SESSION_NOT_FOUND,
   jsonRpcErrorResponse,
 } from "./http-guards.ts";
+import { callerOf, type OAuthSettings, useOAuth } from "./oauth.ts";
 import { SessionRegistry } from "./sessions.ts";
 
 export interface HttpOptions {
@@ -31,8 +32,10 @@ export interface HttpOptions {
   port: number;
   /** false: responses stream as SSE (default); true: plain JSON bodies. */
   jsonResponse: boolean;
-  /** Bearer token; required when binding to a non-loopback address. */
+  /** Bearer token; required when binding to a non-loopback address, unless OAuth guards the endpoint. */
   token: string | undefined;
+  /** [http.auth]: access tokens from an OAuth issuer instead of the static token. */
+  oauth?: OAuthSettings | undefined;
   maxSessions: number;
   sessionIdleMs: number;
   /** Extra Host header values accepted (config [http].allowed_hosts). */
@@ -92,7 +95,7 @@ function hasInitializeRequest(message: unknown): boolean {
 
 export async function startHttpServer(options: HttpOptions): Promise<HttpHandle> {
   const token = options.token === undefined || options.token === "" ? undefined : options.token;
-  if (token === undefined && !isLoopbackHost(options.host)) {
+  if (token === undefined && options.oauth === undefined && !isLoopbackHost(options.host)) {
     throw new HttpStartError("token_required", tokenRequiredMessage(options.host));
   }
 
@@ -125,7 +128,8 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     }));
 
   app.use(MCP_PATH, guard);
-  if (token !== undefined) app.use(MCP_PATH, bearerGuard(token));
+  if (options.oauth !== undefined) useOAuth(app, MCP_PATH, options.oauth);
+  else if (token !== undefined) app.use(MCP_PATH, bearerGuard(token));
 
   const sessionNotFound = () => jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found: it ended or expired; start a new one with an initialize request.");
 
@@ -145,7 +149,7 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId) {
       const session = sessions.get(sessionId);
-      return session ? sessions.handle(session, request, parsed) : sessionNotFound();
+      return session ? sessions.handle(session, request, parsed, callerOf(request)) : sessionNotFound();
     }
     if (!hasInitializeRequest(parsed)) {
       return jsonRpcErrorResponse(
@@ -165,7 +169,7 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
           "End an unused session (DELETE /mcp with its Mcp-Session-Id) or wait for idle ones to expire, then retry.",
       );
     }
-    return sessions.open(request, parsed);
+    return sessions.open(request, parsed, callerOf(request));
   });
 
   // GET opens the server-to-client stream; DELETE ends the session. Both need a known session.
