@@ -27,7 +27,8 @@ Serve the ast-mcp tools to an MCP host.
   --transport stdio|http  stdio (default): JSON-RPC over stdin/stdout.
                           http: Streamable HTTP at http://HOST:PORT/mcp (default 127.0.0.1:3768).
   --host H                Address to bind for http. A non-loopback address needs a token
-                          (AST_MCP_TOKEN or [http].token_file in the user config).
+                          (AST_MCP_TOKEN or [http].token_file in the user config) or the
+                          OAuth mode ([http.auth]: access tokens from an authorization server).
   --port P                Port for http (0 picks a free one).
   --json-response         Answer HTTP POSTs with plain JSON instead of SSE streams.
   ROOT…                   Directories the tools may see (default: [workspace].roots, else the

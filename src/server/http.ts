@@ -79,7 +79,8 @@ function tokenRequiredMessage(host: string): string {
     `Refusing to serve HTTP on ${host}: it is not a loopback address, so anyone who can reach the port could use this server, and no bearer token is set.`,
     "Set one of:",
     "  - the AST_MCP_TOKEN environment variable (e.g. AST_MCP_TOKEN=$(openssl rand -hex 32)), or",
-    "  - [http].token_file in ast-mcp.toml, naming a file that holds the token;",
+    "  - [http].token_file in ast-mcp.toml, naming a file that holds the token, or",
+    "  - [http.auth] in ast-mcp.toml, to accept access tokens from an OAuth authorization server instead;",
     "clients then send \"Authorization: Bearer <token>\". Or bind to 127.0.0.1 to serve this machine only.",
   ].join("\n");
 }
