@@ -156,7 +156,10 @@ function metadataUrls(issuer: string): string[] {
   return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
 }
 
-/** The issuer's signing keys: fetched on first need, kept for keysTtlMs, fetched again early (rate-limited) for an unknown key id. */
+/**
+ * The issuer's signing keys: fetched on first need, then again in the background once keysTtlMs old (requests go on
+ * with the keys held meanwhile), and early, rate-limited, for an unknown key id.
+ */
 class IssuerKeys {
   private keys: VerificationKey[] | undefined;
   private fetchedAt = 0;
@@ -170,8 +173,8 @@ class IssuerKeys {
 
   /** Keys that may have signed a token with this key id; refreshed when stale or, once in a while, when none matches. */
   async candidates(kid: string | undefined, algorithm: JwsAlgorithm): Promise<VerificationKey[] | "unavailable"> {
-    const fresh = this.keys !== undefined && this.now() - this.fetchedAt < LIMITS.oauth.keysTtlMs;
-    if (!fresh) await this.refresh();
+    if (this.keys === undefined) await this.refresh();
+    else if (this.now() - this.fetchedAt >= LIMITS.oauth.keysTtlMs) void this.refresh();
     if (this.keys === undefined) return "unavailable";
     let found = this.matching(kid, algorithm);
     if (found.length === 0 && this.now() - this.lastUnknownKeyFetch >= LIMITS.oauth.unknownKeyRefetchMs) {

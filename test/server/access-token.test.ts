@@ -103,6 +103,21 @@ describe("access tokens", () => {
     expect((await verify(signJwt(key, issuer.claims(RESOURCE)))).ok).toBe(true);
   });
 
+  test("keys past their time are fetched again in the background: a stalled issuer does not delay the requests meanwhile", async () => {
+    const key = makeKey("k", "ES256");
+    const issuer = await issuerWith(key);
+    let clock = Date.now();
+    // A fetch that waited on the stalled issuer would hold the check for 30 s, far past this test's own timeout.
+    const verify = verifierFor(issuer, { fetchTimeoutMs: 30_000, now: () => clock });
+    expect((await verify(signJwt(key, issuer.claims(RESOURCE)))).ok).toBe(true);
+    issuer.stall(true);
+    clock += LIMITS.oauth.keysTtlMs + 1;
+    expect((await verify(signJwt(key, issuer.claims(RESOURCE, { exp: Math.floor(clock / 1000) + 600 })))).ok).toBe(true);
+    // The refresh did start; it reaches the issuer a moment later.
+    for (let tries = 0; tries < 250 && issuer.keySetFetches() < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(issuer.keySetFetches()).toBe(2);
+  }, 10_000);
+
   test("a key set larger than the document limit is refused", async () => {
     const server = createServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
