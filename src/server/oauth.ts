@@ -7,8 +7,9 @@
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { EffectiveConfig, JwsAlgorithm, ToolProfile } from "../config/schema.ts";
+import { LruMap } from "../helpers/lru-map.ts";
 import { createAccessTokenVerifier } from "./access-token.ts";
-import { bearerTokenFrom, JSONRPC_SERVER_ERROR, jsonRpcErrorResponse } from "./http-guards.ts";
+import { bearerTokenFrom, JSONRPC_SERVER_ERROR, JSONRPC_SESSION_NOT_FOUND, jsonRpcErrorResponse } from "./http-guards.ts";
 
 export interface OAuthSettings {
   issuer: string;
@@ -30,6 +31,8 @@ export function oauthSettingsFrom(auth: EffectiveConfig["http"]["auth"]): OAuthS
 }
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+/** Session owners remembered: as many as the most sessions [http].max_sessions allows, so a live session's owner is never dropped first. */
+const MAX_SESSION_OWNERS = 100_000;
 /** Narrowest first: a token gets the widest profile among its scopes. */
 const PROFILES_BY_WIDTH: readonly ToolProfile[] = ["read", "write", "full"];
 
@@ -96,6 +99,9 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
   // What a client should ask for first: the scopes of the narrowest profile offered.
   const narrowest = PROFILES_BY_WIDTH.find((profile) => Object.values(settings.scopes).includes(profile));
   const entryScopes = Object.keys(settings.scopes).filter((scope) => settings.scopes[scope] === narrowest).join(" ");
+  // A session belongs to the caller that opened it (the MCP security practices: bind session ids to the user), so a
+  // session id that leaks is of no use with another caller's token. Unknown ids are refused too: they would be anyway.
+  const sessionOwners = new LruMap<string, string>(MAX_SESSION_OWNERS);
 
   return async (c, next) => {
     const token = bearerTokenFrom(c.req.header("authorization"));
@@ -123,6 +129,15 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
         "WWW-Authenticate": challenge({ error: "insufficient_scope", scope: entryScopes, error_description: reason, resource_metadata: metadataUrl }),
       });
     }
+    const owner = verdict.claims.subject ?? `client:${verdict.claims.clientId}`;
+    const sessionId = c.req.header("mcp-session-id");
+    if (sessionId !== undefined && sessionOwners.get(sessionId) !== owner) {
+      return jsonRpcErrorResponse(
+        404,
+        JSONRPC_SESSION_NOT_FOUND,
+        "Session not found: it ended, expired, or was opened with another caller's token; start a new one with an initialize request.",
+      );
+    }
     callers.set(c.req.raw, {
       token,
       clientId: verdict.claims.clientId,
@@ -132,6 +147,8 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
       extra: { profile, subject: verdict.claims.subject },
     });
     await next();
+    const opened = c.res.headers.get("mcp-session-id");
+    if (sessionId === undefined && opened !== null) sessionOwners.set(opened, owner);
     return undefined;
   };
 }

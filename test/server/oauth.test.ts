@@ -50,7 +50,7 @@ async function serve(host: string, token: string | undefined) {
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(authorization ? { authorization } : {}) },
       body: INITIALIZE,
     });
-  return { post, mint: () => signJwt(key, issuer.claims(RESOURCE)) };
+  return { post, port: handle.port, mint: (subject = "user-1") => signJwt(key, issuer.claims(RESOURCE, { sub: subject })) };
 }
 
 describe("the OAuth mode of the HTTP transport", () => {
@@ -60,6 +60,30 @@ describe("the OAuth mode of the HTTP transport", () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp", scope="ast-mcp:read"`);
     expect((await post(`Bearer ${mint()}`)).status).toBe(200);
+  });
+
+  test("a session answers only the caller that opened it, whatever token that caller brings next", async () => {
+    const { post, port, mint } = await serve("127.0.0.1", undefined);
+    const opened = await post(`Bearer ${mint("alice")}`);
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id") as string;
+    const list = (subject: string) =>
+      fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-06-18",
+          authorization: `Bearer ${mint(subject)}`,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      });
+    const stolen = await list("mallory");
+    expect(stolen.status).toBe(404);
+    const own = await list("alice");
+    expect(own.status).toBe(200);
+    expect(JSON.stringify(await own.json())).toContain("echo");
   });
 
   test("the static token is not accepted in the OAuth mode", async () => {
