@@ -15,7 +15,8 @@ import { manageLifecycle } from "../server/lifecycle.ts";
 import { oauthSettingsFrom } from "../server/oauth.ts";
 import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
 import { StdioTransport } from "../server/stdio.ts";
-import { createToolServices } from "../tools/index.ts";
+import { createToolServices, TOOLS } from "../tools/index.ts";
+import { narrowestProfileFor } from "../tools/profiles.ts";
 import type { ToolServices } from "../tools/services.ts";
 import { parseArgs, parsePort } from "./args.ts";
 import type { CommandIO } from "./io.ts";
@@ -123,7 +124,7 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
       port: http.port,
       jsonResponse: http.json_response,
       token: snapshot.token,
-      oauth: oauthSettingsFrom(http.auth),
+      oauth: oauthSettingsFrom(http.auth, (toolName) => narrowestProfileFor(TOOLS, toolName)),
       maxSessions: http.max_sessions,
       sessionIdleMs: http.session_idle_minutes * 60_000,
       allowedHosts: http.allowed_hosts,

@@ -42,7 +42,8 @@ export const EXTERNAL_FORMATTER_TIMEOUT_MS = 10_000;
 
 const LOG_LEVEL = z.enum(["debug", "info", "warn", "error"]);
 
-const TOOL_PROFILES = ["read", "write", "full"] as const;
+/** Narrowest first: each profile includes the one before it. */
+export const TOOL_PROFILES = ["read", "write", "full"] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
 
 /** JWS algorithms an access token may be signed with: asymmetric only, so no "none" and no HMAC keyed by a public key. */

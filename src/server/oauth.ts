@@ -6,7 +6,7 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Hono, MiddlewareHandler } from "hono";
-import type { EffectiveConfig, JwsAlgorithm, ToolProfile } from "../config/schema.ts";
+import { type EffectiveConfig, type JwsAlgorithm, TOOL_PROFILES, type ToolProfile } from "../config/schema.ts";
 import { LruMap } from "../helpers/lru-map.ts";
 import { createAccessTokenVerifier } from "./access-token.ts";
 import { bearerTokenFrom, JSONRPC_SERVER_ERROR, JSONRPC_SESSION_NOT_FOUND, jsonRpcErrorResponse } from "./http-guards.ts";
@@ -20,21 +20,31 @@ export interface OAuthSettings {
   leewaySeconds: number;
   /** Scope → the tool profile it grants. */
   scopes: Readonly<Record<string, ToolProfile>>;
+  /** The narrowest profile that includes a tool (undefined: no such tool); the transport itself knows no tools. */
+  profileForTool?: ((toolName: string) => ToolProfile | undefined) | undefined;
   /** Tests shorten it; LIMITS.oauth.fetchTimeoutMs otherwise. */
   fetchTimeoutMs?: number;
 }
 
 /** The settings of [http.auth], or undefined when the mode is off (no issuer). Validation has checked them. */
-export function oauthSettingsFrom(auth: EffectiveConfig["http"]["auth"]): OAuthSettings | undefined {
+export function oauthSettingsFrom(auth: EffectiveConfig["http"]["auth"], profileForTool: OAuthSettings["profileForTool"]): OAuthSettings | undefined {
   if (auth.issuer === undefined || auth.resource === undefined) return undefined;
-  return { issuer: auth.issuer, resource: auth.resource, jwksUri: auth.jwks_uri, algorithms: auth.algorithms, leewaySeconds: auth.leeway_seconds, scopes: auth.scopes };
+  return {
+    issuer: auth.issuer,
+    resource: auth.resource,
+    jwksUri: auth.jwks_uri,
+    algorithms: auth.algorithms,
+    leewaySeconds: auth.leeway_seconds,
+    scopes: auth.scopes,
+    profileForTool,
+  };
 }
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 /** Session owners remembered: as many as the most sessions [http].max_sessions allows, so a live session's owner is never dropped first. */
 const MAX_SESSION_OWNERS = 100_000;
 /** Narrowest first: a token gets the widest profile among its scopes. */
-const PROFILES_BY_WIDTH: readonly ToolProfile[] = ["read", "write", "full"];
+const PROFILES_BY_WIDTH: readonly ToolProfile[] = TOOL_PROFILES;
 
 /** The profile a token's scopes grant: the widest one named; undefined when none is. */
 export function profileForScopes(scopes: readonly string[], map: Readonly<Record<string, ToolProfile>>): ToolProfile | undefined {
@@ -96,9 +106,14 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
     leewaySeconds: settings.leewaySeconds,
     fetchTimeoutMs: settings.fetchTimeoutMs,
   });
-  // What a client should ask for first: the scopes of the narrowest profile offered.
-  const narrowest = PROFILES_BY_WIDTH.find((profile) => Object.values(settings.scopes).includes(profile));
-  const entryScopes = Object.keys(settings.scopes).filter((scope) => settings.scopes[scope] === narrowest).join(" ");
+  // The scopes to ask for to get at least `needed`: those of the narrowest configured profile that wide ("" when none is).
+  const scopesFor = (needed: ToolProfile): string => {
+    const width = PROFILES_BY_WIDTH.indexOf(needed);
+    const profile = PROFILES_BY_WIDTH.find((candidate, index) => index >= width && Object.values(settings.scopes).includes(candidate));
+    return Object.keys(settings.scopes).filter((scope) => settings.scopes[scope] === profile).join(" ");
+  };
+  // What a client should ask for first: the least privilege.
+  const entryScopes = scopesFor("read");
   // A session belongs to the caller that opened it (the MCP security practices: bind session ids to the user), so a
   // session id that leaks is of no use with another caller's token. Unknown ids are refused too: they would be anyway.
   const sessionOwners = new LruMap<string, string>(MAX_SESSION_OWNERS);
@@ -137,6 +152,15 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
         JSONRPC_SESSION_NOT_FOUND,
         "Session not found: it ended, expired, or was opened with another caller's token; start a new one with an initialize request.",
       );
+    }
+    // A 2026-07-28 client names the method and the tool in headers: a call beyond the token's profile gets the
+    // step-up challenge here, naming the scopes it needs (the server also refuses it, for clients that send no headers).
+    const needed = c.req.header("mcp-method") === "tools/call" ? settings.profileForTool?.(c.req.header("mcp-name") ?? "") : undefined;
+    if (needed !== undefined && PROFILES_BY_WIDTH.indexOf(needed) > PROFILES_BY_WIDTH.indexOf(profile) && scopesFor(needed) !== "") {
+      const reason = `the tool ${c.req.header("mcp-name")} needs the "${needed}" profile and the token's scopes grant "${profile}"`;
+      return jsonRpcErrorResponse(403, JSONRPC_SERVER_ERROR, `Forbidden: ${reason}.`, {
+        "WWW-Authenticate": challenge({ error: "insufficient_scope", scope: scopesFor(needed), error_description: reason, resource_metadata: metadataUrl }),
+      });
     }
     callers.set(c.req.raw, {
       token,

@@ -5,7 +5,7 @@
  * OAuth token's scopes): it then gets only what both the configuration and its grant offer.
  * Selections are cached so tools/list stays cheap.
  */
-import type { ToolProfile } from "../config/schema.ts";
+import { TOOL_PROFILES, type ToolProfile } from "../config/schema.ts";
 import type { AnyTool } from "./contract.ts";
 
 export interface ToolSettings {
@@ -30,6 +30,12 @@ const FULL: ToolSettings = { profile: "full", enabled: [], disabled: [] };
 export function inProfile(tool: AnyTool, profile: ToolProfile): boolean {
   if (profile === "full" || tool.annotations.readOnlyHint) return true;
   return profile === "write" && tool.name.startsWith("file_");
+}
+
+/** The narrowest profile that includes the named tool on its own; undefined when no tool has that name. */
+export function narrowestProfileFor(all: readonly AnyTool[], toolName: string): ToolProfile | undefined {
+  const tool = all.find((candidate) => candidate.name === toolName);
+  return tool === undefined ? undefined : TOOL_PROFILES.find((profile) => inProfile(tool, profile));
 }
 
 const cache = new WeakMap<readonly AnyTool[], Map<string, OfferedTools>>();

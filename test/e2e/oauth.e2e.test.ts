@@ -152,6 +152,42 @@ describe("the OAuth resource-server mode", () => {
     }
   });
 
+  test("a tool call named in the request's headers beyond the token's profile gets the step-up challenge with the scopes it needs", async () => {
+    const token = signJwt(key, issuer.claims(resource, { scope: "ast-mcp:read" }));
+    const { transport } = await connectHttp(url, { authorization: `Bearer ${token}` });
+    try {
+      const call = (toolName: string) =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${token}`,
+            "mcp-session-id": transport.sessionId as string,
+            "mcp-protocol-version": "2025-11-25",
+            "mcp-method": "tools/call",
+            "mcp-name": toolName,
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: toolName, arguments: {} } }),
+        });
+      const write = await call("file_write");
+      expect(write.status).toBe(403);
+      const challenge = write.headers.get("www-authenticate") ?? "";
+      expect(challenge).toContain("error=\"insufficient_scope\"");
+      expect(challenge).toContain("scope=\"ast-mcp:write\"");
+      expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
+      // run is outside the write profile: it takes the full one.
+      expect((await call("run")).headers.get("www-authenticate")).toContain("scope=\"ast-mcp:full\"");
+      // A tool the token does grant goes through to the server.
+      const read = await call("file_read");
+      expect(read.status).toBe(200);
+      await read.body?.cancel();
+      await transport.terminateSession();
+    } finally {
+      await transport.close();
+    }
+  });
+
   test("a token signed by the issuer's other key (ES256) with the full scope is served every tool", async () => {
     const ecKey = issuer.published[1] as SigningKey;
     const token = signJwt(ecKey, issuer.claims(resource, { scope: "ast-mcp:full" }));
