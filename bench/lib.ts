@@ -227,9 +227,9 @@ export interface HttpServer {
   stop: () => Promise<void>;
 }
 
-/** Starts `node dist/cli.js mcp --transport http --port 0 ...` and waits for the line that names its URL. */
-export async function startHttpServer(root: string, env: Record<string, string>, extraArgs: readonly string[] = []): Promise<HttpServer> {
-  const child = spawn("node", [CLI, "mcp", "--transport", "http", "--host", "127.0.0.1", "--port", "0", ...extraArgs, root], {
+/** Starts `node dist/cli.js mcp --transport http --port 0 ...` (or another build's CLI) and waits for the line that names its URL. */
+export async function startHttpServer(root: string, env: Record<string, string>, extraArgs: readonly string[] = [], cli = CLI): Promise<HttpServer> {
+  const child = spawn("node", [cli, "mcp", "--transport", "http", "--host", "127.0.0.1", "--port", "0", ...extraArgs, root], {
     env: { ...env, AST_MCP_LOG_LEVEL: "info" },
     cwd: PROJECT_DIR,
     stdio: "pipe",

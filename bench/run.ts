@@ -6,11 +6,11 @@
  * Options: --calls N (timed sequential calls per latency phase, default 2000), --warmup N (untimed
  * calls first, default 200), --sessions N (concurrent HTTP sessions, default 32), --seconds S
  * (throughput phase, default 10), --peer-calls N (calls per side in the peer comparison, default 1000),
- * --phases core,write,intel,hook,first,retrieval,accuracy (which phases run, default all seven), --strict (exit 1 when a target is missed).
- * The write phase (bench/write.ts), the code-intelligence phase (bench/intel.ts), the hook phase
+ * --phases core,eras,write,intel,hook,first,retrieval,accuracy (which phases run, default all eight), --strict (exit 1 when a target is missed).
+ * The eras phase (bench/eras.ts), the write phase (bench/write.ts), the code-intelligence phase (bench/intel.ts), the hook phase
  * (bench/hook.ts), the first-contact phase (bench/first-contact.ts), the retrieval phase
  * (bench/retrieval.ts) and the call-accuracy phase (bench/accuracy.ts) take their own --write-*,
- * --intel-*, --hook-*, --first-*, --retrieval-* and --accuracy-* options, documented in those files;
+ * --eras-*, --intel-*, --hook-*, --first-*, --retrieval-* and --accuracy-* options, documented in those files;
  * each also runs alone with `bun bench/<file>.ts`.
  */
 import { existsSync } from "node:fs";
@@ -50,6 +50,7 @@ import {
   positiveInt,
 } from "./lib.ts";
 import { ACCURACY_FLAGS, accuracyOptionsFrom, runAccuracyBench } from "./accuracy.ts";
+import { ERAS_FLAGS, erasOptionsFrom, runErasBench } from "./eras.ts";
 import { FIRST_FLAGS, firstOptionsFrom, runFirstContactBench } from "./first-contact.ts";
 import { HOOK_FLAGS, hookOptionsFrom, runHookBench } from "./hook.ts";
 import { INTEL_FLAGS, intelOptionsFrom, runIntelBench } from "./intel.ts";
@@ -76,8 +77,9 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "32" },
     seconds: { type: "string", default: "10" },
     "peer-calls": { type: "string", default: "1000" },
-    phases: { type: "string", default: "core,write,intel,hook,first,retrieval,accuracy" },
+    phases: { type: "string", default: "core,eras,write,intel,hook,first,retrieval,accuracy" },
     strict: { type: "boolean", default: false },
+    ...ERAS_FLAGS,
     ...WRITE_FLAGS,
     ...INTEL_FLAGS,
     ...HOOK_FLAGS,
@@ -87,7 +89,7 @@ const { values: flags } = parseArgs({
   },
 });
 
-const PHASES = ["core", "write", "intel", "hook", "first", "retrieval", "accuracy"] as const;
+const PHASES = ["core", "eras", "write", "intel", "hook", "first", "retrieval", "accuracy"] as const;
 type Phase = (typeof PHASES)[number];
 const selectedPhases = new Set<Phase>(
   flags.phases.split(",").map((name) => {
@@ -104,6 +106,7 @@ const options = {
   seconds: positiveInt("seconds", flags.seconds),
   peerCalls: positiveInt("peer-calls", flags["peer-calls"]),
   phases: [...selectedPhases],
+  eras: erasOptionsFrom(flags),
   write: writeOptionsFrom(flags),
   intel: intelOptionsFrom(flags),
   hook: hookOptionsFrom(flags),
@@ -374,6 +377,7 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const reports: PhaseReport[] = [];
   if (selectedPhases.has("core")) reports.push(await runCorePhase());
+  if (selectedPhases.has("eras")) reports.push(await runErasBench(options.eras));
   if (selectedPhases.has("write")) reports.push(await runWriteBench(options.write));
   if (selectedPhases.has("intel")) reports.push(await runIntelBench(options.intel));
   if (selectedPhases.has("hook")) reports.push(await runHookBench(options.hook));

@@ -10,6 +10,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { HOOK_EXTERNALS, RUNTIME_EXTERNALS } from "./externals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -39,7 +40,7 @@ function bun(args) {
 
 // Native parsers and formatter plugins load from the installed packages, never from the build machine;
 // the TypeScript compiler (for typed answers) loads lazily from its package.
-const EXTERNAL = ["--external", "@ast-grep/*", "--external", "@dprint/*", "--external", "typescript"];
+const EXTERNAL = RUNTIME_EXTERNALS.flatMap((pattern) => ["--external", pattern]);
 
 // Bun's CommonJS output would inline import.meta.url as the build machine's source path; this makes
 // it the running file's URL, as in the ES module build.
@@ -73,8 +74,7 @@ bun([
   ...CJS,
   ...EXTERNAL,
   // Loaded only for allow-lists, from its package.
-  "--external",
-  "picomatch",
+  ...HOOK_EXTERNALS.flatMap((pattern) => ["--external", pattern]),
   // Comes from hook-config.cjs instead (hook-entry.ts passes that loader); the default import stays unused.
   "--external",
   "*/config/load.ts",

@@ -3,6 +3,7 @@
  * over stdio (default) or Streamable HTTP.
  */
 import { randomUUID } from "node:crypto";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { ConfigStore } from "../config/store.ts";
 import type { ConfigSnapshot } from "../config/types.ts";
 import { LIMITS } from "../core/limits.ts";
@@ -69,6 +70,19 @@ export function serverDeps(store: ConfigStore): ServerDeps & { services: ToolSer
   };
 }
 
+/**
+ * Serves one stdio connection in whichever era its client opens with: `initialize` pins a 2025-era session,
+ * a request carrying the 2026-07-28 `_meta` envelope (or a `server/discover` probe) a stateless one.
+ */
+export function serveStdioConnection(deps: ServerDeps, transport: StdioTransport): { close(): Promise<void> } {
+  // Unique per process: "this session's last batch" must never reach a batch of an earlier run.
+  const sessionId = `stdio-${randomUUID()}`;
+  return serveStdio(({ era }) => createMcpServer(deps, era === "legacy" ? sessionId : `stdio-stateless-${randomUUID()}`), {
+    transport,
+    onerror: (error) => log.debug("stdio message refused or failed", { error: error.message }),
+  });
+}
+
 export async function runMcpCommand(argv: string[], io: CommandIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS);
   if (flags.help) {
@@ -101,21 +115,20 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
   if (recovery.batches.length > 0) log.warn("journal recovery", { report: recovery });
   const deps = serverDeps(store);
   if ((flags.transport ?? "stdio") === "stdio") {
-    // Unique per process: "this session's last batch" must never reach a batch of an earlier run.
-    const server = createMcpServer(deps, `stdio-${randomUUID()}`);
-    const transport = new StdioTransport({ input: process.stdin, output: process.stdout });
-    const lifecycle = manageLifecycle(async () => {
-      await server.close();
+    let lifecycle: ReturnType<typeof manageLifecycle> | undefined;
+    const transport = new StdioTransport({ input: process.stdin, output: process.stdout, afterClose: () => lifecycle?.shutdown("stdin closed") });
+    const connection = serveStdioConnection(deps, transport);
+    lifecycle = manageLifecycle(async () => {
+      await connection.close();
       await deps.services.shutdown(LIMITS.shutdown.snapshotFlushMs);
     });
-    transport.onclose = () => lifecycle.shutdown("stdin closed");
-    await server.connect(transport);
     log.info(`ast-mcp ${VERSION} serving over stdio`);
     return await new Promise<number>(() => {});
   }
 
   const http = snapshot.config.http;
-  let handle: Awaited<ReturnType<typeof startHttpServer>>;
+  let handle: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  deps.onToolSetChanged = () => handle?.notifyToolListChanged();
   try {
     // Loaded here only: the HTTP stack reads the runtime's fetch globals as it loads, which costs a stdio server's start tens of milliseconds.
     const { startHttpServer } = await import("../server/http.ts");
@@ -136,10 +149,11 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
     io.stderr(`ast-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+  const served = handle;
   manageLifecycle(async () => {
-    await handle.close();
+    await served.close();
     await deps.services.shutdown(LIMITS.shutdown.snapshotFlushMs);
   });
-  log.info(`ast-mcp ${VERSION} listening on ${handle.url}`);
+  log.info(`ast-mcp ${VERSION} listening on ${served.url}`);
   return await new Promise<number>(() => {});
 }

@@ -330,20 +330,23 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   return checks;
 }
 
-/** Lists a server's tools over MCP: starts it (stdio) or connects (HTTP), with a time limit. */
+/**
+ * Lists a server's tools over MCP: starts it (stdio) or connects (HTTP), with a time limit. The client
+ * offers 2026-07-28 first and falls back to the `initialize` handshake, so an older server still answers.
+ */
 export const probeWithMcp: EntryProbe = async (target) => {
-  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-  const client = new Client({ name: "ast-mcp-doctor", version: VERSION });
-  let transport: import("@modelcontextprotocol/sdk/shared/transport.js").Transport;
+  const { Client } = await import("@modelcontextprotocol/client");
+  const client = new Client({ name: "ast-mcp-doctor", version: VERSION }, { versionNegotiation: { mode: "auto" } });
+  let transport: import("@modelcontextprotocol/client").Transport;
   if (target.transport === "stdio") {
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(target.env)) if (value !== undefined) env[name] = value;
     // A probe lists tools; it must not start indexing (and caching) the user's project.
     env.AST_MCP_INDEX_BACKGROUND = "false";
     transport = new StdioClientTransport({ command: target.command, args: target.args, cwd: target.cwd, env, stderr: "ignore" });
   } else {
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
     transport = new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers: target.headers } });
   }
   let timer: NodeJS.Timeout | undefined;

@@ -1,14 +1,16 @@
 /**
- * Streamable HTTP transport (MCP 2025-06-18 / 2025-11-25): one endpoint, /mcp, with
- * stateful sessions, plus /healthz. This module adapts bytes only; the tools live in
- * whatever server the factory builds for each session.
+ * Streamable HTTP transport: one endpoint, /mcp, for every protocol revision served, plus /healthz.
+ * 2026-07-28 requests (they carry the protocol version in `_meta`) go to the SDK's stateless handler,
+ * one server per request; 2025-era requests (2024-11-05 … 2025-11-25) keep their stateful sessions with
+ * `initialize`, the GET stream and DELETE. This module adapts bytes only; the tools live in whatever
+ * server the factory builds.
  */
 
+import { randomUUID } from "node:crypto";
 import type { Server as NodeHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type Server } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
@@ -23,7 +25,7 @@ import {
   JSONRPC_SESSION_NOT_FOUND,
   jsonRpcErrorResponse,
 } from "./http-guards.ts";
-import { callerOf, type OAuthSettings, useOAuth } from "./oauth.ts";
+import { callerOf, callerOptions, type OAuthSettings, useOAuth } from "./oauth.ts";
 import { SessionRegistry } from "./sessions.ts";
 
 export interface HttpOptions {
@@ -44,7 +46,7 @@ export interface HttpOptions {
   allowedOrigins: string[];
   /** Reported by /healthz. */
   version: string;
-  /** Builds the MCP server for one session. */
+  /** Builds the MCP server for one legacy session, or for one 2026-07-28 request (its id then starts with `req_`). */
   createServer: (sessionId: string) => Server;
   /** How often idle sessions are looked for; defaults to IDLE_SWEEP_MS or the idle time, whichever is shorter. */
   idleSweepMs?: number;
@@ -56,6 +58,8 @@ export interface HttpHandle {
   host: string;
   port: number;
   sessionCount(): number;
+  /** Tells 2026-07-28 clients listening on subscriptions/listen that the tool set changed (a session's own server tells its client). */
+  notifyToolListChanged(): void;
   /** Stops accepting, closes every session and connection; rejects if cleanup failed. */
   close(): Promise<void>;
 }
@@ -110,6 +114,14 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     createServer: options.createServer,
   });
 
+  // 2026-07-28: stateless, a fresh server per request from the same factory; 2025-era traffic never reaches it.
+  const modern = createMcpHandler(() => options.createServer(`req_${randomUUID()}`), {
+    legacy: "reject",
+    maxRequestBodySize: maxBodyBytes,
+    ...(options.jsonResponse ? { responseMode: "json" as const } : {}),
+    onerror: (error) => log.debug("mcp request refused or failed", { error: error.message }),
+  });
+
   const app = new Hono();
   const guard = hostOriginGuard({ bindHost: options.host, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
 
@@ -147,6 +159,8 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
       return jsonRpcErrorResponse(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is not valid JSON.");
     }
 
+    if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: maxBodyBytes }))) return modern.fetch(request, { parsedBody: parsed, ...callerOptions(request) });
+
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId) {
       const session = sessions.get(sessionId);
@@ -162,12 +176,12 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     if (sessions.isShuttingDown) {
       return jsonRpcErrorResponse(503, JSONRPC_SERVER_ERROR, "Service Unavailable: the server is shutting down.");
     }
-    if (!sessions.hasCapacity()) {
+    if (!(await sessions.makeRoom())) {
       return jsonRpcErrorResponse(
         503,
         JSONRPC_SERVER_ERROR,
-        `Service Unavailable: the server already has ${options.maxSessions} live sessions, its limit ([http].max_sessions). ` +
-          "End an unused session (DELETE /mcp with its Mcp-Session-Id) or wait for idle ones to expire, then retry.",
+        `Service Unavailable: the server already has ${options.maxSessions} live sessions, its limit ([http].max_sessions), and every one is busy answering. ` +
+          "Retry when a response has finished, or end an unused session (DELETE /mcp with its Mcp-Session-Id).",
       );
     }
     return sessions.open(request, parsed, callerOf(request));
@@ -207,9 +221,11 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     host: options.host,
     port,
     sessionCount: () => sessions.size,
+    notifyToolListChanged: () => modern.notify.toolsChanged(),
     close: () => {
       closing ??= (async () => {
         clearInterval(sweepTimer);
+        await modern.close();
         const stopped = new Promise<void>((resolve, reject) => nodeServer.close((error) => (error ? reject(error) : resolve())));
         // Ending sessions first lets open SSE streams finish cleanly before sockets are cut.
         const sessionsClosed = await sessions.closeAll().then(

@@ -2,9 +2,9 @@
  * The one MCP server: every tool registered once, whatever the transport.
  * Validation, error shaping and output capping happen here so every tool behaves alike.
  */
+import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, RootsListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, Server, SUPPORTED_PROTOCOL_VERSIONS, type Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ToolProfile } from "../config/schema.ts";
 import type { ConfigSnapshot } from "../config/types.ts";
@@ -31,7 +31,15 @@ export interface ServerDeps {
   tools?: readonly AnyTool[];
   /** The services the tools share; built once per process by the composition root. */
   services?: ToolServices;
+  /**
+   * Hears when the offered tool set changes (a configuration edit): the transport tells the clients it has no
+   * session with (2026-07-28 subscriptions). Sessions (and a stdio connection) tell their own client.
+   */
+  onToolSetChanged?: () => void;
 }
+
+/** The tool set last offered by any server of one process (one ServerDeps), to notice a change between stateless requests. */
+const lastOffered = new WeakMap<ServerDeps, OfferedTools>();
 
 /**
  * Output schemas are published for clients that validate structured results, not for the model: their
@@ -58,13 +66,6 @@ function publishedOutputSchema(schema: unknown, depth = 0): unknown {
   }
   return out;
 }
-
-/**
- * tools/call is registered under a schema that accepts any params, so a malformed request (say
- * `arguments: null`) reaches the SDK's own tools/call validation, which answers -32602 (invalid params);
- * under the strict schema the SDK would parse first and answer -32603 (internal error).
- */
-const ToolsCallEnvelope = z.looseObject({ method: z.literal("tools/call"), params: z.unknown() });
 
 const publishedCache = new WeakMap<readonly AnyTool[], Tool[]>();
 
@@ -175,19 +176,47 @@ class ClientRoots {
   }
 }
 
+/**
+ * How long a 2026-07-28 client may reuse a tools/list answer: the configuration that decides the offered
+ * tools is re-read at most this often, so a longer cache could hide a reload. The list is the same for
+ * every caller of one process today, but it is marked private: which tools a caller is offered is
+ * configuration, and a per-caller profile must never be served from a shared cache.
+ */
+const TOOLS_LIST_CACHE = { ttlMs: LIMITS.config.refreshIntervalMs, cacheScope: "private" } as const;
+
+/** True once the server speaks a revision without sessions (2026-07-28 and later): no `initialize` fixed it to a 2025-era one. */
+function servesStatelessEra(server: Server): boolean {
+  const version = server.getNegotiatedProtocolVersion();
+  return version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+/**
+ * Builds one MCP server instance. A legacy (2024-11-05 … 2025-11-25) client gets one per session and
+ * `sessionId` names it; a 2026-07-28 client gets one per request (HTTP) or per connection (stdio), and each
+ * of its tool calls runs under a fresh `req_` session that ends with the call, since nothing may outlive it.
+ */
 export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
   const tools = deps.tools ?? TOOLS;
   const services = (deps.services ??= createToolServices());
 
   const server = new Server(
     { name: PRODUCT, title: PRODUCT, version: VERSION },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      instructions: INSTRUCTIONS,
+      cacheHints: { "tools/list": TOOLS_LIST_CACHE, "server/discover": TOOLS_LIST_CACHE },
+    },
   );
   // [tools] in the configuration decides what is offered; when an edit changes that, the client hears of it.
   let listed: OfferedTools | undefined;
-  // An OAuth caller's token may grant a narrower profile than the configuration's (see server/oauth.ts).
+  // An OAuth caller's token may grant a narrower profile than the configuration's (see server/oauth.ts); a
+  // change of the tool set is judged on the configuration's own selection, never on who asked.
   const offeredFor = (snapshot: ConfigSnapshot, granted: ToolProfile | undefined): OfferedTools => {
-    const selection = offeredTools(tools, snapshot.config.tools, granted);
+    const configured = offeredTools(tools, snapshot.config.tools);
+    const before = lastOffered.get(deps);
+    lastOffered.set(deps, configured);
+    if (before !== undefined && before !== configured) deps.onToolSetChanged?.();
+    const selection = granted === undefined ? configured : offeredTools(tools, snapshot.config.tools, granted);
     if (listed !== undefined && listed !== selection) {
       listed = selection;
       server.sendToolListChanged().catch((error: unknown) => {
@@ -212,21 +241,20 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
     clientRoots.refresh();
     void warm();
   };
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.setNotificationHandler("notifications/roots/list_changed", async () => {
     clientRoots.refresh();
     void warm();
   });
 
   server.onclose = () => services.closeSession(sessionId);
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    listed = offeredFor(await deps.snapshot(), grantedProfile(extra.authInfo));
+  server.setRequestHandler("tools/list", async (_request, ctx) => {
+    listed = offeredFor(await deps.snapshot(), grantedProfile(ctx.http?.authInfo));
     return { tools: describeTools(listed.tools) };
   });
 
-  server.setRequestHandler(ToolsCallEnvelope, async (envelope, extra): Promise<CallToolResult> => {
-    // The SDK has already checked the request against CallToolRequestSchema; this gives it its type.
-    const request = CallToolRequestSchema.parse(envelope);
+  // The SDK checks the request against the tools/call schema of the client's revision first: malformed params answer -32602.
+  server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
     let snapshot: ConfigSnapshot;
     try {
       snapshot = await deps.snapshot();
@@ -234,7 +262,7 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       log.error("the configuration could not be read for a tool call", { error });
       return errorResult(new ToolError("internal_error", "the configuration could not be read; the server logged the details").toPayload());
     }
-    const granted = grantedProfile(extra.authInfo);
+    const granted = grantedProfile(extra.http?.authInfo);
     const selection = offeredFor(snapshot, granted);
     const tool = selection.byName.get(request.params.name);
     if (!tool) {
@@ -247,6 +275,8 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       return errorResult(new ToolError("unknown_tool", message, { details: { available: selection.tools.map((t) => t.name) } }).toPayload());
     }
     let pacer: ProgressPacer | undefined;
+    const stateless = servesStatelessEra(server);
+    const callSessionId = stateless ? `req_${randomUUID()}` : sessionId;
     try {
       const args = request.params.arguments ?? {};
       const prototypeKey = findPrototypeKey(args);
@@ -254,12 +284,12 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw invalidInput(tool.name, parsed.error);
       const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
-      const context: ToolContext = { workspace, config: snapshot, sessionId, signal: extra.signal, services };
+      const context: ToolContext = { workspace, config: snapshot, sessionId: callSessionId, stateless, signal: extra.mcpReq.signal, services };
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {
         pacer = new ProgressPacer(
           (progress, total) =>
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, total } }).catch((error: unknown) => {
+            extra.mcpReq.notify({ method: "notifications/progress", params: { progressToken, progress, total } }).catch((error: unknown) => {
               log.debug("a progress notification was not sent", { error: error instanceof Error ? error.message : String(error) });
             }),
           LIMITS.progress.minIntervalMs,
@@ -281,6 +311,9 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       if (error instanceof ToolError) return errorResult(error.toPayload());
       log.error("unexpected failure in tool", { tool: tool.name, error });
       return errorResult(new ToolError("internal_error", `${tool.name} failed unexpectedly; the server logged the details`).toPayload());
+    } finally {
+      // A stateless call is its own session: it ends here, exactly like a session that closes.
+      if (stateless) services.closeSession(callSessionId);
     }
   });
 

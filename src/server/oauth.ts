@@ -4,7 +4,7 @@
  * access-token check. A valid token's scopes choose its tool profile; the profile travels to the tool
  * handlers as the SDK's AuthInfo, which the transport passes along with each request.
  */
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Hono, MiddlewareHandler } from "hono";
 import { type EffectiveConfig, type JwsAlgorithm, TOOL_PROFILES, type ToolProfile } from "../config/schema.ts";
 import { LruMap } from "../helpers/lru-map.ts";
@@ -67,6 +67,12 @@ const callers = new WeakMap<Request, AuthInfo>();
 
 export function callerOf(request: Request): AuthInfo | undefined {
   return callers.get(request);
+}
+
+/** The caller as the SDK's request options take it: `{ authInfo }`, or nothing. */
+export function callerOptions(request: Request): { authInfo?: AuthInfo } {
+  const authInfo = callers.get(request);
+  return authInfo === undefined ? {} : { authInfo };
 }
 
 /** An RFC 6750 challenge; values never hold quotes or backslashes (they would end the quoted string). */

@@ -1,13 +1,11 @@
 /**
- * Live Streamable HTTP sessions: one SDK transport and one MCP server each.
- * Tracks activity so idle sessions can be closed, caps how many may live at once,
- * and closes everything on shutdown.
+ * Live Streamable HTTP sessions of 2025-era clients (2024-11-05 … 2025-11-25): one SDK transport and
+ * one MCP server each. Tracks activity so idle sessions can be closed, caps how many may live at once
+ * (making room by evicting the stalest session), and closes everything on shutdown.
  */
 
 import { randomUUID } from "node:crypto";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { type AuthInfo, type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { log } from "../core/log.ts";
 
 export interface Session {
@@ -18,6 +16,8 @@ export interface Session {
   lastActivityMs: number;
   /** Responses still being written; an open GET (or long POST) stream keeps the session busy. */
   openResponses: number;
+  /** Whether the client confirmed the handshake (notifications/initialized). */
+  initialized: boolean;
   /** Set once closing has begun, so closing twice waits for the same work. */
   closing: Promise<void> | undefined;
 }
@@ -59,6 +59,27 @@ export class SessionRegistry {
   }
 
   /**
+   * Makes room for one more session when the cap is reached, by closing the session that matters least:
+   * one that never finished its handshake, else the one idle longest. Clients that never send DELETE
+   * (one session per call) would otherwise lock everyone out until the idle timeout. A session with a
+   * response still open is never evicted. Returns whether there is room now.
+   */
+  async makeRoom(): Promise<boolean> {
+    if (this.hasCapacity()) return true;
+    const candidates = [...this.sessions.values()].filter((s) => s.openResponses === 0 && s.closing === undefined);
+    if (candidates.length === 0) return false;
+    const stalest = candidates.reduce((worst, s) => {
+      if (s.initialized !== worst.initialized) return s.initialized ? worst : s;
+      return s.lastActivityMs < worst.lastActivityMs ? s : worst;
+    });
+    log.info("session cap reached: evicting a session", { session: stalest.id, initialized: stalest.initialized, idleMs: this.now() - stalest.lastActivityMs });
+    // The slot is free as soon as the session leaves the map; its transport finishes closing meanwhile.
+    const closed = this.close(stalest).catch((error: unknown) => log.warn("closing an evicted session failed", { session: stalest.id, error }));
+    if (!this.hasCapacity()) await closed;
+    return this.hasCapacity();
+  }
+
+  /**
    * Handles an initialize request: makes a transport and a fresh server, and keeps
    * them if the SDK accepts the request. Call only after `hasCapacity()` said yes.
    */
@@ -87,8 +108,13 @@ export class SessionRegistry {
           releaseSlot();
         },
       });
-      const created: Session = { id, transport, server, lastActivityMs: this.now(), openResponses: 1, closing: undefined };
+      const created: Session = { id, transport, server, lastActivityMs: this.now(), openResponses: 1, initialized: false, closing: undefined };
       session = created;
+      const announced = server.oninitialized;
+      server.oninitialized = () => {
+        created.initialized = true;
+        announced?.();
+      };
       // Set before connect: the SDK chains its own close handling after ours.
       transport.onclose = () => {
         if (this.sessions.get(id) === created) this.sessions.delete(id);

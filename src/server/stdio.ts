@@ -6,8 +6,7 @@
  * backpressure from stdout to stdin, and treats a vanished peer as an orderly close.
  */
 import type { Readable, Writable } from "node:stream";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, parseJSONRPCMessage, type Transport, type TransportSendOptions } from "@modelcontextprotocol/server";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
 
@@ -22,6 +21,8 @@ export interface StdioTransportOptions {
   limits?: Partial<StdioLimits>;
   /** After stdin ends, how long requests already dispatched may take to be answered before the transport closes. */
   inputEndGraceMs?: number;
+  /** Called once the transport has closed, after `onclose` (which belongs to whoever drives the transport). */
+  afterClose?: () => void;
 }
 
 type RequestId = string | number;
@@ -85,6 +86,7 @@ export class StdioTransport implements Transport {
   readonly #output: Writable;
   readonly #limits: StdioLimits;
   readonly #inputEndGraceMs: number;
+  readonly #afterClose: (() => void) | undefined;
   /** fatal: invalid UTF-8 is a parse error rather than silently replaced characters. */
   readonly #utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -118,6 +120,7 @@ export class StdioTransport implements Transport {
     this.#output = options.output ?? process.stdout;
     this.#limits = { ...LIMITS.stdio, outboundHighWaterBytes: OUTBOUND_HIGH_WATER_BYTES, ...options.limits };
     this.#inputEndGraceMs = options.inputEndGraceMs ?? LIMITS.shutdown.graceMs;
+    this.#afterClose = options.afterClose;
   }
 
   /** Bytes of the frame currently being assembled (bounded by maxFrameBytes + 1). */
@@ -135,7 +138,7 @@ export class StdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.#started) throw new Error("StdioTransport already started; Server.connect() starts it");
+    if (this.#started) throw new Error("StdioTransport already started; Server.connect() or serveStdio() starts it");
     this.#started = true;
     if (this.#closed) return;
     // Swallow late errors permanently: a stdout that breaks after close must not crash the process.
@@ -186,6 +189,7 @@ export class StdioTransport implements Transport {
     const waiters = this.#sendWaiters.splice(0);
     for (const waiter of waiters) waiter.reject(new Error("stdio transport closed before the frame was flushed"));
     this.onclose?.();
+    this.#afterClose?.();
   }
 
   // ---- inbound ----
@@ -314,18 +318,13 @@ export class StdioTransport implements Transport {
   }
 
   #handleMessage(value: unknown): void {
-    let parsed: ReturnType<typeof JSONRPCMessageSchema.safeParse>;
+    let message: JSONRPCMessage;
     try {
-      parsed = JSONRPCMessageSchema.safeParse(value);
+      message = parseJSONRPCMessage(value);
     } catch {
-      this.#reject(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", null);
-      return;
-    }
-    if (!parsed.success) {
       this.#reject(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", this.#echoableIdOf(value));
       return;
     }
-    const message = parsed.data;
     const id = "id" in message ? message.id : undefined;
     if (id !== undefined && !this.#isEchoable(id)) {
       // Echoing an attacker-sized id would multiply the output; the request is refused instead.

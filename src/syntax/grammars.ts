@@ -181,17 +181,22 @@ const PREBUILD_ARCH: Readonly<Record<string, string>> = { x64: "X64", arm64: "AR
 /** Older packages whose entry point always names <package>/parser.so (their install step copies the prebuild there). */
 const PARSER_AT_PACKAGE_ROOT: ReadonlySet<string> = new Set(["haskell", "toml"]);
 
-/** The parser library a lang package's entry point names: its prebuild for this platform, else a parser built on install. */
+/**
+ * The parser library a lang package's entry point names: its prebuild for this platform, else a parser
+ * built on install. Where no install step ran (the Claude Desktop bundle ships every platform's
+ * prebuilds, scripts/build-mcpb.ts), an older package has no parser.so at its root: its prebuild then.
+ */
 function packageLibraryPath(name: string): string {
   const dir = path.dirname(require.resolve(`@ast-grep/lang-${name}/package.json`));
-  if (PARSER_AT_PACKAGE_ROOT.has(name)) return path.join(dir, "parser.so");
+  const atRoot = path.join(dir, "parser.so");
+  if (PARSER_AT_PACKAGE_ROOT.has(name) && existsSync(atRoot)) return atRoot;
   const platform = PREBUILD_PLATFORM[process.platform];
   const arch = PREBUILD_ARCH[process.arch];
   if (platform !== undefined && arch !== undefined) {
     const prebuild = path.join(dir, "prebuilds", `prebuild-${platform}-${arch}`, "parser.so");
     if (existsSync(prebuild)) return prebuild;
   }
-  return path.join(dir, "parser.so");
+  return atRoot;
 }
 
 interface DynamicState {

@@ -18,17 +18,17 @@ import { plural } from "./common.ts";
 import type { ToolContext } from "./contract.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
-import { graphOptions, type IntelSession, openImportGraph, resolveScope } from "./graph-common.ts";
+import { type About, graphOptions, type IntelSession, openImportGraph, resolveScope, splitSymbolSpec } from "./graph-common.ts";
 
 interface CallSession extends IntelSession {
   calls: CallGraph;
 }
 
-/** The call graph over a fresh import graph; `aboutName` lets a first-build call index the files that mention it first. */
-export function openCallGraph(context: ToolContext, aboutName?: string): Promise<CallSession> {
+/** The call graph over a fresh import graph; `about` lets a first-build call index the file it names and the files that mention the name first. */
+export function openCallGraph(context: ToolContext, about?: About): Promise<CallSession> {
   return openImportGraph(
     context,
-    aboutName,
+    about,
     async (session) => ({ ...session, calls: await CallGraph.for(session.index, context.workspace, graphOptions(session.index, context)) }),
   );
 }
@@ -63,14 +63,9 @@ export function place(symbol: SymbolOut): string {
 
 /** "path#Name" or a name with an optional separate path → exactly one declaration (or a listed ambiguity). */
 export async function resolveSymbol(session: CallSession, context: ToolContext, spec: string, pathInput: string | undefined, what: string): Promise<SymbolRef> {
-  let query = spec.trim();
-  let location = pathInput;
-  // "src/x.ts#Name": the part before "#" must look like a path, so private names ("A.#m") stay names.
-  const split = /^(.+?\.[A-Za-z0-9]+|[^#]*\/[^#]*)#(.+)$/.exec(query);
-  if (split && location === undefined) {
-    location = split[1]!;
-    query = split[2]!;
-  }
+  const split = splitSymbolSpec(spec);
+  const location = pathInput ?? split.path;
+  const query = pathInput === undefined ? split.name : spec.trim();
   let within: { real: string; directory: boolean } | undefined;
   if (location !== undefined) {
     const scope = await resolveScope(session, context, location);
@@ -78,9 +73,17 @@ export async function resolveSymbol(session: CallSession, context: ToolContext, 
   }
   const found = session.calls.findSymbols(query, within);
   if (found.length === 0) {
-    throw new ToolError("symbol_not_found", `${what}: no declaration named ${JSON.stringify(query)}${location !== undefined ? ` in ${location}` : " in the workspace"}.`, {
-      details: { symbol: query, ...(location !== undefined ? { path: location } : {}) },
-    });
+    const where = location !== undefined ? ` in ${location}` : " in the workspace";
+    const details = { symbol: query, ...(location !== undefined ? { path: location } : {}) };
+    // While the first build runs, a declaration in a file not indexed yet is not there: say so, and that asking again helps.
+    if (!session.index.built) {
+      throw new ToolError("symbol_not_found", `${what}: no declaration named ${JSON.stringify(query)}${where} among the files indexed so far; the index is still building.`, {
+        hint: "Call again shortly (the index tool with wait reports when it is complete), or pass path with the declaring file.",
+        retryable: true,
+        details,
+      });
+    }
+    throw new ToolError("symbol_not_found", `${what}: no declaration named ${JSON.stringify(query)}${where}.`, { details });
   }
   const exactName = found.filter((symbol) => symbol.qualifiedName === query.replace(/::/g, "."));
   const pool = exactName.length > 0 ? exactName : found;
@@ -290,7 +293,7 @@ export async function walkTool(
   context: ToolContext,
   direction: "callers" | "callees",
 ): Promise<WalkOutput> {
-  const session = await openCallGraph(context, args.symbol);
+  const session = await openCallGraph(context, { name: args.symbol, path: args.path });
   const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
   const depth = args.depth ?? LIMITS.intel.calls.defaultDepth;
   const limit = args.limit ?? LIMITS.intel.calls.defaultLimit;

@@ -50,7 +50,7 @@ export const contextTool = defineTool({
   output: ContextOutput,
   annotations: READ_ONLY,
   handler: async (args, context) => {
-    const session = await openCallGraph(context, args.target);
+    const session = await openCallGraph(context, { name: args.target, path: args.path });
     const target = await resolveSymbol(session, context, args.target, args.path, "target");
     const budget = args.budget ?? LIMITS.intel.calls.defaultContextBudget;
     const read = async (real: string) => {

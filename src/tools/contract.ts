@@ -20,6 +20,8 @@ export interface ToolContext {
   workspace: Workspace;
   config: ConfigSnapshot;
   sessionId: string;
+  /** True when the request came from a stateless (2026-07-28) client: no session outlives the request, so state must travel as handles the client passes back. */
+  stateless: boolean;
   signal: AbortSignal;
   /** The per-process services (see services.ts), built once by the composition root. */
   services: ToolServices;

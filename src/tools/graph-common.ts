@@ -31,22 +31,36 @@ export function graphOptions(index: CodeIndex, context: ToolContext): GraphOptio
   return { readHead: (file) => index.text(file as IndexedFile).catch(() => undefined), signal: context.signal };
 }
 
+/** What a call is about: a declaration's name ("Name", "Class.method", "path#Name") and the file or folder it names, if any. */
+export interface About {
+  name: string;
+  path?: string | undefined;
+}
+
+/** A symbol argument split into the name and the file before "#" ("src/x.ts#Name"); private names ("A.#m") stay names. */
+export function splitSymbolSpec(spec: string): { name: string; path?: string } {
+  const query = spec.trim();
+  const split = /^(.+?\.[A-Za-z0-9]+|[^#]*\/[^#]*)#(.+)$/.exec(query);
+  return split ? { name: split[2]!, path: split[1]! } : { name: query };
+}
+
 /**
  * The fresh index and import graph for this call's workspace, and whatever `extend` builds on them.
- * With `aboutName`, during the first build the files that mention that name are indexed first and
- * the call answers from them (saying so) instead of waiting for the whole tree; the build waits
- * until `extend` is done too, so the whole answer goes ahead of it.
+ * With `about`, during the first build the files that mention that name are indexed first (the file
+ * the call names before them, so a deadline never leaves the declaration out) and the call answers
+ * from them (saying so) instead of waiting for the whole tree; the build waits until `extend` is done
+ * too, so the whole answer goes ahead of it.
  */
-export async function openImportGraph(context: ToolContext, aboutName?: string): Promise<IntelSession>;
-export async function openImportGraph<T>(context: ToolContext, aboutName: string | undefined, extend: (session: IntelSession) => Promise<T>): Promise<T>;
+export async function openImportGraph(context: ToolContext, about?: About): Promise<IntelSession>;
+export async function openImportGraph<T>(context: ToolContext, about: About | undefined, extend: (session: IntelSession) => Promise<T>): Promise<T>;
 export async function openImportGraph<T>(
   context: ToolContext,
-  aboutName?: string,
+  about?: About,
   extend?: (session: IntelSession) => Promise<T>,
 ): Promise<IntelSession | T> {
   const index = context.services.indexes.forContext(context);
   const wait = { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs };
-  const word = aboutName === undefined ? undefined : lastIdentifier(aboutName);
+  const word = about === undefined ? undefined : lastIdentifier(about.name);
   const open = async (coverage: Coverage): Promise<IntelSession | T> => {
     const graph = await ImportGraph.for(index, context.workspace, graphOptions(index, context));
     const session: IntelSession = { index, coverage, graph, display: (real) => graph.file(real)?.display ?? context.workspace.display(real) };
@@ -55,7 +69,8 @@ export async function openImportGraph<T>(
   if (word === undefined || !(await index.worthFocusing(context.signal))) return open(await index.ensureFresh(wait));
   return index.ahead(async () => {
     const { files, unseen } = await index.filesMentioning([word], context.signal);
-    let coverage = await index.ensureScope({ files }, wait);
+    const named = await namedFile(context, about);
+    let coverage = await index.ensureScope({ files, first: named === undefined ? [] : [named] }, wait);
     if (!index.built && coverage.complete) {
       const madeOf = `looked in the ${plural(files.length, "file")} that mention "${word}" (a literal scan${
         unseen === undefined ? "" : `; ${unseen}`
@@ -64,6 +79,18 @@ export async function openImportGraph<T>(
     }
     return open(coverage);
   });
+}
+
+/** The real path of the file a call names (its `path`, or the part before "#"); undefined for a folder or a path that does not resolve (the answer reports that). */
+async function namedFile(context: ToolContext, about: About | undefined): Promise<string | undefined> {
+  const input = about?.path ?? (about === undefined ? undefined : splitSymbolSpec(about.name).path);
+  if (input === undefined) return undefined;
+  try {
+    const resolved = await context.workspace.resolve(input, "read");
+    return resolved.exists && resolved.kind === "file" ? resolved.real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The name a symbol argument ends with ("path#Name", "Class.method", "net/http.Serve" → Name, method, Serve). */

@@ -66,7 +66,7 @@ export const impactTool = defineTool({
   output: ImpactOutput,
   annotations: READ_ONLY,
   handler: async (args, context) => {
-    const session = await openCallGraph(context, args.symbol);
+    const session = await openCallGraph(context, args.symbol === undefined ? undefined : { name: args.symbol, path: args.path });
     let symbol: SymbolRef | undefined;
     let file: string;
     if (args.symbol !== undefined) {

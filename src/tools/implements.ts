@@ -33,7 +33,7 @@ export const implementsTool = defineTool({
   output: ImplementsOutput,
   annotations: READ_ONLY,
   handler: async (args, context) => {
-    const session = await openCallGraph(context, args.symbol);
+    const session = await openCallGraph(context, { name: args.symbol, path: args.path });
     const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");
     const { implementations, truncated } = implementationsOf(session.calls, symbol);
     const cuts: string[] = [];

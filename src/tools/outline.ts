@@ -185,12 +185,16 @@ export async function collectFiles(context: ToolContext, paths: readonly string[
       collected.failed.push({ path: input, error: toItemError(error, input) });
       continue;
     }
-    // While the first build runs, the folder's own files are indexed ahead of the rest of the tree.
+    // While the first build runs, the folder's own files are outlined (or indexed) ahead of the rest of the tree.
+    let outlined: IndexedFile[] = [];
     if (!collected.coverage || !index.built) {
-      collected.coverage = await index.ensureScope({ dirs: [resolved.real] }, { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs });
+      const wait = { ...progressOf(context), deadlineMs: LIMITS.intel.index.answerWithinMs };
+      const ahead = await index.outlineAhead(resolved.real, wait);
+      outlined = ahead?.files ?? [];
+      collected.coverage = ahead?.coverage ?? (await index.ensureScope({ dirs: [resolved.real] }, wait));
     }
     if (index.covers(resolved.real)) {
-      for (const file of index.files()) {
+      for (const file of [...index.files(), ...outlined]) {
         const relative = relativeInside(resolved.real, file.real, path.sep);
         if (relative === undefined || (matches && !matches(toPosix(relative, path.sep)))) continue;
         add(file);

@@ -7,6 +7,7 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { connectHttp, errorOf, exitOf, isolatedEnv, startHttpCli, tempRoot } from "../support/cli.ts";
 import { hmacWithPublicKey, makeKey, signJwt, type SigningKey, startTestIssuer, type TestIssuer, unsignedJwt } from "../support/test-issuer.ts";
 
@@ -185,6 +186,28 @@ describe("the OAuth resource-server mode", () => {
       await transport.terminateSession();
     } finally {
       await transport.close();
+    }
+  });
+
+  test("a 2026-07-28 client (stateless) with a read-scoped token lists the read tools only, and its write call gets the step-up 403", async () => {
+    const token = signJwt(key, issuer.claims(resource, { scope: "ast-mcp:read" }));
+    const client = new ModernClient({ name: "oauth-modern", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThanOrEqual(6);
+      expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+      const read = await client.callTool({ name: "file_read", arguments: { files: [{ filePath: "notes.md" }] } });
+      expect(JSON.stringify(read.structuredContent)).toContain("hello");
+      const write = await client.callTool({ name: "file_write", arguments: { files: [{ filePath: "new.md", content: "x\n" }] } }).then(
+        (result) => JSON.stringify(result),
+        (error: unknown) => String(error),
+      );
+      // The SDK client reads the challenge: the scope it must ask for next.
+      expect(write).toContain("Insufficient scope: required \"ast-mcp:write\"");
+    } finally {
+      await client.close();
     }
   });
 

@@ -29,12 +29,30 @@ afterAll(async () => {
 });
 
 describe("process-level fuzzer (seeded slice)", () => {
-  test(`seed ${SEED}, ${CALLS} calls: every guarantee holds`, async () => {
+  test(`seed ${SEED}, ${CALLS} calls over the 2025-06-18 wire: every guarantee holds`, async () => {
     console.log(`fuzz seed ${SEED}, ${CALLS} calls`);
     const report = await runFuzz({ cli: process.env.AST_MCP_FUZZ_CLI ?? CLI, base, env, seed: SEED, calls: CALLS, callTimeoutMs: 10_000, log: (line) => console.log(line) });
     console.log(JSON.stringify({ codes: report.errorCodes, commits: report.commits, restarts: report.restarts, findings: summarize(report.findings) }));
     expect(report.findings).toEqual([]);
     // The run exercised both outcomes: commits and specific refusals.
+    expect(report.commits).toBeGreaterThan(0);
+    expect(Object.keys(report.errorCodes).length).toBeGreaterThan(3);
+  }, 90_000);
+
+  // Another seed, so the two wires do not replay the same calls; every call is stateless on this one.
+  test(`seed ${SEED + 1}, ${CALLS} calls over the 2026-07-28 wire: every guarantee holds`, async () => {
+    const report = await runFuzz({
+      cli: process.env.AST_MCP_FUZZ_CLI ?? CLI,
+      base: path.join(base, "stateless"),
+      env,
+      seed: SEED + 1,
+      calls: CALLS,
+      callTimeoutMs: 10_000,
+      era: "modern",
+      log: (line) => console.log(line),
+    });
+    console.log(JSON.stringify({ codes: report.errorCodes, commits: report.commits, restarts: report.restarts, findings: summarize(report.findings) }));
+    expect(report.findings).toEqual([]);
     expect(report.commits).toBeGreaterThan(0);
     expect(Object.keys(report.errorCodes).length).toBeGreaterThan(3);
   }, 90_000);

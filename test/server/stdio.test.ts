@@ -3,8 +3,10 @@ import { once } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { JSONRPCNotificationSchema, ListToolsRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { LIMITS } from "../../src/core/limits.ts";
 import { type StdioLimits, StdioTransport } from "../../src/server/stdio.ts";
+import { createEchoServer } from "../support/echo-mcp-server.ts";
 
 type Frame = {
   jsonrpc?: string;
@@ -431,3 +433,72 @@ function chain(first: (() => void) | undefined, then: () => void): () => void {
     then();
   };
 }
+
+describe("the 2026-07-28 wire over the hardened transport", () => {
+  const ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "abuse", version: "1" },
+  };
+  const modern = (id: string | number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } });
+
+  /** The transport driven by the SDK's era-pinning stdio entry, serving the echo server to whichever era opens. */
+  async function setupModern() {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const transport = new StdioTransport({ input, output, inputEndGraceMs: 2_000 });
+    const eras: string[] = [];
+    const connection = serveStdio(({ era }) => {
+      eras.push(era);
+      return createEchoServer(`stdio-${era}`);
+    }, { transport });
+    const reader = new FrameReader(output).start();
+    return { input, reader, transport, eras, close: () => connection.close() };
+  }
+
+  test("a flood of malformed lines before the first stateless request: bounded replies, then the request is served", async () => {
+    const { input, reader, eras, close } = await setupModern();
+    input.write(Buffer.from("not json at all\n".repeat(5_000)));
+    input.write(line(modern("after-flood", "tools/call", { name: "echo", arguments: { text: "still here" } })));
+    const answer = await reader.reply("after-flood");
+    expect(answer.result?.content).toEqual([{ type: "text", text: "stdio-modern:still here" }]);
+    expect(answer.result?.resultType).toBe("complete");
+    expect(reader.frames.filter((f) => errorCode(f) === -32700).length).toBe(LIMITS.stdio.maxErrorRepliesPerRun);
+    expect(eras).toEqual(["modern"]);
+    await close();
+  }, 30_000);
+
+  test("an oversized frame is refused and the stateless request after it is answered", async () => {
+    const { input, reader, close } = await setupModern();
+    input.write(`${JSON.stringify(modern(1, "tools/list")).slice(0, -1)},"pad":"${"a".repeat(LIMITS.stdio.maxFrameBytes)}"}\n`);
+    input.write(line(modern("after", "tools/list")));
+    const answer = await reader.reply("after");
+    expect(reader.frames[0]).toMatchObject({ id: null, error: { code: -32600 } });
+    expect((answer.result?.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(["echo"]);
+    await close();
+  }, 30_000);
+
+  test("a batch of stateless requests is answered one line per request; a bad element gets its own error", async () => {
+    const { input, reader, close } = await setupModern();
+    input.write(line([modern("a", "tools/list"), { jsonrpc: "2.0", id: "b" }, modern("c", "tools/call", { name: "echo", arguments: { text: "x" } })]));
+    const [a, b, c] = [await reader.reply("a"), await reader.reply("b"), await reader.reply("c")];
+    expect(a.result?.tools).toBeDefined();
+    expect(b.error?.code).toBe(-32600);
+    expect(c.result?.content).toEqual([{ type: "text", text: "stdio-modern:x" }]);
+    for (const text of reader.lines) expect(() => JSON.parse(text)).not.toThrow();
+    await close();
+  }, 30_000);
+
+  test("once the connection is stateless, a late initialize is refused naming the revisions served, and ping is gone", async () => {
+    const { input, reader, close } = await setupModern();
+    input.write(line(modern(1, "tools/list")));
+    await reader.reply(1);
+    input.write(line({ ...INIT, id: 2 }));
+    input.write(line(modern(3, "ping")));
+    const refused = await reader.reply(2);
+    expect(refused.error?.code).toBe(-32022);
+    expect(JSON.stringify(refused.error)).toContain("2026-07-28");
+    expect((await reader.reply(3)).error?.code).toBe(-32601);
+    await close();
+  }, 30_000);
+});

@@ -52,7 +52,7 @@ export async function makeContext(roots: string[], options: ContextOptions = {})
     token: undefined,
     ...options.snapshot,
   };
-  return { workspace, config, sessionId: "test-session", signal: new AbortController().signal, services: options.services ?? createToolServices() };
+  return { workspace, config, sessionId: "test-session", stateless: false, signal: new AbortController().signal, services: options.services ?? createToolServices() };
 }
 
 /** Validates input and output against the tool's schemas around the handler, as the server does. */

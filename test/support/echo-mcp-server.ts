@@ -2,8 +2,7 @@
  * A minimal MCP server with one tool, for exercising transports without the real tools.
  */
 
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 
 export const ECHO_TOOL = {
   name: "echo",
@@ -14,9 +13,9 @@ export const ECHO_TOOL = {
 /** Builds the server; `onClose` hears when the session's server closes. */
 export function createEchoServer(sessionId: string, onClose?: (sessionId: string) => void): Server {
   const server = new Server({ name: "echo-test-server", version: "0.0.1" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [ECHO_TOOL] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    if (request.params.name !== ECHO_TOOL.name) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+  server.setRequestHandler("tools/list", async () => ({ tools: [ECHO_TOOL] }));
+  server.setRequestHandler("tools/call", async (request) => {
+    if (request.params.name !== ECHO_TOOL.name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const text = String(request.params.arguments?.text ?? "");
     return { content: [{ type: "text", text: `${sessionId}:${text}` }] };
   });

@@ -371,6 +371,18 @@ interface Pending {
   resolve: (message: any) => void;
 }
 
+/**
+ * Which wire the fuzzer speaks: `legacy` opens a 2025-06-18 session with initialize; `modern` speaks
+ * 2026-07-28, with no handshake and the protocol version, capabilities and client info in every request's `_meta`.
+ */
+export type FuzzEra = "legacy" | "modern";
+
+const MODERN_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "fuzz", version: "1" },
+};
+
 /** One server process over stdio with newline-framed JSON-RPC. */
 class ServerProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -380,7 +392,7 @@ class ServerProcess {
   exited: { code: number | null; signal: string | null } | undefined;
   stderr = "";
 
-  constructor(cli: string, root: string, env: Record<string, string>) {
+  constructor(cli: string, root: string, env: Record<string, string>, readonly era: FuzzEra = "legacy") {
     this.child = spawn("node", [cli, "mcp", root], { env, cwd: path.dirname(root), stdio: "pipe" });
     this.child.stdout.on("data", (chunk: Buffer) => {
       this.#buffer += chunk.toString();
@@ -425,11 +437,17 @@ class ServerProcess {
         },
       });
       if (this.exited) return resolve({ exited: true });
-      this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      const framed = this.era === "modern" ? { ...(params as object), _meta: MODERN_ENVELOPE } : params;
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: framed })}\n`);
     });
   }
 
   async start(): Promise<void> {
+    if (this.era === "modern") {
+      const discovered = await this.request("server/discover", {}, 30_000);
+      if (!discovered.result?.supportedVersions?.includes("2026-07-28")) throw new Error(`the server did not answer server/discover: ${JSON.stringify(discovered)} ${this.stderr}`);
+      return;
+    }
     const init = await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } }, 30_000);
     if (!init.result) throw new Error(`the server did not initialize: ${JSON.stringify(init)} ${this.stderr}`);
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
@@ -463,6 +481,8 @@ export interface FuzzOptions {
   callTimeoutMs?: number;
   /** Leaves out the scenario that hangs until #14 defect 2 is fixed (each hang costs the whole call limit). */
   skipPreparedThenBroken?: boolean;
+  /** The wire to speak (default legacy). */
+  era?: FuzzEra;
   log?: (line: string) => void;
 }
 
@@ -534,7 +554,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let commits = 0;
   let restarts = 0;
 
-  let server = new ServerProcess(options.cli, root, options.env);
+  let server = new ServerProcess(options.cli, root, options.env, options.era);
   await server.start();
   const { result: listed } = await server.request("tools/list", {}, 30_000);
   const tools: Array<{ name: string; inputSchema: Schema }> = listed.tools;
@@ -568,7 +588,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       if (answer.timedOut) record("hang", `no answer in ${Date.now() - started} ms`);
       else record("exit", `the process exited (${JSON.stringify(server.exited)}): ${server.stderr.slice(-800)}`);
       await server.stop();
-      server = new ServerProcess(options.cli, root, options.env);
+      server = new ServerProcess(options.cli, root, options.env, options.era);
       await server.start();
       restarts += 1;
       queue.length = 0;
@@ -602,8 +622,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   }
 
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const ping = await server.request("ping", {}, 10_000);
-  if (!ping.result) findings.push({ call: options.calls, kind: "hang", tool: "ping", detail: `the server did not answer ping at the end: ${JSON.stringify(ping)}` });
+  // 2026-07-28 has no ping: server/discover is its cheapest request.
+  const probe = server.era === "modern" ? "server/discover" : "ping";
+  const ping = await server.request(probe, {}, 10_000);
+  if (!ping.result) findings.push({ call: options.calls, kind: "hang", tool: probe, detail: `the server did not answer ${probe} at the end: ${JSON.stringify(ping)}` });
   const finalDescriptors = server.descriptors();
   // Slack for descriptors a cache may still hold open (the index watcher, a parser pool).
   if (baselineDescriptors > 0 && restarts === 0 && finalDescriptors > baselineDescriptors + 8) {

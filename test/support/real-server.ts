@@ -1,5 +1,5 @@
 /** The product's own server factory over a temporary root, for in-process transport tests. */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/server";
 import { serverDeps } from "../../src/cli/mcp-command.ts";
 import { ConfigStore } from "../../src/config/store.ts";
 import { createMcpServer } from "../../src/server/mcp.ts";

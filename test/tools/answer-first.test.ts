@@ -11,7 +11,7 @@ import { digestTool } from "../../src/tools/digest.ts";
 import { openImportGraph } from "../../src/tools/graph-common.ts";
 import { createToolServices } from "../../src/tools/index.ts";
 import { searchTool } from "../../src/tools/search.ts";
-import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
+import { makeContext, makeTempDir, runTool, type TempDir, toolFailure } from "../support/context.ts";
 
 let temp: TempDir | undefined;
 afterEach(async () => {
@@ -21,13 +21,13 @@ afterEach(async () => {
 
 const parsed: string[] = [];
 /** The real extractor, slowed so the fixture's build takes seconds, counting what it parses. */
-const slow: FactsExtractor = (language, text, tree) => {
+const slow: FactsExtractor = (language, text, tree, options) => {
   const until = performance.now() + 8;
   while (performance.now() < until) {
     // Extraction is synchronous main-thread work.
   }
   parsed.push(text);
-  return extractFacts(language, text, tree);
+  return extractFacts(language, text, tree, options);
 };
 
 async function repo() {
@@ -129,9 +129,22 @@ describe("answer first through the tools", () => {
     expect(whole.calls).toHaveLength(2);
   });
 
+  test("a declaration not found while the index is still building is said to be provisional, and final once it is built", async () => {
+    const { context, index } = await repo();
+    const during = await toolFailure(runTool(callersTool, { symbol: "notDeclaredAnywhere" }, context));
+    expect(during.code).toBe("symbol_not_found");
+    expect(during.retryable).toBe(true);
+    expect(during.message).toContain("still building");
+    expect(index.built).toBe(false);
+    await index.ensureFresh();
+    const after = await toolFailure(runTool(callersTool, { symbol: "notDeclaredAnywhere" }, context));
+    expect(after.code).toBe("symbol_not_found");
+    expect(after.retryable).toBe(false);
+  });
+
   test("the build waits while a call about a name builds its answer on the files it indexed first", async () => {
     const { context, index } = await repo();
-    const during = await openImportGraph(context, "targetFn", async (session) => {
+    const during = await openImportGraph(context, { name: "targetFn" }, async (session) => {
       const before = parsed.length;
       // Long enough for the build's lanes to parse some twenty of the slow fillers, were they not waiting.
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -257,7 +270,7 @@ describe("answer first through the tools", () => {
     expect(whole.results[0].path).toBe("time/duration.ts");
   });
 
-  test("digest of a folder during the first build is whole for that folder", async () => {
+  test("digest of a folder during the first build is whole for that folder, and the same once the index is built", async () => {
     const { context, index } = await repo();
     const result = await runTool(digestTool, { paths: ["use"] }, context);
     expect(result.complete).toBe(true);
@@ -265,5 +278,9 @@ describe("answer first through the tools", () => {
     expect(index.built).toBe(false);
     expect(parsed.length).toBeLessThan(60);
     await index.ensureFresh();
+    expect(await runTool(digestTool, { paths: ["use"] }, context)).toEqual(result);
+    // Its outline was taken without calls and not kept: the build indexed the folder whole.
+    const callers = await runTool(callersTool, { symbol: "targetFn" }, context);
+    expect(callers.calls.map((call: { caller: string; confidence: string }) => `${call.caller} ${call.confidence}`).sort()).toEqual(["one exact", "two exact"]);
   });
 });

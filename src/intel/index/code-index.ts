@@ -27,6 +27,7 @@ import type { ResolvedPath, Workspace } from "../../policy/workspace.ts";
 import { ReadScratch, readBoundedSync, realTarget } from "../../policy/open.ts";
 import { decodeText } from "../../text/index.ts";
 import { compactFacts, StringPool } from "../facts/compact.ts";
+import type { ExtractOptions } from "../facts/extract.ts";
 import type { FileFacts } from "../facts/types.ts";
 import { isMinifiedName, isParseable, LanguageDetector, type LanguageId, parseTreeAsync, TreeBudget } from "../../syntax/index.ts";
 import { classifySource, lineCount, readSourceFile } from "./classify.ts";
@@ -326,10 +327,12 @@ export class CodeIndex {
   /**
    * Makes these directories (with everything below them) and files fresh before the rest: during the
    * first build a call waits for the walk and its own files only, which it processes ahead of the
-   * build; otherwise this is ensureFresh. The coverage is the tree's (limits that cut it) when every
-   * file of the scope is indexed, and says the index is still building when the deadline came first.
+   * build; otherwise this is ensureFresh. `first` are files of the scope the call is about (the one
+   * declaring its symbol): they go before the others and a deadline does not cut them. The coverage
+   * is the tree's (limits that cut it) when every file of the scope is indexed, and says the index is
+   * still building when the deadline came first.
    */
-  async ensureScope(scope: { dirs?: readonly string[]; files?: readonly string[] }, options: EnsureFreshOptions = {}): Promise<Coverage> {
+  async ensureScope(scope: { dirs?: readonly string[]; files?: readonly string[]; first?: readonly string[] }, options: EnsureFreshOptions = {}): Promise<Coverage> {
     options.signal?.throwIfAborted();
     const current = this.#firstBuild();
     if (!current) return this.ensureFresh(options);
@@ -338,11 +341,12 @@ export class CodeIndex {
     let scopeCut = false;
     try {
       await abortable(current.walkStarted, options.signal);
-      // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
-      const listed = current.cut ? undefined : await this.ahead(() => this.#listScope(scope));
-      if (!listed) await abortable(current.walked, options.signal);
+      const first = new Set(scope.first ?? []);
+      const files = new Set([...first, ...(scope.files ?? [])]);
       const dirs = scope.dirs ?? [];
-      const files = new Set(scope.files ?? []);
+      // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
+      const listed = current.cut ? undefined : await this.ahead(() => this.#listScope({ dirs, files: [...files] }));
+      if (!listed) await abortable(current.walked, options.signal);
       const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
       const mine = listed ?? [...current.todo].filter(inScope);
       // Past the deadline the call answers with what is done; files already started finish.
@@ -356,7 +360,10 @@ export class CodeIndex {
         return this.#processShared(state);
       };
       try {
-        await this.ahead(() => eachLimited(mine, this.#tuning.concurrency, take, stop));
+        await this.ahead(async () => {
+          await eachLimited(mine.filter((state) => first.has(state.real)), this.#tuning.concurrency, take, options.signal);
+          await eachLimited(mine.filter((state) => !first.has(state.real)), this.#tuning.concurrency, take, stop);
+        });
       } catch (error) {
         if (!deadline?.aborted || options.signal?.aborted) throw error;
         scopeCut = true;
@@ -366,6 +373,62 @@ export class CodeIndex {
     }
     // Every file of the scope is indexed: an answer about the scope is whole, though the rest of the tree is not yet.
     return scopeCut ? this.#buildingCoverage() : this.coverage();
+  }
+
+  /**
+   * During a first build with no snapshot to reuse, before its walk is done: the outline of a folder's
+   * files without waiting for the build. Files indexed already (or being indexed) come as the index
+   * holds them, through files(); the others are read and parsed now and their facts taken without
+   * calls, which an outline does not need and which cost most of the extraction. Those facts are not
+   * kept: the build indexes the files whole. Undefined when no such build runs or the folder lies
+   * where only the walk can tell: ensureScope answers then.
+   */
+  async outlineAhead(dirReal: string, options: EnsureFreshOptions = {}): Promise<{ files: IndexedFile[]; coverage: Coverage } | undefined> {
+    options.signal?.throwIfAborted();
+    const current = this.#firstBuild();
+    if (!current || this.#snapshot.entries > 0) return undefined;
+    await abortable(current.walkStarted, options.signal);
+    if (current.cut) return undefined;
+    return this.ahead(async () => {
+      const listed = await this.#listScope({ dirs: [dirReal] });
+      if (!listed) return undefined;
+      const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs);
+      const stop = deadline && options.signal ? AbortSignal.any([deadline, options.signal]) : (deadline ?? options.signal);
+      const files: IndexedFile[] = [];
+      let done = 0;
+      let cut = false;
+      const outline = async (state: FileState): Promise<void> => {
+        const running = this.#inflight.get(state);
+        if (running) await running;
+        else {
+          const file = await this.#readOutline(state);
+          if (file) files.push(file);
+        }
+        options.onProgress?.(++done, listed.length);
+      };
+      try {
+        await eachLimited(listed, this.#tuning.concurrency, outline, stop);
+      } catch (error) {
+        if (!deadline?.aborted || options.signal?.aborted) throw error;
+        cut = true;
+      }
+      return { files, coverage: cut ? this.#buildingCoverage() : this.coverage() };
+    });
+  }
+
+  /** A file's outline facts (no calls) read now and kept by nobody; undefined when it is not a source file the index would hold. */
+  async #readOutline(state: FileState): Promise<IndexedFile | undefined> {
+    const loaded = readBoundedSync(realTarget(state.real, state.real, this.#workspace.roots), this.#settings.maxFileBytes, {
+      scratch: this.#readScratch,
+      statsOnly: isMinifiedName(path.basename(state.relative)),
+    });
+    if (typeof loaded !== "object" || !("bytes" in loaded)) return undefined;
+    // Hashed and decoded before the first await: the bytes live in the shared scratch.
+    const content = { size: loaded.bytes.length, mtimeMs: loaded.stats.mtimeMs, sha256: sha256Hex(loaded.bytes) };
+    const verdict = classifySource(loaded.bytes, state.relative, this.#detector, true);
+    if (verdict.kind !== "source") return undefined;
+    const facts = compactFacts(await this.#extractFacts(verdict.language, verdict.text, { calls: false }), new StringPool());
+    return indexedFile(state, verdict.language, { ...content, lines: lineCount(verdict.text), facts });
   }
 
   /**
@@ -866,11 +929,11 @@ export class CodeIndex {
     this.#extractorVersion = loaded.version;
   }
 
-  async #extractFacts(language: LanguageId, text: string): Promise<FileFacts> {
+  async #extractFacts(language: LanguageId, text: string, options?: ExtractOptions): Promise<FileFacts> {
     await this.#ensureExtractor();
     const root = await parseTreeAsync(language, text);
     try {
-      return this.#extract!(language, text, root);
+      return this.#extract!(language, text, root, options);
     } finally {
       this.#trees.add(text.length);
     }

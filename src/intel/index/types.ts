@@ -3,6 +3,7 @@
  * every answer built on the index carries.
  */
 import type { SgRoot } from "@ast-grep/napi";
+import type { ExtractOptions } from "../facts/extract.ts";
 import type { FileFacts } from "../facts/types.ts";
 import type { LanguageId } from "../../syntax/index.ts";
 
@@ -55,7 +56,7 @@ export interface Coverage {
 }
 
 /** How the index turns a file's text into facts; the real extractor unless a test injects another. */
-export type FactsExtractor = (language: LanguageId, text: string, root?: SgRoot) => FileFacts;
+export type FactsExtractor = (language: LanguageId, text: string, root?: SgRoot, options?: ExtractOptions) => FileFacts;
 
 export interface IndexSettings {
   persist: boolean;

@@ -1000,3 +1000,16 @@ describe("markup and stylesheets", () => {
     ]);
   });
 });
+
+describe("an outline taken without calls", () => {
+  test("holds the same declarations, imports, exports and parse errors as the whole facts, in every language", () => {
+    const files = readdirSync(FIXTURES);
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) {
+      const { calls: _calls, bindings: _bindings, ...whole } = factsOf(file);
+      const { calls, bindings, ...outline } = extractFacts(languageOf(file), textOf(file), undefined, { calls: false });
+      expect({ file, calls, bindings }).toEqual({ file, calls: [], bindings: undefined });
+      expect({ file, ...outline }).toEqual({ file, ...whole });
+    }
+  });
+});

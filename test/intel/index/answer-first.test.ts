@@ -14,12 +14,12 @@ afterEach(async () => {
 
 /** The counted extractor, made slow enough that a build of the fixture takes a while. */
 function slowExtractor(f: IndexFixture, msPerFile: number): FactsExtractor {
-  return (language, text, tree) => {
+  return (language, text, tree, options) => {
     const until = performance.now() + msPerFile;
     while (performance.now() < until) {
       // Busy: extraction is synchronous work on the main thread.
     }
-    return f.extract(language, text, tree);
+    return f.extract(language, text, tree, options);
   };
 }
 
@@ -48,6 +48,34 @@ describe("answer first", () => {
     expect(index.files()).toHaveLength(170);
   });
 
+  test("a folder's outline during the first build is taken without calls and kept by nobody: the build indexes its files whole", async () => {
+    const f = await tree(150);
+    for (let i = 0; i < 5; i++) await f.write(`z/uses${i}.ts`, `import { own${i} } from "./own${i}";\nexport function uses${i}() {\n  own${i}();\n}\n`);
+    const index = f.index({ extract: slowExtractor(f, 5) });
+    const outline = await index.outlineAhead(f.path("z"));
+    if (!outline) throw new Error("expected an outline during the first build");
+    const expected = [...Array.from({ length: 20 }, (_, i) => `own${i}`), ...Array.from({ length: 5 }, (_, i) => `uses${i}`)];
+    expect(outline.files.map((file) => file.facts.symbols[0]?.name).sort()).toEqual(expected.sort());
+    expect(outline.coverage.complete).toBe(true);
+    const uses = outline.files.find((file) => file.relative === "z/uses0.ts");
+    expect(uses?.facts.imports.map((fact) => fact.specifier)).toEqual(["./own0"]);
+    expect(outline.files.every((file) => file.facts.calls.length === 0)).toBe(true);
+    // Kept by nobody: the index does not hold them until the build reaches them, and the build waited meanwhile.
+    expect(index.get(f.path("z/uses0.ts"))).toBeUndefined();
+    expect(index.built).toBe(false);
+    expect(f.extracted.length).toBeLessThanOrEqual(25 + 4);
+    await index.ensureFresh();
+    expect(index.get(f.path("z/uses0.ts"))?.facts.calls.map((call) => call.name)).toEqual(["own0"]);
+    expect(index.files()).toHaveLength(175);
+  });
+
+  test("no outline is taken on the side once the index is built", async () => {
+    const f = await tree(10);
+    const index = f.index();
+    await index.ensureFresh();
+    expect(await index.outlineAhead(f.path("z"))).toBeUndefined();
+  });
+
   test("a file the build is parsing when a call needs it is parsed once, for both", async () => {
     const f = await tree(40);
     const index = f.index({ extract: slowExtractor(f, 5) });
@@ -59,6 +87,20 @@ describe("answer first", () => {
     expect(f.extracted.length).toBe(60);
     expect(new Set(f.extracted).size).toBe(60);
   });
+
+  for (const when of ["before the walk is done", "once the walk is done"] as const) {
+    test(`the file a scoped call is about comes first, and a deadline cuts only the others (${when})`, async () => {
+      const f = await tree(150);
+      const index = f.index({ extract: slowExtractor(f, 5) });
+      if (when === "once the walk is done") await index.ensureFresh({ deadlineMs: 100 });
+      const about = f.path("z/own19.ts");
+      const others = Array.from({ length: 60 }, (_, i) => f.path(`a/f${String(i + 80).padStart(3, "0")}.ts`));
+      const coverage = await index.ensureScope({ files: others, first: [about] }, { deadlineMs: 0 });
+      expect(coverage.complete).toBe(false);
+      expect(index.get(about)?.facts.symbols[0]?.name).toBe("own19");
+      await index.ensureFresh();
+    });
+  }
 
   test("a call for a file the build is parsing right now waits for that parse", async () => {
     const f = await tree(40);

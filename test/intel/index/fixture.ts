@@ -30,9 +30,9 @@ export async function makeIndexFixture(options: { rules?: Omit<PathRule, "source
   const workspace = await Workspace.create({ workspace: { roots: [root] }, paths });
   const extracted: string[] = [];
   // The real extractor, counted: every call is one parse the index asked for.
-  const extract: FactsExtractor = (language, text, tree) => {
+  const extract: FactsExtractor = (language, text, tree, options) => {
     extracted.push(text);
-    return extractFacts(language, text, tree);
+    return extractFacts(language, text, tree, options);
   };
   const registry = new IndexRegistry();
   const fixture: IndexFixture = {
