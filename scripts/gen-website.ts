@@ -376,8 +376,8 @@ export function renderConfigPage(): string {
         ["key", "type", "default", "project", "environment / CLI", "meaning"],
         leaves.map((leaf) => {
           const schema = jsonSchemaOf(leaf.schema, "input");
-          const defaults = DEFAULT_CONFIG[section as keyof typeof DEFAULT_CONFIG] as Record<string, unknown>;
-          const value = defaults[leaf.key];
+          // A nested table ([http.auth]) has its defaults one level further down.
+          const value = leaf.dotted.split(".").reduce<unknown>((table, key) => (table as Record<string, unknown> | undefined)?.[key], DEFAULT_CONFIG);
           const setters = [envByKey.get(leaf.dotted), cliByKey.get(leaf.dotted)].filter((item): item is string => item !== undefined).map(code).join("<br>");
           return [
             `<span id="${leaf.dotted.replaceAll(".", "-").replaceAll("_", "-")}">${code(leaf.key)}</span>`,

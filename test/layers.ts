@@ -180,6 +180,7 @@ export const MODULE_STATE: readonly { where: string; name: string; kind: "proces
   { where: "src/intel/facts/lang/c-family.ts", name: "extractors", kind: "memo", why: "the extractor built per C-family language" },
   { where: "src/intel/facts/lang/typescript.ts", name: "cache", kind: "memo", why: "the extractor built per dialect" },
   { where: "src/syntax/parse.ts", name: "crTexts", kind: "side table", why: "the text of a tree parsed from CR text" },
+  { where: "src/server/oauth.ts", name: "callers", kind: "side table", why: "the caller an OAuth guard admitted, on the request it admitted" },
   { where: "src/intel/facts/lang/swift.ts", name: "extensions", kind: "side table", why: "extensions seen by one facts builder" },
   { where: "src/intel/facts/lang/haskell.ts", name: "notes", kind: "side table", why: "signatures seen by one facts builder" },
   { where: "src/intel/facts/lang/rust.ts", name: "notes", kind: "side table", why: "impl blocks seen by one facts builder" },

@@ -13,9 +13,11 @@ import { recoverJournal } from "../patch/index.ts";
 import { Workspace } from "../policy/workspace.ts";
 import type { startHttpServer } from "../server/http.ts";
 import { manageLifecycle } from "../server/lifecycle.ts";
+import { oauthSettingsFrom } from "../server/oauth.ts";
 import { createMcpServer, type ServerDeps } from "../server/mcp.ts";
 import { StdioTransport } from "../server/stdio.ts";
-import { createToolServices } from "../tools/index.ts";
+import { createToolServices, TOOLS } from "../tools/index.ts";
+import { narrowestProfileFor } from "../tools/profiles.ts";
 import type { ToolServices } from "../tools/services.ts";
 import { parseArgs, parsePort } from "./args.ts";
 import type { CommandIO } from "./io.ts";
@@ -27,7 +29,8 @@ Serve the ast-mcp tools to an MCP host.
   --transport stdio|http  stdio (default): JSON-RPC over stdin/stdout.
                           http: Streamable HTTP at http://HOST:PORT/mcp (default 127.0.0.1:3768).
   --host H                Address to bind for http. A non-loopback address needs a token
-                          (AST_MCP_TOKEN or [http].token_file in the user config).
+                          (AST_MCP_TOKEN or [http].token_file in the user config) or the
+                          OAuth mode ([http.auth]: access tokens from an authorization server).
   --port P                Port for http (0 picks a free one).
   --json-response         Answer HTTP POSTs with plain JSON instead of SSE streams.
   ROOT…                   Directories the tools may see (default: [workspace].roots, else the
@@ -134,6 +137,7 @@ export async function runMcpCommand(argv: string[], io: CommandIO): Promise<numb
       port: http.port,
       jsonResponse: http.json_response,
       token: snapshot.token,
+      oauth: oauthSettingsFrom(http.auth, (toolName) => narrowestProfileFor(TOOLS, toolName)),
       maxSessions: http.max_sessions,
       sessionIdleMs: http.session_idle_minutes * 60_000,
       allowedHosts: http.allowed_hosts,

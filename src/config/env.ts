@@ -23,7 +23,7 @@ const BENCH_CLI_ENV = "AST_MCP_BENCH_CLI";
 const SPECIAL_VARIABLES: ReadonlySet<string> = new Set([TOKEN_ENV, CONFIG_PATH_ENV, CACHE_DIR_ENV, STATE_DIR_ENV, BENCH_CLI_ENV]);
 
 function envVariableFor(leaf: ConfigLeaf): string {
-  return `${ENV_PREFIX}${leaf.section.toUpperCase()}_${leaf.key.toUpperCase()}`;
+  return `${ENV_PREFIX}${leaf.section.replaceAll(".", "_").toUpperCase()}_${leaf.key.toUpperCase()}`;
 }
 
 /** Variable name → leaf, derived from the schema. */

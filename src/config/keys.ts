@@ -10,6 +10,7 @@ export type LeafKind = "string" | "number" | "boolean" | "enum" | "string_list" 
 
 /** One settable scalar (or list of strings) inside a section, e.g. http.port. */
 export interface ConfigLeaf {
+  /** The table holding the key, dotted when nested ("http.auth" for [http.auth]). */
   section: string;
   key: string;
   /** "section.key" as used in sources, problems and warnings. */
@@ -42,7 +43,7 @@ function leafKind(schema: z.ZodType, dotted: string): LeafKind {
   if (schema instanceof z.ZodNumber) return "number";
   if (schema instanceof z.ZodBoolean) return "boolean";
   if (schema instanceof z.ZodEnum) return "enum";
-  if (schema instanceof z.ZodArray && unwrapOptional(schema.element as z.ZodType) instanceof z.ZodString) return "string_list";
+  if (schema instanceof z.ZodArray && isStringLike(schema.element as z.ZodType)) return "string_list";
   // A table of string keys to string values, e.g. [languages].overrides = { "*.tmpl.js" = "javascript" }.
   if (schema instanceof z.ZodRecord && isStringLike(schema.valueType as z.ZodType)) return "string_map";
   // Fails at import (and in every test) so a new kind of key cannot silently escape the env mapping.
@@ -51,17 +52,44 @@ function leafKind(schema: z.ZodType, dotted: string): LeafKind {
 
 function deriveLeaves(): ConfigLeaf[] {
   const leaves: ConfigLeaf[] = [];
+  const addTable = (section: string, table: z.ZodObject) => {
+    for (const [key, keySchema] of Object.entries(table.shape)) {
+      const dotted = `${section}.${key}`;
+      const schema = unwrapOptional(keySchema as z.ZodType);
+      // A nested table ([http.auth]) contributes its own keys.
+      if (schema instanceof z.ZodObject) addTable(dotted, schema);
+      else leaves.push({ section, key, dotted, kind: leafKind(schema, dotted), schema });
+    }
+  };
   for (const [section, sectionSchema] of Object.entries(ConfigFileSchema.shape)) {
     const inner = unwrapOptional(sectionSchema as z.ZodType);
     // Lists of tables (the [[paths]] rules) are not scalar settings.
-    if (!(inner instanceof z.ZodObject)) continue;
-    for (const [key, keySchema] of Object.entries(inner.shape)) {
-      const dotted = `${section}.${key}`;
-      const schema = unwrapOptional(keySchema as z.ZodType);
-      leaves.push({ section, key, dotted, kind: leafKind(schema, dotted), schema });
-    }
+    if (inner instanceof z.ZodObject) addTable(section, inner);
   }
   return leaves;
+}
+
+type Table = Record<string, unknown>;
+
+/** The table holding a leaf inside a configuration object; with `create`, missing tables are made on the way. */
+function tableOf(root: unknown, leaf: ConfigLeaf, create: boolean): Table | undefined {
+  let table = root as Table | undefined;
+  for (const name of leaf.section.split(".")) {
+    if (table === undefined) return undefined;
+    let next = table[name] as Table | undefined;
+    if (next === undefined && create) table[name] = next = {};
+    table = next;
+  }
+  return table;
+}
+
+/** A leaf's value in a configuration file or effective configuration (undefined when absent). */
+export function leafValue(root: unknown, leaf: ConfigLeaf): unknown {
+  return tableOf(root, leaf, false)?.[leaf.key];
+}
+
+export function setLeafValue(root: unknown, leaf: ConfigLeaf, value: unknown): void {
+  (tableOf(root, leaf, true) as Table)[leaf.key] = value;
 }
 
 /** Every scalar setting, in schema order. */

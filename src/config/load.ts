@@ -10,8 +10,9 @@ import path from "node:path";
 import { LIMITS } from "../core/limits.ts";
 import { CONFIG_PATH_ENV, TOKEN_ENV, readEnvLayer } from "./env.ts";
 import { readConfigFile } from "./file.ts";
+import { httpAuthProblems, oauthEnabled } from "./http-auth.ts";
 import { type FileFingerprint, fingerprintFile, fingerprintOf, statIfExists } from "./fingerprint.ts";
-import { CONFIG_LEAVES, PATH_KEYS } from "./keys.ts";
+import { CONFIG_LEAVES, leafValue, PATH_KEYS, setLeafValue } from "./keys.ts";
 import type { ConfigLeaf } from "./keys.ts";
 import { DEFAULT_CONFIG, DEFAULT_RULES } from "./schema.ts";
 import type { ConfigFile, EffectiveConfig, PathRule } from "./schema.ts";
@@ -78,8 +79,7 @@ type Layer = Map<string, LayerValue>;
 function fileLayer(data: ConfigFile, source: ValueSource, baseDir: string): Layer {
   const layer: Layer = new Map();
   for (const leaf of CONFIG_LEAVES) {
-    const section = (data as Record<string, Record<string, unknown> | undefined>)[leaf.section];
-    const value = section?.[leaf.key];
+    const value = leafValue(data, leaf);
     if (value === undefined) continue;
     layer.set(leaf.dotted, { value: resolvePathValue(leaf, value, baseDir), source });
   }
@@ -91,10 +91,6 @@ function resolvePathValue(leaf: ConfigLeaf, value: unknown, baseDir: string): un
   if (typeof value === "string") return path.resolve(baseDir, value);
   if (Array.isArray(value)) return value.map((item) => (typeof item === "string" ? path.resolve(baseDir, item) : item));
   return value;
-}
-
-function setLeaf(config: EffectiveConfig, leaf: ConfigLeaf, value: unknown): void {
-  (config as unknown as Record<string, Record<string, unknown>>)[leaf.section]![leaf.key] = value;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -242,7 +238,7 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
     for (const leaf of CONFIG_LEAVES) {
       const setting = layer.get(leaf.dotted);
       if (!setting || (layer === projectLayer && addOnly(leaf))) continue;
-      setLeaf(config, leaf, setting.value);
+      setLeafValue(config, leaf, setting.value);
       sources[leaf.dotted] = setting.source;
     }
   }
@@ -250,8 +246,8 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
   for (const leaf of CONFIG_LEAVES.filter(addOnly)) {
     const added = projectLayer.get(leaf.dotted);
     if (!added) continue;
-    const current = (config as unknown as Record<string, Record<string, unknown>>)[leaf.section]?.[leaf.key];
-    setLeaf(config, leaf, [...new Set([...(Array.isArray(current) ? (current as string[]) : []), ...(added.value as string[])])]);
+    const current = leafValue(config, leaf);
+    setLeafValue(config, leaf, [...new Set([...(Array.isArray(current) ? (current as string[]) : []), ...(added.value as string[])])]);
     if (sources[leaf.dotted] === "default") sources[leaf.dotted] = added.source;
   }
   config.workspace.roots = roots;
@@ -291,6 +287,11 @@ export async function loadConfigDetailed(options: LoadConfigOptions, generation 
       token = result.token;
       tokenSource = tokenFileSource;
     }
+  }
+
+  problems.push(...httpAuthProblems(config, sources, userFile.path));
+  if (token !== undefined && oauthEnabled(config)) {
+    warnings.push(`[http.auth] sets an issuer, so HTTP clients must bring its access tokens: the static bearer token (from ${tokenSource}) is not accepted`);
   }
 
   const snapshot: ConfigSnapshot = {

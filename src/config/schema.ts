@@ -42,8 +42,33 @@ export const EXTERNAL_FORMATTER_TIMEOUT_MS = 10_000;
 
 const LOG_LEVEL = z.enum(["debug", "info", "warn", "error"]);
 
-const TOOL_PROFILES = ["read", "write", "full"] as const;
+/** Narrowest first: each profile includes the one before it. */
+export const TOOL_PROFILES = ["read", "write", "full"] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
+
+/** JWS algorithms an access token may be signed with: asymmetric only, so no "none" and no HMAC keyed by a public key. */
+export const JWS_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
+export type JwsAlgorithm = (typeof JWS_ALGORITHMS)[number];
+
+const ProfileNameSchema = z.enum(TOOL_PROFILES, {
+  error: (issue) => `unknown tool profile ${JSON.stringify(issue.input)}; the profiles are ${TOOL_PROFILES.join(", ")}`,
+});
+
+/** [http.auth]: the OAuth 2.1 resource-server mode (off unless issuer is set). */
+const HttpAuthSchema = z.strictObject({
+  /** The authorization server whose access tokens this server accepts (their "iss"); setting it turns the mode on. */
+  issuer: z.string().min(1).optional(),
+  /** This server's MCP endpoint as clients reach it, e.g. "https://mcp.example.com/mcp": the audience tokens must name (RFC 8707). */
+  resource: z.string().min(1).optional(),
+  /** Where the issuer publishes its signing keys; read from the issuer's metadata when unset. */
+  jwks_uri: z.string().min(1).optional(),
+  /** Signature algorithms accepted. */
+  algorithms: z.array(z.enum(JWS_ALGORITHMS)).min(1).optional(),
+  /** Seconds of clock difference tolerated on exp and nbf. */
+  leeway_seconds: z.number().int().min(0).max(300).optional(),
+  /** Scope → tool profile; a token gets the widest profile its scopes name, and is refused when they name none. */
+  scopes: z.record(z.string().min(1), ProfileNameSchema).optional(),
+});
 
 /** A tool name from the catalog; an unknown one is a configuration problem naming its key. */
 const ToolNameSchema = z
@@ -68,6 +93,7 @@ export const ConfigFileSchema = z.strictObject({
       allowed_hosts: z.array(z.string().min(1)).optional(),
       /** Browser origins allowed to call the server (scheme://host[:port]). */
       allowed_origins: z.array(z.string().min(1)).optional(),
+      auth: HttpAuthSchema.optional(),
     })
     .optional(),
   log: z.strictObject({ level: LOG_LEVEL.optional() }).optional(),
@@ -143,8 +169,12 @@ export const ConfigFileSchema = z.strictObject({
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
 type Sections = Omit<ConfigFile, "paths" | "formatters">;
-/** A section after layering: every key has a value, except http.token_file, which may stay unset. */
-type Filled<Section> = { [Key in keyof Section]-?: Key extends "token_file" ? Section[Key] | undefined : Exclude<Section[Key], undefined> };
+/** Keys that may stay unset after layering. */
+type Unset = "token_file" | "issuer" | "resource" | "jwks_uri";
+/** A section after layering: every key has a value (a nested table, [http.auth], is filled too), except the Unset ones. */
+type Filled<Section> = {
+  [Key in keyof Section]-?: Key extends Unset ? Section[Key] | undefined : Key extends "auth" ? Filled<NonNullable<Section[Key]>> : Exclude<Section[Key], undefined>;
+};
 
 /** The effective configuration after layering, derived from the schema. */
 export type EffectiveConfig = { [Name in keyof Sections]-?: Filled<NonNullable<Sections[Name]>> } & {
@@ -176,6 +206,14 @@ export const DEFAULT_CONFIG: Omit<EffectiveConfig, "paths" | "formatters"> = {
     token_file: undefined,
     allowed_hosts: [],
     allowed_origins: [],
+    auth: {
+      issuer: undefined,
+      resource: undefined,
+      jwks_uri: undefined,
+      algorithms: [...JWS_ALGORITHMS],
+      leeway_seconds: 60,
+      scopes: { "ast-mcp:read": "read", "ast-mcp:write": "write", "ast-mcp:full": "full" },
+    },
   },
   log: { level: "info" },
   safety: { require_hash: true, fuzzy_match: false, fuzzy_threshold: 0.9 },

@@ -2,7 +2,7 @@
  * The configuration as it may be shown to a user or a model (config_status, `config show --json`):
  * every effective value with its source, the rules with theirs, and secrets replaced.
  */
-import { CONFIG_LEAVES } from "./keys.ts";
+import { CONFIG_LEAVES, leafValue } from "./keys.ts";
 import type { PathRuleInput } from "./schema.ts";
 import type { ConfigProblem, ConfigSnapshot, ValueSource } from "./types.ts";
 
@@ -41,9 +41,8 @@ export function isSecretKey(dotted: string): boolean {
 
 export function redactedView(snapshot: ConfigSnapshot): RedactedConfigView {
   const settings: Record<string, ConfigSetting> = {};
-  const config = snapshot.config as unknown as Record<string, Record<string, unknown>>;
   for (const leaf of CONFIG_LEAVES) {
-    const raw = config[leaf.section]?.[leaf.key];
+    const raw = leafValue(snapshot.config, leaf);
     const value = raw === undefined ? null : isSecretKey(leaf.dotted) ? REDACTED : structuredClone(raw);
     settings[leaf.dotted] = { value, source: snapshot.sources[leaf.dotted] ?? "default" };
   }

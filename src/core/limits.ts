@@ -34,6 +34,20 @@ export const LIMITS = {
     maxBodyBytes: 4 * MiB,
   },
 
+  /** The OAuth resource-server mode ([http.auth]). */
+  oauth: {
+    /** Bearer tokens longer than this are refused unread. */
+    maxTokenBytes: 16 * KiB,
+    /** Time allowed for fetching the issuer's metadata or keys; past it the request waiting on them gets 503, never a hang. */
+    fetchTimeoutMs: 5_000,
+    /** The issuer's metadata or key set larger than this is refused. */
+    maxDocumentBytes: 256 * KiB,
+    /** How long the issuer's key set is used before it is fetched again. */
+    keysTtlMs: 10 * 60_000,
+    /** A token naming a key the set lacks fetches the set again at most this often (a new key after rotation is found; a flood of made-up key ids costs the issuer nothing). */
+    unknownKeyRefetchMs: 30_000,
+  },
+
   progress: {
     /** Progress notifications of one call are at least this far apart (then one last at 100% when it is answered); a margin over 250 ms keeps them so on the clock of a client that reads late under load. */
     minIntervalMs: 300,

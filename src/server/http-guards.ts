@@ -7,6 +7,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { MiddlewareHandler } from "hono";
+import { bareHost, isLoopbackHost } from "../helpers/loopback-url.ts";
+
+export { isLoopbackHost };
 
 /** JSON-RPC "server error" code used for transport-level refusals. */
 export const JSONRPC_SERVER_ERROR = -32000;
@@ -24,30 +27,10 @@ export function jsonRpcErrorResponse(status: number, code: number, message: stri
 /** Host names that always mean "this machine" in a Host or Origin header. */
 const LOOPBACK_HEADER_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** Strip IPv6 brackets and lowercase, so "[::1]" and "::1" compare equal. */
-function bareHost(host: string): string {
-  const lower = host.trim().toLowerCase();
-  return lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
-}
-
 /** The host as it appears in a Host header or URL: IPv6 literals in brackets. */
 function headerForm(host: string): string {
   const bare = bareHost(host);
   return isIP(bare) === 6 ? `[${bare}]` : bare;
-}
-
-/** True for addresses that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = bareHost(host);
-  if (bare === "localhost") return true;
-  const family = isIP(bare);
-  if (family === 4) return bare.split(".")[0] === "127";
-  if (family === 6) {
-    // Canonicalise ("0:0:0:0:0:0:0:1" → "::1") through the URL parser.
-    const canonical = new URL(`http://[${bare}]/`).hostname;
-    return canonical === "[::1]" || canonical.startsWith("[::ffff:7f");
-  }
-  return false;
 }
 
 /** Split a Host header into host name (header form) and port; undefined when malformed. */

@@ -25,6 +25,7 @@ import {
   JSONRPC_SESSION_NOT_FOUND,
   jsonRpcErrorResponse,
 } from "./http-guards.ts";
+import { callerOf, callerOptions, type OAuthSettings, useOAuth } from "./oauth.ts";
 import { SessionRegistry } from "./sessions.ts";
 
 export interface HttpOptions {
@@ -33,8 +34,10 @@ export interface HttpOptions {
   port: number;
   /** false: responses stream as SSE (default); true: plain JSON bodies. */
   jsonResponse: boolean;
-  /** Bearer token; required when binding to a non-loopback address. */
+  /** Bearer token; required when binding to a non-loopback address, unless OAuth guards the endpoint. */
   token: string | undefined;
+  /** [http.auth]: access tokens from an OAuth issuer instead of the static token. */
+  oauth?: OAuthSettings | undefined;
   maxSessions: number;
   sessionIdleMs: number;
   /** Extra Host header values accepted (config [http].allowed_hosts). */
@@ -80,7 +83,8 @@ function tokenRequiredMessage(host: string): string {
     `Refusing to serve HTTP on ${host}: it is not a loopback address, so anyone who can reach the port could use this server, and no bearer token is set.`,
     "Set one of:",
     "  - the AST_MCP_TOKEN environment variable (e.g. AST_MCP_TOKEN=$(openssl rand -hex 32)), or",
-    "  - [http].token_file in ast-mcp.toml, naming a file that holds the token;",
+    "  - [http].token_file in ast-mcp.toml, naming a file that holds the token, or",
+    "  - [http.auth] in ast-mcp.toml, to accept access tokens from an OAuth authorization server instead;",
     "clients then send \"Authorization: Bearer <token>\". Or bind to 127.0.0.1 to serve this machine only.",
   ].join("\n");
 }
@@ -96,7 +100,7 @@ function hasInitializeRequest(message: unknown): boolean {
 
 export async function startHttpServer(options: HttpOptions): Promise<HttpHandle> {
   const token = options.token === undefined || options.token === "" ? undefined : options.token;
-  if (token === undefined && !isLoopbackHost(options.host)) {
+  if (token === undefined && options.oauth === undefined && !isLoopbackHost(options.host)) {
     throw new HttpStartError("token_required", tokenRequiredMessage(options.host));
   }
 
@@ -137,7 +141,8 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     }));
 
   app.use(MCP_PATH, guard);
-  if (token !== undefined) app.use(MCP_PATH, bearerGuard(token));
+  if (options.oauth !== undefined) useOAuth(app, MCP_PATH, options.oauth);
+  else if (token !== undefined) app.use(MCP_PATH, bearerGuard(token));
 
   const sessionNotFound = () => jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found: it ended or expired; start a new one with an initialize request.");
 
@@ -154,12 +159,12 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
       return jsonRpcErrorResponse(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is not valid JSON.");
     }
 
-    if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: maxBodyBytes }))) return modern.fetch(request, { parsedBody: parsed });
+    if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: maxBodyBytes }))) return modern.fetch(request, { parsedBody: parsed, ...callerOptions(request) });
 
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId) {
       const session = sessions.get(sessionId);
-      return session ? sessions.handle(session, request, parsed) : sessionNotFound();
+      return session ? sessions.handle(session, request, parsed, callerOf(request)) : sessionNotFound();
     }
     if (!hasInitializeRequest(parsed)) {
       return jsonRpcErrorResponse(
@@ -179,7 +184,7 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
           "Retry when a response has finished, or end an unused session (DELETE /mcp with its Mcp-Session-Id).",
       );
     }
-    return sessions.open(request, parsed);
+    return sessions.open(request, parsed, callerOf(request));
   });
 
   // GET opens the server-to-client stream; DELETE ends the session. Both need a known session.

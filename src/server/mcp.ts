@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { type CallToolResult, Server, SUPPORTED_PROTOCOL_VERSIONS, type Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import type { ToolProfile } from "../config/schema.ts";
 import type { ConfigSnapshot } from "../config/types.ts";
 import { ToolError, type ToolErrorPayload } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
@@ -19,6 +20,7 @@ import { createToolServices, TOOLS } from "../tools/index.ts";
 import type { ToolServices } from "../tools/services.ts";
 import { type OfferedTools, offeredTools } from "../tools/profiles.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
+import { grantedProfile } from "./oauth.ts";
 
 /** What the server needs from the process: the current configuration and its workspace. */
 export interface ServerDeps {
@@ -209,11 +211,14 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
   );
   // [tools] in the configuration decides what is offered; when an edit changes that, the client hears of it.
   let listed: OfferedTools | undefined;
-  const offeredFor = (snapshot: ConfigSnapshot): OfferedTools => {
-    const selection = offeredTools(tools, snapshot.config.tools);
+  // An OAuth caller's token may grant a narrower profile than the configuration's (see server/oauth.ts); a
+  // change of the tool set is judged on the configuration's own selection, never on who asked.
+  const offeredFor = (snapshot: ConfigSnapshot, granted: ToolProfile | undefined): OfferedTools => {
+    const configured = offeredTools(tools, snapshot.config.tools);
     const before = lastOffered.get(deps);
-    lastOffered.set(deps, selection);
-    if (before !== undefined && before !== selection) deps.onToolSetChanged?.();
+    lastOffered.set(deps, configured);
+    if (before !== undefined && before !== configured) deps.onToolSetChanged?.();
+    const selection = granted === undefined ? configured : offeredTools(tools, snapshot.config.tools, granted);
     if (listed !== undefined && listed !== selection) {
       listed = selection;
       server.sendToolListChanged().catch((error: unknown) => {
@@ -252,9 +257,9 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
     void warm();
   };
 
-  server.setRequestHandler("tools/list", async () => {
+  server.setRequestHandler("tools/list", async (_request, ctx) => {
     warmForStateless();
-    listed = offeredFor(await deps.snapshot());
+    listed = offeredFor(await deps.snapshot(), grantedProfile(ctx.http?.authInfo));
     return { tools: describeTools(listed.tools) };
   });
 
@@ -267,11 +272,16 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       log.error("the configuration could not be read for a tool call", { error });
       return errorResult(new ToolError("internal_error", "the configuration could not be read; the server logged the details").toPayload());
     }
-    const selection = offeredFor(snapshot);
+    const granted = grantedProfile(extra.http?.authInfo);
+    const selection = offeredFor(snapshot, granted);
     const tool = selection.byName.get(request.params.name);
     if (!tool) {
       const shown = JSON.stringify(request.params.name.slice(0, 100));
-      const message = selection.withheld.has(request.params.name) ? `tool ${shown} is not offered: the [tools] configuration turns it off` : `no tool named ${shown}`;
+      const message = selection.withheld.has(request.params.name) ?
+        `tool ${shown} is not offered: the [tools] configuration turns it off` :
+        selection.notGranted.has(request.params.name) ?
+        `tool ${shown} is not offered to this caller: its access token's scopes grant the "${granted}" profile, which does not include it; a token with a scope mapped to a wider profile ([http.auth].scopes) can call it` :
+        `no tool named ${shown}`;
       return errorResult(new ToolError("unknown_tool", message, { details: { available: selection.tools.map((t) => t.name) } }).toPayload());
     }
     let pacer: ProgressPacer | undefined;

@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import { type AuthInfo, type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { log } from "../core/log.ts";
 
 export interface Session {
@@ -83,7 +83,7 @@ export class SessionRegistry {
    * Handles an initialize request: makes a transport and a fresh server, and keeps
    * them if the SDK accepts the request. Call only after `hasCapacity()` said yes.
    */
-  async open(request: Request, parsedBody: unknown): Promise<Response> {
+  async open(request: Request, parsedBody: unknown, authInfo?: AuthInfo): Promise<Response> {
     this.pendingOpens += 1;
     let slotHeld = true;
     const releaseSlot = () => {
@@ -122,7 +122,7 @@ export class SessionRegistry {
         this.close(created).catch((error: unknown) => log.warn("closing an http session failed", { session: id, error }));
       };
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody });
+      const response = await transport.handleRequest(request, authInfo === undefined ? { parsedBody } : { parsedBody, authInfo });
       releaseSlot();
       if (this.sessions.get(id) !== created) {
         // Refused before initialization (wrong Accept or Content-Type, bad message) or shut down meanwhile.
@@ -138,13 +138,13 @@ export class SessionRegistry {
     }
   }
 
-  /** Passes a request to an existing session's transport. */
-  async handle(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
+  /** Passes a request to an existing session's transport, with the caller an OAuth guard admitted (if any). */
+  async handle(session: Session, request: Request, parsedBody?: unknown, authInfo?: AuthInfo): Promise<Response> {
     session.lastActivityMs = this.now();
     session.openResponses += 1;
     let response: Response;
     try {
-      response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+      response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : authInfo === undefined ? { parsedBody } : { parsedBody, authInfo });
     } catch (error) {
       this.finishResponse(session);
       throw error;

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { JWS_ALGORITHMS } from "../../src/config/schema.ts";
+import { startHttpServer } from "../../src/server/http.ts";
+import type { OAuthSettings } from "../../src/server/oauth.ts";
+import { createEchoServer } from "../support/echo-mcp-server.ts";
+import { makeKey, signJwt, startTestIssuer } from "../support/test-issuer.ts";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.().catch(() => undefined);
+});
+
+const RESOURCE = "https://mcp.example.test/mcp";
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
+
+async function serve(host: string, token: string | undefined) {
+  const key = makeKey("k", "ES256");
+  const issuer = await startTestIssuer([key]);
+  cleanups.push(() => issuer.close());
+  const oauth: OAuthSettings = {
+    issuer: issuer.issuer,
+    resource: RESOURCE,
+    jwksUri: issuer.jwksUri,
+    algorithms: JWS_ALGORITHMS,
+    leewaySeconds: 60,
+    scopes: { "ast-mcp:read": "read" },
+  };
+  const handle = await startHttpServer({
+    host,
+    port: 0,
+    jsonResponse: true,
+    token,
+    oauth,
+    maxSessions: 4,
+    sessionIdleMs: 60_000,
+    allowedHosts: [],
+    allowedOrigins: [],
+    version: "9.9.9-test",
+    createServer: (id) => createEchoServer(id),
+  });
+  cleanups.push(() => handle.close());
+  const post = (authorization?: string) =>
+    fetch(`http://127.0.0.1:${handle.port}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(authorization ? { authorization } : {}) },
+      body: INITIALIZE,
+    });
+  return { post, port: handle.port, mint: (subject = "user-1") => signJwt(key, issuer.claims(RESOURCE, { sub: subject })) };
+}
+
+describe("the OAuth mode of the HTTP transport", () => {
+  test("off loopback it stands in for the static token: the server starts and asks for an access token", async () => {
+    const { post, mint } = await serve("0.0.0.0", undefined);
+    const refused = await post();
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp", scope="ast-mcp:read"`);
+    expect((await post(`Bearer ${mint()}`)).status).toBe(200);
+  });
+
+  test("a session answers only the caller that opened it, whatever token that caller brings next", async () => {
+    const { post, port, mint } = await serve("127.0.0.1", undefined);
+    const opened = await post(`Bearer ${mint("alice")}`);
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id") as string;
+    const list = (subject: string) =>
+      fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-06-18",
+          authorization: `Bearer ${mint(subject)}`,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      });
+    const stolen = await list("mallory");
+    expect(stolen.status).toBe(404);
+    const own = await list("alice");
+    expect(own.status).toBe(200);
+    expect(JSON.stringify(await own.json())).toContain("echo");
+  });
+
+  test("the static token is not accepted in the OAuth mode", async () => {
+    const { post } = await serve("127.0.0.1", "static-secret");
+    const response = await post("Bearer static-secret");
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain("error=\"invalid_token\"");
+  });
+});
