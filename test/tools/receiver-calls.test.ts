@@ -1,13 +1,18 @@
 /**
- * Calls on receivers of known type (Go, Python), through the callers tool over a real temp
+ * Calls on receivers of known type (Go, Python), through the call tools over a real temp
  * repository and the real index: the method on the receiver's type is the one called, exact; a
- * same-name method of another type is not; a type outside the workspace calls nothing in it.
+ * same-name method of another type is not; a type outside the workspace calls nothing in it. What
+ * may dispatch at run time, and why an edge is ambiguous, read the same in every call tool.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { calleesTool } from "../../src/tools/callees.ts";
 import { callersTool } from "../../src/tools/callers.ts";
+import { contextTool } from "../../src/tools/context.ts";
+import { impactTool } from "../../src/tools/impact.ts";
+import { traceTool } from "../../src/tools/trace.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
@@ -162,6 +167,7 @@ const REPO: Record<string, string> = {
     "    def prime(self):",
     "        return 0",
   ),
+  "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
   "pkg/app.py": lines(
     "from pkg.models import Car, Other",
     "",
@@ -223,7 +229,7 @@ describe("Go receivers", () => {
       "render/use.go:17 ast/node.go#Node.Kind",
       "render/use.go:20 ast/node.go#Node.Kind",
     ]);
-    expect(callersTool.render(result)).toContain("may dispatch here through an interface (2, not counted as calls):");
+    expect(callersTool.render(result)).toContain("may dispatch here through an interface or a parent's method (2, not counted as calls):");
     // Segments has Len and Last (declared in two files): it is a Sized; Segment has Len alone.
     const sized = await runTool(callersTool, { symbol: "text/segment.go#Segments.Len" }, context);
     expect(sized.dispatch.map((call: Call & { targets: string[] }) => `${call.path}:${call.line} ${call.targets.join(" ")}`)).toEqual(["render/use.go:32 text/sized.go#Sized.Len"]);
@@ -233,7 +239,7 @@ describe("Go receivers", () => {
 
 describe("Python receivers", () => {
   test("super().save() calls the parent's save, never the method it is written in", async () => {
-    expect(await callers("pkg/base.py#Base.save")).toEqual(["pkg/models.py:22 exact"]);
+    expect(await callers("pkg/base.py#Base.save")).toEqual(["pkg/models.py:22 exact", "pkg/store.py:5 exact"]);
   });
 
   test("an override shadows its parent for a receiver of the subclass; an annotated parameter's type picks its own method", async () => {
@@ -259,5 +265,78 @@ describe("Python receivers", () => {
   test("an attribute set through self in __init__ types the calls on it in every method", async () => {
     expect(await callers("pkg/models.py#Engine.start")).toEqual(["pkg/models.py:23 exact"]);
     expect(await callers("pkg/models.py#Other.start")).toEqual([]);
+  });
+});
+
+type Dispatch = { path: string; line: number; targets: string[] };
+const dispatchList = (entries: Dispatch[] | undefined) => (entries ?? []).map((call) => `${call.path}:${call.line} ${call.targets.join(" ")}`);
+
+describe("dispatch and reasons in every call tool", () => {
+  test("callers of an override list apart the calls of the parent's method it overrides, super calls left out", async () => {
+    const result = await runTool(callersTool, { symbol: "pkg/models.py#Car.save" }, context);
+    expect(dispatchList(result.dispatch)).toEqual(["pkg/store.py:5 pkg/base.py#Base.save"]);
+    // Other.save overrides nothing, and a constructor dispatches nowhere.
+    expect((await runTool(callersTool, { symbol: "pkg/models.py#Other.save" }, context)).dispatch).toBeUndefined();
+  });
+
+  test("callees list apart, with the implementations and overrides that may run instead, the calls of an interface method or an overridden method", async () => {
+    const go = await runTool(calleesTool, { symbol: "render/use.go#Measure" }, context);
+    expect(dispatchList(go.dispatch)).toEqual(["render/use.go:32 text/segment.go#Segments.Len"]);
+    const python = await runTool(calleesTool, { symbol: "pkg/store.py#keep" }, context);
+    expect(python.calls.map((call: Call) => `${call.line} ${call.confidence}`)).toEqual(["5 exact"]);
+    expect(dispatchList(python.dispatch)).toEqual(["pkg/store.py:5 pkg/models.py#Car.save"]);
+    expect(calleesTool.render(python)).toContain("may dispatch at run time to an implementation or override (1, not counted as calls):");
+    // super().save() names the parent's method itself: it dispatches nowhere.
+    expect(dispatchList((await runTool(calleesTool, { symbol: "pkg/models.py#Car.save" }, context)).dispatch)).toEqual([]);
+  });
+
+  test("callees give an unknown receiver's reason as callers do", async () => {
+    const result = await runTool(calleesTool, { symbol: "pkg/loose.py#loose" }, context);
+    expect(result.calls.map((call: Call & { reason?: string }) => `${call.line} ${call.confidence} ${call.reason}`)).toEqual(["7 ambiguous receiver `thing` has no known type"]);
+    expect(calleesTool.render(result)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
+  });
+
+  test("trace passes through dispatch, marked as not a call, only where calls alone reach no target", async () => {
+    const result = await runTool(traceTool, { from: "pkg/store.py#keep", to: "pkg/models.py#Engine.start" }, context);
+    expect(result.paths).toHaveLength(1);
+    expect(result.paths[0].dispatch).toBe(true);
+    expect(
+      result.paths[0].steps.map((step: { symbol: string; line?: number; dispatch?: boolean }) =>
+        `${step.symbol}${step.line === undefined ? "" : `:${step.line}`}${step.dispatch ? " dispatch" : ""}`
+      ),
+    )
+      .toEqual(["pkg/store.py#keep:5", "pkg/base.py#Base.save dispatch", "pkg/models.py#Car.save:23", "pkg/models.py#Engine.start"]);
+    expect(traceTool.render(result)).toContain("pkg/base.py#Base.save ⇢ may dispatch to pkg/models.py#Car.save");
+    // Calls reach Base.save from Car.save (super): no dispatch step is taken.
+    const direct = await runTool(traceTool, { from: "pkg/models.py#Car.save", to: "pkg/base.py#Base.save" }, context);
+    expect(direct.paths.map((entry: { dispatch?: boolean }) => entry.dispatch)).toEqual([undefined]);
+  });
+
+  test("trace gives the reason of an ambiguous step", async () => {
+    const result = await runTool(traceTool, { from: "pkg/loose.py#loose", to: "pkg/loose.py#Tank.fuel" }, context);
+    expect(result.paths[0].steps[0]).toMatchObject({ confidence: "ambiguous", reason: "receiver `thing` has no known type" });
+    expect(traceTool.render(result)).toContain(":7 [ambiguous: receiver `thing` has no known type] → pkg/loose.py#Tank.fuel");
+  });
+
+  test("impact lists ambiguous callers with the reason, not followed, and the calls that may dispatch to the symbol", async () => {
+    const loose = await runTool(impactTool, { symbol: "pkg/loose.py#Tank.fuel" }, context);
+    expect(loose.callers.map((call: Call & { reason?: string }) => `${call.path}:${call.line} ${call.confidence} ${call.reason}`)).toEqual([
+      "pkg/loose.py:7 ambiguous receiver `thing` has no known type",
+    ]);
+    const car = await runTool(impactTool, { symbol: "pkg/models.py#Car.save" }, context);
+    expect(dispatchList(car.dispatch)).toEqual(["pkg/store.py:5 pkg/base.py#Base.save"]);
+    expect(impactTool.render(car)).toContain("may dispatch here through an interface or a parent's method (1, not counted as calls):");
+  });
+
+  test("context lists ambiguous calls with the reason and what may dispatch, both ways, apart from what it packs", async () => {
+    const loose = await runTool(contextTool, { target: "pkg/loose.py#loose" }, context);
+    expect(loose.ambiguousCallees.map((call: Call & { reason?: string }) => `${call.line} ${call.reason}`)).toEqual(["7 receiver `thing` has no known type"]);
+    expect(contextTool.render(loose)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
+    const keep = await runTool(contextTool, { target: "pkg/store.py#keep" }, context);
+    expect(dispatchList(keep.dispatch.callees)).toEqual(["pkg/store.py:5 pkg/models.py#Car.save"]);
+    const car = await runTool(contextTool, { target: "pkg/models.py#Car.save" }, context);
+    expect(dispatchList(car.dispatch.callers)).toEqual(["pkg/store.py:5 pkg/base.py#Base.save"]);
+    const fuel = await runTool(contextTool, { target: "pkg/loose.py#Tank.fuel" }, context);
+    expect(fuel.sections.at(-1).text).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
   });
 });

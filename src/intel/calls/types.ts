@@ -11,6 +11,18 @@ import type { CallFact, SymbolKind } from "../facts/types.ts";
  */
 export type Confidence = "exact" | "inferred" | "ambiguous";
 
+/**
+ * How an edge's confidence reads in a text answer, the same in every call tool: nothing for exact,
+ * `[inferred]`, `[ambiguous: <the candidates, or how many>; <reason>]`. `targets` are as displayed.
+ */
+export function confidenceTag(confidence: Confidence, targets: readonly string[], reason?: string, total: number = targets.length): string {
+  if (confidence === "exact") return "";
+  if (confidence === "inferred") return " [inferred]";
+  const candidates = total <= 3 ? targets.slice(0, 3).join(", ") : `${total} candidates`;
+  const detail = [candidates, reason ?? ""].filter((part) => part.length > 0).join("; ");
+  return detail.length > 0 ? ` [ambiguous: ${detail}]` : " [ambiguous]";
+}
+
 export const CONFIDENCE_ORDER: Readonly<Record<Confidence, number>> = { exact: 0, inferred: 1, ambiguous: 2 };
 
 export interface SymbolRef {
