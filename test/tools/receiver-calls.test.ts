@@ -167,6 +167,65 @@ const REPO: Record<string, string> = {
     "    def prime(self):",
     "        return 0",
   ),
+  "ts/repo.ts": lines(
+    "export class Item {",
+    "  render(): string { return \"\"; }",
+    "}",
+    "",
+    "export class Repo {",
+    "  find(id: string): Item { return new Item(); }",
+    "  async load(id: string): Promise<Item | undefined> { return undefined; }",
+    "  save(): void {}",
+    "}",
+    "",
+    "export class Cache {",
+    "  save(): void {}",
+    "}",
+    "",
+    "export function makeRepo(): Repo { return new Repo(); }",
+    "",
+    "export class Holder {",
+    "  repo: Repo = new Repo();",
+    "  cache = new Cache();",
+    "}",
+  ),
+  "ts/service.ts": lines(
+    "import { Cache, Holder, makeRepo, Repo } from \"./repo\";",
+    "",
+    "export class Service {",
+    "  private cache = new Cache();",
+    "  constructor(private readonly repo: Repo) {}",
+    "",
+    "  async run(id: string) {",
+    "    this.repo.save();",
+    "    this.cache.save();",
+    "    const found = this.repo.find(id);",
+    "    found.render();",
+    "    const loaded = await this.repo.load(id);",
+    "    loaded.render();",
+    "  }",
+    "}",
+    "",
+    "export function direct(repo: Repo, table: Map<string, Repo>) {",
+    "  repo.save();",
+    "  const made = makeRepo();",
+    "  made.save();",
+    "  const fresh: Cache = new Cache();",
+    "  fresh.save();",
+    "  table.set(\"a\", made);",
+    "  let later;",
+    "  later = new Cache();",
+    "  const cast = later as Repo;",
+    "  cast.save();",
+    "}",
+    "",
+    "export function unpack(holder: Holder) {",
+    "  const { repo, cache: store } = holder;",
+    "  repo.save();",
+    "  store.save();",
+    "}",
+  ),
+  "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
   "pkg/app.py": lines(
     "from pkg.models import Car, Other",
@@ -265,6 +324,28 @@ describe("Python receivers", () => {
   test("an attribute set through self in __init__ types the calls on it in every method", async () => {
     expect(await callers("pkg/models.py#Engine.start")).toEqual(["pkg/models.py:23 exact"]);
     expect(await callers("pkg/models.py#Other.start")).toEqual([]);
+  });
+});
+
+describe("TypeScript and JavaScript receivers", () => {
+  test("parameters, parameter properties, fields, constructions, declared results (awaited too), casts and destructured members type the receiver: the method of that type is called, exactly", async () => {
+    expect(await callers("ts/repo.ts#Repo.save")).toEqual([
+      "ts/service.ts:8 exact",
+      "ts/service.ts:18 exact",
+      "ts/service.ts:20 exact",
+      "ts/service.ts:27 exact",
+      "ts/service.ts:32 exact",
+      "ts/loose.js:4 ambiguous",
+    ]);
+    expect(await callers("ts/repo.ts#Cache.save")).toEqual(["ts/service.ts:9 exact", "ts/service.ts:22 exact", "ts/service.ts:33 exact", "ts/loose.js:4 ambiguous"]);
+    expect(await callers("ts/repo.ts#Item.render")).toEqual(["ts/service.ts:11 exact", "ts/service.ts:13 exact"]);
+  });
+
+  test("a standard type's method (Map.set) is no call of a workspace method, and an untyped receiver is ambiguous with the reason", async () => {
+    const callees = await runTool(calleesTool, { symbol: "ts/service.ts#direct" }, context);
+    expect(callees.calls.map((call: Call & { callee: string }) => call.callee)).not.toContain("table.set");
+    const result = await runTool(callersTool, { symbol: "ts/repo.ts#Repo.save" }, context);
+    expect(result.calls.at(-1).reason).toBe("receiver `thing` has no known type");
   });
 });
 

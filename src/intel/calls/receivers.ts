@@ -6,13 +6,15 @@
  * literal's type, and what a called function or method declares it returns, chained
  * (`n.Lines().Len()`). Type names are resolved where they are written, through the call graph's
  * imports and scopes, so the answer is workspace declarations, a type outside the workspace, or
- * unknown with the reason. Go and Python extract bindings; other languages answer unknown.
+ * unknown with the reason. Go, Python, TypeScript and JavaScript extract bindings; other languages
+ * answer unknown.
  */
 import path from "node:path";
 import type { SymbolFact, TypeBinding } from "../facts/types.ts";
 import type { GraphFile } from "../graph/types.ts";
 import { parenEnd, splitTopLevel } from "../facts/lang/common.ts";
 import { goParameterTypes } from "../facts/lang/go.ts";
+import { tsFieldType, tsParameterTypes, tsResultType } from "../facts/lang/ts-bindings.ts";
 import type { CallGraph } from "./call-graph.ts";
 import { CALLABLE_KINDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { SymbolRef } from "./types.ts";
@@ -24,8 +26,11 @@ export type ReceiverType =
   | { status: "external"; detail: string }
   | { status: "unknown"; reason: string };
 
+/** TypeScript and JavaScript: one set of rules (JavaScript has no annotations, but `new Foo()` and `this`). */
+const SCRIPT = new Set(["typescript", "tsx", "javascript"]);
+
 /** Languages whose extractors record bindings. */
-export const TYPED_RECEIVERS: ReadonlySet<string> = new Set(["go", "python"]);
+export const TYPED_RECEIVERS: ReadonlySet<string> = new Set(["go", "python", ...SCRIPT]);
 
 /** Links followed from a receiver to its type (bindings of calls of bindings …): a cycle or a long chain stops as unknown. */
 const MAX_DEPTH = 6;
@@ -55,6 +60,47 @@ const GO_PREDECLARED = new Set([
   "uintptr",
 ]);
 const PYTHON_BUILTINS = new Set(["str", "bytes", "int", "float", "bool", "dict", "list", "tuple", "set", "frozenset", "object", "bytearray", "complex", "type"]);
+/**
+ * Types every TS/JS program has without declaring them (primitives, the standard library's): their
+ * methods are not workspace code. `any` and `unknown` are not among them: they say the type is not known.
+ */
+const SCRIPT_GLOBAL_TYPES = new Set([
+  "string",
+  "number",
+  "boolean",
+  "bigint",
+  "symbol",
+  "void",
+  "undefined",
+  "null",
+  "Object",
+  "Function",
+  "String",
+  "Number",
+  "Boolean",
+  "Array",
+  "ReadonlyArray",
+  "Map",
+  "ReadonlyMap",
+  "Set",
+  "ReadonlySet",
+  "WeakMap",
+  "WeakSet",
+  "Promise",
+  "Date",
+  "RegExp",
+  "Error",
+  "Record",
+  "Partial",
+  "Required",
+  "Readonly",
+  "Uint8Array",
+  "ArrayBuffer",
+  "Buffer",
+  "URL",
+  "AbortController",
+  "AbortSignal",
+]);
 
 const unknown = (reason: string): ReceiverType => ({ status: "unknown", reason });
 
@@ -127,6 +173,17 @@ function typeName(written: string, language: string): string | undefined {
     name = name.replace(/^\*+/, "");
     if (/^(?:\[|map\[|chan\b|<-|func\b|struct\b|interface\b|\.\.\.)/.test(name)) return undefined;
     name = name.replace(/\[.*$/s, "");
+  } else if (SCRIPT.has(language)) {
+    name = name.replace(/^readonly\s+/, "");
+    // `Foo | undefined`, `null | Foo`: the one part that is not nothing.
+    const parts = splitTopLevel(name, "|").filter((part) => !/^(?:null|undefined|void)$/.test(part));
+    if (parts.length !== 1) return undefined;
+    name = parts[0]!;
+    // What `await` gives: a Promise's value (a method called on the Promise itself is not a workspace one either way).
+    const promised = /^Promise\s*<([\s\S]+)>$/.exec(name);
+    if (promised) return typeName(promised[1]!, language);
+    if (/(?:\[\]|\))$|^(?:typeof|keyof)\s|=>|^\{/.test(name)) return undefined;
+    name = name.replace(/<[\s\S]*$/, "");
   } else {
     name = name.replace(/^["']|["']$/g, "");
     const optional = /^(?:typing\.)?Optional\[(.+)\]$/s.exec(name);
@@ -179,7 +236,7 @@ export class ReceiverTypes {
   #head(file: GraphFile, caller: string | undefined, head: string, line: number, depth: number): ReceiverType {
     const callerSymbol = caller === undefined ? undefined : this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === caller);
     if (callerSymbol !== undefined) {
-      if (file.language === "python" && (head === "self" || head === "cls") && callerSymbol.parent !== undefined) {
+      if ((file.language === "python" ? head === "self" || head === "cls" : SCRIPT.has(file.language) && head === "this") && callerSymbol.parent !== undefined) {
         const owner = this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === callerSymbol.parent && TYPE_KINDS.has(symbol.kind));
         if (owner) return { status: "known", types: [owner] };
       }
@@ -208,6 +265,7 @@ export class ReceiverTypes {
   /** A parameter's (or Go receiver's) declared type in the caller's signature. */
   #parameterType(language: string, signature: string, name: string): string | undefined {
     if (language === "python") return pythonParameters(signature).get(name);
+    if (SCRIPT.has(language)) return tsParameterTypes(signature).get(name);
     const parts = goSignature(signature);
     if (!parts) return undefined;
     return goParameterTypes(parts.receiver ?? "").get(name) ?? goParameterTypes(parts.parameters).get(name);
@@ -254,7 +312,11 @@ export class ReceiverTypes {
         continue;
       }
       const language = this.#graph.imports.file(callable.file)?.language ?? "";
-      const result = language === "go" ? goFirstResult(goSignature(callable.signature)?.results ?? "") : pythonResult(callable.signature);
+      const result = language === "go" ?
+        goFirstResult(goSignature(callable.signature)?.results ?? "") :
+        SCRIPT.has(language) ?
+        tsResultType(callable.signature) :
+        pythonResult(callable.signature);
       if (result === undefined) return unknown(`${callable.qualifiedName} declares no result type`);
       const type = this.#written(callable.file, language, result, depth + 1);
       if (type.status !== "known") return type;
@@ -276,8 +338,9 @@ export class ReceiverTypes {
     for (const type of types) {
       const file = this.#graph.imports.file(type.file);
       if (!file) continue;
-      if (file.language === "python") {
-        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `self.${name}` && candidate.scope === type.qualifiedName);
+      if (file.language === "python" || SCRIPT.has(file.language)) {
+        const self = file.language === "python" ? "self" : "this";
+        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `${self}.${name}` && candidate.scope === type.qualifiedName);
         if (binding) return this.#bound(file, binding, depth);
       }
       // Go's embedded field is named by its type: `struct { html.Config }` has a field Config.
@@ -294,6 +357,7 @@ export class ReceiverTypes {
 
   #fieldType(language: string, field: Pick<SymbolFact, "name" | "signature">): string | undefined {
     if (language === "go") return goParameterTypes(field.signature.replace(/\s*`[^`]*`\s*$/, "")).get(field.name);
+    if (SCRIPT.has(language)) return tsFieldType(field.signature)?.type;
     return /^[\p{L}_][\p{L}\p{N}_]*\s*:\s*([^=]+?)\s*(?:=.*)?$/u.exec(field.signature)?.[1];
   }
 
@@ -308,6 +372,7 @@ export class ReceiverTypes {
     if (meaning.external !== undefined) return { status: "external", detail: `${name} comes from ${meaning.external}, outside the workspace` };
     const types = meaning.symbols.filter((symbol) => TYPE_KINDS.has(symbol.kind));
     if (types.length > 0) return { status: "known", types };
+    if (SCRIPT.has(language) && SCRIPT_GLOBAL_TYPES.has(name)) return { status: "external", detail: `${name} is a standard type` };
     return unknown(`type ${name} resolves to no declaration`);
   }
 }
