@@ -1,12 +1,14 @@
 /**
  * Call accuracy against each language's own analyser: `callers` of the built CLI (over stdio) scored
- * against go/types for Go and jedi for Python, on real trees Debian installs. A phase of
+ * against go/types for Go, jedi for Python and the TypeScript compiler's checker for TypeScript (on
+ * ajv and zod, published as source, fetched once with `npm pack` into the bench cache), on real
+ * trees Debian installs (Go, Python). A phase of
  * `npm run bench` (`--phases accuracy`); alone: `bun bench/accuracy.ts`. Needs `golang-go`,
  * `python3-jedi` and the trees' packages (`apt-get install -y golang-go python3-jedi
  * golang-github-yuin-goldmark-dev golang-github-gin-gonic-gin-dev python3-oauthlib python3-babel`);
  * a tree whose tools are missing is reported as skipped.
  *
- * Options: --accuracy-trees goldmark,gin,oauthlib,babel (default all; "none" skips the phase),
+ * Options: --accuracy-trees goldmark,gin,oauthlib,babel,ajv,zod (default all; "none" skips the phase),
  * --accuracy-per-kind N (symbols drawn per kind and tree, default 20), --accuracy-seed N (default 17),
  * --strict.
  *
@@ -16,7 +18,9 @@
  *   for every call whose callee is a declared function or method, the declaration go/types resolves
  *   it to (through an interface value: the interface method). Python: bench/accuracy/py-calls.py
  *   lists declarations with Python's `ast` and asks jedi's `goto` (imports followed) for every call
- *   of a drawn symbol's name.
+ *   of a drawn symbol's name. TypeScript: bench/accuracy/ts-calls.ts type-checks the tree's `.ts`
+ *   files as one program and names, for every call, the declaration the checker resolves its callee
+ *   to (an overload's signatures stand for their implementation; an `any` receiver: not resolved).
  * - The symbols. Declarations of the tree (not in test files) whose name is called at least once in
  *   it, dunder methods left out, in four kinds: function, method, interface method (Go) and decoy
  *   (a function or method whose name has another declaration in the tree, interface methods

@@ -114,7 +114,7 @@ export const CallOut = z
     callee: z.string().describe("The callee expression as written."),
     caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
     confidence: ConfidenceEnum.describe(
-      "exact: through imports or scope, or (Go, Python) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant, or (Go, Python) the receiver's type is unknown (see reason).",
+      "exact: through imports or scope, or (Go, Python, TS/JS) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant, or (Go, Python, TS/JS) the receiver's type is unknown (see reason).",
     ),
     reason: z.string().optional().describe("Why the edge is ambiguous when not for several candidates: the receiver's type is unknown, and why."),
     depth: z.number().int().describe("1 = direct; n = n calls away."),

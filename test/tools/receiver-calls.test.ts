@@ -180,6 +180,7 @@ const REPO: Record<string, string> = {
     "",
     "export class Cache {",
     "  save(): void {}",
+    "  add(): void {}",
     "}",
     "",
     "export function makeRepo(): Repo { return new Repo(); }",
@@ -217,12 +218,15 @@ const REPO: Record<string, string> = {
     "  later = new Cache();",
     "  const cast = later as Repo;",
     "  cast.save();",
+    "  const seen = /*@__PURE__*/ new Set<string>();",
+    "  seen.add(\"a\");",
     "}",
     "",
     "export function unpack(holder: Holder) {",
     "  const { repo, cache: store } = holder;",
     "  repo.save();",
     "  store.save();",
+    "  store.add();",
     "}",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
@@ -334,16 +338,18 @@ describe("TypeScript and JavaScript receivers", () => {
       "ts/service.ts:18 exact",
       "ts/service.ts:20 exact",
       "ts/service.ts:27 exact",
-      "ts/service.ts:32 exact",
+      "ts/service.ts:34 exact",
       "ts/loose.js:4 ambiguous",
     ]);
-    expect(await callers("ts/repo.ts#Cache.save")).toEqual(["ts/service.ts:9 exact", "ts/service.ts:22 exact", "ts/service.ts:33 exact", "ts/loose.js:4 ambiguous"]);
+    expect(await callers("ts/repo.ts#Cache.save")).toEqual(["ts/service.ts:9 exact", "ts/service.ts:22 exact", "ts/service.ts:35 exact", "ts/loose.js:4 ambiguous"]);
     expect(await callers("ts/repo.ts#Item.render")).toEqual(["ts/service.ts:11 exact", "ts/service.ts:13 exact"]);
   });
 
-  test("a standard type's method (Map.set) is no call of a workspace method, and an untyped receiver is ambiguous with the reason", async () => {
+  test("a standard type's method (Map.set, Set.add) is no call of a workspace method, and an untyped receiver is ambiguous with the reason", async () => {
     const callees = await runTool(calleesTool, { symbol: "ts/service.ts#direct" }, context);
     expect(callees.calls.map((call: Call & { callee: string }) => call.callee)).not.toContain("table.set");
+    // A Set made with new (behind a bundler's annotation) is a standard type: its add is not Cache.add.
+    expect(await callers("ts/repo.ts#Cache.add")).toEqual(["ts/service.ts:36 exact"]);
     const result = await runTool(callersTool, { symbol: "ts/repo.ts#Repo.save" }, context);
     expect(result.calls.at(-1).reason).toBe("receiver `thing` has no known type");
   });

@@ -300,6 +300,7 @@ export class ReceiverTypes {
       return receiver.status === "known" ? this.#results(receiver.types, callee.at(-1)!, depth + 1) : receiver;
     }
     if (file.language === "python" && PYTHON_BUILTINS.has(callee[0]!)) return { status: "external", detail: `${callee[0]} is a builtin type` };
+    if (SCRIPT.has(file.language) && SCRIPT_GLOBAL_TYPES.has(callee[0]!)) return { status: "external", detail: `${callee[0]} is a standard type` };
     return unknown(`\`${callee.join(".")}\` resolves to no declaration`);
   }
 

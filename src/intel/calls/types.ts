@@ -3,10 +3,10 @@ import type { CallFact, SymbolKind } from "../facts/types.ts";
 
 /**
  * How sure an edge is: `exact` — the callee was found through an import binding (re-exports
- * followed), a declaration in scope, or (Go, Python) on the receiver's known type or what it
+ * followed), a declaration in scope, or (Go, Python, TS/JS) on the receiver's known type or what it
  * extends or embeds (through an interface value: the interface's method); `inferred` — the only
- * workspace declaration of that name (where receivers have no types: not in Go or Python);
- * `ambiguous` — several declarations could be meant (all listed), or in Go and Python the
+ * workspace declaration of that name (where receivers have no types: not in Go, Python or TS/JS);
+ * `ambiguous` — several declarations could be meant (all listed), or in Go, Python and TS/JS the
  * receiver's type is unknown (with the reason).
  */
 export type Confidence = "exact" | "inferred" | "ambiguous";

@@ -39,7 +39,8 @@ function bindText(facts: FactsBuilder, name: string, after: string, line: number
     facts.bind(name, declared[1], line, "type", scope);
     return;
   }
-  const right = declared[2]?.trim().replace(/;$/, "");
+  // `/*@__PURE__*/ new Set(…)`: a bundler's annotation says nothing of the type.
+  const right = declared[2]?.trim().replace(/;$/, "").replace(/^\/\*[\s\S]*?\*\/\s*/, "");
   if (right === undefined || right.length === 0) return;
   const cast = CAST.exec(right);
   if (cast) {
