@@ -228,6 +228,23 @@ const REPO: Record<string, string> = {
     "  store.save();",
     "  store.add();",
     "}",
+    "",
+    "export function outer(repo: Repo) {",
+    "  function inner() {",
+    "    repo.save();",
+    "  }",
+    "  return inner;",
+    "}",
+    "",
+    "export class Wrapper {",
+    "  readonly kept: Cache;",
+    "  constructor(source: Holder) {",
+    "    this.kept = source.cache;",
+    "  }",
+    "  use() {",
+    "    this.kept.add();",
+    "  }",
+    "}",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
@@ -339,17 +356,23 @@ describe("TypeScript and JavaScript receivers", () => {
       "ts/service.ts:20 exact",
       "ts/service.ts:27 exact",
       "ts/service.ts:34 exact",
+      "ts/service.ts:41 exact",
       "ts/loose.js:4 ambiguous",
     ]);
     expect(await callers("ts/repo.ts#Cache.save")).toEqual(["ts/service.ts:9 exact", "ts/service.ts:22 exact", "ts/service.ts:35 exact", "ts/loose.js:4 ambiguous"]);
     expect(await callers("ts/repo.ts#Item.render")).toEqual(["ts/service.ts:11 exact", "ts/service.ts:13 exact"]);
   });
 
+  test("a nested function reads the parameters of the function around it (service.ts:41), and a field's declared type wins over what the constructor assigns it from its parameter (service.ts:52)", async () => {
+    expect((await callers("ts/repo.ts#Repo.save")).filter((call) => call.startsWith("ts/service.ts:41"))).toEqual(["ts/service.ts:41 exact"]);
+    expect((await callers("ts/repo.ts#Cache.add")).filter((call) => call.startsWith("ts/service.ts:52"))).toEqual(["ts/service.ts:52 exact"]);
+  });
+
   test("a standard type's method (Map.set, Set.add) is no call of a workspace method, and an untyped receiver is ambiguous with the reason", async () => {
     const callees = await runTool(calleesTool, { symbol: "ts/service.ts#direct" }, context);
     expect(callees.calls.map((call: Call & { callee: string }) => call.callee)).not.toContain("table.set");
     // A Set made with new (behind a bundler's annotation) is a standard type: its add is not Cache.add.
-    expect(await callers("ts/repo.ts#Cache.add")).toEqual(["ts/service.ts:36 exact"]);
+    expect(await callers("ts/repo.ts#Cache.add")).toEqual(["ts/service.ts:36 exact", "ts/service.ts:52 exact"]);
     const result = await runTool(callersTool, { symbol: "ts/repo.ts#Repo.save" }, context);
     expect(result.calls.at(-1).reason).toBe("receiver `thing` has no known type");
   });

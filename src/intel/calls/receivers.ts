@@ -234,14 +234,16 @@ export class ReceiverTypes {
 
   /** The type of a name standing first in a receiver. */
   #head(file: GraphFile, caller: string | undefined, head: string, line: number, depth: number): ReceiverType {
-    const callerSymbol = caller === undefined ? undefined : this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === caller);
-    if (callerSymbol !== undefined) {
+    // The caller first, then the functions it is nested in: a closure reads their parameters and locals.
+    for (const callerSymbol of this.#enclosingCallables(file, caller)) {
       if ((file.language === "python" ? head === "self" || head === "cls" : SCRIPT.has(file.language) && head === "this") && callerSymbol.parent !== undefined) {
         const owner = this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === callerSymbol.parent && TYPE_KINDS.has(symbol.kind));
         if (owner) return { status: "known", types: [owner] };
       }
       const declared = this.#parameterType(file.language, callerSymbol.signature, head);
       if (declared !== undefined) return this.#written(file.real, file.language, declared);
+      const local = this.#binding(file, callerSymbol.qualifiedName, head, line);
+      if (local?.scope !== undefined) return this.#bound(file, local, depth);
     }
     const binding = this.#binding(file, caller, head, line);
     if (binding) return this.#bound(file, binding, depth);
@@ -260,6 +262,20 @@ export class ReceiverTypes {
       if (where && declared) return this.#bound(where, declared, depth + 1);
     }
     return unknown(`receiver \`${head}\` has no known type`);
+  }
+
+  /** The caller's declaration, then each function or method it is nested in, innermost first (a class or the module ends the walk). */
+  #enclosingCallables(file: GraphFile, caller: string | undefined): SymbolRef[] {
+    const found: SymbolRef[] = [];
+    const parts = caller?.split(".") ?? [];
+    const symbols = this.#graph.symbolsOf(file.real);
+    for (let length = parts.length; length >= 1; length--) {
+      const name = parts.slice(0, length).join(".");
+      const symbol = symbols.find((candidate) => candidate.qualifiedName === name);
+      if (!symbol || !CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind)) break;
+      found.push(symbol);
+    }
+    return found;
   }
 
   /** A parameter's (or Go receiver's) declared type in the caller's signature. */
@@ -339,11 +355,6 @@ export class ReceiverTypes {
     for (const type of types) {
       const file = this.#graph.imports.file(type.file);
       if (!file) continue;
-      if (file.language === "python" || SCRIPT.has(file.language)) {
-        const self = file.language === "python" ? "self" : "this";
-        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `${self}.${name}` && candidate.scope === type.qualifiedName);
-        if (binding) return this.#bound(file, binding, depth);
-      }
       // Go's embedded field is named by its type: `struct { html.Config }` has a field Config.
       const embedded = file.language === "go" ? type.heritage?.find((written) => written.replace(/\[.*$/s, "").split(".").at(-1) === name) : undefined;
       if (embedded !== undefined) return this.#written(type.file, file.language, embedded, depth + 1);
@@ -351,6 +362,12 @@ export class ReceiverTypes {
         if (member.kind !== "field" && member.kind !== "property") continue;
         const declared = this.#fieldType(file.language, member);
         if (declared !== undefined) return this.#written(member.file, file.language, declared, depth + 1);
+      }
+      // No declared type: what a method assigned to it through self/this (a declared type wins: the binding may read a constructor's parameter).
+      if (file.language === "python" || SCRIPT.has(file.language)) {
+        const self = file.language === "python" ? "self" : "this";
+        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `${self}.${name}` && candidate.scope === type.qualifiedName);
+        if (binding) return this.#bound(file, binding, depth);
       }
     }
     return unknown(`field ${name} has no known type`);
