@@ -101,9 +101,9 @@ export async function resolveSymbol(session: CallSession, context: ToolContext, 
     );
   }
   const chosen = [...distinct.values()][0]!;
-  // Overloads: the implementation is the last (and longest) declaration of the name in the file.
+  // Overloads: the implementation is the last declaration of the name in the file (a signature spread over lines may be as long as it).
   const same = candidates.filter((symbol) => symbol.file === chosen.file && symbol.qualifiedName === chosen.qualifiedName);
-  return same.sort((a, b) => b.endLine - b.startLine - (a.endLine - a.startLine))[0] ?? chosen;
+  return same.sort((a, b) => b.startLine - a.startLine)[0] ?? chosen;
 }
 
 export const CallOut = z

@@ -246,6 +246,16 @@ const REPO: Record<string, string> = {
     "  }",
     "}",
   ),
+  "ts/overloads.ts": lines(
+    "export class Parser {",
+    "  parse(",
+    "    text: string,",
+    "  ): number",
+    "  parse(text: string): number {",
+    "    return 1;",
+    "  }",
+    "}",
+  ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
   "pkg/app.py": lines(
@@ -366,6 +376,11 @@ describe("TypeScript and JavaScript receivers", () => {
   test("a nested function reads the parameters of the function around it (service.ts:41), and a field's declared type wins over what the constructor assigns it from its parameter (service.ts:52)", async () => {
     expect((await callers("ts/repo.ts#Repo.save")).filter((call) => call.startsWith("ts/service.ts:41"))).toEqual(["ts/service.ts:41 exact"]);
     expect((await callers("ts/repo.ts#Cache.add")).filter((call) => call.startsWith("ts/service.ts:52"))).toEqual(["ts/service.ts:52 exact"]);
+  });
+
+  test("an overloaded method is answered for by its implementation, the last declaration, even when a signature spans as many lines", async () => {
+    const result = await runTool(callersTool, { symbol: "ts/overloads.ts#Parser.parse" }, context);
+    expect(result.symbol.startLine).toBe(5);
   });
 
   test("a standard type's method (Map.set, Set.add) is no call of a workspace method, and an untyped receiver is ambiguous with the reason", async () => {
