@@ -3,8 +3,9 @@
  * `.ts` file under ROOT as one program with the TypeScript compiler the project depends on, and
  * prints one JSON object a line, like go-calls.go: each function, class method and interface method
  * declared (test files' marked), and each call whose callee the checker resolves to a declaration,
- * with that declaration's place (the line of its name; an overloaded function's implementation, for
- * its signatures too; through an interface value, the interface's method). A call the checker cannot resolve (an `any` receiver) is printed
+ * with that declaration's place (the line of its name; an overloaded function's implementation, or an
+ * interface's last signature of the name, for every signature; through an interface value, the
+ * interface's method). A call the checker cannot resolve (an `any` receiver) is printed
  * without targets. Lines 1-based.
  */
 import { readdirSync } from "node:fs";
@@ -41,9 +42,17 @@ const checker = program.getTypeChecker();
 const print = (record: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(record)}\n`);
 const lineOf = (node: ts.Node) => node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
 
-/** An overload's signature (a declaration without a body beside one with it): its implementation stands for it. */
+/**
+ * An overload's signature, which another declaration of the name stands for (the one `callers`
+ * answers for): a function or method without a body (its implementation follows), or an interface
+ * method signature followed by another of the same name (the last one).
+ */
 function isOverloadSignature(node: ts.Node): boolean {
-  return (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.body === undefined;
+  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.body === undefined) return true;
+  if (!ts.isMethodSignature(node) || !ts.isInterfaceDeclaration(node.parent)) return false;
+  const name = node.name.getText();
+  const members = node.parent.members;
+  return members.slice(members.indexOf(node) + 1).some((member) => ts.isMethodSignature(member) && member.name.getText() === name);
 }
 
 function declare(node: ts.Node, file: string, test: boolean): void {
