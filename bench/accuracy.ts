@@ -1,12 +1,14 @@
 /**
  * Call accuracy against each language's own analyser: `callers` of the built CLI (over stdio) scored
- * against go/types for Go and jedi for Python, on real trees Debian installs. A phase of
+ * against go/types for Go, jedi for Python and the TypeScript compiler's checker for TypeScript (on
+ * ajv and zod, published as source, fetched once with `npm pack` into the bench cache), on real
+ * trees Debian installs (Go, Python). A phase of
  * `npm run bench` (`--phases accuracy`); alone: `bun bench/accuracy.ts`. Needs `golang-go`,
  * `python3-jedi` and the trees' packages (`apt-get install -y golang-go python3-jedi
  * golang-github-yuin-goldmark-dev golang-github-gin-gonic-gin-dev python3-oauthlib python3-babel`);
  * a tree whose tools are missing is reported as skipped.
  *
- * Options: --accuracy-trees goldmark,gin,oauthlib,babel (default all; "none" skips the phase),
+ * Options: --accuracy-trees goldmark,gin,oauthlib,babel,ajv,zod (default all; "none" skips the phase),
  * --accuracy-per-kind N (symbols drawn per kind and tree, default 20), --accuracy-seed N (default 17),
  * --strict.
  *
@@ -16,7 +18,9 @@
  *   for every call whose callee is a declared function or method, the declaration go/types resolves
  *   it to (through an interface value: the interface method). Python: bench/accuracy/py-calls.py
  *   lists declarations with Python's `ast` and asks jedi's `goto` (imports followed) for every call
- *   of a drawn symbol's name.
+ *   of a drawn symbol's name. TypeScript: bench/accuracy/ts-calls.ts type-checks the tree's `.ts`
+ *   files as one program and names, for every call, the declaration the checker resolves its callee
+ *   to (an overload's signatures stand for their implementation; an `any` receiver: not resolved).
  * - The symbols. Declarations of the tree (not in test files) whose name is called at least once in
  *   it, dunder methods left out, in four kinds: function, method, interface method (Go) and decoy
  *   (a function or method whose name has another declaration in the tree, interface methods
@@ -63,7 +67,7 @@ const CALLERS_TIMEOUT_MS = 120_000;
 /** Misses and extras listed per language in the report (all of them go to the results file). */
 const LISTED_FAULTS = 25;
 
-type Language = "go" | "python";
+type Language = "go" | "python" | "typescript";
 type Kind = "function" | "method" | "interface_method" | "decoy";
 const KINDS: readonly Kind[] = ["function", "method", "interface_method", "decoy"];
 
@@ -74,6 +78,8 @@ interface TreeSpec {
   root: string;
   importPath?: string;
   packages: string;
+  /** An npm package the bench fetches (`npm pack`) into its cache; `root` is then relative to the package's folder. */
+  npm?: string;
 }
 
 const TREES: Record<string, TreeSpec> = {
@@ -94,7 +100,21 @@ const TREES: Record<string, TreeSpec> = {
   // Trees without a stub in jedi's bundled typeshed: jedi would answer with the stub, not the source.
   oauthlib: { id: "oauthlib", language: "python", root: "/usr/lib/python3/dist-packages/oauthlib", packages: "python3-jedi python3-oauthlib" },
   babel: { id: "babel", language: "python", root: "/usr/lib/python3/dist-packages/babel", packages: "python3-jedi python3-babel" },
+  // TypeScript published as source: the compiler is the project's own dependency.
+  ajv: { id: "ajv", language: "typescript", npm: "ajv@8.20.0", root: "lib", packages: "(npm registry)" },
+  zod: { id: "zod", language: "typescript", npm: "zod@4.6.7", root: "src/v4", packages: "(npm registry)" },
 };
+
+/** An npm tree's folder in the bench cache, fetched once with `npm pack` (the registry's tarball, unpacked). */
+async function npmTree(tree: TreeSpec): Promise<string> {
+  const dir = join(benchCacheDir(), "accuracy", "npm", tree.npm!);
+  const root = join(dir, "package", tree.root);
+  if (existsSync(root)) return root;
+  await mkdir(dir, { recursive: true });
+  const tarball = (await run("npm", ["pack", tree.npm!, "--silent", "--pack-destination", dir])).trim().split("\n").pop()!;
+  await run("tar", ["xzf", join(dir, tarball), "-C", dir]);
+  return root;
+}
 
 export const ACCURACY_FLAGS = {
   "accuracy-trees": { type: "string", default: Object.keys(TREES).join(",") },
@@ -167,9 +187,8 @@ async function goAnalyser(): Promise<string> {
   return binary;
 }
 
-async function goFacts(tree: TreeSpec): Promise<{ declarations: Declaration[]; sites: Site[] }> {
-  const binary = await goAnalyser();
-  const records = jsonLines(await run(binary, [GOPATH, tree.importPath!], { GO111MODULE: "off", GOPATH }));
+/** Declarations and calls as go-calls.go and ts-calls.ts print them (a call's `target`, or its `targets`). */
+function analyserFacts(records: ReadonlyArray<Record<string, unknown>>): { declarations: Declaration[]; sites: Site[] } {
   const declarations: Declaration[] = [];
   const sites: Site[] = [];
   for (const record of records) {
@@ -180,11 +199,21 @@ async function goFacts(tree: TreeSpec): Promise<{ declarations: Declaration[]; s
       const owner = typeof record.owner === "string" && record.owner.length > 0 ? record.owner : undefined;
       declarations.push({ file, line, name, qualifiedName: owner ? `${owner}.${name}` : name, kind: record.kind as Declaration["kind"], test: record.test === true });
     } else if (record.t === "call") {
-      const target = record.target as { file: string; line: number } | undefined;
-      sites.push({ file, line, name, targets: target ? [placeKey(target.file, target.line)] : [] });
+      const targets = (record.targets as Array<{ file: string; line: number }> | undefined) ?? (record.target ? [record.target as { file: string; line: number }] : []);
+      sites.push({ file, line, name, targets: targets.map((target) => placeKey(target.file, target.line)) });
     }
   }
   return { declarations, sites };
+}
+
+async function goFacts(tree: TreeSpec): Promise<{ declarations: Declaration[]; sites: Site[] }> {
+  const binary = await goAnalyser();
+  return analyserFacts(jsonLines(await run(binary, [GOPATH, tree.importPath!], { GO111MODULE: "off", GOPATH })));
+}
+
+/** The TypeScript analyser (bench/accuracy/ts-calls.ts), run with the bench's own runtime. */
+async function typescriptFacts(root: string): Promise<{ declarations: Declaration[]; sites: Site[] }> {
+  return analyserFacts(jsonLines(await run(process.execPath, [join(import.meta.dir, "accuracy", "ts-calls.ts"), root])));
 }
 
 async function pythonDeclarations(tree: TreeSpec): Promise<Declaration[]> {
@@ -370,15 +399,17 @@ const fixed = (value: number | undefined): string => (value === undefined ? "—
 
 // ---------------------------------------------------------------- one tree
 
-async function benchTree(tree: TreeSpec, options: AccuracyOptions): Promise<{ scores: SymbolScore[]; peakRssMB: number | undefined; note?: string }> {
-  const progress = progressFor(`accuracy ${tree.id}`);
+async function benchTree(spec: TreeSpec, options: AccuracyOptions): Promise<{ scores: SymbolScore[]; peakRssMB: number | undefined; note?: string }> {
+  const progress = progressFor(`accuracy ${spec.id}`);
+  if (spec.npm !== undefined) progress(`fetching ${spec.npm}`);
+  const tree = spec.npm === undefined ? spec : { ...spec, root: await npmTree(spec) };
   if (!existsSync(tree.root)) return { scores: [], peakRssMB: undefined, note: `${tree.id}: skipped, ${tree.root} is missing (apt-get install -y ${tree.packages})` };
   progress("running the analyser");
   let declarations: Declaration[];
   let sitesFor: (names: readonly string[]) => Promise<Site[]>;
   let called: Set<string>;
-  if (tree.language === "go") {
-    const facts = await goFacts(tree);
+  if (tree.language === "go" || tree.language === "typescript") {
+    const facts = tree.language === "go" ? await goFacts(tree) : await typescriptFacts(tree.root);
     declarations = facts.declarations;
     called = new Set(facts.sites.map((site) => site.name));
     sitesFor = async (names) => facts.sites.filter((site) => names.includes(site.name));
@@ -389,7 +420,7 @@ async function benchTree(tree: TreeSpec, options: AccuracyOptions): Promise<{ sc
   }
   const analysedFiles = new Set(declarations.map((declaration) => declaration.file));
   const drawn = draw(declarations, called, options.perKind, options.seed);
-  progress(`${drawn.length} symbols drawn; asking jedi/go-types about their names' calls`);
+  progress(`${drawn.length} symbols drawn; asking the analyser about their names' calls`);
   const sites = await sitesFor([...new Set(drawn.map((symbol) => symbol.name))]);
   for (const site of sites) analysedFiles.add(site.file);
 
@@ -433,7 +464,7 @@ export async function runAccuracyBench(options: AccuracyOptions): Promise<PhaseR
       byLanguage.set(tree.language, [...(byLanguage.get(tree.language) ?? []), ...result.scores]);
       (report.details.trees as Record<string, unknown>)[id] = {
         language: tree.language,
-        root: tree.root,
+        root: tree.npm ?? tree.root,
         totals: total(result.scores),
         scores: result.scores,
         peakRssMB: result.peakRssMB,

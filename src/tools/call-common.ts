@@ -11,8 +11,8 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { CallGraph } from "../intel/calls/call-graph.ts";
 import { type CallCandidate, callCandidates } from "../intel/calls/candidates.ts";
-import { type LeveledEdge, walkCalls } from "../intel/calls/queries.ts";
-import { type CallEdge, type Confidence, type SymbolRef, symbolKey } from "../intel/calls/types.ts";
+import { dispatchOf, type LeveledEdge, walkCalls } from "../intel/calls/queries.ts";
+import { type CallEdge, type Confidence, confidenceTag, type SymbolRef, symbolKey } from "../intel/calls/types.ts";
 import { supportsTypedAnswers, typedCallers } from "../intel/typescript/index.ts";
 import { plural } from "./common.ts";
 import type { ToolContext } from "./contract.ts";
@@ -104,9 +104,9 @@ export async function resolveSymbol(session: CallSession, context: ToolContext, 
     );
   }
   const chosen = [...distinct.values()][0]!;
-  // Overloads: the implementation is the last (and longest) declaration of the name in the file.
+  // Overloads: the implementation is the last declaration of the name in the file (a signature spread over lines may be as long as it).
   const same = candidates.filter((symbol) => symbol.file === chosen.file && symbol.qualifiedName === chosen.qualifiedName);
-  return same.sort((a, b) => b.endLine - b.startLine - (a.endLine - a.startLine))[0] ?? chosen;
+  return same.sort((a, b) => b.startLine - a.startLine)[0] ?? chosen;
 }
 
 export const CallOut = z
@@ -117,7 +117,7 @@ export const CallOut = z
     callee: z.string().describe("The callee expression as written."),
     caller: z.string().optional().describe("The function or method the call is written in (absent at module level)."),
     confidence: ConfidenceEnum.describe(
-      "exact: through imports or scope, or (Go, Python) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant, or (Go, Python) the receiver's type is unknown (see reason).",
+      "exact: through imports or scope, or (Go, Python, TS/JS) a method of the receiver's known type; inferred: the only declaration of that name; ambiguous: several could be meant, or (Go, Python, TS/JS) the receiver's type is unknown (see reason).",
     ),
     reason: z.string().optional().describe("Why the edge is ambiguous when not for several candidates: the receiver's type is unknown, and why."),
     depth: z.number().int().describe("1 = direct; n = n calls away."),
@@ -151,12 +151,36 @@ function countBy(calls: CallOut[]): Record<Confidence, number> {
 
 export function renderCall(call: CallOut, direction: "callers" | "callees"): string {
   const indent = "  ".repeat(call.depth);
-  const candidates = (call.candidates ?? 0) <= 3 ? call.targets.join(", ") : `${call.candidates} candidates`;
-  const tag = call.confidence === "exact" ?
-    "" :
-    ` [${call.confidence}${call.confidence === "ambiguous" ? `: ${candidates}${call.reason === undefined ? "" : `; ${call.reason}`}` : ""}]`;
+  const tag = confidenceTag(call.confidence, call.targets, call.reason, call.candidates);
   if (direction === "callers") return `${indent}${call.path}:${call.line} ${call.caller ?? "(module level)"} → ${call.callee}${tag}`;
   return `${indent}${call.path}:${call.line} ${call.callee} → ${call.confidence === "ambiguous" ? "?" : call.targets.join(", ")}${tag}`;
+}
+
+/** The calls apart from the walk that may dispatch to the symbol (callers) or away from what they name (callees), for the same answer shape. */
+export function dispatchOut(session: CallSession, symbol: SymbolRef, direction: "callers" | "callees", limit: number): CallOut[] | undefined {
+  const found = dispatchOf(session.calls, symbol, direction);
+  return found.length > 0 ? found.slice(0, limit).map((edge) => callOut(edge, session.display)) : undefined;
+}
+
+export const DispatchOutput = z
+  .array(CallOut)
+  .optional()
+  .describe(
+    "Calls that may dispatch elsewhere at run time, apart from the calls and never counted as calls. Callers of a method: calls of a method it implements (a Go interface's) or overrides (a parent class's; super calls excluded), whose targets name that method; callees: its calls of an interface or overridable method, whose targets name the implementations and overrides that may run instead.",
+  );
+
+/** The dispatch list as text, under the calls. */
+export function renderDispatch(dispatch: CallOut[] | undefined, direction: "callers" | "callees", lines: string[]): void {
+  if (!dispatch) return;
+  lines.push(
+    direction === "callers" ?
+      `may dispatch here through an interface or a parent's method (${dispatch.length}, not counted as calls):` :
+      `may dispatch at run time to an implementation or override (${dispatch.length}, not counted as calls):`,
+  );
+  for (const call of dispatch) {
+    const head = `${"  ".repeat(call.depth)}${call.path}:${call.line} ${direction === "callers" ? `${call.caller ?? "(module level)"} → ${call.callee}` : call.callee}`;
+    lines.push(`${head} (${direction === "callers" ? "calls" : "may run"} ${call.targets.join(", ")})`);
+  }
 }
 
 export const DepthInput = z
@@ -253,12 +277,7 @@ export const WalkOutput = z.object({
   counts: z.object({ exact: z.number().int(), inferred: z.number().int(), ambiguous: z.number().int() }).describe("Listed calls per confidence."),
   unresolved: z.number().int().optional().describe("callees: calls inside the symbol that resolve to nothing in the workspace (external or unknown)."),
   typed: z.boolean().optional().describe("callers with typed: true on TS/JS: the TypeScript compiler resolved every call (all exact)."),
-  dispatch: z
-    .array(CallOut)
-    .optional()
-    .describe(
-      "callers of a Go method: calls of an interface method it implements (targets name the interface's); they may dispatch here at run time, and are not counted as calls.",
-    ),
+  dispatch: DispatchOutput,
   ...CandidatesOutput,
   ...Completeness,
 });
@@ -321,10 +340,8 @@ export async function walkTool(
     ...completeness(session.coverage, cuts),
   };
   if (direction === "callees") result.unresolved = session.calls.calleesOf(symbol).unresolved.length;
-  if (direction === "callers") {
-    const dispatch = session.calls.interfaceMethodsOf(symbol).flatMap((method) => session.calls.callersOf(method));
-    if (dispatch.length > 0) result.dispatch = dispatch.slice(0, limit).map((edge) => callOut(edge, session.display));
-  }
+  const dispatch = dispatchOut(session, symbol, direction, limit);
+  if (dispatch) result.dispatch = dispatch;
   return result;
 }
 
@@ -337,10 +354,7 @@ export function renderWalk(result: WalkOutput, direction: "callers" | "callees")
   ];
   for (const call of result.calls) lines.push(renderCall(call, direction));
   if (result.unresolved) lines.push(`${plural(result.unresolved, "call")} inside resolve to nothing in the workspace (external or unknown)`);
-  if (result.dispatch) {
-    lines.push(`may dispatch here through an interface (${result.dispatch.length}, not counted as calls):`);
-    for (const call of result.dispatch) lines.push(`${renderCall(call, direction)} (${call.targets.join(", ")})`);
-  }
+  renderDispatch(result.dispatch, direction, lines);
   renderCandidates(result, lines);
   return renderIncomplete(result, lines);
 }

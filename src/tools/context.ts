@@ -4,7 +4,21 @@ import { packContext } from "../intel/calls/context.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput } from "./common.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
-import { ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
+import {
+  CallOut,
+  callOut,
+  ConfidenceEnum,
+  DispatchOutput,
+  dispatchOut,
+  openCallGraph,
+  place,
+  renderCall,
+  renderDispatch,
+  resolveSymbol,
+  SymbolInput,
+  SymbolOut,
+  symbolOut,
+} from "./call-common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 
 const ContextOutput = z.object({
@@ -26,7 +40,15 @@ const ContextOutput = z.object({
     )
     .describe("Target first, then callee bodies in call order, then caller signatures."),
   omitted: z.array(z.object({ role: z.enum(["callee", "caller"]), name: z.string(), path: z.string(), line: z.number().int() })).describe("What did not fit (ask show for it)."),
-  ambiguousCallees: z.array(z.string()).describe("Calls the graph could not pin to one declaration (not packed)."),
+  ambiguousCallees: z.array(CallOut).describe(
+    "Calls the graph could not pin to one declaration (not packed), with the candidates and, for a receiver of unknown type, the reason.",
+  ),
+  dispatch: z
+    .object({ callers: DispatchOutput, callees: DispatchOutput })
+    .optional()
+    .describe(
+      "Calls that may dispatch at run time, apart (not packed): callers, those that may dispatch to the target; callees, its calls that may run an implementation or override instead.",
+    ),
   ...Completeness,
 });
 type ContextOutput = z.infer<typeof ContextOutput>;
@@ -35,7 +57,7 @@ export const contextTool = defineTool({
   name: "context",
   title: "A function with what it calls and who calls it",
   description:
-    "Everything needed to change one declaration, packed into a token budget: its body, the bodies of the functions it calls (exact and inferred edges, in call order) and the signatures of its callers; what did not fit is named so show can fetch it.",
+    "Everything needed to change one declaration, packed into a token budget: its body, the bodies of the functions it calls (exact and inferred edges, in call order) and the signatures of its callers, each edge tagged with its confidence (exact, inferred, ambiguous with the candidates and reason, as in callers); ambiguous calls and the calls that may dispatch at run time (through an interface or an override) are listed apart, not packed; what did not fit is named so show can fetch it.",
   input: z.strictObject({
     target: SymbolInput,
     path: PathInput.optional().describe("File or folder the declaration is in, when the name alone is ambiguous."),
@@ -61,6 +83,8 @@ export const contextTool = defineTool({
     const packed = await packContext(session.calls, target, budget, read, session.display);
     const cuts: string[] = [];
     if (packed.omitted.length > 0 || packed.sections[0]?.cut) cuts.push(`budget = ${budget}: raise budget`);
+    const callers = dispatchOut(session, target, "callers", LIMITS.intel.calls.maxLimit);
+    const callees = dispatchOut(session, target, "callees", LIMITS.intel.calls.maxLimit);
     return {
       target: symbolOut(target, session.display),
       budget,
@@ -76,7 +100,8 @@ export const contextTool = defineTool({
         text: section.text,
       })),
       omitted: packed.omitted.map((entry) => ({ role: entry.role, name: entry.name, path: session.display(entry.file), line: entry.line })),
-      ambiguousCallees: packed.ambiguousCallees,
+      ambiguousCallees: packed.ambiguousCallees.map((edge) => callOut(edge, session.display)),
+      ...(callers || callees ? { dispatch: { ...(callers ? { callers } : {}), ...(callees ? { callees } : {}) } } : {}),
       ...completeness(session.coverage, cuts),
     };
   },
@@ -91,7 +116,15 @@ export const contextTool = defineTool({
       }
       lines.push(section.text + (section.cut ? "\n… (cut to the budget)" : ""));
     }
-    if (result.ambiguousCallees.length > 0) lines.push("", `ambiguous calls (not packed): ${result.ambiguousCallees.join(", ")}`);
+    if (result.ambiguousCallees.length > 0) {
+      lines.push("", "ambiguous calls (not packed):");
+      for (const call of result.ambiguousCallees) lines.push(renderCall(call, "callees"));
+    }
+    if (result.dispatch) {
+      lines.push("");
+      renderDispatch(result.dispatch.callees, "callees", lines);
+      renderDispatch(result.dispatch.callers, "callers", lines);
+    }
     if (result.omitted.length > 0) lines.push("", `did not fit: ${result.omitted.map((entry) => `${entry.role} ${entry.name} (${entry.path}:${entry.line})`).join(", ")}`);
     return renderIncomplete(result, lines);
   },

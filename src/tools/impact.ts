@@ -11,10 +11,13 @@ import {
   callOut,
   CandidatesOutput,
   candidatesFor,
+  DispatchOutput,
+  dispatchOut,
   openCallGraph,
   place,
   renderCall,
   renderCandidates,
+  renderDispatch,
   resolveSymbol,
   SymbolInput,
   SymbolOut,
@@ -26,7 +29,8 @@ import { resolveScope } from "./graph-common.ts";
 const ImpactOutput = z.object({
   symbol: SymbolOut.optional().describe("The declaration asked about (absent for a whole file)."),
   path: z.string().describe("The file changed."),
-  callers: z.array(CallOut).describe("Exact and inferred callers, transitively."),
+  callers: z.array(CallOut).describe("Callers, transitively through exact and inferred edges; ambiguous ones are listed with their reason and not followed."),
+  dispatch: DispatchOutput,
   dependents: z.array(z.object({ path: z.string(), depth: z.number().int() })).describe("Files importing the file, transitively, nearest first."),
   totalDependents: z.number().int().describe("Dependents before the list was cut."),
   tests: z
@@ -49,7 +53,7 @@ export const impactTool = defineTool({
   name: "impact",
   title: "What a change affects",
   description:
-    "What changing a declaration (symbol) or a whole file (path) can break: its callers (exact and inferred, transitively), the files importing its file (transitively), and the test files that reach it by calls, by imports or by name — the tests to run after the change. Occurrences of the name that resolve to nothing are listed apart as unresolved candidates.",
+    "What changing a declaration (symbol) or a whole file (path) can break: its callers (transitively through exact and inferred edges; ambiguous ones listed with the reason, not followed), the calls that may dispatch to it (through an interface it implements or a method it overrides, listed apart), the files importing its file (transitively), and the test files that reach it by calls, by imports or by name — the tests to run after the change. Occurrences of the name that resolve to nothing are listed apart as unresolved candidates.",
   input: z
     .strictObject({
       symbol: SymbolInput.optional(),
@@ -105,7 +109,11 @@ export const impactTool = defineTool({
       ...(found ? { candidates: found.listed, totalCandidates: found.total } : {}),
       ...completeness(session.coverage, cuts),
     };
-    if (symbol) result.symbol = symbolOut(symbol, session.display);
+    if (symbol) {
+      result.symbol = symbolOut(symbol, session.display);
+      const dispatch = dispatchOut(session, symbol, "callers", LIMITS.intel.calls.maxLimit);
+      if (dispatch) result.dispatch = dispatch;
+    }
     return result;
   },
   render: (result: ImpactOutput) => {
@@ -121,6 +129,7 @@ export const impactTool = defineTool({
       lines.push("callers:");
       for (const call of result.callers) lines.push(renderCall(call, "callers"));
     }
+    renderDispatch(result.dispatch, "callers", lines);
     if (result.dependents.length > 0) {
       lines.push("dependents:");
       for (const dependent of result.dependents) lines.push(`  ${dependent.depth > 1 ? `[${dependent.depth}] ` : ""}${dependent.path}`);

@@ -1,13 +1,18 @@
 /**
- * Calls on receivers of known type (Go, Python), through the callers tool over a real temp
+ * Calls on receivers of known type (Go, Python), through the call tools over a real temp
  * repository and the real index: the method on the receiver's type is the one called, exact; a
- * same-name method of another type is not; a type outside the workspace calls nothing in it.
+ * same-name method of another type is not; a type outside the workspace calls nothing in it. What
+ * may dispatch at run time, and why an edge is ambiguous, read the same in every call tool.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { calleesTool } from "../../src/tools/callees.ts";
 import { callersTool } from "../../src/tools/callers.ts";
+import { contextTool } from "../../src/tools/context.ts";
+import { impactTool } from "../../src/tools/impact.ts";
+import { traceTool } from "../../src/tools/trace.ts";
 import type { ToolContext } from "../../src/tools/contract.ts";
 import { makeContext, makeTempDir, runTool, type TempDir } from "../support/context.ts";
 
@@ -162,6 +167,97 @@ const REPO: Record<string, string> = {
     "    def prime(self):",
     "        return 0",
   ),
+  "ts/repo.ts": lines(
+    "export class Item {",
+    "  render(): string { return \"\"; }",
+    "}",
+    "",
+    "export class Repo {",
+    "  find(id: string): Item { return new Item(); }",
+    "  async load(id: string): Promise<Item | undefined> { return undefined; }",
+    "  save(): void {}",
+    "}",
+    "",
+    "export class Cache {",
+    "  save(): void {}",
+    "  add(): void {}",
+    "}",
+    "",
+    "export function makeRepo(): Repo { return new Repo(); }",
+    "",
+    "export class Holder {",
+    "  repo: Repo = new Repo();",
+    "  cache = new Cache();",
+    "}",
+  ),
+  "ts/service.ts": lines(
+    "import { Cache, Holder, makeRepo, Repo } from \"./repo\";",
+    "",
+    "export class Service {",
+    "  private cache = new Cache();",
+    "  constructor(private readonly repo: Repo) {}",
+    "",
+    "  async run(id: string) {",
+    "    this.repo.save();",
+    "    this.cache.save();",
+    "    const found = this.repo.find(id);",
+    "    found.render();",
+    "    const loaded = await this.repo.load(id);",
+    "    loaded.render();",
+    "  }",
+    "}",
+    "",
+    "export function direct(repo: Repo, table: Map<string, Repo>) {",
+    "  repo.save();",
+    "  const made = makeRepo();",
+    "  made.save();",
+    "  const fresh: Cache = new Cache();",
+    "  fresh.save();",
+    "  table.set(\"a\", made);",
+    "  let later;",
+    "  later = new Cache();",
+    "  const cast = later as Repo;",
+    "  cast.save();",
+    "  const seen = /*@__PURE__*/ new Set<string>();",
+    "  seen.add(\"a\");",
+    "}",
+    "",
+    "export function unpack(holder: Holder) {",
+    "  const { repo, cache: store } = holder;",
+    "  repo.save();",
+    "  store.save();",
+    "  store.add();",
+    "}",
+    "",
+    "export function outer(repo: Repo) {",
+    "  function inner() {",
+    "    repo.save();",
+    "  }",
+    "  return inner;",
+    "}",
+    "",
+    "export class Wrapper {",
+    "  readonly kept: Cache;",
+    "  constructor(source: Holder) {",
+    "    this.kept = source.cache;",
+    "  }",
+    "  use() {",
+    "    this.kept.add();",
+    "  }",
+    "}",
+  ),
+  "ts/overloads.ts": lines(
+    "export class Parser {",
+    "  parse(",
+    "    text: string,",
+    "  ): number",
+    "  parse(text: string): number {",
+    "    return 1;",
+    "  }",
+    "}",
+  ),
+  "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
+  "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
   "pkg/app.py": lines(
     "from pkg.models import Car, Other",
     "",
@@ -223,7 +319,7 @@ describe("Go receivers", () => {
       "render/use.go:17 ast/node.go#Node.Kind",
       "render/use.go:20 ast/node.go#Node.Kind",
     ]);
-    expect(callersTool.render(result)).toContain("may dispatch here through an interface (2, not counted as calls):");
+    expect(callersTool.render(result)).toContain("may dispatch here through an interface or a parent's method (2, not counted as calls):");
     // Segments has Len and Last (declared in two files): it is a Sized; Segment has Len alone.
     const sized = await runTool(callersTool, { symbol: "text/segment.go#Segments.Len" }, context);
     expect(sized.dispatch.map((call: Call & { targets: string[] }) => `${call.path}:${call.line} ${call.targets.join(" ")}`)).toEqual(["render/use.go:32 text/sized.go#Sized.Len"]);
@@ -233,7 +329,7 @@ describe("Go receivers", () => {
 
 describe("Python receivers", () => {
   test("super().save() calls the parent's save, never the method it is written in", async () => {
-    expect(await callers("pkg/base.py#Base.save")).toEqual(["pkg/models.py:22 exact"]);
+    expect(await callers("pkg/base.py#Base.save")).toEqual(["pkg/models.py:22 exact", "pkg/store.py:5 exact"]);
   });
 
   test("an override shadows its parent for a receiver of the subclass; an annotated parameter's type picks its own method", async () => {
@@ -259,5 +355,113 @@ describe("Python receivers", () => {
   test("an attribute set through self in __init__ types the calls on it in every method", async () => {
     expect(await callers("pkg/models.py#Engine.start")).toEqual(["pkg/models.py:23 exact"]);
     expect(await callers("pkg/models.py#Other.start")).toEqual([]);
+  });
+});
+
+describe("TypeScript and JavaScript receivers", () => {
+  test("parameters, parameter properties, fields, constructions, declared results (awaited too), casts and destructured members type the receiver: the method of that type is called, exactly", async () => {
+    expect(await callers("ts/repo.ts#Repo.save")).toEqual([
+      "ts/service.ts:8 exact",
+      "ts/service.ts:18 exact",
+      "ts/service.ts:20 exact",
+      "ts/service.ts:27 exact",
+      "ts/service.ts:34 exact",
+      "ts/service.ts:41 exact",
+      "ts/loose.js:4 ambiguous",
+    ]);
+    expect(await callers("ts/repo.ts#Cache.save")).toEqual(["ts/service.ts:9 exact", "ts/service.ts:22 exact", "ts/service.ts:35 exact", "ts/loose.js:4 ambiguous"]);
+    expect(await callers("ts/repo.ts#Item.render")).toEqual(["ts/service.ts:11 exact", "ts/service.ts:13 exact"]);
+  });
+
+  test("a nested function reads the parameters of the function around it (service.ts:41), and a field's declared type wins over what the constructor assigns it from its parameter (service.ts:52)", async () => {
+    expect((await callers("ts/repo.ts#Repo.save")).filter((call) => call.startsWith("ts/service.ts:41"))).toEqual(["ts/service.ts:41 exact"]);
+    expect((await callers("ts/repo.ts#Cache.add")).filter((call) => call.startsWith("ts/service.ts:52"))).toEqual(["ts/service.ts:52 exact"]);
+  });
+
+  test("an overloaded method is answered for by its implementation, the last declaration, even when a signature spans as many lines", async () => {
+    const result = await runTool(callersTool, { symbol: "ts/overloads.ts#Parser.parse" }, context);
+    expect(result.symbol.startLine).toBe(5);
+  });
+
+  test("a standard type's method (Map.set, Set.add) is no call of a workspace method, and an untyped receiver is ambiguous with the reason", async () => {
+    const callees = await runTool(calleesTool, { symbol: "ts/service.ts#direct" }, context);
+    expect(callees.calls.map((call: Call & { callee: string }) => call.callee)).not.toContain("table.set");
+    // A Set made with new (behind a bundler's annotation) is a standard type: its add is not Cache.add.
+    expect(await callers("ts/repo.ts#Cache.add")).toEqual(["ts/service.ts:36 exact", "ts/service.ts:52 exact"]);
+    const result = await runTool(callersTool, { symbol: "ts/repo.ts#Repo.save" }, context);
+    expect(result.calls.at(-1).reason).toBe("receiver `thing` has no known type");
+  });
+});
+
+type Dispatch = { path: string; line: number; targets: string[] };
+const dispatchList = (entries: Dispatch[] | undefined) => (entries ?? []).map((call) => `${call.path}:${call.line} ${call.targets.join(" ")}`);
+
+describe("dispatch and reasons in every call tool", () => {
+  test("callers of an override list apart the calls of the parent's method it overrides, super calls left out", async () => {
+    const result = await runTool(callersTool, { symbol: "pkg/models.py#Car.save" }, context);
+    expect(dispatchList(result.dispatch)).toEqual(["pkg/store.py:5 pkg/base.py#Base.save"]);
+    // Other.save overrides nothing, and a constructor dispatches nowhere.
+    expect((await runTool(callersTool, { symbol: "pkg/models.py#Other.save" }, context)).dispatch).toBeUndefined();
+  });
+
+  test("callees list apart, with the implementations and overrides that may run instead, the calls of an interface method or an overridden method", async () => {
+    const go = await runTool(calleesTool, { symbol: "render/use.go#Measure" }, context);
+    expect(dispatchList(go.dispatch)).toEqual(["render/use.go:32 text/segment.go#Segments.Len"]);
+    const python = await runTool(calleesTool, { symbol: "pkg/store.py#keep" }, context);
+    expect(python.calls.map((call: Call) => `${call.line} ${call.confidence}`)).toEqual(["5 exact"]);
+    expect(dispatchList(python.dispatch)).toEqual(["pkg/store.py:5 pkg/models.py#Car.save"]);
+    expect(calleesTool.render(python)).toContain("may dispatch at run time to an implementation or override (1, not counted as calls):");
+    // super().save() names the parent's method itself: it dispatches nowhere.
+    expect(dispatchList((await runTool(calleesTool, { symbol: "pkg/models.py#Car.save" }, context)).dispatch)).toEqual([]);
+  });
+
+  test("callees give an unknown receiver's reason as callers do", async () => {
+    const result = await runTool(calleesTool, { symbol: "pkg/loose.py#loose" }, context);
+    expect(result.calls.map((call: Call & { reason?: string }) => `${call.line} ${call.confidence} ${call.reason}`)).toEqual(["7 ambiguous receiver `thing` has no known type"]);
+    expect(calleesTool.render(result)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
+  });
+
+  test("trace passes through dispatch, marked as not a call, only where calls alone reach no target", async () => {
+    const result = await runTool(traceTool, { from: "pkg/store.py#keep", to: "pkg/models.py#Engine.start" }, context);
+    expect(result.paths).toHaveLength(1);
+    expect(result.paths[0].dispatch).toBe(true);
+    expect(
+      result.paths[0].steps.map((step: { symbol: string; line?: number; dispatch?: boolean }) =>
+        `${step.symbol}${step.line === undefined ? "" : `:${step.line}`}${step.dispatch ? " dispatch" : ""}`
+      ),
+    )
+      .toEqual(["pkg/store.py#keep:5", "pkg/base.py#Base.save dispatch", "pkg/models.py#Car.save:23", "pkg/models.py#Engine.start"]);
+    expect(traceTool.render(result)).toContain("pkg/base.py#Base.save ⇢ may dispatch to pkg/models.py#Car.save");
+    // Calls reach Base.save from Car.save (super): no dispatch step is taken.
+    const direct = await runTool(traceTool, { from: "pkg/models.py#Car.save", to: "pkg/base.py#Base.save" }, context);
+    expect(direct.paths.map((entry: { dispatch?: boolean }) => entry.dispatch)).toEqual([undefined]);
+  });
+
+  test("trace gives the reason of an ambiguous step", async () => {
+    const result = await runTool(traceTool, { from: "pkg/loose.py#loose", to: "pkg/loose.py#Tank.fuel" }, context);
+    expect(result.paths[0].steps[0]).toMatchObject({ confidence: "ambiguous", reason: "receiver `thing` has no known type" });
+    expect(traceTool.render(result)).toContain(":7 [ambiguous: receiver `thing` has no known type] → pkg/loose.py#Tank.fuel");
+  });
+
+  test("impact lists ambiguous callers with the reason, not followed, and the calls that may dispatch to the symbol", async () => {
+    const loose = await runTool(impactTool, { symbol: "pkg/loose.py#Tank.fuel" }, context);
+    expect(loose.callers.map((call: Call & { reason?: string }) => `${call.path}:${call.line} ${call.confidence} ${call.reason}`)).toEqual([
+      "pkg/loose.py:7 ambiguous receiver `thing` has no known type",
+    ]);
+    const car = await runTool(impactTool, { symbol: "pkg/models.py#Car.save" }, context);
+    expect(dispatchList(car.dispatch)).toEqual(["pkg/store.py:5 pkg/base.py#Base.save"]);
+    expect(impactTool.render(car)).toContain("may dispatch here through an interface or a parent's method (1, not counted as calls):");
+  });
+
+  test("context lists ambiguous calls with the reason and what may dispatch, both ways, apart from what it packs", async () => {
+    const loose = await runTool(contextTool, { target: "pkg/loose.py#loose" }, context);
+    expect(loose.ambiguousCallees.map((call: Call & { reason?: string }) => `${call.line} ${call.reason}`)).toEqual(["7 receiver `thing` has no known type"]);
+    expect(contextTool.render(loose)).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
+    const keep = await runTool(contextTool, { target: "pkg/store.py#keep" }, context);
+    expect(dispatchList(keep.dispatch.callees)).toEqual(["pkg/store.py:5 pkg/models.py#Car.save"]);
+    const car = await runTool(contextTool, { target: "pkg/models.py#Car.save" }, context);
+    expect(dispatchList(car.dispatch.callers)).toEqual(["pkg/store.py:5 pkg/base.py#Base.save"]);
+    const fuel = await runTool(contextTool, { target: "pkg/loose.py#Tank.fuel" }, context);
+    expect(fuel.sections.at(-1).text).toContain("[ambiguous: pkg/loose.py#Tank.fuel; receiver `thing` has no known type]");
   });
 });

@@ -19,6 +19,7 @@ import { type LookupRules, lookupExport, type Resolved, ReexportWalk } from "../
 import type { GraphFile, GraphIndex } from "../graph/types.ts";
 import {
   CALLABLE_KINDS,
+  CONSTRUCTOR_NAMES,
   TYPE_KINDS,
   IMPLICIT_RECEIVER,
   MODULE_SCOPED,
@@ -95,6 +96,9 @@ export class CallGraph {
   #reach = new Map<string, ReadonlySet<string>>();
   /** Answers derived from this generation (unresolved candidates, which read texts), by key, least recently used first. */
   #derived = new LruMap<string, unknown>(LIMITS.intel.calls.maxDerived);
+  /** dispatchedFrom's answers, by symbol key, for the generation. */
+  #dispatchedFrom = new Map<string, SymbolRef[]>();
+  #goInterfaces = new Map<string, Array<{ method: SymbolRef; requires: string[] }>>();
   readonly #receivers = new ReceiverTypes(this);
 
   private constructor(imports: ImportGraph) {
@@ -156,6 +160,8 @@ export class CallGraph {
     this.#aliases = aliases;
     this.#memo = new Map();
     this.#reach = new Map();
+    this.#dispatchedFrom = new Map();
+    this.#goInterfaces = new Map();
     this.#derived = new LruMap(LIMITS.intel.calls.maxDerived);
     this.#generation = this.imports.generation;
   }
@@ -707,24 +713,73 @@ export class CallGraph {
   }
 
   /**
-   * Go: the interface methods a method implements, structurally: interfaces declaring a method of
-   * its name, every method of which (their own and those of the workspace interfaces they embed)
-   * the method's type has, declared or promoted. A call through such an interface may dispatch to
-   * it at run time; it is not a call of it.
+   * The methods whose calls may dispatch to `method` at run time without being calls of it: in Go,
+   * the interface methods it implements structurally (interfaces declaring a method of its name,
+   * every method of which, their own and those of the workspace interfaces they embed, its type has,
+   * declared or promoted); elsewhere, the methods of the types its class extends or implements that
+   * it overrides, up the hierarchy. Constructors dispatch nowhere. Kept for the generation.
    */
-  interfaceMethodsOf(method: SymbolRef): SymbolRef[] {
+  dispatchedFrom(method: SymbolRef): readonly SymbolRef[] {
+    const key = symbolKey(method);
+    let found = this.#dispatchedFrom.get(key);
+    if (!found) this.#dispatchedFrom.set(key, found = this.#overridden(method));
+    return found;
+  }
+
+  /** The inverse of dispatchedFrom: the implementations (Go) and overrides (class hierarchies) a call of `method` may run instead of it. */
+  dispatchesTo(method: SymbolRef): SymbolRef[] {
+    if (!this.#dispatching(method)) return [];
+    const key = symbolKey(method);
+    return this.#named(method.name).filter((candidate) => candidate !== method && this.dispatchedFrom(candidate).some((from) => symbolKey(from) === key));
+  }
+
+  /** A method that can be reached through another: not a constructor, and owned by a type. */
+  #dispatching(method: SymbolRef): boolean {
+    return method.kind === "method" && method.parent !== undefined && !CONSTRUCTOR_NAMES.has(method.name);
+  }
+
+  #overridden(method: SymbolRef): SymbolRef[] {
     const file = this.imports.file(method.file);
-    if (!file || file.language !== "go" || method.kind !== "method" || method.parent === undefined) return [];
-    const type = this.#samePackage(file, method.parent)?.symbols.find((symbol) => TYPE_KINDS.has(symbol.kind) && symbol.kind !== "interface");
+    if (!file || !this.#dispatching(method)) return [];
+    if (file.language === "go") return this.#goInterfaceMethods(file, method);
+    const owner = this.symbolsOf(method.file).find((symbol) => symbol.qualifiedName === method.parent && TYPE_KINDS.has(symbol.kind));
+    if (!owner) return [];
+    const found = new Map<string, SymbolRef>();
+    const climb = (type: SymbolRef, depth: number) => {
+      if (depth > LIMITS.intel.calls.maxHeritageDepth) return;
+      for (const heritage of type.heritage ?? []) {
+        for (const parent of this.resolveTypeName(type.file, heritage).symbols) {
+          for (const member of this.membersOf(parent, method.name).symbols) {
+            if (member.kind !== "method" || found.has(symbolKey(member))) continue;
+            found.set(symbolKey(member), member);
+            const memberOwner = this.symbolsOf(member.file).find((symbol) => symbol.qualifiedName === member.parent && TYPE_KINDS.has(symbol.kind));
+            if (memberOwner) climb(memberOwner, depth + 1);
+          }
+        }
+      }
+    };
+    climb(owner, 0);
+    return [...found.values()];
+  }
+
+  #goInterfaceMethods(file: GraphFile, method: SymbolRef): SymbolRef[] {
+    const type = this.#samePackage(file, method.parent!)?.symbols.find((symbol) => TYPE_KINDS.has(symbol.kind) && symbol.kind !== "interface");
     if (!type) return [];
-    const found: SymbolRef[] = [];
-    for (const candidate of this.#named(method.name)) {
+    const has = (name: string) => this.membersOf(type, name).symbols.some((member) => CALLABLE_KINDS.has(member.kind));
+    return this.#goInterfaceMethodsNamed(method.name).filter((entry) => entry.requires.every(has)).map((entry) => entry.method);
+  }
+
+  /** Go interface methods named `name`, each with every method name its interface requires; kept for the generation (asked once per same-name method). */
+  #goInterfaceMethodsNamed(name: string): Array<{ method: SymbolRef; requires: string[] }> {
+    let found = this.#goInterfaces.get(name);
+    if (found) return found;
+    found = [];
+    for (const candidate of this.#named(name)) {
       if (candidate.kind !== "method" || candidate.parent === undefined || this.imports.file(candidate.file)?.language !== "go") continue;
       const owner = this.symbolsOf(candidate.file).find((symbol) => symbol.qualifiedName === candidate.parent && symbol.kind === "interface");
-      if (owner && this.#interfaceNames(owner, new Set()).every((name) => this.membersOf(type, name).symbols.some((member) => CALLABLE_KINDS.has(member.kind)))) {
-        found.push(candidate);
-      }
+      if (owner) found.push({ method: candidate, requires: this.#interfaceNames(owner, new Set()) });
     }
+    this.#goInterfaces.set(name, found);
     return found;
   }
 

@@ -8,7 +8,7 @@
 import { cutToTokens, estimateTokens } from "../../helpers/tokens.ts";
 import { splitLines } from "../../text/index.ts";
 import type { CallGraph } from "./call-graph.ts";
-import { type Confidence, type SymbolRef, symbolKey } from "./types.ts";
+import { type CallEdge, type Confidence, confidenceTag, type SymbolRef, symbolKey } from "./types.ts";
 
 export interface ContextSection {
   role: "target" | "callee" | "caller";
@@ -30,8 +30,8 @@ export interface PackedContext {
   budget: number;
   /** Callees and callers that did not fit, by qualified name and place. */
   omitted: Array<{ role: "callee" | "caller"; name: string; file: string; line: number }>;
-  /** Callees the graph could only guess between (not packed: name them precisely to see one). */
-  ambiguousCallees: string[];
+  /** Calls the graph could only guess the callee of (not packed: name one precisely to see it), in call order. */
+  ambiguousCallees: CallEdge[];
 }
 
 export type TextReader = (real: string) => Promise<string | undefined>;
@@ -75,11 +75,11 @@ export async function packContext(
 
   const { edges: calleeEdges } = graph.calleesOf(target);
   const callees: Array<{ symbol: SymbolRef; confidence: Confidence }> = [];
-  const ambiguous = new Set<string>();
+  const ambiguous: CallEdge[] = [];
   const seen = new Set<string>([symbolKey(target)]);
   for (const edge of [...calleeEdges].sort((a, b) => a.site.fact.line - b.site.fact.line || a.site.fact.column - b.site.fact.column)) {
     if (edge.confidence === "ambiguous") {
-      ambiguous.add(edge.site.fact.callee);
+      ambiguous.push(edge);
       continue;
     }
     for (const symbol of edge.targets) {
@@ -96,9 +96,8 @@ export async function packContext(
     const key = caller ? symbolKey(caller) : `${edge.site.file}\0module`;
     if (callerSeen.has(key)) continue;
     callerSeen.add(key);
-    const text = `${display(edge.site.file)}:${edge.site.fact.line} ${caller ? `${caller.qualifiedName}: ${caller.signature}` : "(module level)"}${
-      edge.confidence === "exact" ? "" : ` [${edge.confidence}]`
-    }`;
+    const tag = confidenceTag(edge.confidence, edge.targets.map((symbol) => `${display(symbol.file)}#${symbol.qualifiedName}`), edge.reason);
+    const text = `${display(edge.site.file)}:${edge.site.fact.line} ${caller ? `${caller.qualifiedName}: ${caller.signature}` : "(module level)"}${tag}`;
     callerLines.push({
       role: "caller",
       symbol: caller,
@@ -116,7 +115,7 @@ export async function packContext(
   const reserve = Math.min(callerTotal, Math.floor(remaining / 4));
   let calleeBudget = remaining - reserve;
   for (const { symbol, confidence } of callees) {
-    const text = `${header(symbol)}${confidence === "exact" ? "" : ` [${confidence}]`}\n${slice((await read(symbol.file)) ?? "", symbol.startLine, symbol.endLine)}`;
+    const text = `${header(symbol)}${confidenceTag(confidence, [])}\n${slice((await read(symbol.file)) ?? "", symbol.startLine, symbol.endLine)}`;
     const tokens = estimateTokens(text) + 1;
     if (tokens > calleeBudget) {
       omitted.push({ role: "callee", name: symbol.qualifiedName, file: symbol.file, line: symbol.startLine });
@@ -136,5 +135,5 @@ export async function packContext(
     used += line.tokens;
     sections.push(line);
   }
-  return { sections, usedTokens: used, budget, omitted, ambiguousCallees: [...ambiguous] };
+  return { sections, usedTokens: used, budget, omitted, ambiguousCallees: ambiguous };
 }

@@ -10,6 +10,8 @@ import { type CallEdge, type Confidence, CONFIDENCE_ORDER, type SymbolRef, symbo
 
 export const CALLABLE_KINDS = new Set(["function", "method", "constructor", "class", "struct", "macro", "enum_member"]);
 export const TYPE_KINDS = new Set(["class", "interface", "struct", "trait", "enum", "union", "type", "module", "namespace"]);
+/** Method names that construct (Python, JS/TS, Swift, Ruby, PHP): a call of one never dispatches to a subclass's. */
+export const CONSTRUCTOR_NAMES = new Set(["__init__", "__new__", "constructor", "init", "initialize", "__construct"]);
 /** Languages where a bare call inside a class may call one of its methods. */
 export const IMPLICIT_RECEIVER = new Set(["java", "kotlin", "csharp", "scala", "swift", "cpp", "dart", "ruby", "php"]);
 /**

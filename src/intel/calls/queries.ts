@@ -58,16 +58,52 @@ export function walkCalls(graph: CallGraph, start: SymbolRef, direction: "caller
   return { edges };
 }
 
+/** `super().m()` names the parent's method itself: it never dispatches to an override. */
+function isSuperCall(edge: CallEdge): boolean {
+  const qualifier = edge.site.fact.qualifier?.trim();
+  return qualifier === "super" || qualifier === "super(…)";
+}
+
+/**
+ * What may run at a call without being what it names, apart from the calls ("may dispatch to"):
+ * for callers of a method, the calls of each method it implements or overrides (targets: that one),
+ * less the sites already among its calls; for callees, each call `symbol` makes whose target has
+ * implementations or overrides (targets: those). Ambiguous edges are guesses already and super
+ * calls name the parent's method itself: neither dispatches.
+ */
+export function dispatchOf(graph: CallGraph, symbol: SymbolRef, direction: "callers" | "callees"): CallEdge[] {
+  const found: CallEdge[] = [];
+  if (direction === "callers") {
+    const direct = new Set(graph.callersOf(symbol).map((edge) => `${edge.site.file}\0${edge.site.ordinal}`));
+    for (const method of graph.dispatchedFrom(symbol)) {
+      for (const edge of graph.callersOf(method)) {
+        if (edge.confidence !== "ambiguous" && !isSuperCall(edge) && !direct.has(`${edge.site.file}\0${edge.site.ordinal}`)) found.push(edge);
+      }
+    }
+    return found;
+  }
+  for (const edge of graph.calleesOf(symbol).edges) {
+    if (edge.confidence === "ambiguous" || isSuperCall(edge)) continue;
+    const targets = edge.targets.flatMap((target) => graph.dispatchesTo(target));
+    if (targets.length > 0) found.push({ ...edge, targets });
+  }
+  return found;
+}
+
 export interface TraceStep {
   symbol: SymbolRef;
-  /** The call that leads to the next step (absent on the last step). */
-  call?: { file: string; line: number; column: number; confidence: Confidence };
+  /** The call that leads to the next step (absent on the last step, and on a dispatch step). */
+  call?: { file: string; line: number; column: number; confidence: Confidence; reason?: string };
+  /** The next step is an implementation or override this method may dispatch to at run time, not a call of it. */
+  dispatch?: true;
 }
 
 export interface TracePath {
   steps: TraceStep[];
   /** The weakest edge on the path. */
   confidence: Confidence;
+  /** The path passes through a dispatch step. */
+  dispatch?: true;
 }
 
 export interface TraceResult {
@@ -77,13 +113,25 @@ export interface TraceResult {
   truncatedBy?: "maxPaths" | "maxExpanded" | "maxDepth";
 }
 
-/** Shortest call paths from any of `from` to any of `to` (breadth-first over callees, every confidence). */
+/**
+ * Shortest call paths from any of `from` to any of `to` (breadth-first over callees, every
+ * confidence). Where calls alone reach no target, the search runs again letting a method step to
+ * what it may dispatch to (an interface method's implementations, a method's overrides), each such
+ * step marked: calls come first, and a dispatch is never passed off as a call.
+ */
 export function traceCalls(graph: CallGraph, from: SymbolRef[], to: SymbolRef[], maxDepth: number, maxPaths: number = LIMITS.intel.calls.maxTracePaths): TraceResult {
+  const byCalls = shortestPaths(graph, from, to, maxDepth, maxPaths, false);
+  if (byCalls.paths.length > 0) return byCalls;
+  const byDispatch = shortestPaths(graph, from, to, maxDepth, maxPaths, true);
+  return byDispatch.paths.length > 0 ? byDispatch : byCalls;
+}
+
+function shortestPaths(graph: CallGraph, from: SymbolRef[], to: SymbolRef[], maxDepth: number, maxPaths: number, dispatch: boolean): TraceResult {
   const targets = new Set(to.map(symbolKey));
   const symbols = new Map<string, SymbolRef>();
   const distance = new Map<string, number>();
-  /** node → the (predecessor, edge) pairs at distance - 1. */
-  const parents = new Map<string, Array<{ from: string; edge: CallEdge }>>();
+  /** node → the (predecessor, edge) pairs at distance - 1; no edge: a dispatch step. */
+  const parents = new Map<string, Array<{ from: string; edge: CallEdge | undefined }>>();
   let frontier: string[] = [];
   for (const symbol of from) {
     const key = symbolKey(symbol);
@@ -95,26 +143,27 @@ export function traceCalls(graph: CallGraph, from: SymbolRef[], to: SymbolRef[],
   let truncatedBy: TraceResult["truncatedBy"];
   for (let level = 1; level <= maxDepth && frontier.length > 0 && found.length === 0; level++) {
     const next: string[] = [];
-    for (const key of frontier) {
-      for (const edge of graph.calleesOf(symbols.get(key)!).edges) {
-        for (const target of edge.targets) {
-          const targetKey = symbolKey(target);
-          const known = distance.get(targetKey);
-          if (known !== undefined && known < level) continue;
-          if (known === undefined) {
-            if (distance.size >= LIMITS.intel.calls.maxExpanded) {
-              truncatedBy = "maxExpanded";
-              continue;
-            }
-            distance.set(targetKey, level);
-            symbols.set(targetKey, target);
-            next.push(targetKey);
-          }
-          const list = parents.get(targetKey) ?? [];
-          list.push({ from: key, edge });
-          parents.set(targetKey, list);
+    const reach = (key: string, target: SymbolRef, edge: CallEdge | undefined) => {
+      const targetKey = symbolKey(target);
+      const known = distance.get(targetKey);
+      if (known !== undefined && known < level) return;
+      if (known === undefined) {
+        if (distance.size >= LIMITS.intel.calls.maxExpanded) {
+          truncatedBy = "maxExpanded";
+          return;
         }
+        distance.set(targetKey, level);
+        symbols.set(targetKey, target);
+        next.push(targetKey);
       }
+      const list = parents.get(targetKey) ?? [];
+      list.push({ from: key, edge });
+      parents.set(targetKey, list);
+    };
+    for (const key of frontier) {
+      const symbol = symbols.get(key)!;
+      for (const edge of graph.calleesOf(symbol).edges) for (const target of edge.targets) reach(key, target, edge);
+      if (dispatch) { for (const target of graph.dispatchesTo(symbol)) reach(key, target, undefined); }
     }
     frontier = next;
     found = next.filter((key) => targets.has(key));
@@ -122,24 +171,32 @@ export function traceCalls(graph: CallGraph, from: SymbolRef[], to: SymbolRef[],
   }
   if (found.length === 0) return truncatedBy ? { paths: [], truncatedBy } : { paths: [] };
 
-  // Every shortest path, walking parents back from each target; each step carries the call out of it.
+  // Every shortest path, walking parents back from each target; each step carries the call (or the dispatch) out of it.
   const paths: TracePath[] = [];
-  const build = (key: string, suffix: TraceStep[], confidence: Confidence): boolean => {
+  const build = (key: string, suffix: TraceStep[], confidence: Confidence, dispatched: boolean): boolean => {
     if (distance.get(key) === 0) {
-      paths.push({ steps: suffix, confidence });
+      paths.push({ steps: suffix, confidence, ...(dispatched ? { dispatch: true as const } : {}) });
       return paths.length < maxPaths;
     }
     for (const { from: previous, edge } of parents.get(key) ?? []) {
-      const step: TraceStep = {
-        symbol: symbols.get(previous)!,
-        call: { file: edge.site.file, line: edge.site.fact.line, column: edge.site.fact.column, confidence: edge.confidence },
-      };
-      if (!build(previous, [step, ...suffix], worst(confidence, edge.confidence))) return false;
+      const step: TraceStep = edge ?
+        {
+          symbol: symbols.get(previous)!,
+          call: {
+            file: edge.site.file,
+            line: edge.site.fact.line,
+            column: edge.site.fact.column,
+            confidence: edge.confidence,
+            ...(edge.reason === undefined ? {} : { reason: edge.reason }),
+          },
+        } :
+        { symbol: symbols.get(previous)!, dispatch: true };
+      if (!build(previous, [step, ...suffix], edge ? worst(confidence, edge.confidence) : confidence, dispatched || !edge)) return false;
     }
     return true;
   };
   for (const key of found) {
-    if (!build(key, [{ symbol: symbols.get(key)! }], "exact")) {
+    if (!build(key, [{ symbol: symbols.get(key)! }], "exact", false)) {
       truncatedBy = "maxPaths";
       break;
     }
@@ -216,7 +273,7 @@ export interface ImpactResult {
 
 /**
  * What a change to `symbol` (or to the whole file when `symbol` is undefined) can reach:
- * transitive callers, transitive importers of its file, and the test files among them, plus test
+ * transitive callers (ambiguous ones listed, not followed), transitive importers of its file, and the test files among them, plus test
  * files named after it (util.ts ↔ util.test.ts, test_util.py, util_test.go).
  */
 export function impactOf(
@@ -226,7 +283,8 @@ export function impactOf(
   options: { depth: number; limit: number; display: (real: string) => string },
 ): ImpactResult {
   const truncated: string[] = [];
-  const callers = symbol ? walkCalls(graph, symbol, "callers", options.depth, options.limit, "inferred") : { edges: [] };
+  // Ambiguous callers are listed (with their reason) but not walked through, and reach no test.
+  const callers = symbol ? walkCalls(graph, symbol, "callers", options.depth, options.limit) : { edges: [] };
   if (callers.truncatedBy) {
     truncated.push(callers.truncatedBy === "limit" ? `callers cut at limit ${options.limit}` : `callers cut at ${LIMITS.intel.calls.maxExpanded} expanded symbols`);
   }
@@ -238,7 +296,9 @@ export function impactOf(
     const rank = { calls: 0, imports: 1, name: 2 } as const;
     if (!known || rank[test.via] < rank[known.via] || (test.via === known.via && test.distance < known.distance)) tests.set(test.file, test);
   };
-  for (const edge of callers.edges) if (isTestFile(options.display(edge.site.file))) offer({ file: edge.site.file, via: "calls", distance: edge.depth });
+  for (const edge of callers.edges) {
+    if (edge.confidence !== "ambiguous" && isTestFile(options.display(edge.site.file))) offer({ file: edge.site.file, via: "calls", distance: edge.depth });
+  }
   for (const [dependent, distance] of walk.levels) if (isTestFile(options.display(dependent))) offer({ file: dependent, via: "imports", distance });
   const stem = sourceStem(options.display(file));
   if (!isTestFile(options.display(file))) {

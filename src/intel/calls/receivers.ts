@@ -6,13 +6,15 @@
  * literal's type, and what a called function or method declares it returns, chained
  * (`n.Lines().Len()`). Type names are resolved where they are written, through the call graph's
  * imports and scopes, so the answer is workspace declarations, a type outside the workspace, or
- * unknown with the reason. Go and Python extract bindings; other languages answer unknown.
+ * unknown with the reason. Go, Python, TypeScript and JavaScript extract bindings; other languages
+ * answer unknown.
  */
 import path from "node:path";
 import type { SymbolFact, TypeBinding } from "../facts/types.ts";
 import type { GraphFile } from "../graph/types.ts";
 import { parenEnd, splitTopLevel } from "../facts/lang/common.ts";
 import { goParameterTypes } from "../facts/lang/go.ts";
+import { tsFieldType, tsParameterTypes, tsResultType } from "../facts/lang/ts-bindings.ts";
 import type { CallGraph } from "./call-graph.ts";
 import { CALLABLE_KINDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { SymbolRef } from "./types.ts";
@@ -24,8 +26,11 @@ export type ReceiverType =
   | { status: "external"; detail: string }
   | { status: "unknown"; reason: string };
 
+/** TypeScript and JavaScript: one set of rules (JavaScript has no annotations, but `new Foo()` and `this`). */
+const SCRIPT = new Set(["typescript", "tsx", "javascript"]);
+
 /** Languages whose extractors record bindings. */
-export const TYPED_RECEIVERS: ReadonlySet<string> = new Set(["go", "python"]);
+export const TYPED_RECEIVERS: ReadonlySet<string> = new Set(["go", "python", ...SCRIPT]);
 
 /** Links followed from a receiver to its type (bindings of calls of bindings …): a cycle or a long chain stops as unknown. */
 const MAX_DEPTH = 6;
@@ -55,6 +60,47 @@ const GO_PREDECLARED = new Set([
   "uintptr",
 ]);
 const PYTHON_BUILTINS = new Set(["str", "bytes", "int", "float", "bool", "dict", "list", "tuple", "set", "frozenset", "object", "bytearray", "complex", "type"]);
+/**
+ * Types every TS/JS program has without declaring them (primitives, the standard library's): their
+ * methods are not workspace code. `any` and `unknown` are not among them: they say the type is not known.
+ */
+const SCRIPT_GLOBAL_TYPES = new Set([
+  "string",
+  "number",
+  "boolean",
+  "bigint",
+  "symbol",
+  "void",
+  "undefined",
+  "null",
+  "Object",
+  "Function",
+  "String",
+  "Number",
+  "Boolean",
+  "Array",
+  "ReadonlyArray",
+  "Map",
+  "ReadonlyMap",
+  "Set",
+  "ReadonlySet",
+  "WeakMap",
+  "WeakSet",
+  "Promise",
+  "Date",
+  "RegExp",
+  "Error",
+  "Record",
+  "Partial",
+  "Required",
+  "Readonly",
+  "Uint8Array",
+  "ArrayBuffer",
+  "Buffer",
+  "URL",
+  "AbortController",
+  "AbortSignal",
+]);
 
 const unknown = (reason: string): ReceiverType => ({ status: "unknown", reason });
 
@@ -127,6 +173,17 @@ function typeName(written: string, language: string): string | undefined {
     name = name.replace(/^\*+/, "");
     if (/^(?:\[|map\[|chan\b|<-|func\b|struct\b|interface\b|\.\.\.)/.test(name)) return undefined;
     name = name.replace(/\[.*$/s, "");
+  } else if (SCRIPT.has(language)) {
+    name = name.replace(/^readonly\s+/, "");
+    // `Foo | undefined`, `null | Foo`: the one part that is not nothing.
+    const parts = splitTopLevel(name, "|").filter((part) => !/^(?:null|undefined|void)$/.test(part));
+    if (parts.length !== 1) return undefined;
+    name = parts[0]!;
+    // What `await` gives: a Promise's value (a method called on the Promise itself is not a workspace one either way).
+    const promised = /^Promise\s*<([\s\S]+)>$/.exec(name);
+    if (promised) return typeName(promised[1]!, language);
+    if (/(?:\[\]|\))$|^(?:typeof|keyof)\s|=>|^\{/.test(name)) return undefined;
+    name = name.replace(/<[\s\S]*$/, "");
   } else {
     name = name.replace(/^["']|["']$/g, "");
     const optional = /^(?:typing\.)?Optional\[(.+)\]$/s.exec(name);
@@ -177,14 +234,16 @@ export class ReceiverTypes {
 
   /** The type of a name standing first in a receiver. */
   #head(file: GraphFile, caller: string | undefined, head: string, line: number, depth: number): ReceiverType {
-    const callerSymbol = caller === undefined ? undefined : this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === caller);
-    if (callerSymbol !== undefined) {
-      if (file.language === "python" && (head === "self" || head === "cls") && callerSymbol.parent !== undefined) {
+    // The caller first, then the functions it is nested in: a closure reads their parameters and locals.
+    for (const callerSymbol of this.#enclosingCallables(file, caller)) {
+      if ((file.language === "python" ? head === "self" || head === "cls" : SCRIPT.has(file.language) && head === "this") && callerSymbol.parent !== undefined) {
         const owner = this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === callerSymbol.parent && TYPE_KINDS.has(symbol.kind));
         if (owner) return { status: "known", types: [owner] };
       }
       const declared = this.#parameterType(file.language, callerSymbol.signature, head);
       if (declared !== undefined) return this.#written(file.real, file.language, declared);
+      const local = this.#binding(file, callerSymbol.qualifiedName, head, line);
+      if (local?.scope !== undefined) return this.#bound(file, local, depth);
     }
     const binding = this.#binding(file, caller, head, line);
     if (binding) return this.#bound(file, binding, depth);
@@ -205,9 +264,24 @@ export class ReceiverTypes {
     return unknown(`receiver \`${head}\` has no known type`);
   }
 
+  /** The caller's declaration, then each function or method it is nested in, innermost first (a class or the module ends the walk). */
+  #enclosingCallables(file: GraphFile, caller: string | undefined): SymbolRef[] {
+    const found: SymbolRef[] = [];
+    const parts = caller?.split(".") ?? [];
+    const symbols = this.#graph.symbolsOf(file.real);
+    for (let length = parts.length; length >= 1; length--) {
+      const name = parts.slice(0, length).join(".");
+      const symbol = symbols.find((candidate) => candidate.qualifiedName === name);
+      if (!symbol || !CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind)) break;
+      found.push(symbol);
+    }
+    return found;
+  }
+
   /** A parameter's (or Go receiver's) declared type in the caller's signature. */
   #parameterType(language: string, signature: string, name: string): string | undefined {
     if (language === "python") return pythonParameters(signature).get(name);
+    if (SCRIPT.has(language)) return tsParameterTypes(signature).get(name);
     const parts = goSignature(signature);
     if (!parts) return undefined;
     return goParameterTypes(parts.receiver ?? "").get(name) ?? goParameterTypes(parts.parameters).get(name);
@@ -242,6 +316,7 @@ export class ReceiverTypes {
       return receiver.status === "known" ? this.#results(receiver.types, callee.at(-1)!, depth + 1) : receiver;
     }
     if (file.language === "python" && PYTHON_BUILTINS.has(callee[0]!)) return { status: "external", detail: `${callee[0]} is a builtin type` };
+    if (SCRIPT.has(file.language) && SCRIPT_GLOBAL_TYPES.has(callee[0]!)) return { status: "external", detail: `${callee[0]} is a standard type` };
     return unknown(`\`${callee.join(".")}\` resolves to no declaration`);
   }
 
@@ -254,7 +329,11 @@ export class ReceiverTypes {
         continue;
       }
       const language = this.#graph.imports.file(callable.file)?.language ?? "";
-      const result = language === "go" ? goFirstResult(goSignature(callable.signature)?.results ?? "") : pythonResult(callable.signature);
+      const result = language === "go" ?
+        goFirstResult(goSignature(callable.signature)?.results ?? "") :
+        SCRIPT.has(language) ?
+        tsResultType(callable.signature) :
+        pythonResult(callable.signature);
       if (result === undefined) return unknown(`${callable.qualifiedName} declares no result type`);
       const type = this.#written(callable.file, language, result, depth + 1);
       if (type.status !== "known") return type;
@@ -276,10 +355,6 @@ export class ReceiverTypes {
     for (const type of types) {
       const file = this.#graph.imports.file(type.file);
       if (!file) continue;
-      if (file.language === "python") {
-        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `self.${name}` && candidate.scope === type.qualifiedName);
-        if (binding) return this.#bound(file, binding, depth);
-      }
       // Go's embedded field is named by its type: `struct { html.Config }` has a field Config.
       const embedded = file.language === "go" ? type.heritage?.find((written) => written.replace(/\[.*$/s, "").split(".").at(-1) === name) : undefined;
       if (embedded !== undefined) return this.#written(type.file, file.language, embedded, depth + 1);
@@ -288,12 +363,19 @@ export class ReceiverTypes {
         const declared = this.#fieldType(file.language, member);
         if (declared !== undefined) return this.#written(member.file, file.language, declared, depth + 1);
       }
+      // No declared type: what a method assigned to it through self/this (a declared type wins: the binding may read a constructor's parameter).
+      if (file.language === "python" || SCRIPT.has(file.language)) {
+        const self = file.language === "python" ? "self" : "this";
+        const binding = (file.facts.bindings ?? []).find((candidate) => candidate.name === `${self}.${name}` && candidate.scope === type.qualifiedName);
+        if (binding) return this.#bound(file, binding, depth);
+      }
     }
     return unknown(`field ${name} has no known type`);
   }
 
   #fieldType(language: string, field: Pick<SymbolFact, "name" | "signature">): string | undefined {
     if (language === "go") return goParameterTypes(field.signature.replace(/\s*`[^`]*`\s*$/, "")).get(field.name);
+    if (SCRIPT.has(language)) return tsFieldType(field.signature)?.type;
     return /^[\p{L}_][\p{L}\p{N}_]*\s*:\s*([^=]+?)\s*(?:=.*)?$/u.exec(field.signature)?.[1];
   }
 
@@ -308,6 +390,7 @@ export class ReceiverTypes {
     if (meaning.external !== undefined) return { status: "external", detail: `${name} comes from ${meaning.external}, outside the workspace` };
     const types = meaning.symbols.filter((symbol) => TYPE_KINDS.has(symbol.kind));
     if (types.length > 0) return { status: "known", types };
+    if (SCRIPT.has(language) && SCRIPT_GLOBAL_TYPES.has(name)) return { status: "external", detail: `${name} is a standard type` };
     return unknown(`type ${name} resolves to no declaration`);
   }
 }

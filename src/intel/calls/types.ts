@@ -3,13 +3,25 @@ import type { CallFact, SymbolKind } from "../facts/types.ts";
 
 /**
  * How sure an edge is: `exact` — the callee was found through an import binding (re-exports
- * followed), a declaration in scope, or (Go, Python) on the receiver's known type or what it
+ * followed), a declaration in scope, or (Go, Python, TS/JS) on the receiver's known type or what it
  * extends or embeds (through an interface value: the interface's method); `inferred` — the only
- * workspace declaration of that name (where receivers have no types: not in Go or Python);
- * `ambiguous` — several declarations could be meant (all listed), or in Go and Python the
+ * workspace declaration of that name (where receivers have no types: not in Go, Python or TS/JS);
+ * `ambiguous` — several declarations could be meant (all listed), or in Go, Python and TS/JS the
  * receiver's type is unknown (with the reason).
  */
 export type Confidence = "exact" | "inferred" | "ambiguous";
+
+/**
+ * How an edge's confidence reads in a text answer, the same in every call tool: nothing for exact,
+ * `[inferred]`, `[ambiguous: <the candidates, or how many>; <reason>]`. `targets` are as displayed.
+ */
+export function confidenceTag(confidence: Confidence, targets: readonly string[], reason?: string, total: number = targets.length): string {
+  if (confidence === "exact") return "";
+  if (confidence === "inferred") return " [inferred]";
+  const candidates = total <= 3 ? targets.slice(0, 3).join(", ") : `${total} candidates`;
+  const detail = [candidates, reason ?? ""].filter((part) => part.length > 0).join("; ");
+  return detail.length > 0 ? ` [ambiguous: ${detail}]` : " [ambiguous]";
+}
 
 export const CONFIDENCE_ORDER: Readonly<Record<Confidence, number>> = { exact: 0, inferred: 1, ambiguous: 2 };
 

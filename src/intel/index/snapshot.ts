@@ -28,7 +28,7 @@ import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolF
 import type { IndexedFile } from "./types.ts";
 
 /** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 8;
+const SNAPSHOT_FORMAT = 9;
 
 export interface SnapshotEntry {
   real: string;

@@ -325,7 +325,7 @@ describe("context", () => {
       "caller viaNamespace",
       "caller guess",
     ]);
-    expect(packed.sections.at(-1)!.text).toContain("[ambiguous]");
+    expect(packed.sections.at(-1)!.text).toContain("[ambiguous: src/fmt/util.ts#format, src/other/format.ts#format; receiver `thing` has no known type]");
     expect(packed.sections[0]!.text).toContain("return helper(value).trim();");
     expect(packed.sections[1]!.text).toContain("return value + \" \";");
     expect(packed.usedTokens).toBeLessThanOrEqual(1000);

@@ -157,3 +157,20 @@ export function markExportedByName(facts: FactsBuilder): void {
     }
   }
 }
+
+/**
+ * For bindings found in the text once the traversal is over: the qualifiedName of the innermost
+ * declaration of one of `kinds` around a line (undefined: none, the module or package level).
+ */
+export function innermostAt(facts: FactsBuilder, kinds: ReadonlySet<string>): (line: number) => string | undefined {
+  const around = facts.symbols.filter((symbol) => kinds.has(symbol.kind)).sort((a, b) => a.startLine - b.startLine);
+  return (line) => {
+    // Nested declarations start later: the last one starting before the line that still holds it is the innermost.
+    let found: string | undefined;
+    for (const symbol of around) {
+      if (symbol.startLine > line) break;
+      if (line <= symbol.endLine) found = symbol.qualifiedName;
+    }
+    return found;
+  };
+}

@@ -9,7 +9,7 @@ import { LIMITS } from "../../../core/limits.ts";
 import type { FactsBuilder, Handler } from "../engine.ts";
 import { collapse, type CommentStyle } from "../text.ts";
 import type { SymbolKind, Visibility } from "../types.ts";
-import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, parenEnd, splitTopLevel, stripTypeArguments } from "./common.ts";
+import { bodyStart, declare, extractorFor, FUNCTION_FIELD_CALLS, innermostAt, parenEnd, splitTopLevel, stripTypeArguments } from "./common.ts";
 
 const DOC: CommentStyle = { line: ["//"], block: "any" };
 
@@ -255,20 +255,13 @@ export function goParameterTypes(list: string): Map<string, string> {
   return types;
 }
 
+const GO_CALLABLES = new Set(["function", "method"]);
+
 /** The bindings of the file's text, each in the function or method around it (none: the package). */
 function bindValues(facts: FactsBuilder): void {
   if (!facts.callsEnabled) return;
   const text = facts.text;
-  // Go declares functions at file level only: the innermost one around a line is the one starting last before it.
-  const callables = facts.symbols.filter((symbol) => symbol.kind === "function" || symbol.kind === "method").sort((a, b) => a.startLine - b.startLine);
-  const scopeAt = (line: number): string | undefined => {
-    let found: string | undefined;
-    for (const symbol of callables) {
-      if (symbol.startLine > line) break;
-      if (line <= symbol.endLine) found = symbol.qualifiedName;
-    }
-    return found;
-  };
+  const scopeAt = innermostAt(facts, GO_CALLABLES);
   for (const match of text.matchAll(ASSIGNED)) {
     const first = match[1]!.split(",")[0]!.trim();
     if (first === "_") continue;

@@ -4,7 +4,8 @@
  * enum or object body; module-level variables (including `const x = () => …` and wrapped forms
  * such as `memo(() => …)`, `forwardRef(function …)`) from the module's statement list. Also ES
  * imports and exports (`export default defineComponent({…})` included), CommonJS
- * `require`/`module.exports`, dynamic `import()`, calls, `new`, and JSX component uses.
+ * `require`/`module.exports`, dynamic `import()`, calls, `new`, JSX component uses, and the types of
+ * values as written (ts-bindings.ts).
  *
  * The tree-wide search matches only plain kinds: relational rules (`inside`, `has`) cost a walk
  * per candidate node, which on call-dense code made the search slower than parsing.
@@ -18,6 +19,7 @@ import type { At, CallSyntax, FactsBuilder, Handler, LanguageExtractor, Scope } 
 import { collapse, type CommentStyle, docAbove, headText, leadingStringLiteral, unquote } from "../text.ts";
 import type { ImportFact, SymbolKind, Visibility } from "../types.ts";
 import { bodyStart as bodyStartOf, declare, markExportedByName, newExpression, spanAt, splitTopLevel, typeNames } from "./common.ts";
+import { bindScriptValues } from "./ts-bindings.ts";
 
 const DOC: CommentStyle = { block: "doc" };
 const FUNCTION_VALUES = new Set(["arrow_function", "function_expression", "function", "generator_function"]);
@@ -635,7 +637,16 @@ export function typescriptExtractor(napiLanguage: string): LanguageExtractor {
   const rules: Rule[] = Object.keys(HANDLERS)
     .filter((kind) => napi().kind(napiLanguage as never, kind as never) !== 0)
     .map((kind) => ({ kind }));
-  const extractor: LanguageExtractor = { rules, handlers: HANDLERS, calls: CALLS, finish: (facts) => markExportedByName(facts), callKinds: CALL_KINDS };
+  const extractor: LanguageExtractor = {
+    rules,
+    handlers: HANDLERS,
+    calls: CALLS,
+    finish: (facts) => {
+      markExportedByName(facts);
+      bindScriptValues(facts);
+    },
+    callKinds: CALL_KINDS,
+  };
   cache.set(napiLanguage, extractor);
   return extractor;
 }
