@@ -173,7 +173,12 @@ export const MODULE_STATE: readonly { where: string; name: string; kind: "proces
   { where: "src/patch/format-region.ts", name: "lastSpan", kind: "memo", why: "one entry of a pure function of two texts" },
   { where: "src/server/mcp.ts", name: "publishedCache", kind: "memo", why: "published schemas of a tool list" },
   { where: "src/server/mcp.ts", name: "lastOffered", kind: "side table", why: "the tool set a process last offered, to tell stateless clients of a change between their requests" },
-  { where: "src/server/mcp.ts", name: "warmedForStateless", kind: "side table", why: "the processes whose index a stateless client's first request started, once each (such clients send no initialized)" },
+  {
+    where: "src/server/mcp.ts",
+    name: "warmedForStateless",
+    kind: "side table",
+    why: "the processes whose index a stateless client's first request started, once each (such clients send no initialized)",
+  },
   { where: "src/tools/profiles.ts", name: "cache", kind: "memo", why: "the tools a profile offers, per tool list" },
   { where: "src/syntax/language-names.ts", name: "compiled", kind: "memo", why: "compiled overrides of a frozen config table" },
   { where: "src/syntax/pattern-form.ts", name: "forms", kind: "memo", why: "the form of a pattern per language, a pure function of the two; the last 64 kept" },
