@@ -75,10 +75,14 @@ export function callerOptions(request: Request): { authInfo?: AuthInfo } {
   return authInfo === undefined ? {} : { authInfo };
 }
 
-/** An RFC 6750 challenge; values never hold quotes or backslashes (they would end the quoted string). */
+/**
+ * An RFC 6750 challenge. Its values are printable ASCII without quotes or backslashes: a quote would end
+ * the quoted string, and a reason quoting a token's own header (its `alg`, say) may hold any character,
+ * which Node refuses in a header, turning the refusal into a 500.
+ */
 function challenge(parameters: Record<string, string | undefined>): string {
   const pairs = Object.entries(parameters).filter((pair): pair is [string, string] => pair[1] !== undefined);
-  return `Bearer ${pairs.map(([name, value]) => `${name}="${value.replace(/["\\]/g, "'")}"`).join(", ")}`;
+  return `Bearer ${pairs.map(([name, value]) => `${name}="${value.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, "?")}"`).join(", ")}`;
 }
 
 /**

@@ -92,4 +92,17 @@ describe("the OAuth mode of the HTTP transport", () => {
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toContain("error=\"invalid_token\"");
   });
+
+  test("a token whose header holds characters a header may not carry is refused with a challenge, not a server error", async () => {
+    const { post } = await serve("127.0.0.1", undefined);
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    for (const alg of ["€", "ES256\u2028", "ES256\r\nX-Injected: 1"]) {
+      const response = await post(`Bearer ${part({ alg, typ: "at+jwt" })}.${part({ iss: "x" })}.c2ln`);
+      expect(response.status).toBe(401);
+      const header = response.headers.get("www-authenticate") ?? "";
+      expect(header).toContain("error=\"invalid_token\"");
+      expect(header).toMatch(/^[\x20-\x7e]+$/);
+      expect(response.headers.get("x-injected")).toBeNull();
+    }
+  });
 });
