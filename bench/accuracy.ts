@@ -42,7 +42,6 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { benchCacheDir } from "./corpora.ts";
 import {
@@ -54,7 +53,7 @@ import {
   progressFor,
   type ResultRow,
   readPeakRss,
-  runPhaseAlone,
+  runPhaseMain,
   type StdioSession,
   verdict,
 } from "./lib.ts";
@@ -534,14 +533,4 @@ export async function runAccuracyBench(options: AccuracyOptions): Promise<PhaseR
   return report;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...ACCURACY_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = accuracyOptionsFrom(values);
-  runPhaseAlone("accuracy", options, () => runAccuracyBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench accuracy failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("accuracy", ACCURACY_FLAGS, accuracyOptionsFrom, runAccuracyBench);

@@ -10,7 +10,6 @@
  * (alternating rounds, default 4), --eras-clients N (default 32), --eras-seconds S (per throughput run,
  * default 5), --eras-baseline-cli PATH.
  */
-import { parseArgs } from "node:util";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -27,7 +26,7 @@ import {
   progressFor,
   ratioText,
   type ResultRow,
-  runPhaseAlone,
+  runPhaseMain,
   startHttpServer,
   summarize,
 } from "./lib.ts";
@@ -217,14 +216,4 @@ export async function runErasBench(options: ErasOptions): Promise<PhaseReport> {
   }
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...ERAS_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = erasOptionsFrom(values);
-  runPhaseAlone("eras", options, () => runErasBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench eras failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("eras", ERAS_FLAGS, erasOptionsFrom, runErasBench);

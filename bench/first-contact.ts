@@ -46,7 +46,7 @@ import {
   ratioText,
   readPeakRss,
   type ResultRow,
-  runPhaseAlone,
+  runPhaseMain,
   type StdioSession,
   summarize,
   verdict,
@@ -669,14 +669,4 @@ export async function runFirstContactBench(options: FirstOptions): Promise<Phase
   return report;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...FIRST_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = firstOptionsFrom(values);
-  runPhaseAlone("first", options, () => runFirstContactBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench first failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("first", FIRST_FLAGS, firstOptionsFrom, runFirstContactBench);

@@ -16,11 +16,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { shellQuote } from "../src/helpers/shell-quote.ts";
 import { resolveExecutable } from "../src/hosts/executable.ts";
 import { hookGroupValue } from "../src/hosts/targets.ts";
-import { CLI, ms, type PhaseReport, positiveInt, progressFor, type ResultRow, runPhaseAlone, summarize, verdict } from "./lib.ts";
+import { CLI, ms, type PhaseReport, positiveInt, progressFor, type ResultRow, runPhaseMain, summarize, verdict } from "./lib.ts";
 
 export const HOOK_FLAGS = {
   "hook-runs": { type: "string", default: "30" },
@@ -177,14 +176,4 @@ export async function runHookBench(options: HookOptions): Promise<PhaseReport> {
   }
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...HOOK_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = hookOptionsFrom(values);
-  runPhaseAlone("hook", options, () => runHookBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench hook failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("hook", HOOK_FLAGS, hookOptionsFrom, runHookBench);

@@ -16,7 +16,6 @@ import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { CORPORA, type CorpusId, type CorpusSpec, copyCorpus, ensureCorpus, type FetchedCorpus } from "./corpora.ts";
@@ -38,7 +37,7 @@ import {
   readPeakRss,
   readRss,
   type ResultRow,
-  runPhaseAlone,
+  runPhaseMain,
   type StdioSession,
   summarize,
   verdict,
@@ -773,14 +772,4 @@ export async function runIntelBench(options: IntelOptions): Promise<PhaseReport>
   return report;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...INTEL_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = intelOptionsFrom(values);
-  runPhaseAlone("intel", options, () => runIntelBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench intel failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("intel", INTEL_FLAGS, intelOptionsFrom, runIntelBench);

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -513,7 +514,25 @@ export function printPhase(report: PhaseReport): void {
 }
 
 /** Runs a phase on its own (`bun bench/<phase>.ts`): prints it and writes bench/results/<phase>-<timestamp>.json. */
-export async function runPhaseAlone(phase: string, options: unknown, run: () => Promise<PhaseReport>, strict: boolean): Promise<number> {
+/** A phase run as its own script (`bun bench/<phase>.ts [flags] [--strict]`): parses its flags, runs it, reports, and exits (1 on a failure, or with --strict on a missed target). */
+export function runPhaseMain<Options>(
+  phase: string,
+  flags: NonNullable<ParseArgsConfig["options"]>,
+  optionsFrom: (values: Record<string, unknown>) => Options,
+  run: (options: Options) => Promise<PhaseReport>,
+): void {
+  const { values } = parseArgs({ options: { ...flags, strict: { type: "boolean", default: false } } });
+  const options = optionsFrom(values);
+  runPhaseAlone(phase, options, () => run(options), values.strict === true).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`bench ${phase} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(1);
+    },
+  );
+}
+
+async function runPhaseAlone(phase: string, options: unknown, run: () => Promise<PhaseReport>, strict: boolean): Promise<number> {
   if (!existsSync(CLI)) {
     console.error(`bench: ${CLI} is missing; run \`npm run build\` first.`);
     return 1;

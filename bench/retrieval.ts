@@ -39,7 +39,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { extractFacts } from "../src/intel/facts/extract.ts";
 import type { SymbolFact } from "../src/intel/facts/types.ts";
@@ -59,7 +58,7 @@ import {
   progressFor,
   readCpuSeconds,
   readPeakRss,
-  runPhaseAlone,
+  runPhaseMain,
   summarize,
   verdict,
 } from "./lib.ts";
@@ -738,14 +737,4 @@ export async function runRetrievalBench(options: RetrievalOptions): Promise<Phas
   return report;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...RETRIEVAL_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = retrievalOptionsFrom(values);
-  runPhaseAlone("retrieval", options, () => runRetrievalBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench retrieval failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("retrieval", RETRIEVAL_FLAGS, retrievalOptionsFrom, runRetrievalBench);

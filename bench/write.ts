@@ -14,7 +14,6 @@ import { closeSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CALL_TIMEOUT_MS,
@@ -31,7 +30,7 @@ import {
   readCpuSeconds,
   readPeakRss,
   type ResultRow,
-  runPhaseAlone,
+  runPhaseMain,
   type StdioSession,
   summarize,
   verdict,
@@ -589,14 +588,4 @@ export async function runWriteBench(options: WriteOptions): Promise<PhaseReport>
   }
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { ...WRITE_FLAGS, strict: { type: "boolean", default: false } } });
-  const options = writeOptionsFrom(values);
-  runPhaseAlone("write", options, () => runWriteBench(options), values.strict).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`bench write failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runPhaseMain("write", WRITE_FLAGS, writeOptionsFrom, runWriteBench);
