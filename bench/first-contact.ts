@@ -29,7 +29,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs, promisify } from "node:util";
+import { promisify } from "node:util";
 import { serverEnvironment } from "../src/hosts/targets.ts";
 import { CORPORA, type CorpusId, copyCorpus, ensureCorpus } from "./corpora.ts";
 import {
