@@ -5,11 +5,16 @@
  * request), side by side. With --eras-baseline-cli <dist/cli.js of another build> the same 2025-11-25
  * measurements run against that build too, interleaved round by round with ours, so the table's ratios
  * compare builds under the same load (only ratios within one run mean anything on a shared machine).
+ * Over stdio the same calls also run against the SDK floor (bench/sdk-floor-server.mjs: a bare server of
+ * each SDK line answering a constant), and the server's CPU per call is read from /proc where there is
+ * one, so the report separates what the SDK and Node cost per call from what ast-mcp adds on top.
  *
  * Options: --eras-calls N (sequential calls per configuration and round, default 300), --eras-rounds N
  * (alternating rounds, default 4), --eras-clients N (default 32), --eras-seconds S (per throughput run,
  * default 5), --eras-baseline-cli PATH.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -59,23 +64,43 @@ export function erasOptionsFrom(values: Record<string, unknown>): ErasOptions {
 
 /** One connected client of either SDK, reduced to what the bench does with it. */
 interface Caller {
+  /** The server process over stdio, whose CPU time the bench reads. */
+  pid: number | undefined;
   call(name: string, args: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
 type Era = "legacy" | "modern";
-type Wire = { kind: "stdio"; cli: string; root: string; env: Record<string, string> } | { kind: "http"; url: string };
+type Wire = { kind: "stdio"; args: string[]; env: Record<string, string> } | { kind: "http"; url: string };
+
+const FLOOR_SERVER = join(PROJECT_DIR, "bench", "sdk-floor-server.mjs");
+
+/** CPU milliseconds a process has used (user + system), or undefined where /proc cannot say (not Linux). */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS_PER_SECOND) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+/** Linux reports process times in USER_HZ ticks, 100 per second on every architecture it runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 async function connect(era: Era, wire: Wire): Promise<Caller> {
   const check = (name: string, answer: unknown) => {
     const result = answer as { isError?: unknown; content?: unknown };
     if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
   };
-  const stdio = wire.kind === "stdio" ? { command: "node", args: [wire.cli, "mcp", wire.root], env: wire.env, cwd: PROJECT_DIR, stderr: "ignore" as const } : undefined;
+  const stdio = wire.kind === "stdio" ? { command: "node", args: wire.args, env: wire.env, cwd: PROJECT_DIR, stderr: "ignore" as const } : undefined;
   if (era === "modern") {
     const client = new ModernClient({ name: "bench-eras", version: "0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    await client.connect(stdio ? new ModernStdioTransport(stdio) : new ModernHttpTransport(new URL((wire as { url: string }).url)));
+    const transport = stdio ? new ModernStdioTransport(stdio) : new ModernHttpTransport(new URL((wire as { url: string }).url));
+    await client.connect(transport);
     return {
+      pid: transport instanceof ModernStdioTransport ? (transport.pid ?? undefined) : undefined,
       call: async (name, args) => check(name, await client.callTool({ name, arguments: args }, { timeout: CALL_TIMEOUT_MS })),
       close: () => client.close(),
     };
@@ -84,6 +109,7 @@ async function connect(era: Era, wire: Wire): Promise<Caller> {
   const transport = stdio ? new LegacyStdioTransport(stdio) : new LegacyHttpTransport(new URL((wire as { url: string }).url));
   await client.connect(transport);
   return {
+    pid: transport instanceof LegacyStdioTransport ? (transport.pid ?? undefined) : undefined,
     call: async (name, args) => check(name, await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })),
     close: async () => {
       if (transport instanceof LegacyHttpTransport) await transport.terminateSession().catch(() => undefined);
@@ -125,11 +151,23 @@ export async function runErasBench(options: ErasOptions): Promise<PhaseReport> {
   try {
     // Configurations: ours in both eras, and the baseline build (2025-era only: it speaks nothing newer).
     const builds = [{ label: "ours", cli: CLI }, ...(options.baselineCli ? [{ label: "baseline", cli: options.baselineCli }] : [])];
-    const configs: Array<{ key: string; build: string; era: Era; cli: string }> = [];
+    const configs: Array<{ key: string; build: string; era: Era; stdioArgs: string[]; floor?: string }> = [];
     for (const build of builds) {
-      configs.push({ key: `${build.label} 2025-11-25`, build: build.label, era: "legacy", cli: build.cli });
-      if (build.label === "ours") configs.push({ key: "ours 2026-07-28", build: build.label, era: "modern", cli: build.cli });
+      const stdioArgs = [build.cli, "mcp", fixture.root];
+      configs.push({ key: `${build.label} 2025-11-25`, build: build.label, era: "legacy", stdioArgs });
+      if (build.label === "ours") configs.push({ key: "ours 2026-07-28", build: build.label, era: "modern", stdioArgs });
     }
+    // The SDK floor, over stdio only: which floor each configuration stands on.
+    const floorOf = new Map([
+      ["ours 2025-11-25", "SDK v2 floor 2025-11-25"],
+      ["ours 2026-07-28", "SDK v2 floor 2026-07-28"],
+      ["baseline 2025-11-25", "SDK v1 floor 2025-11-25"],
+    ]);
+    const floors: typeof configs = [
+      { key: "SDK v1 floor 2025-11-25", build: "floor", era: "legacy", stdioArgs: [FLOOR_SERVER, "v1"], floor: "v1" },
+      { key: "SDK v2 floor 2025-11-25", build: "floor", era: "legacy", stdioArgs: [FLOOR_SERVER, "v2"], floor: "v2" },
+      { key: "SDK v2 floor 2026-07-28", build: "floor", era: "modern", stdioArgs: [FLOOR_SERVER, "v2"], floor: "v2" },
+    ];
     const httpUrl = new Map<string, string>();
     for (const build of builds) {
       progress(`starting the ${build.label} HTTP server`);
@@ -140,10 +178,12 @@ export async function runErasBench(options: ErasOptions): Promise<PhaseReport> {
 
     // -------- per-call latency, rounds alternating between configurations
     const latency = new Map<string, number[]>();
+    const serverCpu = new Map<string, { ms: number; calls: number }>();
     for (const kind of ["stdio", "http"] as const) {
       const connected = new Map<string, Caller>();
-      for (const config of configs) {
-        const wire: Wire = kind === "stdio" ? { kind, cli: config.cli, root: fixture.root, env: fixture.env } : { kind, url: httpUrl.get(config.build) as string };
+      const measured = kind === "stdio" ? [...configs, ...floors] : configs;
+      for (const config of measured) {
+        const wire: Wire = kind === "stdio" ? { kind, args: config.stdioArgs, env: fixture.env } : { kind, url: httpUrl.get(config.build) as string };
         const caller = await connect(config.era, wire);
         callers.push(caller);
         connected.set(config.key, caller);
@@ -151,10 +191,17 @@ export async function runErasBench(options: ErasOptions): Promise<PhaseReport> {
       }
       for (let round = 0; round < options.rounds; round++) {
         progress(`${kind} latency, round ${round + 1}/${options.rounds}`);
-        for (const config of configs) {
+        for (const config of measured) {
           const samples = latency.get(`${kind} ${config.key}`) ?? [];
           latency.set(`${kind} ${config.key}`, samples);
-          await timedCalls(connected.get(config.key) as Caller, args, options.calls, samples);
+          const caller = connected.get(config.key) as Caller;
+          const cpuBefore = cpuMsOf(caller.pid);
+          await timedCalls(caller, args, options.calls, samples);
+          const cpuAfter = cpuMsOf(caller.pid);
+          if (cpuBefore !== undefined && cpuAfter !== undefined) {
+            const sum = serverCpu.get(config.key) ?? { ms: 0, calls: 0 };
+            serverCpu.set(config.key, { ms: sum.ms + cpuAfter - cpuBefore, calls: sum.calls + options.calls });
+          }
         }
       }
       for (const caller of connected.values()) await caller.close();
@@ -186,8 +233,30 @@ export async function runErasBench(options: ErasOptions): Promise<PhaseReport> {
         rows.push({ metric: `${kind} file_hash p50, ${config.key}`, value: `${p50(`${kind} ${config.key}`).toFixed(3)} ms`, target: "—", verdict: "info" });
       }
     }
+    for (const config of floors) {
+      rows.push({ metric: `stdio file_hash p50, ${config.key}`, value: `${p50(`stdio ${config.key}`).toFixed(3)} ms`, target: "—", verdict: "info" });
+    }
     for (const config of configs) {
       rows.push({ metric: `http throughput, ${options.clients} clients, ${config.key}`, value: `${rate(config.key).toFixed(0)} calls/s`, target: "—", verdict: "info" });
+    }
+    const cpuPerCall = (key: string) => {
+      const sum = serverCpu.get(key);
+      return sum === undefined ? undefined : sum.ms / sum.calls;
+    };
+    // Per stdio call: the floor's latency and server CPU, and what the product adds over the floor it stands on.
+    const floorRows: string[][] = [];
+    for (const config of configs) {
+      const floor = floorOf.get(config.key) as string;
+      const ours = cpuPerCall(config.key);
+      const under = cpuPerCall(floor);
+      floorRows.push([
+        config.key,
+        floor,
+        `${p50(`stdio ${floor}`).toFixed(3)} ms`,
+        `${(p50(`stdio ${config.key}`) - p50(`stdio ${floor}`)).toFixed(3)} ms`,
+        under === undefined ? "—" : `${under.toFixed(3)} ms`,
+        ours === undefined || under === undefined ? "—" : `${(ours - under).toFixed(3)} ms`,
+      ]);
     }
 
     const ratioRows: string[][] = [];
@@ -205,9 +274,23 @@ export async function runErasBench(options: ErasOptions): Promise<PhaseReport> {
     return {
       phase: "eras",
       rows,
-      peers: [{ title: "ratios (latency: < 1 is faster; throughput: > 1 is more)", headers: ["measure", "this", "against", "ratio"], rows: ratioRows }],
-      notes: [`${options.rounds} alternating rounds of ${options.calls} sequential calls per configuration; throughput: 2 alternating runs of ${options.seconds} s each`],
-      details: { latencyMs: Object.fromEntries([...latency].map(([key, samples]) => [key, summarize(samples)])), callsPerSecond: Object.fromEntries(rates) },
+      peers: [
+        { title: "ratios (latency: < 1 is faster; throughput: > 1 is more)", headers: ["measure", "this", "against", "ratio"], rows: ratioRows },
+        {
+          title: "stdio per call over the SDK floor (a bare server of the same SDK line answering a constant)",
+          headers: ["configuration", "floor", "floor p50", "p50 over the floor", "floor server CPU", "server CPU over the floor"],
+          rows: floorRows,
+        },
+      ],
+      notes: [
+        `${options.rounds} alternating rounds of ${options.calls} sequential calls per configuration; throughput: 2 alternating runs of ${options.seconds} s each`,
+        "the floor rows show what each SDK line and revision costs per call before any product code runs; \"over the floor\" is what ast-mcp itself adds",
+      ],
+      details: {
+        latencyMs: Object.fromEntries([...latency].map(([key, samples]) => [key, summarize(samples)])),
+        callsPerSecond: Object.fromEntries(rates),
+        serverCpuMsPerCall: Object.fromEntries([...serverCpu.keys()].map((key) => [key, cpuPerCall(key)])),
+      },
     };
   } finally {
     await Promise.allSettled(callers.map((caller) => caller.close()));
