@@ -18,7 +18,7 @@ import type { ResolvedPath } from "../policy/workspace.ts";
 import { PathInput, plural } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import type { ToolContext } from "./contract.ts";
-import { progressOf } from "./progress.ts";
+import { phasedProgress, progressOf } from "./progress.ts";
 
 export interface IntelSession {
   index: CodeIndex;
@@ -68,9 +68,15 @@ export async function openImportGraph<T>(
   };
   if (word === undefined || !(await index.worthFocusing(context.signal))) return open(await index.ensureFresh(wait));
   return index.ahead(async () => {
-    const { files, unseen } = await index.filesMentioning([word], context.signal);
+    // Two phases, each counted: the literal scan of the tree, then the files it found.
+    const phases = phasedProgress(context.progress);
+    const { files, unseen } = await index.filesMentioning([word], context.signal, phases.phase());
     const named = await namedFile(context, about);
-    let coverage = await index.ensureScope({ files, first: named === undefined ? [] : [named] }, wait);
+    const scopeProgress = phases.phase();
+    let coverage = await index.ensureScope(
+      { files, first: named === undefined ? [] : [named] },
+      { signal: context.signal, deadlineMs: wait.deadlineMs, ...(scopeProgress ? { onProgress: scopeProgress } : {}) },
+    );
     if (!index.built && coverage.complete) {
       const madeOf = `looked in the ${plural(files.length, "file")} that mention "${word}" (a literal scan${
         unseen === undefined ? "" : `; ${unseen}`

@@ -129,6 +129,20 @@ describe("answer first through the tools", () => {
     expect(whole.calls).toHaveLength(2);
   });
 
+  test("callers of a name during the first build tells how far it got: the literal scan, then the files it indexes, never going back, ending at its total", async () => {
+    const { context, index } = await repo();
+    const seen: Array<[number, number]> = [];
+    const result = await runTool(callersTool, { symbol: "targetFn" }, { ...context, progress: (done: number, total: number) => void seen.push([done, total]) });
+    expect(index.built).toBe(false);
+    expect(result.calls).toHaveLength(2);
+    // The build's lanes wait meanwhile, so what moves is the call's own work: one count per file scanned, then per file indexed.
+    expect(seen.length).toBeGreaterThan(300);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]![0]).toBeGreaterThanOrEqual(seen[i - 1]![0]);
+    const [done, total] = seen.at(-1)!;
+    expect(done).toBe(total);
+    expect(total).toBeGreaterThan(300);
+  });
+
   test("a declaration not found while the index is still building is said to be provisional, and final once it is built", async () => {
     const { context, index } = await repo();
     const during = await toolFailure(runTool(callersTool, { symbol: "notDeclaredAnywhere" }, context));

@@ -336,40 +336,42 @@ export class CodeIndex {
     options.signal?.throwIfAborted();
     const current = this.#firstBuild();
     if (!current) return this.ensureFresh(options);
+    // The build's lanes wait while a call works ahead of them, so the call counts its own files, not the build's.
     const progress = options.onProgress;
-    if (progress) this.#progressListeners.add(progress);
     let scopeCut = false;
+    await abortable(current.walkStarted, options.signal);
+    const first = new Set(scope.first ?? []);
+    const files = new Set([...first, ...(scope.files ?? [])]);
+    const dirs = scope.dirs ?? [];
+    // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
+    const listed = current.cut ? undefined : await this.ahead(() => this.#listScope({ dirs, files: [...files] }));
+    if (!listed) await abortable(current.walked, options.signal);
+    const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
+    const mine = listed ?? [...current.todo].filter(inScope);
+    let done = 0;
+    progress?.(done, mine.length);
+    // Past the deadline the call answers with what is done; files already started finish.
+    const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs);
+    const stop = deadline && options.signal ? AbortSignal.any([deadline, options.signal]) : (deadline ?? options.signal);
+    const indexNow = async (state: FileState): Promise<void> => {
+      // Once the walk is done the build's cut decides: a file it left out stays out, one it took may be running.
+      if (current.cutting) await current.walked;
+      if (current.cut && !current.todo.has(state)) return this.#inflight.get(state);
+      if (!current.cut) current.ahead.add(state);
+      return this.#processShared(state);
+    };
+    const take = async (state: FileState): Promise<void> => {
+      await indexNow(state);
+      progress?.(++done, mine.length);
+    };
     try {
-      await abortable(current.walkStarted, options.signal);
-      const first = new Set(scope.first ?? []);
-      const files = new Set([...first, ...(scope.files ?? [])]);
-      const dirs = scope.dirs ?? [];
-      // The scope's folders are listed now (the walk waits meanwhile), unless one lies where only the walk can tell.
-      const listed = current.cut ? undefined : await this.ahead(() => this.#listScope({ dirs, files: [...files] }));
-      if (!listed) await abortable(current.walked, options.signal);
-      const inScope = (state: FileState) => files.has(state.real) || dirs.some((dir) => relativeInside(dir, state.real, path.sep) !== undefined);
-      const mine = listed ?? [...current.todo].filter(inScope);
-      // Past the deadline the call answers with what is done; files already started finish.
-      const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs);
-      const stop = deadline && options.signal ? AbortSignal.any([deadline, options.signal]) : (deadline ?? options.signal);
-      const take = async (state: FileState): Promise<void> => {
-        // Once the walk is done the build's cut decides: a file it left out stays out, one it took may be running.
-        if (current.cutting) await current.walked;
-        if (current.cut && !current.todo.has(state)) return this.#inflight.get(state);
-        if (!current.cut) current.ahead.add(state);
-        return this.#processShared(state);
-      };
-      try {
-        await this.ahead(async () => {
-          await eachLimited(mine.filter((state) => first.has(state.real)), this.#tuning.concurrency, take, options.signal);
-          await eachLimited(mine.filter((state) => !first.has(state.real)), this.#tuning.concurrency, take, stop);
-        });
-      } catch (error) {
-        if (!deadline?.aborted || options.signal?.aborted) throw error;
-        scopeCut = true;
-      }
-    } finally {
-      if (progress) this.#progressListeners.delete(progress);
+      await this.ahead(async () => {
+        await eachLimited(mine.filter((state) => first.has(state.real)), this.#tuning.concurrency, take, options.signal);
+        await eachLimited(mine.filter((state) => !first.has(state.real)), this.#tuning.concurrency, take, stop);
+      });
+    } catch (error) {
+      if (!deadline?.aborted || options.signal?.aborted) throw error;
+      scopeCut = true;
     }
     // Every file of the scope is indexed: an answer about the scope is whole, though the rest of the tree is not yet.
     return scopeCut ? this.#buildingCoverage() : this.coverage();
@@ -464,19 +466,22 @@ export class CodeIndex {
    * says what that leaves out. Empty once the index is built (every file is indexed then) or when no
    * build runs.
    */
-  async filesMentioning(words: readonly string[], signal?: AbortSignal): Promise<{ files: string[]; unseen?: string }> {
+  async filesMentioning(words: readonly string[], signal?: AbortSignal, onProgress?: (done: number, total: number) => void): Promise<{ files: string[]; unseen?: string }> {
     const current = this.#firstBuild();
     if (!current || words.length === 0) return { files: [] };
     await abortable(current.walkStarted, signal);
-    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(words, signal));
+    if (!current.cut && this.#snapshot.entries > 0) return this.ahead(() => this.#snapshotMentioning(words, signal, onProgress));
     const needles = words.map((word) => Buffer.from(word, "utf8"));
     const holds = (bytes: Uint8Array) => needles.some((needle) => mentions(bytes, needle));
     await abortable(current.walked, signal);
     const files = await this.ahead(async () => {
       const found: string[] = [];
       const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-      for (const state of [...current.todo]) {
+      const todo = [...current.todo];
+      let scanned = 0;
+      for (const state of todo) {
         signal?.throwIfAborted();
+        onProgress?.(scanned++, todo.length);
         const signatureNow = () => {
           const stats = lstatQuiet(state.real);
           return stats?.isFile() ? signatureOf(stats) : undefined;
@@ -486,6 +491,7 @@ export class CodeIndex {
         if (inSnapshot ?? (haystack !== undefined && holds(haystack))) found.push(state.real);
         await slice.turn();
       }
+      onProgress?.(todo.length, todo.length);
       return found;
     });
     return { files };
@@ -496,15 +502,23 @@ export class CodeIndex {
    * or probed here: the files are listed through the policy and checked against their stats when
    * the call indexes them (a changed one is read again then), and only paths under the roots count.
    */
-  async #snapshotMentioning(words: readonly string[], signal: AbortSignal | undefined): Promise<{ files: string[]; unseen: string }> {
+  async #snapshotMentioning(
+    words: readonly string[],
+    signal: AbortSignal | undefined,
+    onProgress: ((done: number, total: number) => void) | undefined,
+  ): Promise<{ files: string[]; unseen: string }> {
     const files: string[] = [];
     const slice = new Slicer(LIMITS.intel.index.syncSliceMs);
-    for (const real of this.#snapshot.unreused()) {
+    const candidates = this.#snapshot.unreused();
+    let looked = 0;
+    for (const real of candidates) {
       signal?.throwIfAborted();
+      onProgress?.(looked++, candidates.length);
       const underRoot = this.rootReals.some((root) => relativeInside(root, real, path.sep) !== undefined);
       if (underRoot && this.#snapshot.mentions(real, words) === true) files.push(real);
       await slice.turn();
     }
+    onProgress?.(candidates.length, candidates.length);
     return { files, unseen: "files added since the last session, or changed to mention it, are looked in once the walk of the tree ends" };
   }
 
