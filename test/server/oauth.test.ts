@@ -18,7 +18,7 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
 });
 
-async function serve(host: string, token: string | undefined) {
+async function serve(host: string, token: string | undefined, tools: Pick<OAuthSettings, "scopes" | "profileForTool"> = { scopes: { "ast-mcp:read": "read" } }) {
   const key = makeKey("k", "ES256");
   const issuer = await startTestIssuer([key]);
   cleanups.push(() => issuer.close());
@@ -28,7 +28,7 @@ async function serve(host: string, token: string | undefined) {
     jwksUri: issuer.jwksUri,
     algorithms: JWS_ALGORITHMS,
     leewaySeconds: 60,
-    scopes: { "ast-mcp:read": "read" },
+    ...tools,
   };
   const handle = await startHttpServer({
     host,
@@ -50,7 +50,11 @@ async function serve(host: string, token: string | undefined) {
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(authorization ? { authorization } : {}) },
       body: INITIALIZE,
     });
-  return { post, port: handle.port, mint: (subject = "user-1") => signJwt(key, issuer.claims(RESOURCE, { sub: subject })) };
+  return {
+    post,
+    port: handle.port,
+    mint: (subject = "user-1", scope = "ast-mcp:read") => signJwt(key, issuer.claims(RESOURCE, { sub: subject, scope })),
+  };
 }
 
 describe("the OAuth mode of the HTTP transport", () => {
@@ -84,6 +88,41 @@ describe("the OAuth mode of the HTTP transport", () => {
     const own = await list("alice");
     expect(own.status).toBe(200);
     expect(JSON.stringify(await own.json())).toContain("echo");
+  });
+
+  test("a 2025-era session calling a tool beyond its token's scopes gets the step-up challenge, read from the body alone", async () => {
+    // echo stands for a write tool here: a read-scoped token must step up to call it.
+    const { post, port, mint } = await serve("127.0.0.1", undefined, {
+      scopes: { "ast-mcp:read": "read", "ast-mcp:write": "write" },
+      profileForTool: (name) => (name === "echo" ? "write" : undefined),
+    });
+    const callEcho = async (scope: string) => {
+      const authorization = `Bearer ${mint("alice", scope)}`;
+      const opened = await post(authorization);
+      expect(opened.status).toBe(200);
+      // No Mcp-Method or Mcp-Name header: a 2025-11-25 client names the tool in the body only.
+      return fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": opened.headers.get("mcp-session-id") as string,
+          "mcp-protocol-version": "2025-06-18",
+          authorization,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }),
+      });
+    };
+    const refused = await callEcho("ast-mcp:read");
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toBe(
+      "Bearer error=\"insufficient_scope\", scope=\"ast-mcp:write\", error_description=\"the tool echo needs the 'write' profile and the token's scopes grant 'read'\", " +
+        "resource_metadata=\"https://mcp.example.test/.well-known/oauth-protected-resource/mcp\"",
+    );
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("needs the \"write\" profile");
+    const granted = await callEcho("ast-mcp:write");
+    expect(granted.status).toBe(200);
+    expect(JSON.stringify(await granted.json())).toContain(":hi");
   });
 
   test("the static token is not accepted in the OAuth mode", async () => {
