@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { JWS_ALGORITHMS } from "../../src/config/schema.ts";
-import { startHttpServer } from "../../src/server/http.ts";
 import type { OAuthSettings } from "../../src/server/oauth.ts";
 import { createEchoServer } from "../support/echo-mcp-server.ts";
+import { startTestHttp } from "../support/http-server.ts";
 import { makeKey, signJwt, startTestIssuer } from "../support/test-issuer.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -30,20 +30,7 @@ async function serve(host: string, token: string | undefined, tools: Pick<OAuthS
     leewaySeconds: 60,
     ...tools,
   };
-  const handle = await startHttpServer({
-    host,
-    port: 0,
-    jsonResponse: true,
-    token,
-    oauth,
-    maxSessions: 4,
-    sessionIdleMs: 60_000,
-    allowedHosts: [],
-    allowedOrigins: [],
-    version: "9.9.9-test",
-    createServer: (id) => createEchoServer(id),
-  });
-  cleanups.push(() => handle.close());
+  const handle = await startTestHttp(cleanups, (id) => createEchoServer(id), { host, jsonResponse: true, token, oauth, maxSessions: 4 });
   const post = (authorization?: string) =>
     fetch(`http://127.0.0.1:${handle.port}/mcp`, {
       method: "POST",
