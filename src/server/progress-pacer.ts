@@ -18,6 +18,8 @@ const systemClock: PacerClock = {
 
 export class ProgressPacer {
   #lastSentAt = Number.NEGATIVE_INFINITY;
+  /** When the transport last took a notification: the settle time runs from here, not from the send. */
+  #lastHandedAt = Number.NEGATIVE_INFINITY;
   #sent: { progress: number; total: number } | undefined;
   #latest: { progress: number; total: number } | undefined;
   #timer: unknown;
@@ -73,7 +75,8 @@ export class ProgressPacer {
     // 100% sent already: the answer still waits until the transport has it.
     if (this.#sent?.progress !== done || this.#sent.total !== done) await this.#emit(done, done);
     else await this.#sending;
-    const settle = this.#lastSentAt + this.settleMs - this.clock.now();
+    // From the hand-over: under load the transport may take the notification late, and the answer must still follow it apart.
+    const settle = this.#lastHandedAt + this.settleMs - this.clock.now();
     if (settle > 0) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, settle));
   }
 
@@ -95,7 +98,12 @@ export class ProgressPacer {
   #emit(progress: number, total: number): Promise<void> | void {
     this.#sent = { progress, total };
     this.#lastSentAt = this.clock.now();
-    this.#sending = this.send(progress, total);
+    const handed = () => {
+      this.#lastHandedAt = this.clock.now();
+    };
+    const sending = this.send(progress, total);
+    // A notification that could not be sent must not fail the call it reports on.
+    this.#sending = sending === undefined ? handed() : sending.then(handed, handed);
     return this.#sending;
   }
 }

@@ -163,6 +163,44 @@ describe("progress pacing", () => {
     expect(answered).toBe(true);
   });
 
+  test("under load the settle time runs from when the transport took the 100%, so the answer never catches up with it", async () => {
+    const time = fakeClock();
+    let deliver = () => {};
+    const pacer = new ProgressPacer(
+      () =>
+        new Promise<void>((resolve) => {
+          deliver = resolve;
+        }),
+      250,
+      15,
+      time.clock,
+    );
+    pacer.report(1, 4);
+    deliver();
+    time.advance(400);
+    let answered = false;
+    const finishing = pacer.finish().then(() => {
+      answered = true;
+    });
+    // The transport is slow to take the 100%: longer than the whole settle time.
+    time.skip(40);
+    deliver();
+    for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+    time.advance(14);
+    for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+    expect(answered).toBe(false);
+    time.advance(1);
+    await finishing;
+    expect(answered).toBe(true);
+  });
+
+  test("a 100% the transport refuses does not fail the call it reports on", async () => {
+    const time = fakeClock();
+    const pacer = new ProgressPacer(() => Promise.reject(new Error("stream closed")), 250, 0, time.clock);
+    pacer.report(2, 4);
+    await pacer.finish();
+  });
+
   test("counts never go backwards on the wire", () => {
     const { sent, pacer, advance } = paced();
     pacer.report(5, 10);
