@@ -62,6 +62,12 @@ export function grantedProfile(authInfo: AuthInfo | undefined): ToolProfile | un
   return PROFILES_BY_WIDTH.find((known) => known === profile);
 }
 
+/** Who an authenticated caller is: the token's subject, else its client (the owner its sessions are bound to too). */
+export function principalOf(authInfo: AuthInfo | undefined): string | undefined {
+  const principal = authInfo?.extra?.principal;
+  return typeof principal === "string" ? principal : undefined;
+}
+
 /** Each admitted request's caller, for the transport to hand to the SDK. */
 const callers = new WeakMap<Request, AuthInfo>();
 
@@ -190,7 +196,7 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string, scopesFor: (ne
         "WWW-Authenticate": challenge({ error: "insufficient_scope", scope: entryScopes, error_description: reason, resource_metadata: metadataUrl }),
       });
     }
-    const owner = verdict.claims.subject ?? `client:${verdict.claims.clientId}`;
+    const owner = verdict.claims.subject === undefined ? `client:${verdict.claims.clientId}` : `sub:${verdict.claims.subject}`;
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId !== undefined && sessionOwners.get(sessionId) !== owner) {
       return jsonRpcErrorResponse(
@@ -205,7 +211,7 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string, scopesFor: (ne
       scopes: verdict.claims.scopes,
       expiresAt: verdict.claims.expiresAt,
       resource: new URL(settings.resource),
-      extra: { profile, subject: verdict.claims.subject },
+      extra: { profile, subject: verdict.claims.subject, principal: owner },
     });
     await next();
     const opened = c.res.headers.get("mcp-session-id");

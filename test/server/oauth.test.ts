@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
+import { z } from "zod";
 import { JWS_ALGORITHMS } from "../../src/config/schema.ts";
+import type { HttpOptions } from "../../src/server/http.ts";
+import { createMcpServer, type ServerDeps } from "../../src/server/mcp.ts";
 import type { OAuthSettings } from "../../src/server/oauth.ts";
+import { defineTool, READ_ONLY } from "../../src/tools/contract.ts";
+import { createToolServices } from "../../src/tools/index.ts";
 import { createEchoServer } from "../support/echo-mcp-server.ts";
+import { makeContext, makeTempDir } from "../support/context.ts";
 import { startTestHttp } from "../support/http-server.ts";
 import { makeKey, signJwt, startTestIssuer } from "../support/test-issuer.ts";
 
@@ -18,7 +25,12 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
 });
 
-async function serve(host: string, token: string | undefined, tools: Pick<OAuthSettings, "scopes" | "profileForTool"> = { scopes: { "ast-mcp:read": "read" } }) {
+async function serve(
+  host: string,
+  token: string | undefined,
+  tools: Pick<OAuthSettings, "scopes" | "profileForTool"> = { scopes: { "ast-mcp:read": "read" } },
+  createServer: HttpOptions["createServer"] = (id) => createEchoServer(id),
+) {
   const key = makeKey("k", "ES256");
   const issuer = await startTestIssuer([key]);
   cleanups.push(() => issuer.close());
@@ -30,7 +42,7 @@ async function serve(host: string, token: string | undefined, tools: Pick<OAuthS
     leewaySeconds: 60,
     ...tools,
   };
-  const handle = await startTestHttp(cleanups, (id) => createEchoServer(id), { host, jsonResponse: true, token, oauth, maxSessions: 4 });
+  const handle = await startTestHttp(cleanups, createServer, { host, jsonResponse: true, token, oauth, maxSessions: 4 });
   const post = (authorization?: string) =>
     fetch(`http://127.0.0.1:${handle.port}/mcp`, {
       method: "POST",
@@ -110,6 +122,29 @@ describe("the OAuth mode of the HTTP transport", () => {
     const granted = await callEcho("ast-mcp:write");
     expect(granted.status).toBe(200);
     expect(JSON.stringify(await granted.json())).toContain(":hi");
+  });
+
+  test("a tool call knows which authenticated client made it: the token's subject, which its stateless receipts are charged to", async () => {
+    const temp = await makeTempDir();
+    cleanups.push(() => temp.cleanup());
+    const context = await makeContext([temp.dir]);
+    const probe = defineTool({
+      name: "principal_probe",
+      title: "Principal probe",
+      description: "Test tool: answers with the caller the server was told of.",
+      input: z.strictObject({}),
+      output: z.object({ principal: z.string(), stateless: z.boolean() }),
+      annotations: READ_ONLY,
+      handler: async (_args, call) => ({ principal: call.principal ?? "(none)", stateless: call.stateless }),
+      render: (result) => result.principal,
+    });
+    const deps: ServerDeps = { tools: [probe], services: createToolServices(), snapshot: async () => context.config, workspaceFor: async () => context.workspace };
+    const { port, mint } = await serve("127.0.0.1", undefined, undefined, (id) => createMcpServer(deps, id));
+    const client = new ModernClient({ name: "oauth-principal", version: "0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernHttpTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mint("alice")}` } } }));
+    cleanups.push(() => client.close());
+    const result = await client.callTool({ name: "principal_probe", arguments: {} });
+    expect(result.structuredContent).toEqual({ principal: "sub:alice", stateless: true });
   });
 
   test("the static token is not accepted in the OAuth mode", async () => {
