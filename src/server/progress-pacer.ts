@@ -48,7 +48,8 @@ export class ProgressPacer {
 
   /** Sends now when the interval has passed, else makes sure a timer sends at its end (a timer that fires early waits on). */
   #schedule(): void {
-    const wait = this.#lastSentAt + this.intervalMs - this.clock.now();
+    // From the later of send and hand-over: a notification the transport took late is on the wire late, and the next keeps its distance from it.
+    const wait = Math.max(this.#lastSentAt, this.#lastHandedAt) + this.intervalMs - this.clock.now();
     if (wait <= 0) {
       if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
