@@ -111,7 +111,7 @@ export const LIMITS = {
     /** Preview receipts kept per session, and their candidate bytes. */
     maxReceiptsPerSession: 64,
     maxReceiptBytesPerSession: 64 * MiB,
-    /** Preview receipts of stateless (2026-07-28) requests, which have no session to charge: one shared pool, oldest evicted first. */
+    /** Preview receipts of stateless (2026-07-28) requests, which have no session to charge: one shared pool, oldest evicted first (an OAuth client holds at most a session's budget of it). */
     maxStatelessReceipts: 256,
     maxStatelessReceiptBytes: 128 * MiB,
     /** Batches file_undo's refusal and journal_list name at once (journal_list's limit goes up to the second). */

@@ -28,6 +28,8 @@ export interface WriteContext {
   sessionId: string;
   /** A stateless request: its receipts are bearer handles, and nothing is looked up by its (per-request) session id. */
   stateless: boolean;
+  /** Who an authenticated stateless request came from: its bearer receipts count against that client's share. */
+  principal?: string | undefined;
   signal: AbortSignal;
   services: WriteServices;
   /** Told after every successful commit what it touched, for caches that mirror the disk (the code index). */

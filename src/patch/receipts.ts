@@ -3,7 +3,9 @@
  * the canonical path, the source hash, the configuration generation and the candidate hash.
  * Committing the receipt reuses the exact reviewed candidate after every recheck. A stateless
  * request has no session to bind it to: its receipt is a bearer handle (the 128-bit random id is
- * the proof), kept in one pool shared by every stateless request and bounded on its own.
+ * the proof), kept in one pool shared by every stateless request and bounded on its own; a client
+ * the transport authenticated (an OAuth subject) holds at most a session's budget of it, so one
+ * client's previews cannot evict every other client's.
  */
 import { randomBytes } from "node:crypto";
 import { ToolError } from "../core/errors.ts";
@@ -14,12 +16,14 @@ import { LruMap } from "../helpers/lru-map.ts";
  * Who issues or presents a receipt: a call's context (a legacy session's, or a stateless request's,
  * whose session id lives for that request only), or just a legacy session's id.
  */
-export type ReceiptCaller = string | { sessionId: string; stateless: boolean };
+export type ReceiptCaller = string | { sessionId: string; stateless: boolean; principal?: string | undefined };
 
 export interface Receipt<Summary = unknown> {
   id: string;
   /** The session the receipt is bound to; null for a stateless request's bearer receipt. */
   sessionId: string | null;
+  /** The authenticated client whose share of the stateless pool a bearer receipt counts against; null when none is known. */
+  principal: string | null;
   /** Canonical path of the file the candidate replaces or creates. */
   canonicalPath: string;
   /** SHA-256 of the source when previewed; null when the file did not exist. */
@@ -47,6 +51,8 @@ export interface BatchReceipt<FileSummary = unknown, Summary = unknown> {
   id: string;
   /** As Receipt.sessionId: null for a bearer receipt. */
   sessionId: string | null;
+  /** As Receipt.principal. */
+  principal: string | null;
   configGeneration: number;
   files: Array<BatchReceiptFile<FileSummary>>;
   createdAt: number;
@@ -70,7 +76,9 @@ const REASONS: Record<ReceiptIssue, string> = {
   expired: `the receipt expired (receipts live ${LIMITS.patch.receiptTtlMs / 60_000} minutes)`,
   evicted: `the receipt was evicted to keep memory bounded (stateless requests share ${LIMITS.patch.maxStatelessReceipts} receipts and ${
     LIMITS.patch.maxStatelessReceiptBytes / 1024 / 1024
-  } MiB of candidates, oldest evicted first)`,
+  } MiB of candidates, an authenticated client at most ${LIMITS.patch.maxReceiptsPerSession} and ${
+    LIMITS.patch.maxReceiptBytesPerSession / 1024 / 1024
+  } MiB of them, oldest evicted first)`,
   foreign_session: "the receipt belongs to another session",
   stale_config: "the configuration changed since the preview",
   wrong_path: "the receipt was issued for a different file",
@@ -116,6 +124,11 @@ function sessionOf(caller: ReceiptCaller): string | null {
   return caller.stateless ? null : caller.sessionId;
 }
 
+/** The client a stateless caller's bearer receipts are charged to; null for a session (it has its own budget) or an unknown client. */
+function principalOf(caller: ReceiptCaller): string | null {
+  return typeof caller === "string" || !caller.stateless ? null : (caller.principal ?? null);
+}
+
 /** One owner's live receipts in issue order, and their candidate bytes. */
 interface Pool {
   receipts: Map<string, Stored>;
@@ -133,12 +146,14 @@ interface Pool {
 export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, BatchSummary = unknown> {
   private readonly receipts = new Map<string, Stored>();
   private readonly pools = new Map<Owner, Pool>();
+  /** Each authenticated client's part of the bearer pool: its receipts count there too. */
+  private readonly shares = new Map<string, Pool>();
   private readonly spent = new LruMap<string, Spent>(SPENT_REMEMBERED);
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  issue(caller: ReceiptCaller, receipt: Omit<Receipt<FileSummary>, "id" | "sessionId" | "createdAt">): Receipt<FileSummary> {
-    const full: Receipt<FileSummary> = { ...receipt, id: newReceiptId(), sessionId: sessionOf(caller), createdAt: this.now() };
+  issue(caller: ReceiptCaller, receipt: Omit<Receipt<FileSummary>, "id" | "sessionId" | "principal" | "createdAt">): Receipt<FileSummary> {
+    const full: Receipt<FileSummary> = { ...receipt, id: newReceiptId(), sessionId: sessionOf(caller), principal: principalOf(caller), createdAt: this.now() };
     this.store(full);
     return full;
   }
@@ -147,8 +162,17 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
    * Issues one receipt for a multi-file change. A batch larger than a session's receipt budget is
    * refused rather than stored and evicted at once.
    */
-  issueBatch(caller: ReceiptCaller, receipt: Omit<BatchReceipt<BatchFileSummary, BatchSummary>, "id" | "sessionId" | "createdAt">): BatchReceipt<BatchFileSummary, BatchSummary> {
-    const full: BatchReceipt<BatchFileSummary, BatchSummary> = { ...receipt, id: newReceiptId(), sessionId: sessionOf(caller), createdAt: this.now() };
+  issueBatch(
+    caller: ReceiptCaller,
+    receipt: Omit<BatchReceipt<BatchFileSummary, BatchSummary>, "id" | "sessionId" | "principal" | "createdAt">,
+  ): BatchReceipt<BatchFileSummary, BatchSummary> {
+    const full: BatchReceipt<BatchFileSummary, BatchSummary> = {
+      ...receipt,
+      id: newReceiptId(),
+      sessionId: sessionOf(caller),
+      principal: principalOf(caller),
+      createdAt: this.now(),
+    };
     const bytes = bytesOf(full);
     if (bytes > LIMITS.patch.maxReceiptBytesPerSession) {
       throw new ToolError("too_many_items", `the previewed files hold ${bytes} bytes of new content; a preview receipt keeps at most ${LIMITS.patch.maxReceiptBytesPerSession}.`, {
@@ -192,14 +216,13 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
 
   private store(receipt: Stored): void {
     const owner = ownerOf(receipt);
-    let pool = this.pools.get(owner);
-    if (!pool) {
-      pool = { receipts: new Map(), bytes: 0 };
-      this.pools.set(owner, pool);
-    }
     this.receipts.set(receipt.id, receipt);
-    pool.receipts.set(receipt.id, receipt);
-    pool.bytes += bytesOf(receipt);
+    const pool = addTo(this.pools, owner, receipt);
+    // A client over its share makes room from its own oldest receipts, before the pool's bound is looked at.
+    if (owner === BEARER && receipt.principal !== null) {
+      const share = addTo(this.shares, receipt.principal, receipt);
+      trimOldest(share, LIMITS.patch.maxReceiptsPerSession, LIMITS.patch.maxReceiptBytesPerSession, (oldest) => this.forget(oldest, "evicted"));
+    }
     this.evict(owner, pool);
   }
 
@@ -241,11 +264,8 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
   private forget(receipt: Stored, reason: Spent["reason"]): void {
     if (!this.receipts.delete(receipt.id)) return;
     const owner = ownerOf(receipt);
-    const pool = this.pools.get(owner);
-    if (pool?.receipts.delete(receipt.id)) {
-      pool.bytes -= bytesOf(receipt);
-      if (pool.receipts.size === 0) this.pools.delete(owner);
-    }
+    removeFrom(this.pools, owner, receipt);
+    if (owner === BEARER && receipt.principal !== null) removeFrom(this.shares, receipt.principal, receipt);
     if (reason === "used" || owner === BEARER) this.spent.set(receipt.id, { owner, reason });
   }
 
@@ -257,10 +277,33 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
     for (const receipt of [...pool.receipts.values()]) {
       if (now - receipt.createdAt > LIMITS.patch.receiptTtlMs) this.forget(receipt, "expired");
     }
-    while (pool.receipts.size > 0 && (pool.receipts.size > maxCount || pool.bytes > maxBytes)) {
-      this.forget(pool.receipts.values().next().value as Stored, "evicted");
-    }
+    trimOldest(pool, maxCount, maxBytes, (oldest) => this.forget(oldest, "evicted"));
   }
+}
+
+/** Adds a receipt to the pool of `key` (made when missing); returns that pool. */
+function addTo<Key>(pools: Map<Key, Pool>, key: Key, receipt: Stored): Pool {
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = { receipts: new Map(), bytes: 0 };
+    pools.set(key, pool);
+  }
+  pool.receipts.set(receipt.id, receipt);
+  pool.bytes += bytesOf(receipt);
+  return pool;
+}
+
+/** Takes a receipt out of the pool of `key`; an emptied pool goes. */
+function removeFrom<Key>(pools: Map<Key, Pool>, key: Key, receipt: Stored): void {
+  const pool = pools.get(key);
+  if (!pool?.receipts.delete(receipt.id)) return;
+  pool.bytes -= bytesOf(receipt);
+  if (pool.receipts.size === 0) pools.delete(key);
+}
+
+/** Evicts a pool's oldest receipts until it is within its count and bytes (`evict` must take the receipt out of the pool). */
+function trimOldest(pool: Pool, maxCount: number, maxBytes: number, evict: (oldest: Stored) => void): void {
+  while (pool.receipts.size > 0 && (pool.receipts.size > maxCount || pool.bytes > maxBytes)) evict(pool.receipts.values().next().value as Stored);
 }
 
 function newReceiptId(): string {

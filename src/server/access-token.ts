@@ -8,6 +8,7 @@ import { urlProblem } from "../config/http-auth.ts";
 import type { JwsAlgorithm } from "../config/schema.ts";
 import { LIMITS } from "../core/limits.ts";
 import { log } from "../core/log.ts";
+import { readStreamWithinLimit } from "./http-body.ts";
 
 export interface AccessTokenPolicy {
   issuer: string;
@@ -120,20 +121,13 @@ function scopesOf(payload: Record<string, unknown>): string[] {
 /** Reads a response body, stopping past `maxBytes` of decoded bytes (a compressed body can expand far beyond its Content-Length). */
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
   if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
+  const read = await readStreamWithinLimit(response.body, maxBytes);
+  if (!read.ok) {
+    // Nobody waits on the rest of an issuer's answer: stop the download.
+    await read.rest.cancel().catch(() => undefined);
+    throw new Error(`larger than ${maxBytes} bytes`);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return new TextDecoder().decode(read.bytes);
 }
 
 async function fetchJson(url: string, timeoutMs: number): Promise<Record<string, unknown>> {

@@ -141,8 +141,8 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     }));
 
   app.use(MCP_PATH, guard);
-  if (options.oauth !== undefined) useOAuth(app, MCP_PATH, options.oauth);
-  else if (token !== undefined) app.use(MCP_PATH, bearerGuard(token));
+  const stepUp = options.oauth === undefined ? undefined : useOAuth(app, MCP_PATH, options.oauth);
+  if (stepUp === undefined && token !== undefined) app.use(MCP_PATH, bearerGuard(token));
 
   const sessionNotFound = () => jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found: it ended or expired; start a new one with an initialize request.");
 
@@ -158,6 +158,9 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpHandle>
     } catch {
       return jsonRpcErrorResponse(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is not valid JSON.");
     }
+    // A tool call beyond the OAuth caller's scopes gets the step-up challenge, in every revision.
+    const beyondScope = stepUp?.(request, parsed);
+    if (beyondScope !== undefined) return beyondScope;
 
     if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: maxBodyBytes }))) return modern.fetch(request, { parsedBody: parsed, ...callerOptions(request) });
 

@@ -20,7 +20,7 @@ import { createToolServices, TOOLS } from "../tools/index.ts";
 import type { ToolServices } from "../tools/services.ts";
 import { type OfferedTools, offeredTools } from "../tools/profiles.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { grantedProfile } from "./oauth.ts";
+import { grantedProfile, principalOf } from "./oauth.ts";
 
 /** What the server needs from the process: the current configuration and its workspace. */
 export interface ServerDeps {
@@ -295,7 +295,8 @@ export function createMcpServer(deps: ServerDeps, sessionId: string): Server {
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw invalidInput(tool.name, parsed.error);
       const workspace = await clientRoots.narrow(await deps.workspaceFor(snapshot));
-      const context: ToolContext = { workspace, config: snapshot, sessionId: callSessionId, stateless, signal: extra.mcpReq.signal, services };
+      const principal = principalOf(extra.http?.authInfo);
+      const context: ToolContext = { workspace, config: snapshot, sessionId: callSessionId, stateless, principal, signal: extra.mcpReq.signal, services };
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {
         pacer = new ProgressPacer(

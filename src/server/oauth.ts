@@ -62,6 +62,12 @@ export function grantedProfile(authInfo: AuthInfo | undefined): ToolProfile | un
   return PROFILES_BY_WIDTH.find((known) => known === profile);
 }
 
+/** Who an authenticated caller is: the token's subject, else its client (the owner its sessions are bound to too). */
+export function principalOf(authInfo: AuthInfo | undefined): string | undefined {
+  const principal = authInfo?.extra?.principal;
+  return typeof principal === "string" ? principal : undefined;
+}
+
 /** Each admitted request's caller, for the transport to hand to the SDK. */
 const callers = new WeakMap<Request, AuthInfo>();
 
@@ -86,10 +92,29 @@ function challenge(parameters: Record<string, string | undefined>): string {
 }
 
 /**
- * Serves the metadata (at the well-known path, and suffixed with the resource's path and the MCP
- * path as RFC 9728 §3.1 places it) and guards `mcpPath` with the access-token check.
+ * The step-up check of one parsed request body: a `tools/call` beyond the caller's profile gets 403 with the
+ * scopes that would grant it; undefined lets the request through. Every revision is checked on its body, the
+ * one place every client names the tool (2025-era clients send no `Mcp-Name` header).
  */
-export function useOAuth(app: Hono, mcpPath: string, settings: OAuthSettings): void {
+export type StepUpCheck = (request: Request, body: unknown) => Response | undefined;
+
+/** The names of the tools a JSON-RPC message (or legacy batch) calls. */
+function toolsCalledIn(body: unknown): string[] {
+  const names: string[] = [];
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (message === null || typeof message !== "object") continue;
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+    if (method === "tools/call" && id !== undefined && typeof params?.name === "string") names.push(params.name);
+  }
+  return names;
+}
+
+/**
+ * Serves the metadata (at the well-known path, and suffixed with the resource's path and the MCP
+ * path as RFC 9728 §3.1 places it), guards `mcpPath` with the access-token check, and returns the
+ * step-up check the transport runs once it has parsed a request's body.
+ */
+export function useOAuth(app: Hono, mcpPath: string, settings: OAuthSettings): StepUpCheck {
   const resource = new URL(settings.resource);
   const suffix = resource.pathname.replace(/\/$/, "");
   const metadataUrl = `${resource.origin}${WELL_KNOWN}${suffix}`;
@@ -104,10 +129,33 @@ export function useOAuth(app: Hono, mcpPath: string, settings: OAuthSettings): v
     // Public by design, and read by browser-based clients too.
     app.get(path, (c) => c.json(metadata, 200, { "Access-Control-Allow-Origin": "*" }));
   }
-  app.use(mcpPath, oauthGuard(settings, metadataUrl));
+  const scopesFor = scopesGranting(settings);
+  app.use(mcpPath, oauthGuard(settings, metadataUrl, scopesFor));
+  return (request, body) => {
+    const profile = grantedProfile(callers.get(request));
+    if (profile === undefined) return undefined;
+    for (const toolName of toolsCalledIn(body)) {
+      const needed = settings.profileForTool?.(toolName);
+      if (needed === undefined || PROFILES_BY_WIDTH.indexOf(needed) <= PROFILES_BY_WIDTH.indexOf(profile) || scopesFor(needed) === "") continue;
+      const reason = `the tool ${toolName} needs the "${needed}" profile and the token's scopes grant "${profile}"`;
+      return jsonRpcErrorResponse(403, JSONRPC_SERVER_ERROR, `Forbidden: ${reason}.`, {
+        "WWW-Authenticate": challenge({ error: "insufficient_scope", scope: scopesFor(needed), error_description: reason, resource_metadata: metadataUrl }),
+      });
+    }
+    return undefined;
+  };
 }
 
-function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHandler {
+/** The scopes to ask for to get at least a profile: those of the narrowest configured profile that wide ("" when none is). */
+function scopesGranting(settings: OAuthSettings): (needed: ToolProfile) => string {
+  return (needed) => {
+    const width = PROFILES_BY_WIDTH.indexOf(needed);
+    const profile = PROFILES_BY_WIDTH.find((candidate, index) => index >= width && Object.values(settings.scopes).includes(candidate));
+    return Object.keys(settings.scopes).filter((scope) => settings.scopes[scope] === profile).join(" ");
+  };
+}
+
+function oauthGuard(settings: OAuthSettings, metadataUrl: string, scopesFor: (needed: ToolProfile) => string): MiddlewareHandler {
   const verify = createAccessTokenVerifier({
     issuer: settings.issuer,
     resource: settings.resource,
@@ -116,12 +164,6 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
     leewaySeconds: settings.leewaySeconds,
     fetchTimeoutMs: settings.fetchTimeoutMs,
   });
-  // The scopes to ask for to get at least `needed`: those of the narrowest configured profile that wide ("" when none is).
-  const scopesFor = (needed: ToolProfile): string => {
-    const width = PROFILES_BY_WIDTH.indexOf(needed);
-    const profile = PROFILES_BY_WIDTH.find((candidate, index) => index >= width && Object.values(settings.scopes).includes(candidate));
-    return Object.keys(settings.scopes).filter((scope) => settings.scopes[scope] === profile).join(" ");
-  };
   // What a client should ask for first: the least privilege.
   const entryScopes = scopesFor("read");
   // A session belongs to the caller that opened it (the MCP security practices: bind session ids to the user), so a
@@ -154,7 +196,7 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
         "WWW-Authenticate": challenge({ error: "insufficient_scope", scope: entryScopes, error_description: reason, resource_metadata: metadataUrl }),
       });
     }
-    const owner = verdict.claims.subject ?? `client:${verdict.claims.clientId}`;
+    const owner = verdict.claims.subject === undefined ? `client:${verdict.claims.clientId}` : `sub:${verdict.claims.subject}`;
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId !== undefined && sessionOwners.get(sessionId) !== owner) {
       return jsonRpcErrorResponse(
@@ -163,22 +205,13 @@ function oauthGuard(settings: OAuthSettings, metadataUrl: string): MiddlewareHan
         "Session not found: it ended, expired, or was opened with another caller's token; start a new one with an initialize request.",
       );
     }
-    // A 2026-07-28 client names the method and the tool in headers: a call beyond the token's profile gets the
-    // step-up challenge here, naming the scopes it needs (the server also refuses it, for clients that send no headers).
-    const needed = c.req.header("mcp-method") === "tools/call" ? settings.profileForTool?.(c.req.header("mcp-name") ?? "") : undefined;
-    if (needed !== undefined && PROFILES_BY_WIDTH.indexOf(needed) > PROFILES_BY_WIDTH.indexOf(profile) && scopesFor(needed) !== "") {
-      const reason = `the tool ${c.req.header("mcp-name")} needs the "${needed}" profile and the token's scopes grant "${profile}"`;
-      return jsonRpcErrorResponse(403, JSONRPC_SERVER_ERROR, `Forbidden: ${reason}.`, {
-        "WWW-Authenticate": challenge({ error: "insufficient_scope", scope: scopesFor(needed), error_description: reason, resource_metadata: metadataUrl }),
-      });
-    }
     callers.set(c.req.raw, {
       token,
       clientId: verdict.claims.clientId,
       scopes: verdict.claims.scopes,
       expiresAt: verdict.claims.expiresAt,
       resource: new URL(settings.resource),
-      extra: { profile, subject: verdict.claims.subject },
+      extra: { profile, subject: verdict.claims.subject, principal: owner },
     });
     await next();
     const opened = c.res.headers.get("mcp-session-id");

@@ -18,6 +18,8 @@ const systemClock: PacerClock = {
 
 export class ProgressPacer {
   #lastSentAt = Number.NEGATIVE_INFINITY;
+  /** When the transport last took a notification: the settle time runs from here, not from the send. */
+  #lastHandedAt = Number.NEGATIVE_INFINITY;
   #sent: { progress: number; total: number } | undefined;
   #latest: { progress: number; total: number } | undefined;
   #timer: unknown;
@@ -46,7 +48,8 @@ export class ProgressPacer {
 
   /** Sends now when the interval has passed, else makes sure a timer sends at its end (a timer that fires early waits on). */
   #schedule(): void {
-    const wait = this.#lastSentAt + this.intervalMs - this.clock.now();
+    // From the later of send and hand-over: a notification the transport took late is on the wire late, and the next keeps its distance from it.
+    const wait = Math.max(this.#lastSentAt, this.#lastHandedAt) + this.intervalMs - this.clock.now();
     if (wait <= 0) {
       if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -73,7 +76,8 @@ export class ProgressPacer {
     // 100% sent already: the answer still waits until the transport has it.
     if (this.#sent?.progress !== done || this.#sent.total !== done) await this.#emit(done, done);
     else await this.#sending;
-    const settle = this.#lastSentAt + this.settleMs - this.clock.now();
+    // From the hand-over: under load the transport may take the notification late, and the answer must still follow it apart.
+    const settle = this.#lastHandedAt + this.settleMs - this.clock.now();
     if (settle > 0) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, settle));
   }
 
@@ -95,7 +99,12 @@ export class ProgressPacer {
   #emit(progress: number, total: number): Promise<void> | void {
     this.#sent = { progress, total };
     this.#lastSentAt = this.clock.now();
-    this.#sending = this.send(progress, total);
+    const handed = () => {
+      this.#lastHandedAt = this.clock.now();
+    };
+    const sending = this.send(progress, total);
+    // A notification that could not be sent must not fail the call it reports on.
+    this.#sending = sending === undefined ? handed() : sending.then(handed, handed);
     return this.#sending;
   }
 }

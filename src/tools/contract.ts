@@ -22,6 +22,8 @@ export interface ToolContext {
   sessionId: string;
   /** True when the request came from a stateless (2026-07-28) client: no session outlives the request, so state must travel as handles the client passes back. */
   stateless: boolean;
+  /** The client an authenticated request came from (its OAuth subject); undefined when the transport cannot tell (stdio, the static token). */
+  principal?: string | undefined;
   signal: AbortSignal;
   /** The per-process services (see services.ts), built once by the composition root. */
   services: ToolServices;

@@ -86,6 +86,7 @@ export function writeContext(context: ToolContext): WriteContext {
     configGeneration: context.config.generation,
     sessionId: context.sessionId,
     stateless: context.stateless,
+    principal: context.principal,
     signal: context.signal,
     services: context.services.writes,
     onCommitted: (event) => context.services.indexes.noteCommitted(event.realPaths),

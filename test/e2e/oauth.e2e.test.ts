@@ -8,7 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
-import { connectHttp, errorOf, exitOf, isolatedEnv, startHttpCli, tempRoot } from "../support/cli.ts";
+import { connectHttp, exitOf, isolatedEnv, startHttpCli, tempRoot } from "../support/cli.ts";
 import { hmacWithPublicKey, makeKey, signJwt, type SigningKey, startTestIssuer, type TestIssuer, unsignedJwt } from "../support/test-issuer.ts";
 
 let env: Record<string, string>;
@@ -133,7 +133,7 @@ describe("the OAuth resource-server mode", () => {
     expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
   });
 
-  test("a read-scoped token is served the read tools only and cannot call a write tool", async () => {
+  test("a 2025-11-25 client with a read-scoped token is served the read tools only, and its write call gets the step-up 403", async () => {
     const token = signJwt(key, issuer.claims(resource, { scope: "openid ast-mcp:read" }));
     const { client, transport } = await connectHttp(url, { authorization: `Bearer ${token}` });
     try {
@@ -143,20 +143,24 @@ describe("the OAuth resource-server mode", () => {
       expect(tools.map((tool) => tool.name)).not.toContain("file_write");
       const read = await client.callTool({ name: "file_read", arguments: { files: [{ filePath: "notes.md" }] } });
       expect(JSON.stringify(read.structuredContent)).toContain("hello");
-      const write = await client.callTool({ name: "file_write", arguments: { files: [{ filePath: "new.md", content: "x\n" }] } });
-      const error = errorOf(write);
-      expect(error.code).toBe("unknown_tool");
-      expect(error.message).toContain("not offered to this caller");
+      // The 2025-era transport sends no Mcp-Name header: the server reads the tool from the body and refuses over HTTP.
+      const write = await client.callTool({ name: "file_write", arguments: { files: [{ filePath: "new.md", content: "x\n" }] } }).then(
+        (result) => JSON.stringify(result),
+        (error: unknown) => String(error),
+      );
+      expect(write).toContain("Error POSTing to endpoint");
+      expect(write).toContain("Forbidden: the tool file_write needs the \\\"write\\\" profile");
       await transport.terminateSession();
     } finally {
       await transport.close();
     }
   });
 
-  test("a tool call named in the request's headers beyond the token's profile gets the step-up challenge with the scopes it needs", async () => {
+  test("a 2025-11-25 session's tool call beyond the token's profile gets the step-up challenge with the scopes it needs", async () => {
     const token = signJwt(key, issuer.claims(resource, { scope: "ast-mcp:read" }));
     const { transport } = await connectHttp(url, { authorization: `Bearer ${token}` });
     try {
+      // As a 2025-11-25 client sends it: the tool is named in the body only.
       const call = (toolName: string) =>
         fetch(url, {
           method: "POST",
@@ -166,8 +170,6 @@ describe("the OAuth resource-server mode", () => {
             authorization: `Bearer ${token}`,
             "mcp-session-id": transport.sessionId as string,
             "mcp-protocol-version": "2025-11-25",
-            "mcp-method": "tools/call",
-            "mcp-name": toolName,
           },
           body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: toolName, arguments: {} } }),
         });

@@ -124,6 +124,28 @@ describe("ReceiptBook without sessions (stateless requests)", () => {
     expect(reasonOf(() => book.take(request(9), first, forA))).toBe("evicted");
   });
 
+  test("an authenticated client's flood of previews evicts its own oldest receipts, never another client's", () => {
+    const book = new ReceiptBook();
+    const as = (principal: string, n: number) => ({ ...request(n), principal });
+    const alices = book.issue(as("alice", 1), base);
+    const anonymous = book.issue(request(2), base);
+    const bobs = Array.from({ length: LIMITS.patch.maxStatelessReceipts + 10 }, (_, n) => book.issue(as("bob", n), base).id);
+    // Bob holds at most a session's count; the rest of the pool is untouched.
+    expect(book.held(request(0)).receipts).toBe(LIMITS.patch.maxReceiptsPerSession + 2);
+    expect(reasonOf(() => book.take(request(9), bobs[0] as string, forA))).toBe("evicted");
+    expect(book.take(request(9), bobs.at(-1) as string, forA).id).toBe(bobs.at(-1) as string);
+    expect(book.take(as("carol", 9), alices.id, forA).id).toBe(alices.id);
+    expect(book.take(request(9), anonymous.id, forA).id).toBe(anonymous.id);
+
+    // The same in bytes: a client holds at most a session's bytes of candidates.
+    const big = Buffer.alloc(Math.ceil(LIMITS.patch.maxReceiptBytesPerSession / 2) + 1);
+    const kept = book.issue(as("alice", 3), { ...base, candidate: big });
+    const first = book.issue(as("bob", 1), { ...base, candidate: big }).id;
+    book.issue(as("bob", 2), { ...base, candidate: big });
+    expect(reasonOf(() => book.take(request(9), first, forA))).toBe("evicted");
+    expect(book.take(request(9), kept.id, forA).id).toBe(kept.id);
+  });
+
   test("sessions and stateless requests have separate budgets: a session's flood evicts no bearer receipt", () => {
     const book = new ReceiptBook();
     const bearer = book.issue(request(1), base);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { type HttpHandle, startHttpServer } from "../../src/server/http.ts";
+import { testHttpOptions } from "../support/http-server.ts";
 import { realServerFactory } from "../support/real-server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -63,18 +64,7 @@ describe("conformance CLI over Streamable HTTP, once per protocol revision", () 
   let handle: HttpHandle;
   beforeAll(async () => {
     const { createServer } = await realServerFactory();
-    handle = await startHttpServer({
-      host: "127.0.0.1",
-      port: 0,
-      jsonResponse: false,
-      token: undefined,
-      maxSessions: 256,
-      sessionIdleMs: 60_000,
-      allowedHosts: [],
-      allowedOrigins: [],
-      version: "0.0.0-conformance",
-      createServer,
-    });
+    handle = await startHttpServer(testHttpOptions(createServer, { maxSessions: 256, version: "0.0.0-conformance" }));
   });
   afterAll(async () => {
     await handle.close();

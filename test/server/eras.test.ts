@@ -9,12 +9,13 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTran
 import { z } from "zod";
 import { serveStdioConnection } from "../../src/cli/mcp-command.ts";
 import type { ConfigSnapshot } from "../../src/config/types.ts";
-import { type HttpHandle, startHttpServer } from "../../src/server/http.ts";
+import type { HttpHandle } from "../../src/server/http.ts";
 import { createMcpServer, type ServerDeps } from "../../src/server/mcp.ts";
 import { StdioTransport } from "../../src/server/stdio.ts";
 import { defineTool, type ToolContext } from "../../src/tools/contract.ts";
 import { createToolServices, TOOLS } from "../../src/tools/index.ts";
 import { makeContext, makeTempDir, type TempDir } from "../support/context.ts";
+import { startTestHttp } from "../support/http-server.ts";
 
 const MODERN = "2026-07-28";
 const LEGACY_REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -74,21 +75,8 @@ afterEach(async () => {
   delete deps.onToolSetChanged;
 });
 
-async function startHttp(): Promise<HttpHandle> {
-  const handle = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    jsonResponse: false,
-    token: undefined,
-    maxSessions: 16,
-    sessionIdleMs: 60_000,
-    allowedHosts: [],
-    allowedOrigins: [],
-    version: "0.0.0-eras",
-    createServer: (sessionId) => createMcpServer(deps, sessionId),
-  });
-  cleanups.push(() => handle.close());
-  return handle;
+function startHttp(): Promise<HttpHandle> {
+  return startTestHttp(cleanups, (sessionId) => createMcpServer(deps, sessionId));
 }
 
 /** A 2026-07-28 request by hand, with the headers the revision requires; the JSON-RPC answer (SSE or JSON) is parsed. */

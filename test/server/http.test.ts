@@ -8,6 +8,7 @@ import { bearerTokenFrom, createHostOriginCheck, createTokenCheck, parseHostHead
 import { type HttpHandle, type HttpOptions, startHttpServer } from "../../src/server/http.ts";
 import { isLoopbackHost } from "../../src/server/http-guards.ts";
 import { createEchoServer } from "../support/echo-mcp-server.ts";
+import { startTestHttp, testHttpOptions } from "../support/http-server.ts";
 
 const INITIALIZE = {
   jsonrpc: "2.0",
@@ -31,23 +32,14 @@ afterEach(async () => {
 async function start(overrides: Partial<HttpOptions> = {}): Promise<Started> {
   const created: string[] = [];
   const closed: string[] = [];
-  const handle = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    jsonResponse: false,
-    token: undefined,
-    maxSessions: 16,
-    sessionIdleMs: 60_000,
-    allowedHosts: [],
-    allowedOrigins: [],
-    version: "9.9.9-test",
-    createServer: (id) => {
+  const handle = await startTestHttp(
+    cleanups,
+    (id) => {
       created.push(id);
       return createEchoServer(id, (closedId) => closed.push(closedId));
     },
-    ...overrides,
-  });
-  cleanups.push(() => handle.close());
+    overrides,
+  );
   return { handle, created, closed };
 }
 
@@ -301,21 +293,15 @@ describe("bearer token", () => {
 
   test("binding to a non-loopback address without a token refuses to start", async () => {
     let factoryCalls = 0;
-    const attempt = startHttpServer({
-      host: "0.0.0.0",
-      port: 0,
-      jsonResponse: false,
-      token: undefined,
-      maxSessions: 1,
-      sessionIdleMs: 1000,
-      allowedHosts: [],
-      allowedOrigins: [],
-      version: "x",
-      createServer: (id) => {
-        factoryCalls += 1;
-        return createEchoServer(id);
-      },
-    });
+    const attempt = startHttpServer(
+      testHttpOptions(
+        (id) => {
+          factoryCalls += 1;
+          return createEchoServer(id);
+        },
+        { host: "0.0.0.0" },
+      ),
+    );
     const error = await attempt.then(
       () => undefined,
       (e: unknown) => e as Error & { code?: string },

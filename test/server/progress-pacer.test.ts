@@ -163,6 +163,72 @@ describe("progress pacing", () => {
     expect(answered).toBe(true);
   });
 
+  test("under load the settle time runs from when the transport took the 100%, so the answer never catches up with it", async () => {
+    const time = fakeClock();
+    let deliver = () => {};
+    const pacer = new ProgressPacer(
+      () =>
+        new Promise<void>((resolve) => {
+          deliver = resolve;
+        }),
+      250,
+      15,
+      time.clock,
+    );
+    pacer.report(1, 4);
+    deliver();
+    time.advance(400);
+    let answered = false;
+    const finishing = pacer.finish().then(() => {
+      answered = true;
+    });
+    // The transport is slow to take the 100%: longer than the whole settle time.
+    time.skip(40);
+    deliver();
+    for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+    time.advance(14);
+    for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+    expect(answered).toBe(false);
+    time.advance(1);
+    await finishing;
+    expect(answered).toBe(true);
+  });
+
+  test("the interval runs from when the transport took a notification, so two stay apart on the wire even when the first was taken late", async () => {
+    const time = fakeClock();
+    const sent: Array<[number, number]> = [];
+    let deliver = () => {};
+    const pacer = new ProgressPacer(
+      (progress, total) =>
+        new Promise<void>((resolve) => {
+          sent.push([progress, total]);
+          deliver = resolve;
+        }),
+      250,
+      0,
+      time.clock,
+    );
+    pacer.report(1, 10);
+    time.advance(100);
+    deliver(); // taken at 100
+    for (let turn = 0; turn < 3; turn++) await Promise.resolve();
+    time.advance(200);
+    pacer.report(2, 10); // 300: 250 after the send, only 200 after the hand-over
+    time.advance(0);
+    expect(sent).toEqual([[1, 10]]);
+    time.advance(49);
+    expect(sent).toEqual([[1, 10]]);
+    time.advance(1);
+    expect(sent.at(-1)).toEqual([2, 10]);
+  });
+
+  test("a 100% the transport refuses does not fail the call it reports on", async () => {
+    const time = fakeClock();
+    const pacer = new ProgressPacer(() => Promise.reject(new Error("stream closed")), 250, 0, time.clock);
+    pacer.report(2, 4);
+    await pacer.finish();
+  });
+
   test("counts never go backwards on the wire", () => {
     const { sent, pacer, advance } = paced();
     pacer.report(5, 10);

@@ -41,6 +41,8 @@ export interface ContextOptions {
   sessionId?: string;
   /** Build the context of a stateless (2026-07-28) request instead of a legacy session's. */
   stateless?: boolean;
+  /** The authenticated client the request came from (an OAuth subject); none by default. */
+  principal?: string;
 }
 
 export async function makeContext(roots: string[], options: ContextOptions = {}): Promise<ToolContext> {
@@ -61,6 +63,7 @@ export async function makeContext(roots: string[], options: ContextOptions = {})
     config,
     sessionId: options.sessionId ?? "test-session",
     stateless: options.stateless ?? false,
+    ...(options.principal === undefined ? {} : { principal: options.principal }),
     signal: new AbortController().signal,
     services: options.services ?? createToolServices(),
   };

@@ -35,14 +35,14 @@ const file = (name: string) => path.join(temp.dir, name);
 const hashOf = async (name: string) => sha256Hex(await readFile(file(name)));
 
 /** One stateless request: a fresh per-request session id, over the shared services. */
-function statelessRequest(roots = [temp.dir]): Promise<ToolContext> {
+function statelessRequest(roots = [temp.dir], principal?: string): Promise<ToolContext> {
   requests += 1;
-  return makeContext(roots, { services, stateless: true, sessionId: `req_${requests}` });
+  return makeContext(roots, { services, stateless: true, sessionId: `req_${requests}`, ...(principal === undefined ? {} : { principal }) });
 }
 
-/** Runs one tool call as its own stateless request, closing the request's session afterwards as the server does. */
-async function inRequest(tool: Parameters<typeof runTool>[0], args: unknown, roots?: string[]): Promise<any> {
-  const context = await statelessRequest(roots);
+/** Runs one tool call as its own stateless request (from an authenticated client, if named), closing the request's session afterwards as the server does. */
+async function inRequest(tool: Parameters<typeof runTool>[0], args: unknown, roots?: string[], principal?: string): Promise<any> {
+  const context = await statelessRequest(roots, principal);
   try {
     return await runTool(tool, args, context);
   } finally {
@@ -57,6 +57,29 @@ async function write(name: string, content: string): Promise<string> {
 }
 
 describe("receipts across stateless requests", () => {
+  test("an authenticated client's flood of previews costs its own receipts, and another client's still commits", async () => {
+    await temp.write("a.txt", "one\n");
+    const previewBy = async (principal: string) => {
+      const preview = await inRequest(
+        filePatchTool,
+        {
+          files: { "a.txt": { expectedSha256: await hashOf("a.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "one\n", replace: `${principal}\n` }], preview: true } },
+        },
+        undefined,
+        principal,
+      );
+      return preview.files["a.txt"].preview.previewReceipt as string;
+    };
+    const alices = await previewBy("sub:alice");
+    const bobs: string[] = [];
+    for (let n = 0; n <= LIMITS.patch.maxReceiptsPerSession; n++) bobs.push(await previewBy("sub:bob"));
+    const evicted = await failure(inRequest(filePatchTool, { files: { "a.txt": { previewReceipt: bobs[0] } } }));
+    expect([evicted.code, evicted.details?.reason]).toEqual(["receipt_invalid", "evicted"]);
+    const committed = await inRequest(filePatchTool, { files: { "a.txt": { previewReceipt: alices } } });
+    expect(committed.committed).toBe(true);
+    expect(await readFile(file("a.txt"), "utf8")).toBe("sub:alice\n");
+  });
+
   test("a preview in one request is committed from another by its receipt alone", async () => {
     await temp.write("a.txt", "one\n");
     const preview = await inRequest(filePatchTool, {
