@@ -210,9 +210,18 @@ describe("every tool's error paths answer declared codes", () => {
       { args: { files: { "src/a.ts": { content: "export const = ;\n", expectedSha256: await sha("src/a.ts") } } }, expects: ["syntax_regression"] },
     ],
     file_patch: async () => [
-      { args: { files: { "notes.txt": { expectedSha256: await sha("notes.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "zzz\n", replace: "y\n" }] } } }, expects: ["no_match"] },
-      { args: { files: { "notes.txt": { expectedSha256: await sha("notes.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "two\n", replace: "y\n" }] } } }, expects: ["ambiguous_match"] },
-      { args: { files: { "src/b.ts": { expectedSha256: await sha("src/b.ts"), patchStrategy: "ast", astRules: [{ pattern: "alpha()", fix: "omega()" }] } } }, expects: ["match_count"] },
+      {
+        args: { files: { "notes.txt": { expectedSha256: await sha("notes.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "zzz\n", replace: "y\n" }] } } },
+        expects: ["no_match"],
+      },
+      {
+        args: { files: { "notes.txt": { expectedSha256: await sha("notes.txt"), patchStrategy: "aider_block", aiderBlocks: [{ search: "two\n", replace: "y\n" }] } } },
+        expects: ["ambiguous_match"],
+      },
+      {
+        args: { files: { "src/b.ts": { expectedSha256: await sha("src/b.ts"), patchStrategy: "ast", astRules: [{ pattern: "alpha()", fix: "omega()" }] } } },
+        expects: ["match_count"],
+      },
       { args: { files: { "notes.txt": { previewReceipt: "not-a-receipt" } } }, expects: ["receipt_invalid"] },
     ],
     file_rename: async () => [
