@@ -25,7 +25,8 @@ export const fileDeleteTool = defineTool({
   }),
   output: MutationOutput,
   annotations: WRITE,
-  errors: [...WRITE_ERRORS, "referenced_file"],
+  // The reference check loads a target the import graph does not hold, so a binary or undecodable file is refused as one.
+  errors: [...WRITE_ERRORS, "referenced_file", "binary_file", "unsupported_encoding"],
   handler: async ({ files }, context) => {
     /** Refuses to delete a file other files import; files deleted in the same batch do not keep it alive. */
     const refuseReferenced = async (resolved: ResolvedPath) => {

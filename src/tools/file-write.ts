@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { writeBatch } from "../patch/index.ts";
-import { WRITE_ERRORS } from "./error-sets.ts";
+import { EDIT_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { ExpectedSha256, filesRecord, MutationOutput, mutationOutput, renderMutation, WRITE, writeContext } from "./mutation.ts";
 
@@ -22,7 +22,7 @@ export const fileWriteTool = defineTool({
   }),
   output: MutationOutput,
   annotations: WRITE,
-  errors: WRITE_ERRORS,
+  errors: EDIT_ERRORS,
   handler: async ({ files }, context) => {
     const entries = Object.entries(files).map(([key, entry]) => ({
       kind: "content" as const,

@@ -39,7 +39,8 @@ export const policyCheckTool = defineTool({
   }),
   output: z.object({ decisions: z.array(z.union([PolicyDecision, FailedCheck])).describe("One decision per check, in order.") }),
   annotations: READ_ONLY,
-  errors: ["io_error"],
+  // Policy refusals are decisions here; what remains is a path that could not be inspected.
+  errors: ["io_error", "path_changed"],
   handler: async ({ checks }, context) => {
     const decisions = [];
     for (const { path, operation } of checks) {

@@ -146,6 +146,7 @@ describe("every tool's error paths answer declared codes", () => {
     await temp.write("data.json", "{\"a\": 1}\n");
     await temp.write("bad.json", "{\"a\": }\n");
     await temp.write("image.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+    await temp.write("logo.bin", new Uint8Array([0x89, 0x50, 0, 0, 1]));
     await temp.write("dir/keep.txt", "k\n");
     client = await connect(TOOLS, temp.dir);
   });
@@ -231,6 +232,8 @@ describe("every tool's error paths answer declared codes", () => {
     file_delete: async () => [
       { args: { files: { "src/a.ts": { expectedSha256: await sha("src/a.ts") } } }, expects: ["referenced_file"] },
       { args: { files: { [outside()]: { expectedSha256: "0".repeat(64) } } }, expects: ["path_outside_roots"] },
+      // The reference check loads a file the import graph does not hold; whatever it answers for a binary file must be declared.
+      { args: { files: { "logo.bin": { expectedSha256: await sha("logo.bin") } } }, expects: [] },
     ],
     file_chattr: async () => [
       { args: { files: { "notes.txt": { chmod: "4755", expectedSha256: await sha("notes.txt") } } }, expects: ["invalid_input"] },
