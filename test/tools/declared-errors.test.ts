@@ -257,4 +257,25 @@ describe("every tool's error paths answer declared codes", () => {
       }
     });
   }
+
+  test("with no usable root, the same calls answer only declared codes, no_roots among them", async () => {
+    const rootless = await connect(TOOLS, path.join(outsideRoot.dir, "not-a-directory"));
+    try {
+      const noRoots = new Set<string>();
+      for (const tool of TOOLS) {
+        const declared = new Set<string>(tool.errors);
+        for (const { args } of await cases[tool.name]!()) {
+          const answered = await answeredCodes(rootless, tool.name, args);
+          expect({ tool: tool.name, undeclared: answered.undeclared }).toEqual({ tool: tool.name, undeclared: [] });
+          for (const code of answered.codes) {
+            expect({ tool: tool.name, code, declared: declared.has(code) }).toEqual({ tool: tool.name, code, declared: true });
+            if (code === "no_roots") noRoots.add(tool.name);
+          }
+        }
+      }
+      expect([...noRoots]).toEqual(expect.arrayContaining(["file_read", "file_hash", "map", "search", "file_write", "file_patch", "journal_list"]));
+    } finally {
+      await rootless.close();
+    }
+  });
 });
