@@ -1,6 +1,6 @@
 /**
  * Writes the website's reference pages from the code, never by hand: one page per tool (from its
- * defineTool schemas and annotations), the error catalog (core/errors.ts), every configuration key
+ * defineTool schemas, annotations and declared error codes), the error catalog (core/errors.ts), every configuration key
  * (config/schema.ts, with the layers that may set it), the CLI (each command's own --help), the
  * limits table (scripts/gen-limits.ts) and one guide per host (the install targets in hosts/).
  *
@@ -21,7 +21,7 @@ import { ENV_VARIABLES } from "../src/config/env.ts";
 import { CONFIG_LEAVES } from "../src/config/keys.ts";
 import { ConfigFileSchema, DEFAULT_CONFIG, DEFAULT_RULES } from "../src/config/schema.ts";
 import { PROJECT_PERMISSIONS } from "../src/config/trust.ts";
-import { ERROR_CODES } from "../src/core/errors.ts";
+import { ERROR_CODES, type ErrorCode } from "../src/core/errors.ts";
 import { specsForTarget } from "../src/hosts/install.ts";
 import { skillTemplateFiles } from "../src/hosts/package-files.ts";
 import type { ArtifactSpec, Target } from "../src/hosts/targets.ts";
@@ -246,10 +246,20 @@ export function renderToolPage(tool: AnyTool): string {
       "",
       "## Errors",
       "",
-      "A failed call answers `isError` with one structured error: `code`, `message`, `hint`, `retryable` and, when one helps, `suggestedNextCall`.",
-      "Every tool shares one catalog of codes: see [Error codes](../errors).",
+      "A failed call answers `isError` with one structured error: `code`, `message`, `hint`, `retryable` and, when one helps, `suggestedNextCall`; an item of a batch that failed alone carries the same fields in its `error`.",
+      `\`${tool.name}\` answers with these codes of the shared catalog ([Error codes](../errors)) and no other:`,
+      "",
+      errorTable(tool.errors),
     ].join("\n")
   }\n`;
+}
+
+/** The codes a tool declares, each linked to its entry on the error page, with the catalog's retryability and default hint. */
+function errorTable(codes: readonly ErrorCode[]): string {
+  return table(
+    ["code", "retryable", "what to do"],
+    codes.map((name) => [`<a href="../errors#${name}">${code(name)}</a>`, ERROR_CODES[name].retryable ? "yes" : "no", inline(ERROR_CODES[name].hint)]),
+  );
 }
 
 export function renderToolIndex(tools: readonly AnyTool[]): string {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PathInput } from "./common.ts";
+import { SYMBOL_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { DepthInput, renderWalk, SymbolInput, WalkOutput, walkTool } from "./call-common.ts";
 
@@ -15,6 +16,7 @@ export const calleesTool = defineTool({
   }),
   output: WalkOutput,
   annotations: READ_ONLY,
+  errors: SYMBOL_ERRORS,
   handler: (args, context) => walkTool(args, context, "callees"),
   render: (result) => renderWalk(result, "callees"),
 });

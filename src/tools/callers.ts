@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { PathInput } from "./common.ts";
+import { SYMBOL_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ConfidenceEnum, DepthInput, renderWalk, SymbolInput, WalkOutput, walkTool } from "./call-common.ts";
 
@@ -28,6 +29,7 @@ export const callersTool = defineTool({
   }),
   output: WalkOutput,
   annotations: READ_ONLY,
+  errors: SYMBOL_ERRORS,
   handler: (args, context) => walkTool(args, context, "callers"),
   render: (result) => renderWalk(result, "callers"),
 });

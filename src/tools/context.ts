@@ -3,6 +3,7 @@ import { LIMITS } from "../core/limits.ts";
 import { packContext } from "../intel/calls/context.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput } from "./common.ts";
+import { SYMBOL_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import {
   CallOut,
@@ -71,6 +72,7 @@ export const contextTool = defineTool({
   }),
   output: ContextOutput,
   annotations: READ_ONLY,
+  errors: SYMBOL_ERRORS,
   handler: async (args, context) => {
     const session = await openCallGraph(context, { name: args.target, path: args.path });
     const target = await resolveSymbol(session, context, args.target, args.path, "target");

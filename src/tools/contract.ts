@@ -1,8 +1,10 @@
 /**
  * The contract every tool follows: a strict zod input schema, a published output schema,
- * annotations, a handler that returns structured data or throws ToolError, and a renderer
- * that turns the structured result into compact text for a model.
+ * annotations, the error codes it may answer with, a handler that returns structured data or
+ * throws ToolError, and a renderer that turns the structured result into compact text for a model.
  */
+import { ERROR_CODES, type ErrorCode, isToolError, ToolError } from "../core/errors.ts";
+import { log } from "../core/log.ts";
 import type { ToolServices } from "./services.ts";
 import type { z } from "zod";
 import type { ConfigSnapshot } from "../config/types.ts";
@@ -42,16 +44,93 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   input: Input;
   output: Output;
   annotations: ToolAnnotations;
+  /**
+   * The catalog codes this tool may answer with, as the call's error or in a per-item error of its
+   * result. In a definition: the tool's own codes; defineTool adds COMMON_ERRORS and guards the
+   * handler, so a code outside the set becomes internal_error (see guardDeclaredErrors).
+   */
+  errors: readonly ErrorCode[];
   handler: (args: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /** Compact text for the model; not the JSON printed again. */
   render: (result: z.output<Output>) => string;
 }
 
-/** Identity helper that keeps each tool's input and output types tied together. */
+/**
+ * The codes any tool can answer with, whatever its handler does: the server refuses input that
+ * fails the schema (invalid_input) and reports an unexpected failure or an output that breaks the
+ * schema (internal_error).
+ */
+export const COMMON_ERRORS: readonly ErrorCode[] = ["invalid_input", "internal_error"];
+
+const CATALOG_ORDER: readonly ErrorCode[] = Object.keys(ERROR_CODES) as ErrorCode[];
+
+/**
+ * Ties each tool's input and output types together, completes its declared error codes with
+ * COMMON_ERRORS (in catalog order) and guards its handler so it cannot answer with a code it does
+ * not declare.
+ */
 export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
   definition: ToolDefinition<Input, Output>,
 ): ToolDefinition<Input, Output> {
-  return definition;
+  const declared = new Set<ErrorCode>([...COMMON_ERRORS, ...definition.errors]);
+  const errors = CATALOG_ORDER.filter((code) => declared.has(code));
+  return { ...definition, errors, handler: guardDeclaredErrors(definition.name, declared, definition.handler) };
+}
+
+/**
+ * A tool that answers with a code it does not declare is a bug in the tool, and its published
+ * reference would be wrong: the call answers internal_error (naming the code in details) and the
+ * violation is logged, so a test that reaches the path fails and the server carries on. Both the
+ * thrown error and every per-item error of the result (an object with code, message, hint and
+ * retryable) are checked.
+ */
+function guardDeclaredErrors<Args, Result>(
+  toolName: string,
+  declared: ReadonlySet<ErrorCode>,
+  handler: (args: Args, context: ToolContext) => Promise<Result>,
+): (args: Args, context: ToolContext) => Promise<Result> {
+  return async (args, context) => {
+    let result: Result;
+    try {
+      result = await handler(args, context);
+    } catch (error) {
+      if (isToolError(error) && !declared.has(error.code)) throw undeclaredError(toolName, error.code, error.message);
+      throw error;
+    }
+    const itemCode = firstUndeclaredItemCode(result, declared);
+    if (itemCode !== undefined) throw undeclaredError(toolName, itemCode, "(in a per-item error of its result)");
+    return result;
+  };
+}
+
+function undeclaredError(toolName: string, code: string, message: string): ToolError {
+  log.error("a tool answered with an error code it does not declare; the call answers internal_error instead", { tool: toolName, code, message });
+  return new ToolError("internal_error", `${toolName} failed unexpectedly; the server logged the details`, {
+    details: { undeclaredCode: code },
+  });
+}
+
+/** Walks a result for per-item errors ({ code, message, hint, retryable }) and returns the first code not in `declared`. */
+function firstUndeclaredItemCode(value: unknown, declared: ReadonlySet<ErrorCode>): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (const entry of value) {
+      const code = firstUndeclaredItemCode(entry, declared);
+      if (code !== undefined) return code;
+    }
+    return undefined;
+  }
+  const record = value as Record<string, unknown>;
+  if (isItemError(record) && !declared.has(record.code as ErrorCode)) return record.code as string;
+  for (const entry of Object.values(record)) {
+    const code = firstUndeclaredItemCode(entry, declared);
+    if (code !== undefined) return code;
+  }
+  return undefined;
+}
+
+function isItemError(record: Record<string, unknown>): boolean {
+  return typeof record.code === "string" && typeof record.message === "string" && typeof record.hint === "string" && typeof record.retryable === "boolean";
 }
 
 export const READ_ONLY: ToolAnnotations = {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { plural } from "./common.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { openImportGraph, PathsInput, scopeFiles } from "./graph-common.ts";
@@ -32,6 +33,7 @@ export const cyclesTool = defineTool({
   }),
   output: CyclesOutput,
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const session = await openImportGraph(context);
     const { graph, display } = session;

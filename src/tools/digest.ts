@@ -10,6 +10,7 @@ import { isTestFileName } from "../intel/calls/tests.ts";
 import { CONTAINER_KINDS } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { FailedPath, PathInput, plural, renderCounts, renderItemError } from "./common.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { budgetCut, budgetOf, type BudgetLimit, collectFiles, compareDisplay, Cut, MaxTokens, footer } from "./outline.ts";
 import { Completeness, completeness } from "./completeness.ts";
@@ -358,6 +359,7 @@ export const digestTool = defineTool({
     ...Completeness,
   }),
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const collected = await collectFiles(context, args.paths, args.glob, LIMITS.intel.outline.digestMaxFiles);
     const generation = context.services.indexes.forContext(context).generation;

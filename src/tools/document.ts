@@ -10,6 +10,7 @@ import { capJsonValue, jsonBytes, normalizeValue, valueTypeOf, type ValueType } 
 import { DOCUMENT_LANGUAGES, type DocumentLanguage, isDocumentLanguage, languageOf } from "../syntax/index.ts";
 import { capText } from "../helpers/text-cap.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { TEXT_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ItemErrorSchema, loadTextFile, PathInput, renderItemError, resolveReadableFile, type ItemError } from "./common.ts";
 
@@ -61,6 +62,7 @@ export const documentQueryTool = defineTool({
     ...Completeness,
   }),
   annotations: READ_ONLY,
+  errors: [...TEXT_ERRORS, "invalid_selector", "unsupported_document", "parse_error"],
   handler: async ({ filePath, selectors }, context) => {
     const resolved = await resolveReadableFile(context, filePath);
     const format = languageOf(resolved.relative, undefined, context.config.config.languages.overrides);

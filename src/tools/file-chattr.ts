@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type WriteEntry, writeBatch } from "../patch/index.ts";
+import { WRITE_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { ExpectedSha256, filesRecord, MutationOutput, mutationOutput, renderMutation, WRITE, writeContext } from "./mutation.ts";
 
@@ -19,6 +20,7 @@ export const fileChattrTool = defineTool({
   }),
   output: MutationOutput,
   annotations: { ...WRITE, destructiveHint: false, idempotentHint: true },
+  errors: WRITE_ERRORS,
   handler: async ({ files }, context) => {
     const entries = Object.entries(files).map(([key, entry]): WriteEntry => ({ kind: "chmod", key, chmod: entry.chmod, expectedSha256: entry.expectedSha256 }));
     return mutationOutput(await writeBatch(entries, writeContext(context), { tool: "file_chattr", sequential: true }));

@@ -5,6 +5,7 @@ import { findImporters } from "../intel/import-scan.ts";
 import { type WriteEntry, writeBatch } from "../patch/index.ts";
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { plural } from "./common.ts";
+import { WRITE_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { ExpectedSha256, filesRecord, MutationOutput, mutationOutput, renderMutation, WRITE, writeContext } from "./mutation.ts";
 
@@ -24,6 +25,8 @@ export const fileDeleteTool = defineTool({
   }),
   output: MutationOutput,
   annotations: WRITE,
+  // The reference check loads a target the import graph does not hold, so a binary or undecodable file is refused as one.
+  errors: [...WRITE_ERRORS, "referenced_file", "binary_file", "unsupported_encoding"],
   handler: async ({ files }, context) => {
     /** Refuses to delete a file other files import; files deleted in the same batch do not keep it alive. */
     const refuseReferenced = async (resolved: ResolvedPath) => {

@@ -7,6 +7,7 @@ import { ToolError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { typeErrorReport } from "../intel/typescript/index.ts";
 import { type AstRule, type Diagnose, type WriteEntry, writeBatch } from "../patch/index.ts";
+import { EDIT_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { ExpectedSha256, filesRecord, MutationOutput, mutationOutput, renderMutation, shapeError, WRITE, writeContext } from "./mutation.ts";
 
@@ -74,6 +75,7 @@ export const filePatchTool = defineTool({
   input: z.strictObject({ files: filesRecord(PatchEntry, "Files to patch") }),
   output: MutationOutput,
   annotations: WRITE,
+  errors: [...EDIT_ERRORS, "ambiguous_match", "no_match", "match_count", "receipt_invalid"],
   handler: async ({ files }, context) => {
     const entries = Object.entries(files);
     for (const [key, entry] of entries) checkPatchShape(key, entry);

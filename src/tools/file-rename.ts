@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type WriteEntry, writeBatch } from "../patch/index.ts";
+import { EDIT_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { ExpectedSha256, filesRecord, MutationOutput, mutationOutput, PathKey, renderMutation, WRITE, writeContext } from "./mutation.ts";
 import { planImportUpdates } from "./rename-imports.ts";
@@ -26,6 +27,7 @@ export const fileRenameTool = defineTool({
   }),
   output: MutationOutput,
   annotations: WRITE,
+  errors: [...EDIT_ERRORS, "destination_exists"],
   handler: async ({ files, updateImports }, context) => {
     const entries = Object.entries(files).map(([key, entry]): WriteEntry => ({ kind: "rename", key, destination: entry.destination, expectedSha256: entry.expectedSha256 }));
     const follow = updateImports ? { follow: (moves: ReadonlyArray<{ from: string; to: string }>) => planImportUpdates(moves, context) } : {};

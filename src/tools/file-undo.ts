@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { undoBatch } from "../patch/index.ts";
+import { WRITE_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { MutationOutput, mutationOutput, renderMutation, WRITE, writeContext } from "./mutation.ts";
 
@@ -20,6 +21,7 @@ export const fileUndoTool = defineTool({
   }),
   output: MutationOutput,
   annotations: WRITE,
+  errors: [...WRITE_ERRORS, "undo_conflict", "destination_exists"],
   handler: async ({ batchId }, context) => mutationOutput(await undoBatch(batchId, writeContext(context))),
   render: renderMutation,
 });

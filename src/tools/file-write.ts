@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { writeBatch } from "../patch/index.ts";
+import { EDIT_ERRORS } from "./error-sets.ts";
 import { defineTool } from "./contract.ts";
 import { ExpectedSha256, filesRecord, MutationOutput, mutationOutput, renderMutation, WRITE, writeContext } from "./mutation.ts";
 
@@ -21,6 +22,7 @@ export const fileWriteTool = defineTool({
   }),
   output: MutationOutput,
   annotations: WRITE,
+  errors: EDIT_ERRORS,
   handler: async ({ files }, context) => {
     const entries = Object.entries(files).map(([key, entry]) => ({
       kind: "content" as const,

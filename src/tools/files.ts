@@ -11,6 +11,7 @@ import { decodeText, detectBom, type DetectedEncoding, detectLineEnding, hasFina
 import { capText } from "../helpers/text-cap.ts";
 import type { Operation, ResolvedPath } from "../policy/workspace.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { FILE_ERRORS, SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { OutlineSymbol, renderSymbol, symbolOut, visibleSymbols } from "./outline.ts";
 import { renderShowResult, ShowResult, showSymbols } from "./show.ts";
@@ -86,6 +87,7 @@ export const fileHashTool = defineTool({
   input: z.strictObject({ filePaths: FilePathsInput }),
   output: z.object({ files: z.array(z.union([HashedFile, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
+  errors: FILE_ERRORS,
   handler: async ({ filePaths }, context) => ({
     files: await eachFile(context, filePaths, (filePath) => filePath, async (resolved) => {
       const { sha256, size } = await hashFileStream(resolved, context.signal);
@@ -200,6 +202,7 @@ export const fileReadTool = defineTool({
   }),
   output: z.object({ files: z.array(z.union([ReadFile, AstReadFile, FailedPath])).describe("One entry per request, in order."), ...Completeness }),
   annotations: READ_ONLY,
+  errors: [...SOURCE_ERRORS, "invalid_range"],
   handler: async ({ files }, context) => {
     let outputBudget = Math.max(0, LIMITS.output.maxTextChars - files.length * RENDER_OVERHEAD_PER_FILE);
     let returnedAnyContent = false;
@@ -438,6 +441,7 @@ export const fileCapabilitiesTool = defineTool({
   input: z.strictObject({ filePaths: FilePathsInput }),
   output: z.object({ files: z.array(z.union([FileCapabilities, FailedPath])).describe("One entry per requested path, in order.") }),
   annotations: READ_ONLY,
+  errors: FILE_ERRORS,
   handler: async ({ filePaths }, context) => ({
     files: await eachFile(context, filePaths, (filePath) => filePath, async (resolved, filePath) => {
       const { bytes, size, complete } = await readWholeOrHead(resolved, LIMITS.read.maxDecodeBytes, LIMITS.read.binarySniffBytes);

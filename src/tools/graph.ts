@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import type { ImportEdge } from "../intel/graph/types.ts";
 import { plural } from "./common.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
 import { External, openImportGraph, PathsInput, renderExternal, scopeFiles } from "./graph-common.ts";
@@ -51,6 +52,7 @@ export const graphTool = defineTool({
   }),
   output: GraphOutput,
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const session = await openImportGraph(context);
     const { graph, display } = session;

@@ -4,6 +4,7 @@ import { LIMITS } from "../core/limits.ts";
 import { impactOf } from "../intel/calls/queries.ts";
 import type { SymbolRef } from "../intel/calls/types.ts";
 import { PathInput, plural } from "./common.ts";
+import { SYMBOL_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { importCandidates } from "../intel/calls/candidates.ts";
 import {
@@ -69,6 +70,7 @@ export const impactTool = defineTool({
     .refine((args) => args.symbol !== undefined || args.path !== undefined, "pass symbol, path, or both"),
   output: ImpactOutput,
   annotations: READ_ONLY,
+  errors: SYMBOL_ERRORS,
   handler: async (args, context) => {
     const session = await openCallGraph(context, args.symbol === undefined ? undefined : { name: args.symbol, path: args.path });
     let symbol: SymbolRef | undefined;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "../core/limits.ts";
 import { implementationsOf } from "../intel/calls/queries.ts";
 import { PathInput, plural } from "./common.ts";
+import { SYMBOL_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
@@ -32,6 +33,7 @@ export const implementsTool = defineTool({
   }),
   output: ImplementsOutput,
   annotations: READ_ONLY,
+  errors: SYMBOL_ERRORS,
   handler: async (args, context) => {
     const session = await openCallGraph(context, { name: args.symbol, path: args.path });
     const symbol = await resolveSymbol(session, context, args.symbol, args.path, "symbol");

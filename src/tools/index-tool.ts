@@ -5,6 +5,7 @@ import { relativeInside } from "../helpers/path-text.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural, renderCounts } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { PATH_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { progressOf } from "./progress.ts";
 
@@ -56,6 +57,7 @@ export const indexTool = defineTool({
   }),
   output: IndexOutput,
   annotations: READ_ONLY,
+  errors: [...PATH_ERRORS, "file_not_found"],
   handler: async (args, context) => {
     const index = context.services.indexes.forContext(context);
     const started = performance.now();

@@ -4,6 +4,7 @@ import { LIMITS } from "../core/limits.ts";
 import { listRecentBatches } from "../patch/index.ts";
 import { PathInput } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { PATH_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 
 const ListedBatch = z.object({
@@ -43,6 +44,7 @@ export const journalListTool = defineTool({
     ...Completeness,
   }),
   annotations: READ_ONLY,
+  errors: PATH_ERRORS,
   handler: async ({ path, limit }, context) => {
     const within = path === undefined ? undefined : await context.workspace.resolve(path, "read");
     if (within && within.kind !== "directory") {

@@ -4,6 +4,7 @@ import { capText } from "../helpers/text-cap.ts";
 import { estimateTokens } from "../helpers/tokens.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { FailedPath, PathInput, plural, renderItemError } from "./common.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import {
   budgetOf,
@@ -80,6 +81,7 @@ export const mapTool = defineTool({
     typedNotes: z.array(z.string()).optional().describe("With typed: files without types, or what the compiler's project reported."),
   }),
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const detail = args.detail;
     const docs = args.docs ?? detail !== "names";

@@ -1,3 +1,4 @@
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { DepsInput, DepsOutput, renderDeps, walkImports } from "./graph-common.ts";
 
@@ -9,6 +10,7 @@ export const reverseDepsTool = defineTool({
   input: DepsInput,
   output: DepsOutput,
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: (args, context) => walkImports(args, context, "dependents"),
   render: (result) => renderDeps(result, "imported by"),
 });

@@ -20,6 +20,7 @@ import { type AstRule, commitBatchReceipt, type FileOutcome, type WriteEntry, wr
 import type { ResolvedPath } from "../policy/workspace.ts";
 import { languageArg, PathInput, plural } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { EDIT_ERRORS, SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, type ToolContext } from "./contract.ts";
 import { batchLine, RECEIPT_USE, writeContext } from "./mutation.ts";
 import { phasedProgress } from "./progress.ts";
@@ -322,6 +323,7 @@ export const runTool = defineTool({
   input: RunInput,
   output: RunOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  errors: [...SOURCE_ERRORS, ...EDIT_ERRORS, "match_count", "receipt_invalid"],
   handler: async (args, context) => {
     if (args.previewReceipt !== undefined) return commitReceipt(args, context);
     if (args.pattern === undefined) throw new ToolError("invalid_input", "pattern: required (or previewReceipt to commit a preview).");

@@ -32,6 +32,7 @@ import {
 import { queryTerms } from "../intel/search/tokenize.ts";
 import { languageArg, PathInput, plural, resolveReadableFile } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "./contract.ts";
 import { graphOptions } from "./graph-common.ts";
 import { phasedProgress, progressOf } from "./progress.ts";
@@ -370,6 +371,7 @@ export const searchTool = defineTool({
   }),
   output: SearchOutput,
   annotations: READ_ONLY,
+  errors: [...SOURCE_ERRORS, "invalid_range"],
   handler: async ({ query, path: scope, topK = LIMITS.intel.search.defaultTopK, languages, contextFile }, context) => {
     const languageSet = languages === undefined ? undefined : new Set(languages.map((name) => languageArg("languages", name)));
     const scopeReal = scope === undefined ? undefined : (await context.workspace.resolve(scope, "read")).real;
@@ -429,6 +431,7 @@ export const findRelatedTool = defineTool({
   }),
   output: RelatedOutput,
   annotations: READ_ONLY,
+  errors: [...SOURCE_ERRORS, "invalid_range"],
   handler: async ({ path: input, line, topK = LIMITS.intel.search.defaultTopK }, context) => {
     const resolved = await resolveReadableFile(context, input);
     const prepared = await prepare(context);

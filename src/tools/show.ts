@@ -8,6 +8,7 @@ import type { SymbolFact } from "../intel/facts/types.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { typedSymbolsFor } from "../intel/typescript/index.ts";
 import { PathInput, plural } from "./common.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { budgetCut, budgetOf, Cut, lineRange, MaxTokens } from "./outline.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
@@ -177,6 +178,7 @@ export const showTool = defineTool({
     typedNote: z.string().optional().describe("With typed: why types are missing, or what the compiler's project reported."),
   }),
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const resolved = await context.workspace.resolve(args.path, "read");
     const { file, text } = await context.services.indexes.forContext(context).load(resolved);

@@ -9,6 +9,7 @@ import { LIMITS } from "../core/limits.ts";
 import { SQUEEZE_LEGEND, squeeze, type SqueezeResult } from "../intel/squeeze.ts";
 import { loadTextFile, PathInput, plural, resolveReadableFile } from "./common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
+import { TEXT_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { lineStarts } from "../text/index.ts";
 
@@ -81,6 +82,7 @@ export const squeezeTool = defineTool({
   }),
   output: Output,
   annotations: READ_ONLY,
+  errors: [...TEXT_ERRORS, "invalid_range"],
   handler: async ({ path, startLine = 1, endLine }, context) => {
     const resolved = await resolveReadableFile(context, path);
     const loaded = await loadTextFile(resolved, LIMITS.intel.squeeze.maxInputBytes, "Squeeze a smaller file, or read line ranges with file_read.");

@@ -6,6 +6,7 @@ import { estimateTokens } from "../helpers/tokens.ts";
 import { packageFiles, publicSurface, type SurfaceEntry } from "../intel/graph/surface.ts";
 import type { IndexedFile } from "../intel/index/index.ts";
 import { PathInput, plural } from "./common.ts";
+import { SOURCE_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { openImportGraph } from "./graph-common.ts";
 import { budgetCut, budgetOf, clip, Cut, lineRange, MaxTokens, roundUp, footer } from "./outline.ts";
@@ -69,6 +70,7 @@ export const surfaceTool = defineTool({
     ...Completeness,
   }),
   annotations: READ_ONLY,
+  errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const resolved = await context.workspace.resolve(args.path, "read");
     if (!resolved.exists) throw new ToolError("file_not_found", `${resolved.display} does not exist.`);

@@ -3,6 +3,7 @@ import { LIMITS } from "../core/limits.ts";
 import { traceCalls } from "../intel/calls/queries.ts";
 import { confidenceTag } from "../intel/calls/types.ts";
 import { plural } from "./common.ts";
+import { SYMBOL_ERRORS } from "./error-sets.ts";
 import { defineTool, READ_ONLY } from "./contract.ts";
 import { ConfidenceEnum, openCallGraph, place, resolveSymbol, SymbolInput, SymbolOut, symbolOut } from "./call-common.ts";
 import { Completeness, completeness, renderIncomplete } from "./completeness.ts";
@@ -54,6 +55,7 @@ export const traceTool = defineTool({
   }),
   output: TraceOutput,
   annotations: READ_ONLY,
+  errors: SYMBOL_ERRORS,
   handler: async (args, context) => {
     const session = await openCallGraph(context);
     const from = await resolveSymbol(session, context, args.from, undefined, "from");

@@ -39,6 +39,8 @@ export const policyCheckTool = defineTool({
   }),
   output: z.object({ decisions: z.array(z.union([PolicyDecision, FailedCheck])).describe("One decision per check, in order.") }),
   annotations: READ_ONLY,
+  // Policy refusals are decisions here; what remains is a path that could not be inspected.
+  errors: ["io_error", "path_changed"],
   handler: async ({ checks }, context) => {
     const decisions = [];
     for (const { path, operation } of checks) {
@@ -124,6 +126,7 @@ export const configStatusTool = defineTool({
     warnings: z.array(z.string()).describe("Settings ignored on purpose (e.g. allow rules in an untrusted project file)."),
   }),
   annotations: READ_ONLY,
+  errors: [],
   handler: async (_args, context) => {
     const view = redactedView(context.config);
     const roots = context.workspace.roots.map((root) => ({ display: context.workspace.display(root.real), real: root.real }));

@@ -34,6 +34,7 @@ const contextProbe = defineTool({
   input: z.strictObject({}),
   output: z.object({ sessionId: z.string(), stateless: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  errors: [],
   handler: async (_args, context) => {
     seen.push({ sessionId: context.sessionId, stateless: context.stateless });
     return { sessionId: context.sessionId, stateless: context.stateless };

@@ -14,6 +14,7 @@ const steps = defineTool({
   input: z.strictObject({}),
   output: z.object({ offered: z.boolean().describe("Whether context.progress was set.") }),
   annotations: READ_ONLY,
+  errors: [],
   handler: async (_args, context) => {
     for (let done = 1; done <= 3; done++) context.progress?.(done, 3);
     return { offered: context.progress !== undefined };

@@ -48,6 +48,19 @@ describe("the website's generated reference", () => {
     for (const target of TARGETS) expect(pages.get(`guides/hosts/${target}.md`)).toContain(`ast-mcp uninstall --target ${target}`);
   });
 
+  test("every tool page lists exactly the error codes the tool declares, each linked to its entry on the error page", () => {
+    const errors = pages.get("reference/errors.md")!;
+    for (const tool of TOOLS) {
+      const page = pages.get(`reference/tools/${tool.name.replaceAll("_", "-")}.md`)!;
+      const linked = [...page.matchAll(/<a href="\.\.\/errors#([a-z_]+)">/g)].map((match) => match[1]);
+      expect({ tool: tool.name, linked }).toEqual({ tool: tool.name, linked: [...tool.errors] });
+      for (const code of linked) expect(errors).toContain(`<span id="${code}">`);
+    }
+    const patch = pages.get("reference/tools/file-patch.md")!;
+    expect(patch).toContain("<code>ambiguous_match</code>");
+    expect(pages.get("reference/tools/file-hash.md")).not.toContain("<code>ambiguous_match</code>");
+  });
+
   test("the CLI page carries every command's own help", () => {
     const cli = pages.get("reference/cli.md")!;
     for (const command of ["mcp", "config", "journal", "install", "update", "uninstall", "hook", "doctor"]) expect(cli).toContain(`## ast-mcp ${command}\n`);
