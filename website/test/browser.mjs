@@ -40,7 +40,7 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
  */
 const JS_BUDGET_BYTES = 450 * 1024;
 /** Pages screenshotted for review, light and dark. */
-const MAIN_PAGES = ["/", "/start", "/concepts/", "/concepts/writes", "/guides/hosts/claude", "/reference/tools/", "/reference/tools/file-patch", "/reference/config", "/benchmarks"];
+const MAIN_PAGES = ["/", "/start", "/concepts/", "/concepts/writes", "/guides/hosts/claude", "/reference/tools/", "/reference/tools/file-patch", "/reference/config", "/benchmarks", "/compare"];
 const SEARCHED_TOOL = "file_patch";
 
 const failures = [];
