@@ -40,7 +40,8 @@ function ratioCell(cell) {
 function scoreCell(cell) {
   const text = (cell ?? "").trim();
   const percent = /^([\d.]+)%/.exec(text);
-  if (percent) return Number(percent[1]) / 100;
+  // Rounded so that 36.7% reads 0.367, not 0.36700000000000005.
+  if (percent) return Number((Number(percent[1]) / 100).toFixed(6));
   return /^[\d.]+$/.test(text) ? Number(text) : null;
 }
 
@@ -132,7 +133,7 @@ function accuracyCharts(report) {
   const text = (value) => (value === null ? "—" : value.toFixed(3));
   return [
     {
-      title: "Call accuracy of `callers` against each language's own analyser, per language",
+      title: "Call accuracy of callers against each language's own analyser, per language",
       kind: "score",
       axis: "recall or precision (higher is better)",
       labels,
