@@ -24,6 +24,20 @@ describe("the benchmark page's charts", () => {
     expect(charts[0]).toMatchObject({ kind: "ratio", labels: ["p50"], series: [{ values: [0.5] }] });
   });
 
+  test("a ratio table that repeats a measure per configuration labels each bar with its configurations, and a throughput counts higher as better", () => {
+    const [chart] = chartsOf(
+      report("eras", [], [
+        {
+          title: "ratios (latency: < 1 is faster; throughput: > 1 is more)",
+          headers: ["measure", "this", "against", "ratio"],
+          rows: [["stdio p50 latency", "ours 2026-07-28", "ours 2025-11-25", "1.10×"], ["stdio p50 latency", "baseline", "ours 2025-11-25", "0.90×"], ["http throughput (8 clients)", "ours 2026-07-28", "ours 2025-11-25", "1.20×"]],
+        },
+      ]),
+    );
+    expect(chart?.labels).toEqual(["stdio p50 latency: ours 2026-07-28 ÷ ours 2025-11-25", "stdio p50 latency: baseline ÷ ours 2025-11-25", "http throughput (8 clients): ours 2026-07-28 ÷ ours 2025-11-25"]);
+    expect(chart?.better).toEqual(["lower", "lower", "higher"]);
+  });
+
   test("retrieval quality is charted per ranking: file acc@1, acc@5 and function hit@10, a missing score left empty", () => {
     const [chart] = chartsOf(
       report("retrieval", [], [

@@ -27,6 +27,8 @@ export interface Chart {
   axis: string;
   labels: string[];
   series: Series[];
+  /** Per bar of a ratio chart, which side of 1 is the better one (default lower). */
+  better?: Array<"lower" | "higher">;
   headers: string[];
   rows: string[][];
 }

@@ -24,6 +24,7 @@
  * @property {string} axis  what a bar's length measures
  * @property {string[]} labels
  * @property {Series[]} series
+ * @property {Array<"lower" | "higher">} [better]  per bar of a ratio chart, which side of 1 is the better one (default lower)
  * @property {string[]} headers  the table printed under the chart
  * @property {string[][]} rows
  */
@@ -51,20 +52,32 @@ function amountIn(value, unit) {
   return match ? Number(match[1]) : null;
 }
 
-/** @param {PhaseReport} report @returns {Chart[]} */
+/** A measure where more is better: a throughput, a rate. */
+const MORE_IS_BETTER = /throughput|calls\/s|MB\/s|per second/i;
+
+/**
+ * A peer table's "ratio" column as one ratio chart. A bar is labelled by the row's first cell, or,
+ * when that repeats (the eras phase compares several configurations per measure), by the row's
+ * cells before the ratio, "stdio p50 latency: ours 2026-07-28 ÷ ours 2025-11-25".
+ * @param {PhaseReport} report @returns {Chart[]}
+ */
 function peerRatioCharts(report) {
   return report.peers.flatMap((peer) => {
     const column = peer.headers.findIndex((header) => header.startsWith("ratio"));
     if (column < 0) return [];
     const charted = peer.rows.filter((row) => ratioCell(row[column]) !== null);
     if (charted.length === 0) return [];
+    const firstCells = charted.map((row) => row[0]);
+    const unique = new Set(firstCells).size === firstCells.length;
+    const labels = unique ? firstCells : charted.map((row) => `${row[0]}: ${row.slice(1, column).join(" ÷ ")}`);
     return [
       {
         title: peer.title,
         kind: "ratio",
-        axis: "× the peer's value (below 1 is lower)",
-        labels: charted.map((row) => row[0]),
+        axis: "× the peer's value (1 is parity)",
+        labels,
         series: [{ name: "ast-mcp ÷ peer", values: charted.map((row) => ratioCell(row[column])) }],
+        better: labels.map((label) => (MORE_IS_BETTER.test(label) ? "higher" : "lower")),
         headers: peer.headers,
         rows: peer.rows,
       },
