@@ -30,11 +30,20 @@ describe("the benchmark page's charts", () => {
         {
           title: "ratios (latency: < 1 is faster; throughput: > 1 is more)",
           headers: ["measure", "this", "against", "ratio"],
-          rows: [["stdio p50 latency", "ours 2026-07-28", "ours 2025-11-25", "1.10×"], ["stdio p50 latency", "baseline", "ours 2025-11-25", "0.90×"], ["http throughput (8 clients)", "ours 2026-07-28", "ours 2025-11-25", "1.20×"]],
+          rows: [["stdio p50 latency", "ours 2026-07-28", "ours 2025-11-25", "1.10×"], ["stdio p50 latency", "baseline", "ours 2025-11-25", "0.90×"], [
+            "http throughput (8 clients)",
+            "ours 2026-07-28",
+            "ours 2025-11-25",
+            "1.20×",
+          ]],
         },
       ]),
     );
-    expect(chart?.labels).toEqual(["stdio p50 latency: ours 2026-07-28 ÷ ours 2025-11-25", "stdio p50 latency: baseline ÷ ours 2025-11-25", "http throughput (8 clients): ours 2026-07-28 ÷ ours 2025-11-25"]);
+    expect(chart?.labels).toEqual([
+      "stdio p50 latency: ours 2026-07-28 ÷ ours 2025-11-25",
+      "stdio p50 latency: baseline ÷ ours 2025-11-25",
+      "http throughput (8 clients): ours 2026-07-28 ÷ ours 2025-11-25",
+    ]);
     expect(chart?.better).toEqual(["lower", "lower", "higher"]);
   });
 
