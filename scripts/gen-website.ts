@@ -184,7 +184,9 @@ function effect(tool: AnyTool): string {
 }
 
 function toolSlug(tool: AnyTool): string {
-  return tool.name.replaceAll("_", "-");
+  const slug = tool.name.replaceAll("_", "-");
+  // reference/tools/index.md is the overview of every tool; the `index` tool's own page must not replace it.
+  return slug === "index" ? "index-tool" : slug;
 }
 
 function fieldTable(rows: readonly FieldRow[], withRequired: boolean): string {

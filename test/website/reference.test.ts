@@ -24,13 +24,21 @@ describe("the website's generated reference", () => {
   });
 
   test("every tool has a page naming every input field, and the sidebar lists it", () => {
-    const nav = JSON.parse(pages.get(".vitepress/generated-nav.json")!) as { tools: Array<{ text: string }>; hosts: Array<{ text: string }> };
+    const nav = JSON.parse(pages.get(".vitepress/generated-nav.json")!) as { tools: Array<{ text: string; link: string }>; hosts: Array<{ text: string }> };
     expect(nav.tools.map((entry) => entry.text)).toEqual(TOOLS.map((tool) => tool.name));
-    for (const tool of TOOLS) {
-      const page = pages.get(`reference/tools/${tool.name.replaceAll("_", "-")}.md`);
+    for (const [index, tool] of TOOLS.entries()) {
+      const page = pages.get(`${nav.tools[index]!.link.slice(1)}.md`);
       expect(page).toBeDefined();
+      expect(page).toContain(`# \`${tool.name}\``);
       for (const field of Object.keys(tool.input.shape)) expect(page).toContain(`<code>${field}</code>`);
     }
+  });
+
+  test("the tools overview lists every tool, and the tool named index has a page of its own beside it", () => {
+    const overview = pages.get("reference/tools/index.md")!;
+    expect(overview).toContain("# Tools");
+    for (const tool of TOOLS) expect(overview).toContain(`<code>${tool.name}</code></a>`);
+    expect(pages.get("reference/tools/index-tool.md")).toContain("# `index`");
   });
 
   test("fields nested in lists and in objects keyed by path are listed with their own descriptions", () => {

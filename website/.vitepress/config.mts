@@ -41,15 +41,18 @@ export default defineConfig({
           { text: "Freshness and completeness", link: "/concepts/freshness" },
           { text: "Call edges and confidence", link: "/concepts/call-edges" },
           { text: "Protocol revisions and state", link: "/concepts/protocol" },
+          { text: "Security model", link: "/concepts/security" },
         ],
       },
       {
         text: "Guides",
         items: [
           { text: "Install into a host", link: "/guides/hosts/", collapsed: false, items: generated.hosts },
+          { text: "How install works", link: "/guides/install" },
           { text: "HTTP transport", link: "/guides/http" },
           { text: "The hook", link: "/guides/hook" },
           { text: "Configuration", link: "/guides/configuration" },
+          { text: "Claude Desktop bundle and MCP Registry", link: "/guides/bundle" },
         ],
       },
       {

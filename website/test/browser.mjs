@@ -5,7 +5,8 @@
  * - a page logs a console error, throws, or has a failed request (or a 4xx/5xx response);
  * - following the site's own links from the home page does not reach every built page;
  * - searching for a tool's name does not land on that tool's reference page;
- * - a benchmark chart is blank or does not draw the series of the published run;
+ * - a benchmark chart is blank or does not draw the bars and series of the published runs, or a published
+ *   phase lacks its chart (retrieval: acc@5 and function hit@10; accuracy: recall and precision; …);
  * - the light or the dark theme does not render;
  * - a page scrolls sideways at 375 px;
  * - a page loads more JavaScript than JS_BUDGET_BYTES;
@@ -25,6 +26,7 @@ import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LinkChecker } from "linkinator";
 import { chromium } from "playwright-core";
+import { publishedPhases } from "../.vitepress/bench-charts.mjs";
 
 const WEBSITE = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DIST = join(WEBSITE, ".vitepress", "dist");
@@ -38,7 +40,7 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
  */
 const JS_BUDGET_BYTES = 450 * 1024;
 /** Pages screenshotted for review, light and dark. */
-const MAIN_PAGES = ["/", "/start", "/concepts/", "/concepts/writes", "/guides/hosts/claude", "/reference/tools/", "/reference/tools/file-patch", "/reference/config", "/benchmarks"];
+const MAIN_PAGES = ["/", "/start", "/concepts/", "/concepts/writes", "/guides/hosts/claude", "/reference/tools/", "/reference/tools/file-patch", "/reference/config", "/benchmarks", "/compare"];
 const SEARCHED_TOOL = "file_patch";
 
 const failures = [];
@@ -99,33 +101,24 @@ function builtPages() {
   return pages.sort();
 }
 
-/** The series each chart must draw: the published runs' newest comparison per phase, rows with a ratio. */
-function expectedSeries() {
-  const newest = new Map();
-  for (const name of readdirSync(PUBLISHED).filter((file) => file.endsWith(".json")).sort()) {
-    const run = JSON.parse(readFileSync(join(PUBLISHED, name), "utf8"));
-    const reports = run.phases ? Object.values(run.phases) : run.report ? [run.report] : [];
-    for (const report of reports) {
-      const previous = newest.get(report.phase);
-      if (previous && previous.date > run.finishedAt) continue;
-      const series = report.peers
-        .map((peer) => {
-          const column = peer.headers.findIndex((header) => header.startsWith("ratio"));
-          return peer.rows.filter((row) => /^[\d.]+×$/.test((row[column] ?? "").trim())).map((row) => row[0]);
-        })
-        .filter((labels) => labels.length > 0);
-      // Ratios stated inside row values ("… (22.75× rg -l)"): one chart per baseline.
-      const byBaseline = new Map();
-      for (const row of report.rows) {
-        const baseline = /\(([\d.]+)× ([^)]+)\)/.exec(row.value)?.[2];
-        if (baseline !== undefined) byBaseline.set(baseline, [...(byBaseline.get(baseline) ?? []), row.metric]);
-      }
-      series.push(...byBaseline.values());
-      newest.set(report.phase, { date: run.finishedAt, series });
-    }
-  }
-  return [...newest.entries()].sort(([a], [b]) => a.localeCompare(b)).flatMap(([, value]) => value.series);
+/** The charts the page must draw, in order: each one's bar labels and series names, from the published runs. */
+function expectedCharts() {
+  const published = readdirSync(PUBLISHED)
+    .filter((file) => file.endsWith(".json"))
+    .map((file) => ({ file, run: JSON.parse(readFileSync(join(PUBLISHED, file), "utf8")) }));
+  return publishedPhases(published).flatMap((phase) => phase.charts.map((chart) => ({ phase: phase.phase, labels: chart.labels, datasets: chart.series.map((series) => series.name) })));
 }
+
+/**
+ * Series a phase's charts must include whenever a published run has that phase, stated here apart from
+ * bench-charts.mjs so that a chart it stopped producing is caught.
+ */
+const REQUIRED_SERIES = {
+  retrieval: ["acc@5", "function hit@10"],
+  accuracy: ["recall", "precision"],
+  first: ["fresh process, empty cache"],
+  intel: ["index ÷ parse-only"],
+};
 
 // ---------------------------------------------------------------- the browser
 
@@ -233,7 +226,7 @@ console.error(`every page checked; JavaScript per page from ${kib(lightest.bytes
   await page.close();
 }
 
-// 4. Charts: every chart draws pixels, and the charts draw exactly the series of the published runs.
+// 4. Charts: every chart draws pixels, and the charts draw exactly the bars and series of the published runs.
 {
   const { page, problems } = await openPage(light, "/benchmarks");
   await page.waitForFunction(() => [...document.querySelectorAll(".bench-chart canvas")].every((canvas) => canvas.dataset.series), undefined, { timeout: 15_000 }).catch(() => {});
@@ -243,18 +236,30 @@ console.error(`every page checked; JavaScript per page from ${kib(lightest.bytes
       const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
       let painted = 0;
       for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
-      return { series: JSON.parse(canvas.dataset.series ?? "[]"), painted, width: canvas.width, height: canvas.height };
+      return {
+        phase: canvas.closest("[data-phase]")?.getAttribute("data-phase"),
+        labels: JSON.parse(canvas.dataset.series ?? "[]"),
+        datasets: JSON.parse(canvas.dataset.datasets ?? "[]"),
+        painted,
+        width: canvas.width,
+        height: canvas.height,
+      };
     })
   );
-  const expected = expectedSeries();
+  const expected = expectedCharts();
   if (expected.length === 0) fail("no published benchmark comparison to chart (bench/published/ is empty)");
-  if (JSON.stringify(charts.map((chart) => chart.series)) !== JSON.stringify(expected)) {
-    fail(`charts draw ${JSON.stringify(charts.map((chart) => chart.series))}, expected ${JSON.stringify(expected)}`);
+  const drawn = charts.map(({ phase, labels, datasets }) => ({ phase, labels, datasets }));
+  if (JSON.stringify(drawn) !== JSON.stringify(expected)) fail(`charts draw ${JSON.stringify(drawn)}, expected ${JSON.stringify(expected)}`);
+  for (const [phase, required] of Object.entries(REQUIRED_SERIES)) {
+    if (!expected.some((chart) => chart.phase === phase)) continue;
+    const names = new Set(charts.filter((chart) => chart.phase === phase).flatMap((chart) => chart.datasets));
+    const missing = required.filter((name) => !names.has(name));
+    if (missing.length > 0) fail(`the ${phase} phase is published but no chart draws ${missing.join(", ")}`);
   }
   for (const [index, chart] of charts.entries()) {
-    if (chart.width === 0 || chart.height === 0 || chart.painted < 500) fail(`chart ${index + 1} is blank (${chart.painted} painted pixels)`);
+    if (chart.width === 0 || chart.height === 0 || chart.painted < 500) fail(`chart ${index + 1} (${chart.phase}) is blank (${chart.painted} painted pixels)`);
   }
-  console.error(`${charts.length} charts drawn: ${charts.map((chart) => chart.series.length).join(", ")} bars`);
+  console.error(`${charts.length} charts drawn over ${new Set(charts.map((chart) => chart.phase)).size} phases: ${charts.map((chart) => `${chart.phase} ${chart.labels.length}×${chart.datasets.length}`).join(", ")}`);
   for (const problem of problems) fail(`benchmarks: ${problem}`);
   await page.close();
 }
