@@ -256,6 +256,66 @@ const REPO: Record<string, string> = {
     "  }",
     "}",
   ),
+  // A module reached through a namespace import and a star re-export: generic interfaces, `$` names, overloads, fluent `this`.
+  "ts/kit/schemas.ts": lines(
+    "export interface $Base<T = unknown> {",
+    "  parse(input: unknown): T;",
+    "}",
+    "export interface Internals {",
+    "  kind: string;",
+    "}",
+    "export interface Schema<out I extends Internals = Internals> extends $Base<I> {",
+    "  optional(): Schema<I>;",
+    "  min(limit: number): this;",
+    "  max(limit: number): this;",
+    "}",
+    "export interface Text extends Schema<Internals> {",
+    "  email(): Text;",
+    "}",
+    "export function text(): Text;",
+    "export function text<T extends string>(value: T): $Base<T>;",
+    "export function text(value?: string): Text {",
+    "  return undefined as never;",
+    "}",
+    "export class Registry {",
+    "  get(id: string): Schema | undefined {",
+    "    return undefined;",
+    "  }",
+    "}",
+    "export const registry: Registry = new Registry();",
+  ),
+  "ts/kit/index.ts": lines("export * from \"./schemas\";"),
+  "ts/kit/decoy.ts": lines(
+    "export class Decoy {",
+    "  optional(): void {}",
+    "  parse(): void {}",
+    "  min(): void {}",
+    "  max(): void {}",
+    "  get(): void {}",
+    "  email(): void {}",
+    "}",
+  ),
+  "ts/kit/use.ts": lines(
+    "import * as k from \"./index\";",
+    "import { Decoy } from \"./decoy\";",
+    "",
+    "export function build() {",
+    "  k.text().optional();",
+    "  k.text().min(1).max(2);",
+    "  k.registry.get(\"a\");",
+    "  k.text().parse(1);",
+    "}",
+    "",
+    "export function generic<S extends k.Schema>(schema: S) {",
+    "  schema.optional();",
+    "  schema.email();",
+    "}",
+    "",
+    "export function either(value: k.Text | Decoy) {",
+    "  value.email();",
+    "  return new Decoy();",
+    "}",
+  ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
   "pkg/app.py": lines(
@@ -395,6 +455,36 @@ describe("TypeScript and JavaScript receivers", () => {
 
 type Dispatch = { path: string; line: number; targets: string[] };
 const dispatchList = (entries: Dispatch[] | undefined) => (entries ?? []).map((call) => `${call.path}:${call.line} ${call.targets.join(" ")}`);
+
+describe("TypeScript receivers through modules and generics", () => {
+  test("a chain that starts at a namespace import follows the module's exports: a function's declared result, a module constant's type", async () => {
+    expect(await callers("ts/kit/schemas.ts#Schema.optional")).toContain("ts/kit/use.ts:5 exact");
+    expect(await callers("ts/kit/schemas.ts#Registry.get")).toEqual(["ts/kit/use.ts:7 exact"]);
+    for (const decoy of ["optional", "get", "parse", "min"]) expect(await callers(`ts/kit/decoy.ts#Decoy.${decoy}`)).toEqual([]);
+  });
+
+  test("an interface's parent is what it extends, not its type parameter's constraint; `$` is part of a type's name", async () => {
+    // Text extends Schema<Internals>, Schema<I extends Internals = Internals> extends $Base<I>.
+    expect(await callers("ts/kit/schemas.ts#$Base.parse")).toEqual(["ts/kit/use.ts:8 exact"]);
+  });
+
+  test("an overloaded function's result is its first signature's; a method returning this keeps the receiver's type", async () => {
+    expect(await callers("ts/kit/schemas.ts#Schema.min")).toEqual(["ts/kit/use.ts:6 exact"]);
+    expect(await callers("ts/kit/schemas.ts#Schema.max")).toEqual(["ts/kit/use.ts:6 exact"]);
+  });
+
+  test("a receiver typed by a type parameter has its constraint's methods; one the constraint lacks is ambiguous with the reason", async () => {
+    expect(await callers("ts/kit/schemas.ts#Schema.optional")).toEqual(["ts/kit/use.ts:5 exact", "ts/kit/use.ts:12 exact"]);
+    const result = await runTool(callersTool, { symbol: "ts/kit/schemas.ts#Text.email" }, context);
+    const generic = result.calls.find((call: Call) => call.line === 13);
+    expect(generic).toMatchObject({ confidence: "ambiguous", reason: "receiver `schema` is of type parameter S, whose constraint has no method email" });
+  });
+
+  test("a union-typed receiver calls the method of each member that declares it", async () => {
+    expect((await callers("ts/kit/schemas.ts#Text.email")).filter((call) => call.startsWith("ts/kit/use.ts:17"))).toEqual(["ts/kit/use.ts:17 exact"]);
+    expect((await callers("ts/kit/decoy.ts#Decoy.email")).filter((call) => call.startsWith("ts/kit/use.ts:17"))).toEqual(["ts/kit/use.ts:17 exact"]);
+  });
+});
 
 describe("dispatch and reasons in every call tool", () => {
   test("callers of an override list apart the calls of the parent's method it overrides, super calls left out", async () => {

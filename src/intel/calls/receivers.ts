@@ -14,14 +14,18 @@ import type { SymbolFact, TypeBinding } from "../facts/types.ts";
 import type { GraphFile } from "../graph/types.ts";
 import { parenEnd, splitTopLevel } from "../facts/lang/common.ts";
 import { goParameterTypes } from "../facts/lang/go.ts";
-import { tsFieldType, tsParameterTypes, tsResultType } from "../facts/lang/ts-bindings.ts";
+import { tsFieldType, tsParameterTypes, tsResultType, tsTypeParameters } from "../facts/lang/ts-bindings.ts";
 import type { CallGraph } from "./call-graph.ts";
 import { CALLABLE_KINDS, splitQualifier, TYPE_KINDS } from "./names.ts";
 import type { SymbolRef } from "./types.ts";
 
 export type ReceiverType =
-  /** Workspace type declarations (several only when the written name has several). */
-  | { status: "known"; types: SymbolRef[] }
+  /**
+   * Workspace type declarations (several when the written name has several, or for a union).
+   * `bound`: the type is a type parameter's constraint (`T extends Foo`), so the value may be of a
+   * subtype with more methods: a method not found on it is unknown, not absent.
+   */
+  | { status: "known"; types: SymbolRef[]; bound?: string }
   /** A type outside the workspace (an external package, a builtin): its methods are not workspace code. */
   | { status: "external"; detail: string }
   | { status: "unknown"; reason: string };
@@ -175,8 +179,8 @@ function typeName(written: string, language: string): string | undefined {
     name = name.replace(/\[.*$/s, "");
   } else if (SCRIPT.has(language)) {
     name = name.replace(/^readonly\s+/, "");
-    // `Foo | undefined`, `null | Foo`: the one part that is not nothing.
-    const parts = splitTopLevel(name, "|").filter((part) => !/^(?:null|undefined|void)$/.test(part));
+    // `Foo | undefined`, `null | Foo`: the one part that is not nothing (a union of several: scriptUnion).
+    const parts = scriptUnion(name);
     if (parts.length !== 1) return undefined;
     name = parts[0]!;
     // What `await` gives: a Promise's value (a method called on the Promise itself is not a workspace one either way).
@@ -191,7 +195,29 @@ function typeName(written: string, language: string): string | undefined {
     name = name.split("|").map((part) => part.trim()).find((part) => part !== "None") ?? name;
     name = name.replace(/\[.*$/s, "");
   }
-  return /^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$/u.test(name) ? name : undefined;
+  // `$` is a letter of TS/JS names (`core.$ZodType`); Go and Python names have none.
+  return /^[\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)*$/u.test(name) ? name : undefined;
+}
+
+/** A TS type's union members, nothing (`null`, `undefined`, `void`) left out: `A | B | undefined` → A, B. */
+function scriptUnion(written: string): string[] {
+  return splitTopLevel(written.trim().replace(/^\|/, ""), "|").map((part) => part.trim()).filter((part) => !/^(?:null|undefined|void)$/.test(part));
+}
+
+/**
+ * An overloaded function's declarations stand for its first signature (the one a call without
+ * explicit type arguments usually matches); other callables are kept as they are.
+ */
+function firstOverloads(callables: readonly SymbolRef[]): SymbolRef[] {
+  const seen = new Set<string>();
+  const kept: SymbolRef[] = [];
+  for (const callable of [...callables].sort((a, b) => (a.file === b.file ? a.startLine - b.startLine : a.file < b.file ? -1 : 1))) {
+    const key = `${callable.file}\0${callable.qualifiedName}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(callable);
+  }
+  return kept;
 }
 
 export class ReceiverTypes {
@@ -222,14 +248,56 @@ export class ReceiverTypes {
     if (head === undefined || depth > MAX_DEPTH) return unknown("the receiver's type is too far to follow");
     const literal = COMPOSITE_LITERAL.exec(head);
     let type: ReceiverType;
+    let consumed = 1;
+    const qualified = literal || parts.length === 1 ? undefined : this.#throughModule(file, caller, parts, line, depth);
     if (literal) type = this.#written(file.real, file.language, literal[1]!, depth + 1);
+    else if (qualified) ({ type, consumed } = qualified);
     else if (head.endsWith("(…)")) type = this.#callResult(file, caller, [head.slice(0, -3)], line, depth + 1);
     else type = this.#head(file, caller, head, line, depth);
-    for (const part of parts.slice(1)) {
+    for (const part of parts.slice(consumed)) {
       if (type.status !== "known") return type;
+      const bound = type.bound;
       type = part.endsWith("(…)") ? this.#results(type.types, part.slice(0, -3), depth + 1) : this.#field(type.types, part, depth + 1);
+      // A member the constraint lacks may be the subtype's.
+      if (bound !== undefined && type.status === "external") return unknown(`\`${part}\` is not declared on the constraint of type parameter ${bound}`);
     }
     return type;
+  }
+
+  /**
+   * A receiver that starts with an imported module (`z.string(…).min(…)`, `ns.sub.registry`): the
+   * parts are looked up through the module's exports until a call (its declared result) or a
+   * module variable (its binding where declared) gives a type. Undefined when the head is a local
+   * or names no module: the receiver is read from its head as usual.
+   */
+  #throughModule(file: GraphFile, caller: string | undefined, parts: readonly string[], line: number, depth: number): { type: ReceiverType; consumed: number } | undefined {
+    const head = parts[0]!;
+    if (head.endsWith("(…)") || this.isLocal(file, caller, head, line) || this.#binding(file, caller, head, line)) return undefined;
+    const path = [head];
+    if (this.#graph.meaningOfPath(file.real, path).modules.length === 0) return undefined;
+    for (let at = 1; at < parts.length; at++) {
+      const part = parts[at]!;
+      if (part.endsWith("(…)")) return { type: this.#callResult(file, caller, [...path, part.slice(0, -3)], line, depth + 1), consumed: at + 1 };
+      path.push(part);
+      const meaning = this.#graph.meaningOfPath(file.real, path);
+      if (meaning.external !== undefined) {
+        return { type: { status: "external", detail: `${path.join(".")} comes from ${meaning.external}, outside the workspace` }, consumed: at + 1 };
+      }
+      if (meaning.symbols.length > 0) return { type: this.#moduleVariable(meaning.symbols, depth), consumed: at + 1 };
+      if (meaning.modules.length === 0) return { type: unknown(`\`${path.join(".")}\` resolves to no declaration`), consumed: at + 1 };
+    }
+    return undefined;
+  }
+
+  /** A module-level variable's type, from its binding where it is declared (a type or function named as a value has none). */
+  #moduleVariable(symbols: readonly SymbolRef[], depth: number): ReceiverType {
+    for (const variable of symbols) {
+      if (variable.kind !== "variable" && variable.kind !== "constant") continue;
+      const where = this.#graph.imports.file(variable.file);
+      const declared = where?.facts.bindings?.find((candidate) => candidate.name === variable.name && candidate.scope === undefined);
+      if (where && declared) return this.#bound(where, declared, depth + 1);
+    }
+    return unknown(`\`${symbols[0]!.qualifiedName}\` has no known type`);
   }
 
   /** The type of a name standing first in a receiver. */
@@ -241,7 +309,7 @@ export class ReceiverTypes {
         if (owner) return { status: "known", types: [owner] };
       }
       const declared = this.#parameterType(file.language, callerSymbol.signature, head);
-      if (declared !== undefined) return this.#written(file.real, file.language, declared);
+      if (declared !== undefined) return this.#declaredIn(callerSymbol, file.real, file.language, declared, depth);
       const local = this.#binding(file, callerSymbol.qualifiedName, head, line);
       if (local?.scope !== undefined) return this.#bound(file, local, depth);
     }
@@ -255,12 +323,9 @@ export class ReceiverTypes {
       }
     }
     // A module variable imported from elsewhere: its binding where it is declared.
-    for (const variable of this.#graph.meaningOfPath(file.real, [head]).symbols) {
-      if (variable.kind !== "variable" && variable.kind !== "constant") continue;
-      const where = this.#graph.imports.file(variable.file);
-      const declared = where?.facts.bindings?.find((candidate) => candidate.name === head && candidate.scope === undefined);
-      if (where && declared) return this.#bound(where, declared, depth + 1);
-    }
+    const imported = this.#graph.meaningOfPath(file.real, [head]).symbols;
+    const variable = imported.length > 0 ? this.#moduleVariable(imported, depth) : undefined;
+    if (variable && variable.status !== "unknown") return variable;
     return unknown(`receiver \`${head}\` has no known type`);
   }
 
@@ -323,7 +388,8 @@ export class ReceiverTypes {
   /** What calling one of `callables` gives: the type itself, or the declared result's type. */
   #resultOf(callables: readonly SymbolRef[], depth: number): ReceiverType {
     const types: SymbolRef[] = [];
-    for (const callable of callables) {
+    const distinct = firstOverloads(callables);
+    for (const callable of distinct) {
       if (TYPE_KINDS.has(callable.kind)) {
         types.push(callable);
         continue;
@@ -335,11 +401,45 @@ export class ReceiverTypes {
         tsResultType(callable.signature) :
         pythonResult(callable.signature);
       if (result === undefined) return unknown(`${callable.qualifiedName} declares no result type`);
-      const type = this.#written(callable.file, language, result, depth + 1);
-      if (type.status !== "known") return type;
+      const type = this.#declaredIn(callable, callable.file, language, result, depth + 1);
+      if (type.status !== "known" || distinct.length === 1) return type;
       types.push(...type.types);
     }
     return types.length > 0 ? { status: "known", types } : unknown("no declaration to read a result from");
+  }
+
+  /**
+   * A type written in the signature of `declaration`: a TS type parameter of it or of its class
+   * stands for its constraint (`<T extends Foo>` → Foo, `bound`), one without a constraint for an
+   * unknown type; a union for each of its members.
+   */
+  #declaredIn(declaration: SymbolRef, fileReal: string, language: string, written: string, depth: number): ReceiverType {
+    if (!SCRIPT.has(language)) return this.#written(fileReal, language, written, depth);
+    const members = scriptUnion(written);
+    if (members.length > 1) {
+      const types: SymbolRef[] = [];
+      for (const member of members) {
+        const type = this.#declaredIn(declaration, fileReal, language, member, depth + 1);
+        if (type.status === "unknown") return type;
+        if (type.status === "known") types.push(...type.types);
+      }
+      return types.length > 0 ? { status: "known", types } : { status: "external", detail: `every member of \`${written}\` is outside the workspace` };
+    }
+    const name = typeName(written, language);
+    if (name !== undefined && !name.includes(".")) {
+      const owner = declaration.parent === undefined ?
+        undefined :
+        this.#graph.symbolsOf(declaration.file).find((symbol) => symbol.qualifiedName === declaration.parent && TYPE_KINDS.has(symbol.kind));
+      for (const scope of owner ? [declaration, owner] : [declaration]) {
+        const parameters = tsTypeParameters(scope.signature);
+        if (!parameters.has(name)) continue;
+        const constraint = parameters.get(name);
+        if (constraint === undefined) return unknown(`\`${name}\` is a type parameter without a constraint`);
+        const type = this.#declaredIn(scope, fileReal, language, constraint, depth + 1);
+        return type.status === "known" ? { ...type, bound: name } : type;
+      }
+    }
+    return this.#written(fileReal, language, written, depth);
   }
 
   /** Calling method `name` on one of `types`. */
@@ -347,6 +447,9 @@ export class ReceiverTypes {
     const methods = types.flatMap((type) => this.#graph.membersOf(type, name).symbols.filter((member) => CALLABLE_KINDS.has(member.kind)));
     // A known type without the method in the workspace has it from outside (an embedded or inherited external type).
     if (methods.length === 0) return { status: "external", detail: `${name} is not a workspace method of ${types.map((type) => type.qualifiedName).join(" or ")}` };
+    // A TS method declared to return `this` (a fluent API) gives the receiver's own type, a subclass's too.
+    const fluent = methods.every((method) => SCRIPT.has(this.#graph.imports.file(method.file)?.language ?? "") && tsResultType(method.signature)?.trim() === "this");
+    if (fluent) return { status: "known", types: [...types] };
     return this.#resultOf(methods, depth);
   }
 

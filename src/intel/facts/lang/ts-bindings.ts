@@ -113,6 +113,29 @@ export function tsParameterTypes(signature: string): Map<string, string> {
   return types;
 }
 
+/**
+ * The type parameters a TS signature declares, each with its constraint: `function f<T extends Foo, U>(…)`
+ * → T → Foo, U → undefined; `class Box<in out T extends Foo = Bar>` → T → Foo.
+ */
+export function tsTypeParameters(signature: string): Map<string, string | undefined> {
+  const parameters = new Map<string, string | undefined>();
+  const open = signature.indexOf("<");
+  const call = signature.indexOf("(");
+  if (open === -1 || (call !== -1 && call < open)) return parameters;
+  let depth = 0;
+  let end = -1;
+  for (let at = open; at < signature.length && end === -1; at++) {
+    if (signature[at] === "<") depth++;
+    else if (signature[at] === ">" && signature[at - 1] !== "=" && --depth === 0) end = at;
+  }
+  if (end === -1) return parameters;
+  for (const part of splitTopLevel(signature.slice(open + 1, end))) {
+    const match = new RegExp(`^(?:(?:in|out|const)\\s+)*(${NAME})(?:\\s+extends\\s+([\\s\\S]+?))?\\s*(?:=(?!>)[\\s\\S]*)?$`, "u").exec(part.trim());
+    if (match) parameters.set(match[1]!, match[2]);
+  }
+  return parameters;
+}
+
 /** The declared result of a TS signature: `f(a): Foo {` → `Foo`; `async g(): Promise<Foo>` → `Promise<Foo>`. */
 export function tsResultType(signature: string): string | undefined {
   const open = signature.indexOf("(");
