@@ -315,6 +315,15 @@ const REPO: Record<string, string> = {
     "  value.email();",
     "  return new Decoy();",
     "}",
+    "",
+    "export function keep<T extends k.Schema>(value: T, note?: string): T {",
+    "  return value;",
+    "}",
+    "",
+    "export function kept(text: k.Text) {",
+    "  const same = keep(text);",
+    "  same.email();",
+    "}",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
@@ -478,6 +487,11 @@ describe("TypeScript receivers through modules and generics", () => {
     const result = await runTool(callersTool, { symbol: "ts/kit/schemas.ts#Text.email" }, context);
     const generic = result.calls.find((call: Call) => call.line === 13);
     expect(generic).toMatchObject({ confidence: "ambiguous", reason: "receiver `schema` is of type parameter S, whose constraint has no method email" });
+  });
+
+  test("a generic function returning its parameter's type gives the argument's type: keep(text) is a Text", async () => {
+    expect((await callers("ts/kit/schemas.ts#Text.email")).filter((call) => call.startsWith("ts/kit/use.ts:27"))).toEqual(["ts/kit/use.ts:27 exact"]);
+    expect((await callers("ts/kit/decoy.ts#Decoy.email")).filter((call) => call.startsWith("ts/kit/use.ts:27"))).toEqual([]);
   });
 
   test("a union-typed receiver calls the method of each member that declares it", async () => {

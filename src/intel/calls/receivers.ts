@@ -367,15 +367,17 @@ export class ReceiverTypes {
   #bound(file: GraphFile, binding: TypeBinding, depth: number): ReceiverType {
     if (binding.value) return this.#chain(file, binding.scope, splitQualifier(binding.type), binding.line, depth + 1);
     if (!binding.call) return this.#written(file.real, file.language, binding.type);
-    return this.#callResult(file, binding.scope, splitQualifier(binding.type), binding.line, depth + 1);
+    const argument = binding.argument;
+    const argumentType = argument === undefined ? undefined : () => this.#chain(file, binding.scope, splitQualifier(argument), binding.line, depth + 1);
+    return this.#callResult(file, binding.scope, splitQualifier(binding.type), binding.line, depth + 1, argumentType);
   }
 
   /** The type a call returns: a constructor or conversion makes its type; a function or method, its declared result. */
-  #callResult(file: GraphFile, caller: string | undefined, callee: readonly string[], line: number, depth: number): ReceiverType {
+  #callResult(file: GraphFile, caller: string | undefined, callee: readonly string[], line: number, depth: number, argumentType?: () => ReceiverType): ReceiverType {
     if (depth > MAX_DEPTH) return unknown("the receiver's type is too far to follow");
     const meaning = this.#graph.meaningOfPath(file.real, callee);
     if (meaning.external !== undefined) return { status: "external", detail: `${callee.join(".")} comes from ${meaning.external}, outside the workspace` };
-    if (meaning.symbols.length > 0) return this.#resultOf(meaning.symbols, depth);
+    if (meaning.symbols.length > 0) return this.#resultOf(meaning.symbols, depth, argumentType);
     if (callee.length > 1) {
       const receiver = this.#chain(file, caller, callee.slice(0, -1), line, depth + 1);
       return receiver.status === "known" ? this.#results(receiver.types, callee.at(-1)!, depth + 1) : receiver;
@@ -386,7 +388,7 @@ export class ReceiverTypes {
   }
 
   /** What calling one of `callables` gives: the type itself, or the declared result's type. */
-  #resultOf(callables: readonly SymbolRef[], depth: number): ReceiverType {
+  #resultOf(callables: readonly SymbolRef[], depth: number, argumentType?: () => ReceiverType): ReceiverType {
     const types: SymbolRef[] = [];
     const distinct = firstOverloads(callables);
     for (const callable of distinct) {
@@ -401,6 +403,12 @@ export class ReceiverTypes {
         tsResultType(callable.signature) :
         pythonResult(callable.signature);
       if (result === undefined) return unknown(`${callable.qualifiedName} declares no result type`);
+      // `<T>(value: T, …): T` returns what it is given: the first argument's type, when the call's binding names it.
+      if (argumentType !== undefined && SCRIPT.has(language) && tsTypeParameters(callable.signature).has(result.trim())) {
+        const first = [...tsParameterTypes(callable.signature).values()][0];
+        const given = first?.trim() === result.trim() ? argumentType() : undefined;
+        if (given?.status === "known" && distinct.length === 1) return given;
+      }
       const type = this.#declaredIn(callable, callable.file, language, result, depth + 1);
       if (type.status !== "known" || distinct.length === 1) return type;
       types.push(...type.types);

@@ -391,10 +391,11 @@ export class FactsBuilder {
    * it is the value `type` names), bound in `scope` (a function's or class's qualifiedName;
    * undefined: the module). Bindings serve call resolution only: a pass without calls drops them.
    */
-  bind(name: string, type: string, line: number, from: "type" | "call" | "value", scope: string | undefined): void {
+  bind(name: string, type: string, line: number, from: "type" | "call" | "value", scope: string | undefined, argument?: string): void {
     if (!this.callsEnabled || name.length === 0 || type.length === 0 || type.length > LIMITS.intel.facts.calleeChars) return;
     const binding: TypeBinding = { name, type, line };
     if (from === "call") binding.call = true;
+    if (argument !== undefined && from === "call" && argument.length <= LIMITS.intel.facts.calleeChars) binding.argument = argument;
     else if (from === "value") binding.value = true;
     if (scope !== undefined) binding.scope = scope;
     this.#bindings.push(binding);
@@ -508,10 +509,12 @@ function usedBindings(bindings: TypeBinding[], calls: readonly CallFact[]): Type
     grown = false;
     for (const binding of bindings) {
       if (binding.type === undefined || !(binding.call || binding.value) || !heads.has(binding.name)) continue;
-      const head = headName(binding.type);
-      if (!heads.has(head)) {
-        heads.add(head);
-        grown = true;
+      for (const named of binding.argument === undefined ? [binding.type] : [binding.type, binding.argument]) {
+        const head = headName(named);
+        if (!heads.has(head)) {
+          heads.add(head);
+          grown = true;
+        }
       }
     }
   }

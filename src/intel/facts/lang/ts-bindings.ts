@@ -52,7 +52,11 @@ function bindText(facts: FactsBuilder, name: string, after: string, line: number
     return;
   }
   const constructed = CONSTRUCTED.exec(right) ?? CALLED.exec(right);
-  if (constructed && wholeCall(right, constructed[0].slice(0, -1))) facts.bind(name, constructed[1]!, line, "call", scope);
+  if (!constructed || !wholeCall(right, constructed[0].slice(0, -1))) return;
+  const open = right.indexOf("(", constructed[0].length - 1);
+  const end = open === -1 ? -1 : parenEnd(right, open);
+  const first = end === -1 ? undefined : splitTopLevel(right.slice(open + 1, end - 1))[0]?.trim();
+  facts.bind(name, constructed[1]!, line, "call", scope, first !== undefined && VALUE.test(first) ? first : undefined);
 }
 
 /** `const { a, b: c, d = 1 } = value;` (group 1: the names, group 2: the value, a plain chain). */
