@@ -283,6 +283,12 @@ const REPO: Record<string, string> = {
     "  }",
     "}",
     "export const registry: Registry = new Registry();",
+    "export interface Described {",
+    "  describe(): string;",
+    "}",
+    "export interface Holder<I extends Described = Described> {",
+    "  inner: I;",
+    "}",
   ),
   "ts/kit/index.ts": lines("export * from \"./schemas\";"),
   "ts/kit/decoy.ts": lines(
@@ -293,6 +299,7 @@ const REPO: Record<string, string> = {
     "  max(): void {}",
     "  get(): void {}",
     "  email(): void {}",
+    "  describe(): void {}",
     "}",
   ),
   "ts/kit/use.ts": lines(
@@ -323,6 +330,10 @@ const REPO: Record<string, string> = {
     "export function kept(text: k.Text) {",
     "  const same = keep(text);",
     "  same.email();",
+    "}",
+    "",
+    "export function peek(holder: k.Holder) {",
+    "  holder.inner.describe();",
     "}",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
@@ -487,6 +498,11 @@ describe("TypeScript receivers through modules and generics", () => {
     const result = await runTool(callersTool, { symbol: "ts/kit/schemas.ts#Text.email" }, context);
     const generic = result.calls.find((call: Call) => call.line === 13);
     expect(generic).toMatchObject({ confidence: "ambiguous", reason: "receiver `schema` is of type parameter S, whose constraint has no method email" });
+  });
+
+  test("a field typed by its type's type parameter has the parameter's constraint", async () => {
+    expect(await callers("ts/kit/schemas.ts#Described.describe")).toEqual(["ts/kit/use.ts:31 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.describe")).toEqual([]);
   });
 
   test("a generic function returning its parameter's type gives the argument's type: keep(text) is a Text", async () => {

@@ -256,10 +256,12 @@ export class ReceiverTypes {
     else type = this.#head(file, caller, head, line, depth);
     for (const part of parts.slice(consumed)) {
       if (type.status !== "known") return type;
-      const bound = type.bound;
-      type = part.endsWith("(…)") ? this.#results(type.types, part.slice(0, -3), depth + 1) : this.#field(type.types, part, depth + 1);
+      const name = part.endsWith("(…)") ? part.slice(0, -3) : part;
       // A member the constraint lacks may be the subtype's.
-      if (bound !== undefined && type.status === "external") return unknown(`\`${part}\` is not declared on the constraint of type parameter ${bound}`);
+      if (type.bound !== undefined && !type.types.some((candidate) => this.#graph.membersOf(candidate, name).symbols.length > 0)) {
+        return unknown(`\`${name}\` is not declared on the constraint of type parameter ${type.bound}`);
+      }
+      type = part.endsWith("(…)") ? this.#results(type.types, name, depth + 1) : this.#field(type.types, name, depth + 1);
     }
     return type;
   }
@@ -472,7 +474,8 @@ export class ReceiverTypes {
       for (const member of this.#graph.membersOf(type, name).symbols) {
         if (member.kind !== "field" && member.kind !== "property") continue;
         const declared = this.#fieldType(file.language, member);
-        if (declared !== undefined) return this.#written(member.file, file.language, declared, depth + 1);
+        // A field typed by its type's type parameter (`_zod: Internals`) has the parameter's constraint.
+        if (declared !== undefined) return this.#declaredIn(type, member.file, file.language, declared, depth + 1);
       }
       // No declared type: what a method assigned to it through self/this (a declared type wins: the binding may read a constructor's parameter).
       if (file.language === "python" || SCRIPT.has(file.language)) {
