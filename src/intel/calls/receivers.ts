@@ -489,7 +489,12 @@ export class ReceiverTypes {
 
   #fieldType(language: string, field: Pick<SymbolFact, "name" | "signature">): string | undefined {
     if (language === "go") return goParameterTypes(field.signature.replace(/\s*`[^`]*`\s*$/, "")).get(field.name);
-    if (SCRIPT.has(language)) return tsFieldType(field.signature)?.type;
+    // A getter reads as a field of its declared result (`get _root(): Root`).
+    if (SCRIPT.has(language)) {
+      return /^(?:(?:public|private|protected|static|override)\s+)*get\s/.test(field.signature) ?
+        tsResultType(field.signature) :
+        tsFieldType(field.signature)?.type;
+    }
     return /^[\p{L}_][\p{L}\p{N}_]*\s*:\s*([^=]+?)\s*(?:=.*)?$/u.exec(field.signature)?.[1];
   }
 
