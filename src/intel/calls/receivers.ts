@@ -232,6 +232,9 @@ export class ReceiverTypes {
     // Go's `v.(renderer.Option)`: the asserted type.
     const asserted = /^[\p{L}\p{N}_.]+\.\((\*?[\p{L}_][\p{L}\p{N}_.]*)\)$/u.exec(qualifier);
     if (asserted && file.language === "go") return this.#written(file.real, file.language, asserted[1]!);
+    // `(Reader{ Body: strings.NewReader(s) })`: a whole composite literal, read before its fields' dots split it.
+    const literal = file.language === "go" ? COMPOSITE_LITERAL.exec(qualifier) : null;
+    if (literal) return this.#written(file.real, file.language, literal[1]!);
     return this.#chain(file, caller, splitQualifier(qualifier), line, 0);
   }
 
