@@ -295,6 +295,8 @@ const REPO: Record<string, string> = {
     "export interface Holder<I extends Described = Described> {",
     "  inner: I;",
     "}",
+    "export type Visit<T extends Described = Described> = (node: T, registry: Registry) => void;",
+    "export type Plain = (registry: Registry) => void;",
     "export class Tree {",
     "  private get root(): Registry {",
     "    return registry;",
@@ -349,6 +351,12 @@ const REPO: Record<string, string> = {
     "export function peek(holder: k.Holder) {",
     "  holder.inner.describe();",
     "}",
+    "",
+    "export const visit: k.Visit = (node, registry) => {",
+    "  node.describe();",
+    "  registry.get(\"a\");",
+    "};",
+    "export const plain: k.Plain = (registry) => registry.get(\"b\");",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
@@ -502,7 +510,7 @@ const dispatchList = (entries: Dispatch[] | undefined) => (entries ?? []).map((c
 describe("TypeScript receivers through modules and generics", () => {
   test("a chain that starts at a namespace import follows the module's exports: a function's declared result, a module constant's type", async () => {
     expect(await callers("ts/kit/schemas.ts#Schema.optional")).toContain("ts/kit/use.ts:5 exact");
-    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/use.ts"))).toEqual(["ts/kit/use.ts:7 exact"]);
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/use.ts:7"))).toEqual(["ts/kit/use.ts:7 exact"]);
     for (const decoy of ["optional", "get", "parse", "min"]) expect(await callers(`ts/kit/decoy.ts#Decoy.${decoy}`)).toEqual([]);
   });
 
@@ -523,13 +531,19 @@ describe("TypeScript receivers through modules and generics", () => {
     expect(generic).toMatchObject({ confidence: "ambiguous", reason: "receiver `schema` is of type parameter S, whose constraint has no method email" });
   });
 
+  test("an untyped parameter of an arrow assigned to a value of a declared function type has the type of that type's parameter at its place", async () => {
+    expect(await callers("ts/kit/schemas.ts#Described.describe")).toContain("ts/kit/use.ts:35 exact");
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => /use\.ts:(36|38) /.test(call))).toEqual(["ts/kit/use.ts:36 exact", "ts/kit/use.ts:38 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.get")).toEqual([]);
+  });
+
   test("a getter reads as a field of its declared result", async () => {
-    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/schemas.ts"))).toEqual(["ts/kit/schemas.ts:37 exact"]);
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/schemas.ts"))).toEqual(["ts/kit/schemas.ts:39 exact"]);
     expect(await callers("ts/kit/decoy.ts#Decoy.get")).toEqual([]);
   });
 
   test("a field typed by its type's type parameter has the parameter's constraint", async () => {
-    expect(await callers("ts/kit/schemas.ts#Described.describe")).toEqual(["ts/kit/use.ts:31 exact"]);
+    expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:31"))).toEqual(["ts/kit/use.ts:31 exact"]);
     expect(await callers("ts/kit/decoy.ts#Decoy.describe")).toEqual([]);
   });
 

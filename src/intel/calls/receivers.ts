@@ -204,6 +204,18 @@ function scriptUnion(written: string): string[] {
   return splitTopLevel(written.trim().replace(/^\|/, ""), "|").map((part) => part.trim()).filter((part) => !/^(?:null|undefined|void)$/.test(part));
 }
 
+/** Where a type alias's value starts: its `=` outside the type parameters (`type H<T = X> = (…) => R`); -1 without one. */
+function aliasEquals(signature: string): number {
+  let depth = 0;
+  for (let at = 0; at < signature.length; at++) {
+    const char = signature[at]!;
+    if (char === "<") depth++;
+    else if (char === ">" && signature[at - 1] !== "=") depth--;
+    else if (char === "=" && depth === 0 && signature[at + 1] !== ">") return at;
+  }
+  return -1;
+}
+
 /**
  * An overloaded function's declarations stand for its first signature (the one a call without
  * explicit type arguments usually matches); other callables are kept as they are.
@@ -315,6 +327,8 @@ export class ReceiverTypes {
       }
       const declared = this.#parameterType(file.language, callerSymbol.signature, head);
       if (declared !== undefined) return this.#declaredIn(callerSymbol, file.real, file.language, declared, depth);
+      const contextual = SCRIPT.has(file.language) ? this.#contextualParameter(file, callerSymbol, head, depth) : undefined;
+      if (contextual) return contextual;
       const local = this.#binding(file, callerSymbol.qualifiedName, head, line);
       if (local?.scope !== undefined) return this.#bound(file, local, depth);
     }
@@ -332,6 +346,27 @@ export class ReceiverTypes {
     const variable = imported.length > 0 ? this.#moduleVariable(imported, depth) : undefined;
     if (variable && variable.status !== "unknown") return variable;
     return unknown(`receiver \`${head}\` has no known type`);
+  }
+
+  /**
+   * An untyped parameter of an arrow assigned to a value of a declared function type:
+   * `const f: Handler<X> = (event, context) =>` with `type Handler<T> = (event: T, context: Ctx) => void`
+   * gives `context` the type Ctx (the parameter at the same place).
+   */
+  #contextualParameter(file: GraphFile, arrow: SymbolRef, name: string, depth: number): ReceiverType | undefined {
+    const match = /^(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*([\p{L}_$][\p{L}\p{N}_$.]*)\s*(?:<[^=]*>)?\s*=\s*(?:async\s+)?\(([^()]*)\)\s*=>/u.exec(
+      arrow.signature,
+    );
+    if (!match) return undefined;
+    const at = splitTopLevel(match[2]!).map((part) => part.trim()).indexOf(name);
+    if (at === -1) return undefined;
+    const alias = this.#graph.meaningOfPath(file.real, splitQualifier(match[1]!)).symbols.find((symbol) => symbol.kind === "type");
+    const equals = alias ? aliasEquals(alias.signature) : -1;
+    if (!alias || equals === -1) return undefined;
+    const declared = [...tsParameterTypes(alias.signature.slice(equals + 1)).values()][at];
+    if (declared === undefined) return undefined;
+    const language = this.#graph.imports.file(alias.file)?.language ?? file.language;
+    return this.#declaredIn(alias, alias.file, language, declared, depth + 1);
   }
 
   /** The caller's declaration, then each function or method it is nested in, innermost first (a class or the module ends the walk). */
