@@ -297,6 +297,12 @@ const REPO: Record<string, string> = {
     "}",
     "export type Visit<T extends Described = Described> = (node: T, registry: Registry) => void;",
     "export type Plain = (registry: Registry) => void;",
+    "export interface Made<T extends Described, D = unknown> {",
+    "  make(): T;",
+    "}",
+    "export function made<T extends Described, D = unknown>(name: string, init: (inst: T, def: D) => void): Made<T, D> {",
+    "  return undefined as never;",
+    "}",
     "export class Tree {",
     "  private get root(): Registry {",
     "    return registry;",
@@ -316,6 +322,7 @@ const REPO: Record<string, string> = {
     "  get(): void {}",
     "  email(): void {}",
     "  describe(): void {}",
+    "  spin(): void {}",
     "}",
   ),
   "ts/kit/use.ts": lines(
@@ -357,6 +364,17 @@ const REPO: Record<string, string> = {
     "  registry.get(\"a\");",
     "};",
     "export const plain: k.Plain = (registry) => registry.get(\"b\");",
+    "",
+    "export interface Widget extends k.Described {",
+    "  spin(): void;",
+    "}",
+    "export const Widget: k.Made<Widget> = k.made(\"Widget\", (inst, def) => {",
+    "  inst.spin();",
+    "});",
+    "export const Gadget = k.made<Widget>(\"Gadget\", (inst) => {",
+    "  inst.spin();",
+    "  inst.describe();",
+    "});",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
@@ -537,8 +555,14 @@ describe("TypeScript receivers through modules and generics", () => {
     expect(await callers("ts/kit/decoy.ts#Decoy.get")).toEqual([]);
   });
 
+  test("an untyped parameter of an arrow passed to a generic function has the type the function gives it, the type argument read off the value's declared type or the call", async () => {
+    expect(await callers("ts/kit/use.ts#Widget.spin")).toEqual(["ts/kit/use.ts:44 exact", "ts/kit/use.ts:47 exact"]);
+    expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:48"))).toEqual(["ts/kit/use.ts:48 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.spin")).toEqual([]);
+  });
+
   test("a getter reads as a field of its declared result", async () => {
-    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/schemas.ts"))).toEqual(["ts/kit/schemas.ts:39 exact"]);
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/schemas.ts"))).toEqual(["ts/kit/schemas.ts:45 exact"]);
     expect(await callers("ts/kit/decoy.ts#Decoy.get")).toEqual([]);
   });
 

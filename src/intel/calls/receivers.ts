@@ -329,6 +329,8 @@ export class ReceiverTypes {
       if (declared !== undefined) return this.#declaredIn(callerSymbol, file.real, file.language, declared, depth);
       const contextual = SCRIPT.has(file.language) ? this.#contextualParameter(file, callerSymbol, head, depth) : undefined;
       if (contextual) return contextual;
+      const callback = SCRIPT.has(file.language) ? this.#callbackParameter(file, callerSymbol, head, depth) : undefined;
+      if (callback) return callback;
       const local = this.#binding(file, callerSymbol.qualifiedName, head, line);
       if (local?.scope !== undefined) return this.#bound(file, local, depth);
     }
@@ -369,6 +371,47 @@ export class ReceiverTypes {
     return this.#declaredIn(alias, alias.file, language, declared, depth + 1);
   }
 
+  /**
+   * An untyped parameter of an arrow passed to a function, in a value declared with it
+   * (`const Foo: Made<Foo> = make("Foo", (inst, def) => …)`): the type the function's own
+   * parameter gives it (`make<T>(name: string, init: (inst: T, def: D) => void): Made<T, D>`); a
+   * type parameter is read off the value's declared type where the result names it (T = Foo),
+   * else its constraint.
+   */
+  #callbackParameter(file: GraphFile, arrow: SymbolRef, name: string, depth: number): ReceiverType | undefined {
+    const match =
+      /^(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*(?::\s*([^=]+?))?\s*=\s*([\p{L}_$][\p{L}\p{N}_$.]*)\s*(?:<([^()]*)>)?\s*\(([\s\S]*?)\(([^()]*)\)\s*=>$/u.exec(
+        arrow.signature,
+      );
+    if (!match) return undefined;
+    const at = splitTopLevel(match[5]!).map((part) => part.trim()).indexOf(name);
+    const before = match[4]!.trim();
+    if (at === -1 || (before.length > 0 && !before.endsWith(","))) return undefined;
+    const position = before.length === 0 ? 0 : splitTopLevel(before.slice(0, -1)).length;
+    const callee = this.#graph.meaningOfPath(file.real, splitQualifier(match[2]!)).symbols.find((symbol) => symbol.kind === "function");
+    const parameter = callee ? [...tsParameterTypes(callee.signature).values()][position] : undefined;
+    if (!callee || parameter === undefined || !/=>/.test(parameter)) return undefined;
+    const declared = [...tsParameterTypes(parameter).values()][at];
+    if (declared === undefined) return undefined;
+    const language = this.#graph.imports.file(callee.file)?.language ?? file.language;
+    const parameters = [...tsTypeParameters(callee.signature).keys()];
+    const result = tsResultType(callee.signature);
+    const annotation = match[1]?.trim();
+    // Explicit type arguments (`make<Foo>(…)`) name it first.
+    const explicit = match[3] === undefined ? undefined : splitTopLevel(match[3])[parameters.indexOf(declared.trim())]?.trim();
+    if (explicit !== undefined && explicit.length > 0) return this.#written(file.real, file.language, explicit, depth + 1);
+    if (parameters.includes(declared.trim()) && result !== undefined && annotation !== undefined) {
+      // Made<T, D> against Made<Foo>: T is Foo.
+      const ours = /^([\p{L}_$][\p{L}\p{N}_$.]*)\s*<([\s\S]*)>$/u.exec(result.trim());
+      const theirs = /^([\p{L}_$][\p{L}\p{N}_$.]*)\s*<([\s\S]*)>$/u.exec(annotation);
+      if (ours && theirs && ours[1]!.split(".").at(-1) === theirs[1]!.split(".").at(-1)) {
+        const given = splitTopLevel(theirs[2]!)[splitTopLevel(ours[2]!).map((part) => part.trim()).indexOf(declared.trim())]?.trim();
+        if (given !== undefined) return this.#written(file.real, file.language, given, depth + 1);
+      }
+    }
+    return this.#declaredIn(callee, callee.file, language, declared, depth + 1);
+  }
+
   /** The caller's declaration, then each function or method it is nested in, innermost first (a class or the module ends the walk). */
   #enclosingCallables(file: GraphFile, caller: string | undefined): SymbolRef[] {
     const found: SymbolRef[] = [];
@@ -376,7 +419,9 @@ export class ReceiverTypes {
     const symbols = this.#graph.symbolsOf(file.real);
     for (let length = parts.length; length >= 1; length--) {
       const name = parts.slice(0, length).join(".");
-      const symbol = symbols.find((candidate) => candidate.qualifiedName === name);
+      // A TS value may share its name with an interface (`interface Foo`, `const Foo = make(…)`): the callable is the caller.
+      const named = symbols.filter((candidate) => candidate.qualifiedName === name);
+      const symbol = named.find((candidate) => CALLABLE_KINDS.has(candidate.kind) && !TYPE_KINDS.has(candidate.kind)) ?? named[0];
       if (!symbol || !CALLABLE_KINDS.has(symbol.kind) || TYPE_KINDS.has(symbol.kind)) break;
       found.push(symbol);
     }
