@@ -375,6 +375,21 @@ const REPO: Record<string, string> = {
     "  inst.spin();",
     "  inst.describe();",
     "});",
+    "",
+    "export interface Rule {",
+    "  check: (target: k.Described, note?: string) => void;",
+    "}",
+    "export interface Named {",
+    "  label(): string;",
+    "}",
+    "export const rule: Rule & Named = {",
+    "  check(target) {",
+    "    target.describe();",
+    "  },",
+    "  label() {",
+    "    return \"\";",
+    "  },",
+    "};",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
@@ -559,6 +574,11 @@ describe("TypeScript receivers through modules and generics", () => {
     expect(await callers("ts/kit/use.ts#Widget.spin")).toEqual(["ts/kit/use.ts:44 exact", "ts/kit/use.ts:47 exact"]);
     expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:48"))).toEqual(["ts/kit/use.ts:48 exact"]);
     expect(await callers("ts/kit/decoy.ts#Decoy.spin")).toEqual([]);
+  });
+
+  test("an untyped parameter of an object literal's method has the type the value's declared type gives that member's parameter", async () => {
+    expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:59"))).toEqual(["ts/kit/use.ts:59 exact"]);
+    expect((await callers("ts/kit/decoy.ts#Decoy.describe")).filter((call) => call.startsWith("ts/kit/use.ts:59"))).toEqual([]);
   });
 
   test("a getter reads as a field of its declared result", async () => {

@@ -329,7 +329,7 @@ export class ReceiverTypes {
       if (declared !== undefined) return this.#declaredIn(callerSymbol, file.real, file.language, declared, depth);
       const contextual = SCRIPT.has(file.language) ? this.#contextualParameter(file, callerSymbol, head, depth) : undefined;
       if (contextual) return contextual;
-      const callback = SCRIPT.has(file.language) ? this.#callbackParameter(file, callerSymbol, head, depth) : undefined;
+      const callback = SCRIPT.has(file.language) ? this.#callbackParameter(file, callerSymbol, head, depth) ?? this.#memberParameter(file, callerSymbol, head, depth) : undefined;
       if (callback) return callback;
       const local = this.#binding(file, callerSymbol.qualifiedName, head, line);
       if (local?.scope !== undefined) return this.#bound(file, local, depth);
@@ -410,6 +410,33 @@ export class ReceiverTypes {
       }
     }
     return this.#declaredIn(callee, callee.file, language, declared, depth + 1);
+  }
+
+  /**
+   * An untyped parameter of a method of an object literal whose value has a declared type
+   * (`const def: KeywordDefinition = { code(cxt) { … } }`): the type that type's member of the
+   * name gives the parameter at its place (`code: (cxt: KeywordCxt) => void`), each part of an
+   * intersection tried.
+   */
+  #memberParameter(file: GraphFile, method: SymbolRef, name: string, depth: number): ReceiverType | undefined {
+    if (method.kind !== "method" || method.parent === undefined || method.parent.includes(".")) return undefined;
+    const at = [...splitTopLevel(/\(([^()]*)\)/.exec(method.signature)?.[1] ?? "").map((part) => part.trim())].indexOf(name);
+    const owner = this.#graph.symbolsOf(file.real).find((symbol) => symbol.qualifiedName === method.parent && (symbol.kind === "constant" || symbol.kind === "variable"));
+    const declared = owner ? /^(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*([^=]+?)\s*=/u.exec(owner.signature)?.[1] : undefined;
+    if (at === -1 || declared === undefined) return undefined;
+    for (const part of splitTopLevel(declared, "&")) {
+      const type = this.#written(file.real, file.language, part.trim(), depth + 1);
+      if (type.status !== "known") continue;
+      for (const member of type.types.flatMap((candidate) => this.#graph.membersOf(candidate, method.name).symbols)) {
+        const memberFile = this.#graph.imports.file(member.file);
+        if (!memberFile) continue;
+        // `code: (cxt: K) => void` (a property of a function type) or `code(cxt: K): void` (a method signature).
+        const written = member.kind === "method" ? member.signature : (tsFieldType(member.signature)?.type ?? "");
+        const parameter = [...tsParameterTypes(written).values()][at];
+        if (parameter !== undefined) return this.#declaredIn(member, member.file, memberFile.language, parameter, depth + 1);
+      }
+    }
+    return undefined;
   }
 
   /** The caller's declaration, then each function or method it is nested in, innermost first (a class or the module ends the walk). */
