@@ -20,7 +20,8 @@
  *   lists declarations with Python's `ast` and asks jedi's `goto` (imports followed) for every call
  *   of a drawn symbol's name. TypeScript: bench/accuracy/ts-calls.ts type-checks the tree's `.ts`
  *   files as one program and names, for every call, the declaration the checker resolves its callee
- *   to (an overload's signatures stand for their implementation; an `any` receiver: not resolved).
+ *   to (an overload's signatures stand for their implementation; an `any` receiver, or a value
+ *   imported from a module outside the tree's root, which ast-mcp may not read: not resolved).
  * - The symbols. Declarations of the tree (not in test files) whose name is called at least once in
  *   it, dunder methods left out, in four kinds: function, method, interface method (Go) and decoy
  *   (a function or method whose name has another declaration in the tree, interface methods

@@ -5,8 +5,9 @@
  * declared (test files' marked), and each call whose callee the checker resolves to a declaration,
  * with that declaration's place (the line of its name; an overloaded function's implementation, or an
  * interface's last signature of the name, for every signature; through an interface value, the
- * interface's method). A call the checker cannot resolve (an `any` receiver) is printed
- * without targets. Lines 1-based.
+ * interface's method). A call the checker cannot resolve (an `any` receiver, or a value imported
+ * from a module outside ROOT, which the program does not resolve) is printed without targets.
+ * Lines 1-based.
  */
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -27,7 +28,7 @@ function sources(folder: string): string[] {
 }
 
 const files = sources(root);
-const program = ts.createProgram(files, {
+const options: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.ESNext,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -36,7 +37,18 @@ const program = ts.createProgram(files, {
   noEmit: true,
   skipLibCheck: true,
   types: [],
-});
+};
+// The checker sees the world ast-mcp may read: a module outside ROOT (zod's locale tests import
+// `../../../../index.js`, above src/v4) does not resolve, so what is called through it has no
+// target and is not scored, as a call ast-mcp cannot follow without reading outside its roots.
+const host = ts.createCompilerHost(options);
+const inside = (file: string) => resolve(file).startsWith(`${root}/`);
+host.resolveModuleNameLiterals = (literals, containingFile, _redirected, compilerOptions) =>
+  literals.map((literal) => {
+    const found = ts.resolveModuleName(literal.text, containingFile, compilerOptions, host).resolvedModule;
+    return { resolvedModule: found && inside(found.resolvedFileName) ? found : undefined };
+  });
+const program = ts.createProgram(files, options, host);
 const checker = program.getTypeChecker();
 
 const print = (record: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(record)}\n`);

@@ -110,6 +110,12 @@ const REPO: Record<string, string> = {
     "}",
     "",
     "func Measure(s text.Sized) int { return s.Len() }",
+    "",
+    "func Literal() {",
+    "\t(Writer{",
+    "\t\tnote: bytes.MinRead,",
+    "\t}).Write(nil)",
+    "}",
   ),
   "pkg/base.py": lines(
     "class Base:",
@@ -256,6 +262,135 @@ const REPO: Record<string, string> = {
     "  }",
     "}",
   ),
+  // A module reached through a namespace import and a star re-export: generic interfaces, `$` names, overloads, fluent `this`.
+  "ts/kit/schemas.ts": lines(
+    "export interface $Base<T = unknown> {",
+    "  parse(input: unknown): T;",
+    "}",
+    "export interface Internals {",
+    "  kind: string;",
+    "}",
+    "export interface Schema<out I extends Internals = Internals> extends $Base<I> {",
+    "  optional(): Schema<I>;",
+    "  min(limit: number): this;",
+    "  max(limit: number): this;",
+    "}",
+    "export interface Text extends Schema<Internals> {",
+    "  email(): Text;",
+    "}",
+    "export function text(): Text;",
+    "export function text<T extends string>(value: T): $Base<T>;",
+    "export function text(value?: string): Text {",
+    "  return undefined as never;",
+    "}",
+    "export class Registry {",
+    "  get(id: string): Schema | undefined {",
+    "    return undefined;",
+    "  }",
+    "}",
+    "export const registry: Registry = new Registry();",
+    "export interface Described {",
+    "  describe(): string;",
+    "}",
+    "export interface Holder<I extends Described = Described> {",
+    "  inner: I;",
+    "}",
+    "export type Visit<T extends Described = Described> = (node: T, registry: Registry) => void;",
+    "export type Plain = (registry: Registry) => void;",
+    "export interface Made<T extends Described, D = unknown> {",
+    "  make(): T;",
+    "}",
+    "export function made<T extends Described, D = unknown>(name: string, init: (inst: T, def: D) => void): Made<T, D> {",
+    "  return undefined as never;",
+    "}",
+    "export class Tree {",
+    "  private get root(): Registry {",
+    "    return registry;",
+    "  }",
+    "  lookup() {",
+    "    return this.root.get(\"x\");",
+    "  }",
+    "}",
+  ),
+  "ts/kit/index.ts": lines("export * from \"./schemas\";"),
+  "ts/kit/decoy.ts": lines(
+    "export class Decoy {",
+    "  optional(): void {}",
+    "  parse(): void {}",
+    "  min(): void {}",
+    "  max(): void {}",
+    "  get(): void {}",
+    "  email(): void {}",
+    "  describe(): void {}",
+    "  spin(): void {}",
+    "}",
+  ),
+  "ts/kit/use.ts": lines(
+    "import * as k from \"./index\";",
+    "import { Decoy } from \"./decoy\";",
+    "",
+    "export function build() {",
+    "  k.text().optional();",
+    "  k.text().min(1).max(2);",
+    "  k.registry.get(\"a\");",
+    "  k.text().parse(1);",
+    "}",
+    "",
+    "export function generic<S extends k.Schema>(schema: S) {",
+    "  schema.optional();",
+    "  schema.email();",
+    "}",
+    "",
+    "export function either(value: k.Text | Decoy) {",
+    "  value.email();",
+    "  return new Decoy();",
+    "}",
+    "",
+    "export function keep<T extends k.Schema>(value: T, note?: string): T {",
+    "  return value;",
+    "}",
+    "",
+    "export function kept(text: k.Text) {",
+    "  const same = keep(text);",
+    "  same.email();",
+    "}",
+    "",
+    "export function peek(holder: k.Holder) {",
+    "  holder.inner.describe();",
+    "}",
+    "",
+    "export const visit: k.Visit = (node, registry) => {",
+    "  node.describe();",
+    "  registry.get(\"a\");",
+    "};",
+    "export const plain: k.Plain = (registry) => registry.get(\"b\");",
+    "",
+    "export interface Widget extends k.Described {",
+    "  spin(): void;",
+    "}",
+    "export const Widget: k.Made<Widget> = k.made(\"Widget\", (inst, def) => {",
+    "  inst.spin();",
+    "});",
+    "export const Gadget = k.made<Widget>(\"Gadget\", (inst) => {",
+    "  inst.spin();",
+    "  inst.describe();",
+    "});",
+    "",
+    "export interface Rule {",
+    "  check: (target: k.Described, note?: string) => void;",
+    "}",
+    "export interface Named {",
+    "  label(): string;",
+    "}",
+    "export const rule: Rule & Named = {",
+    "  check(target) {",
+    "    target.describe();",
+    "  },",
+    "  label() {",
+    "    return \"\";",
+    "  },",
+    "};",
+  ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
   "pkg/app.py": lines(
@@ -300,7 +435,16 @@ describe("Go receivers", () => {
   });
 
   test("a bytes.Buffer declared with var calls nothing in the workspace; a field, a literal, a package variable's field and a local named like an import call Writer.Write", async () => {
-    expect(await callers("render/writer.go#Writer.Write")).toEqual(["render/use.go:13 exact", "render/use.go:15 exact", "render/use.go:19 exact", "render/use.go:29 exact"]);
+    expect((await callers("render/writer.go#Writer.Write")).slice(0, 4)).toEqual([
+      "render/use.go:13 exact",
+      "render/use.go:15 exact",
+      "render/use.go:19 exact",
+      "render/use.go:29 exact",
+    ]);
+  });
+
+  test("a parenthesized composite literal spanning lines is the receiver, its fields' dots notwithstanding, and the call sits at the method's line", async () => {
+    expect(await callers("render/writer.go#Writer.Write")).toContain("render/use.go:37 exact");
   });
 
   test("a type's methods are found in the other files of its package, and only there", async () => {
@@ -395,6 +539,68 @@ describe("TypeScript and JavaScript receivers", () => {
 
 type Dispatch = { path: string; line: number; targets: string[] };
 const dispatchList = (entries: Dispatch[] | undefined) => (entries ?? []).map((call) => `${call.path}:${call.line} ${call.targets.join(" ")}`);
+
+describe("TypeScript receivers through modules and generics", () => {
+  test("a chain that starts at a namespace import follows the module's exports: a function's declared result, a module constant's type", async () => {
+    expect(await callers("ts/kit/schemas.ts#Schema.optional")).toContain("ts/kit/use.ts:5 exact");
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/use.ts:7"))).toEqual(["ts/kit/use.ts:7 exact"]);
+    for (const decoy of ["optional", "get", "parse", "min"]) expect(await callers(`ts/kit/decoy.ts#Decoy.${decoy}`)).toEqual([]);
+  });
+
+  test("an interface's parent is what it extends, not its type parameter's constraint; `$` is part of a type's name", async () => {
+    // Text extends Schema<Internals>, Schema<I extends Internals = Internals> extends $Base<I>.
+    expect(await callers("ts/kit/schemas.ts#$Base.parse")).toEqual(["ts/kit/use.ts:8 exact"]);
+  });
+
+  test("an overloaded function's result is its first signature's; a method returning this keeps the receiver's type", async () => {
+    expect(await callers("ts/kit/schemas.ts#Schema.min")).toEqual(["ts/kit/use.ts:6 exact"]);
+    expect(await callers("ts/kit/schemas.ts#Schema.max")).toEqual(["ts/kit/use.ts:6 exact"]);
+  });
+
+  test("a receiver typed by a type parameter has its constraint's methods; one the constraint lacks is ambiguous with the reason", async () => {
+    expect(await callers("ts/kit/schemas.ts#Schema.optional")).toEqual(["ts/kit/use.ts:5 exact", "ts/kit/use.ts:12 exact"]);
+    const result = await runTool(callersTool, { symbol: "ts/kit/schemas.ts#Text.email" }, context);
+    const generic = result.calls.find((call: Call) => call.line === 13);
+    expect(generic).toMatchObject({ confidence: "ambiguous", reason: "receiver `schema` is of type parameter S, whose constraint has no method email" });
+  });
+
+  test("an untyped parameter of an arrow assigned to a value of a declared function type has the type of that type's parameter at its place", async () => {
+    expect(await callers("ts/kit/schemas.ts#Described.describe")).toContain("ts/kit/use.ts:35 exact");
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => /use\.ts:(36|38) /.test(call))).toEqual(["ts/kit/use.ts:36 exact", "ts/kit/use.ts:38 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.get")).toEqual([]);
+  });
+
+  test("an untyped parameter of an arrow passed to a generic function has the type the function gives it, the type argument read off the value's declared type or the call", async () => {
+    expect(await callers("ts/kit/use.ts#Widget.spin")).toEqual(["ts/kit/use.ts:44 exact", "ts/kit/use.ts:47 exact"]);
+    expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:48"))).toEqual(["ts/kit/use.ts:48 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.spin")).toEqual([]);
+  });
+
+  test("an untyped parameter of an object literal's method has the type the value's declared type gives that member's parameter", async () => {
+    expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:59"))).toEqual(["ts/kit/use.ts:59 exact"]);
+    expect((await callers("ts/kit/decoy.ts#Decoy.describe")).filter((call) => call.startsWith("ts/kit/use.ts:59"))).toEqual([]);
+  });
+
+  test("a getter reads as a field of its declared result", async () => {
+    expect((await callers("ts/kit/schemas.ts#Registry.get")).filter((call) => call.startsWith("ts/kit/schemas.ts"))).toEqual(["ts/kit/schemas.ts:45 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.get")).toEqual([]);
+  });
+
+  test("a field typed by its type's type parameter has the parameter's constraint", async () => {
+    expect((await callers("ts/kit/schemas.ts#Described.describe")).filter((call) => call.startsWith("ts/kit/use.ts:31"))).toEqual(["ts/kit/use.ts:31 exact"]);
+    expect(await callers("ts/kit/decoy.ts#Decoy.describe")).toEqual([]);
+  });
+
+  test("a generic function returning its parameter's type gives the argument's type: keep(text) is a Text", async () => {
+    expect((await callers("ts/kit/schemas.ts#Text.email")).filter((call) => call.startsWith("ts/kit/use.ts:27"))).toEqual(["ts/kit/use.ts:27 exact"]);
+    expect((await callers("ts/kit/decoy.ts#Decoy.email")).filter((call) => call.startsWith("ts/kit/use.ts:27"))).toEqual([]);
+  });
+
+  test("a union-typed receiver calls the method of each member that declares it", async () => {
+    expect((await callers("ts/kit/schemas.ts#Text.email")).filter((call) => call.startsWith("ts/kit/use.ts:17"))).toEqual(["ts/kit/use.ts:17 exact"]);
+    expect((await callers("ts/kit/decoy.ts#Decoy.email")).filter((call) => call.startsWith("ts/kit/use.ts:17"))).toEqual(["ts/kit/use.ts:17 exact"]);
+  });
+});
 
 describe("dispatch and reasons in every call tool", () => {
   test("callers of an override list apart the calls of the parent's method it overrides, super calls left out", async () => {

@@ -506,10 +506,16 @@ export class CallGraph {
     if (typed) {
       const receiver = this.#receivers.of(file, fact.caller, qualifier, fact.line);
       if (receiver.status === "external") return { status: "external", detail: `called on \`${qualifier}\`: ${receiver.detail}` };
-      if (receiver.status === "known") return this.#methodOf(receiver.types, name, qualifier);
+      let reason = receiver.status === "unknown" ? receiver.reason : "";
+      if (receiver.status === "known") {
+        const found = this.#methodOf(receiver.types, name, qualifier);
+        // A type parameter's value may be of a subtype that declares the method.
+        if (found.status !== "unresolved" || receiver.bound === undefined) return found;
+        reason = `receiver \`${qualifier}\` is of type parameter ${receiver.bound}, whose constraint has no method ${name}`;
+      }
       // By name only: even one method of that name may not be the one called.
       const byName = this.#nameBased(file, name, "member");
-      return byName.status === "resolved" ? { ...byName, confidence: "ambiguous", reason: receiver.reason } : byName;
+      return byName.status === "resolved" ? { ...byName, confidence: "ambiguous", reason } : byName;
     }
     return this.#nameBased(file, name, "member");
   }

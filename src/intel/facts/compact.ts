@@ -61,6 +61,7 @@ export function compactFacts(facts: FileFacts, pool: StringPool): FileFacts {
     binding.name = pool.get(binding.name);
     binding.type = pool.get(binding.type);
     if (binding.scope !== undefined) binding.scope = pool.get(binding.scope);
+    if (binding.argument !== undefined) binding.argument = pool.get(binding.argument);
   }
   return facts;
 }

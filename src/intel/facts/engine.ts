@@ -391,10 +391,11 @@ export class FactsBuilder {
    * it is the value `type` names), bound in `scope` (a function's or class's qualifiedName;
    * undefined: the module). Bindings serve call resolution only: a pass without calls drops them.
    */
-  bind(name: string, type: string, line: number, from: "type" | "call" | "value", scope: string | undefined): void {
+  bind(name: string, type: string, line: number, from: "type" | "call" | "value", scope: string | undefined, argument?: string): void {
     if (!this.callsEnabled || name.length === 0 || type.length === 0 || type.length > LIMITS.intel.facts.calleeChars) return;
     const binding: TypeBinding = { name, type, line };
     if (from === "call") binding.call = true;
+    if (argument !== undefined && from === "call" && argument.length <= LIMITS.intel.facts.calleeChars) binding.argument = argument;
     else if (from === "value") binding.value = true;
     if (scope !== undefined) binding.scope = scope;
     this.#bindings.push(binding);
@@ -440,6 +441,7 @@ export class FactsBuilder {
           prefix = this.text.charCodeAt(inner.end - 1) === 41 /* ) */ ? `${inner.display}(…)` : inner.display;
         }
         let callee = this.#calleeFromText(from, call.end, syntax);
+        let calleeStart = from;
         if (callee === undefined || (callee.length === 0 && prefix.length === 0)) {
           prefix = "";
           const node = syntax?.callee(call.node) ?? null;
@@ -449,13 +451,25 @@ export class FactsBuilder {
           }
           const range = node.range();
           // Only the end matters (the callee may be a whole function expression).
-          callee = this.text.slice(Math.max(range.start.index, range.end.index - maxChars * 4), range.end.index);
+          calleeStart = Math.max(range.start.index, range.end.index - maxChars * 4);
+          callee = this.text.slice(calleeStart, range.end.index);
         }
         const joined = prefix + callee;
         const display = joined.length <= maxChars ? flatten(joined) : collapseTail(joined, maxChars);
         inner = { end: call.end, display: call.skip > 0 ? `${this.text.slice(call.start, call.start + call.skip).trim()} ${display}` : display };
         const fact = callFact(display, call.line, call.column, call.caller);
-        if (fact) resolved.push(fact);
+        if (fact) {
+          // A chained call's place is its name's (`x\n  .render()`, `f({\n…\n}).strict()`), where every analyser puts it.
+          const nameAt = calleeStart + callee.lastIndexOf(fact.name);
+          if (nameAt > call.start && nameAt >= calleeStart) {
+            const line = this.lineOf(nameAt);
+            if (line !== call.line) {
+              fact.line = line;
+              fact.column = nameAt - this.#lineStarts![line - 1]! + 1;
+            }
+          }
+          resolved.push(fact);
+        }
       }
       for (let index = resolved.length - 1; index >= 0; index--) out.push(resolved[index]!);
       groupStart = groupEnd + 1;
@@ -495,10 +509,12 @@ function usedBindings(bindings: TypeBinding[], calls: readonly CallFact[]): Type
     grown = false;
     for (const binding of bindings) {
       if (binding.type === undefined || !(binding.call || binding.value) || !heads.has(binding.name)) continue;
-      const head = headName(binding.type);
-      if (!heads.has(head)) {
-        heads.add(head);
-        grown = true;
+      for (const named of binding.argument === undefined ? [binding.type] : [binding.type, binding.argument]) {
+        const head = headName(named);
+        if (!heads.has(head)) {
+          heads.add(head);
+          grown = true;
+        }
       }
     }
   }

@@ -103,6 +103,11 @@ export interface TypeBinding {
   call?: boolean;
   /** The value is the value `type` names. */
   value?: boolean;
+  /**
+   * With `call`, the call's first argument when it is a plain value (`compile(schema)` → "schema"):
+   * a generic function whose result is typed by that parameter (`<T>(x: T): T`) returns its type.
+   */
+  argument?: string;
   line: number;
   /**
    * Where the name is bound: the qualifiedName of the enclosing function or method; for "self.f"

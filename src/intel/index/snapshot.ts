@@ -27,8 +27,8 @@ import { VERSION } from "../../core/version.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact, SymbolKind, TypeBinding, Visibility } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
-/** Bump when the snapshot layout or the meaning of a field changes. */
-const SNAPSHOT_FORMAT = 9;
+/** Bump when the snapshot layout or the meaning of a field changes (10: TS heritage no longer takes a type parameter's constraint for a parent, a chained call sits at its name's line, bindings carry a call's argument). */
+const SNAPSHOT_FORMAT = 10;
 
 export interface SnapshotEntry {
   real: string;
@@ -273,7 +273,7 @@ class StringTable {
   }
 }
 
-/** The facts of a line: [parseErrors, strings, symbols, imports, calls (six numbers each), exportedNames, bindings (five numbers each: name, type, 0 type / 1 call / 2 value, line, scope)]. */
+/** The facts of a line: [parseErrors, strings, symbols, imports, calls (six numbers each), exportedNames, bindings (six numbers each: name, type, 0 type / 1 call / 2 value, line, scope, argument)]. */
 function encodeFacts(facts: FileFacts): string {
   const table = new StringTable();
   const ref = (text: string | undefined) => table.ref(text);
@@ -296,7 +296,9 @@ function encodeFacts(facts: FileFacts): string {
   for (const call of facts.calls) calls.push(ref(call.callee), ref(call.name), ref(call.qualifier), call.line, call.column, ref(call.caller));
   const exported = facts.exportedNames.map((entry) => [ref(entry.name), ref(entry.from), ref(entry.local), entry.line]);
   const bindings: number[] = [];
-  for (const binding of facts.bindings ?? []) bindings.push(ref(binding.name), ref(binding.type), binding.call ? 1 : binding.value ? 2 : 0, binding.line, ref(binding.scope));
+  for (const binding of facts.bindings ?? []) {
+    bindings.push(ref(binding.name), ref(binding.type), binding.call ? 1 : binding.value ? 2 : 0, binding.line, ref(binding.scope), ref(binding.argument));
+  }
   return JSON.stringify([facts.parseErrors, table.strings, symbols, imports, calls, exported, bindings]);
 }
 
@@ -383,14 +385,16 @@ export function decodeFacts(entry: SnapshotEntry, body: Buffer): FileFacts | und
       if (localName !== undefined) entry.local = localName;
       facts.exportedNames.push(entry);
     }
-    if (bindings.length % 5 !== 0) return undefined;
+    if (bindings.length % 6 !== 0) return undefined;
     if (bindings.length > 0) facts.bindings = [];
-    for (let at = 0; at < bindings.length; at += 5) {
+    for (let at = 0; at < bindings.length; at += 6) {
       const binding: TypeBinding = { name: text(bindings[at]), type: text(bindings[at + 1]), line: number(bindings[at + 3]) };
       if (bindings[at + 2] === 1) binding.call = true;
       else if (bindings[at + 2] === 2) binding.value = true;
       const scope = optional(bindings[at + 4]);
       if (scope !== undefined) binding.scope = scope;
+      const argument = optional(bindings[at + 5]);
+      if (argument !== undefined) binding.argument = argument;
       facts.bindings!.push(binding);
     }
     return facts;

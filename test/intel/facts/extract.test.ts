@@ -76,6 +76,18 @@ describe("extractFacts", () => {
     ]);
   });
 
+  test("a chained call is placed at its name, on the line the name is on, in every language", () => {
+    const ts = extractFacts("typescript", "z\n  .object({\n    a: 1,\n  })\n  .strict();\n");
+    expect(ts.calls.map((call) => [call.name, call.line, call.column])).toEqual([
+      ["strict", 5, 4],
+      ["object", 2, 4],
+    ]);
+    const go = extractFacts("go", "package p\n\nfunc f() {\n\tb.\n\t\tRun()\n}\n");
+    expect(go.calls.map((call) => [call.name, call.line, call.column])).toEqual([["Run", 5, 3]]);
+    const py = extractFacts("python", "x = (a\n     .run())\n");
+    expect(py.calls.map((call) => [call.name, call.line])).toEqual([["run", 2]]);
+  });
+
   test("signatures are one line and bounded; the doc is the first sentence only", () => {
     const parameters = Array.from({ length: 60 }, (_, index) => `parameter${index}: number`).join(",\n  ");
     const text = `/**\n * Adds things up. Then more text\n * follows here.\n * @param x ignored\n */\nexport function sum(\n  ${parameters}\n): number {\n  return 0;\n}\n`;

@@ -151,6 +151,20 @@ describe("every outline fixture", () => {
 
 describe("TypeScript", () => {
   const file = "sample.ts";
+  test("a type parameter's constraint is not heritage: only what the declaration itself extends is", () => {
+    const facts = extractFacts(
+      "typescript",
+      [
+        "export interface Wrapped<out I extends Internals = Internals> extends Base<any, I> {}",
+        "export class Box<T extends Shape, F extends (value: T) => Shape> extends Container<T> implements Sized {}",
+        "export interface Plain<T extends Shape> {}",
+      ].join("\n"),
+    );
+    expect(find(facts, "Wrapped").heritage).toEqual(["Base"]);
+    expect(find(facts, "Box").heritage).toEqual(["Container", "Sized"]);
+    expect(find(facts, "Plain").heritage ?? []).toEqual([]);
+  });
+
   test("declarations, members, visibility, exports, docs and heritage", () => {
     expectSymbols(file, [
       ["MAX_RETRIES", "constant", "13-13", "public", true, "const MAX_RETRIES = 3", "Maximum number of retries."],

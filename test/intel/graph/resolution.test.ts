@@ -804,3 +804,37 @@ describe("C and C++ includes", () => {
     }
   });
 });
+
+describe("a package importing itself by its own name", () => {
+  let repo: Repo;
+  let graph: ImportGraph;
+
+  beforeAll(async () => {
+    repo = await makeRepo({
+      // Published like zod: the exports name built files; the source sits under src/.
+      "package.json": JSON.stringify({
+        name: "kit",
+        exports: {
+          ".": { types: "./index.d.cts", import: "./index.js" },
+          "./v4": { types: "./v4/index.d.cts", import: "./v4/index.js" },
+          "./v4/core": { types: "./v4/core/index.d.cts", import: "./v4/core/index.js" },
+        },
+      }),
+      "src/index.ts": "",
+      "src/v4/index.ts": "",
+      "src/v4/core/index.ts": "",
+      "src/v4/tests/self.test.ts": { imports: [imp("kit"), imp("kit/v4", "import", [], 2), imp("kit/v4/core", "import", [], 3), imp("kit/v5", "import", [], 4)] },
+    });
+    graph = await ImportGraph.for(repo.index, repo.workspace);
+  });
+  afterAll(() => repo.cleanup());
+
+  test("the root's package.json makes its name a workspace package: each export maps back to the source", () => {
+    expect(targets(graph, repo, "src/v4/tests/self.test.ts")).toEqual({
+      kit: ["src/index.ts"],
+      "kit/v4": ["src/v4/index.ts"],
+      "kit/v4/core": ["src/v4/core/index.ts"],
+    });
+    expect(unresolvedOf(graph, repo, "src/v4/tests/self.test.ts")).toEqual({ "kit/v5": "not_found" });
+  });
+});

@@ -52,7 +52,11 @@ function bindText(facts: FactsBuilder, name: string, after: string, line: number
     return;
   }
   const constructed = CONSTRUCTED.exec(right) ?? CALLED.exec(right);
-  if (constructed && wholeCall(right, constructed[0].slice(0, -1))) facts.bind(name, constructed[1]!, line, "call", scope);
+  if (!constructed || !wholeCall(right, constructed[0].slice(0, -1))) return;
+  const open = right.indexOf("(", constructed[0].length - 1);
+  const end = open === -1 ? -1 : parenEnd(right, open);
+  const first = end === -1 ? undefined : splitTopLevel(right.slice(open + 1, end - 1))[0]?.trim();
+  facts.bind(name, constructed[1]!, line, "call", scope, first !== undefined && VALUE.test(first) ? first : undefined);
 }
 
 /** `const { a, b: c, d = 1 } = value;` (group 1: the names, group 2: the value, a plain chain). */
@@ -111,6 +115,29 @@ export function tsParameterTypes(signature: string): Map<string, string> {
     if (match) types.set(match[1]!, withoutDefault(match[2]!));
   }
   return types;
+}
+
+/**
+ * The type parameters a TS signature declares, each with its constraint: `function f<T extends Foo, U>(…)`
+ * → T → Foo, U → undefined; `class Box<in out T extends Foo = Bar>` → T → Foo.
+ */
+export function tsTypeParameters(signature: string): Map<string, string | undefined> {
+  const parameters = new Map<string, string | undefined>();
+  const open = signature.indexOf("<");
+  const call = signature.indexOf("(");
+  if (open === -1 || (call !== -1 && call < open)) return parameters;
+  let depth = 0;
+  let end = -1;
+  for (let at = open; at < signature.length && end === -1; at++) {
+    if (signature[at] === "<") depth++;
+    else if (signature[at] === ">" && signature[at - 1] !== "=" && --depth === 0) end = at;
+  }
+  if (end === -1) return parameters;
+  for (const part of splitTopLevel(signature.slice(open + 1, end))) {
+    const match = new RegExp(`^(?:(?:in|out|const)\\s+)*(${NAME})(?:\\s+extends\\s+([\\s\\S]+?))?\\s*(?:=(?!>)[\\s\\S]*)?$`, "u").exec(part.trim());
+    if (match) parameters.set(match[1]!, match[2]);
+  }
+  return parameters;
 }
 
 /** The declared result of a TS signature: `f(a): Foo {` → `Foo`; `async g(): Promise<Foo>` → `Promise<Foo>`. */

@@ -108,8 +108,23 @@ function classify(value: SgNode | null, depth = 0): Classified {
   return { shape: "other" };
 }
 
-/** `extends A<T> implements B, C` → ["A", "B", "C"]. */
-function heritageOf(head: string): string[] {
+/** The text with what angle brackets hold blanked out (an arrow's `=>` is no bracket): type parameters' own `extends` are not heritage. */
+function outsideTypeArguments(text: string): string {
+  let depth = 0;
+  let kept = "";
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === "<") depth++;
+    else if (char === ">" && text[at - 1] !== "=" && depth > 0) depth--;
+    else if (depth > 0) continue;
+    if (depth === 0 || (char === "<" && depth === 1)) kept += char;
+  }
+  return kept;
+}
+
+/** `extends A<T> implements B, C` → ["A", "B", "C"]; `interface I<T extends X = Y> extends J<T>` → ["J"]. */
+function heritageOf(written: string): string[] {
+  const head = outsideTypeArguments(written);
   const names: string[] = [];
   const match = /\bextends\s+([\s\S]*?)(?:\s+implements\s+([\s\S]*))?$/.exec(head);
   if (match) {
