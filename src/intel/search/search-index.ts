@@ -76,6 +76,12 @@ const FIELD_WEIGHT: Record<Field | "embedding", number> = { name: 1.2, signature
 const CONCEPT_FIELD_WEIGHT: Record<Field, number> = { name: 0.5, signature: 0.5, doc: 1, body: 1 };
 /** How much the whole file's BM25 adds to each of its chunks in concept search. */
 const FILE_SHARE = 1;
+/**
+ * In concept search a chunk holding a function's or method's code weighs this many times its own
+ * score before its file's is added: what prose describes is mostly behaviour (docs/decisions/0044).
+ */
+const CALLABLE_FACTOR = 1.5;
+const CALLABLE_KINDS: ReadonlySet<SymbolKind> = new Set(["function", "method", "constructor"]);
 /** Test files and test data weigh this much unless the query asks for tests. */
 const TEST_FILE_FACTOR = 0.5;
 /** In concept search each further chunk of a file already listed weighs this times the one before. */
@@ -116,6 +122,8 @@ export class SearchIndex {
   #defines = new DefineColumns();
   readonly #kinds: SymbolKind[] = [];
   readonly #kindCodes = new Map<SymbolKind, number>();
+  /** By kind code: whether the kind is a function, method or constructor. */
+  readonly #callableKinds: boolean[] = [];
   readonly #files = new Map<string, FileEntry>();
   readonly #slots: Array<FileEntry | undefined> = [];
   readonly #freeSlots: number[] = [];
@@ -225,6 +233,7 @@ export class SearchIndex {
       code = this.#kinds.length;
       this.#kinds.push(kind);
       this.#kindCodes.set(kind, code);
+      this.#callableKinds[code] = CALLABLE_KINDS.has(kind);
     }
     return code;
   }
@@ -888,12 +897,24 @@ export class SearchIndex {
     const file = this.#chunks.file;
     for (let at = 0; at < combined.size; at++) {
       const id = combined.touched[at]!;
-      combined.scores[id] = (combined.scores[id]! + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
+      const own = this.#holdsCallable(id) ? CALLABLE_FACTOR * combined.scores[id]! : combined.scores[id]!;
+      combined.scores[id] = (own + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
     }
     const ranked = combined.top(FUSION_DEPTH);
     const dense = denseList();
     if (!dense) return new Map(ranked.map((id) => [id, combined.scores[id]!]));
     return fusedWithFiles([{ ranked, scores: ranked.map((id) => combined.scores[id]!) }, dense], fileFactor);
+  }
+
+  /** Whether a chunk holds a function's or method's code: it belongs to one, or defines one (a class small enough to be one chunk holds its methods). */
+  #holdsCallable(id: number): boolean {
+    const owner = this.#chunks.ownerKind[id]!;
+    if (owner > 0 && this.#callableKinds[owner - 1]) return true;
+    const kinds = this.#defines.kind;
+    for (let define = this.#chunks.defineFirst[id]!, end = define + this.#chunks.defineCount[id]!; define < end; define++) {
+      if (this.#callableKinds[kinds[define]!]) return true;
+    }
+    return false;
   }
 
   /** BM25 of whole files (their chunks' source taken together) by slot: evidence spread over a file counts. */
