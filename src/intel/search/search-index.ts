@@ -6,8 +6,9 @@
  * A query is read as an identifier lookup or a concept (query.ts). A lookup ranks each field
  * separately and fuses the rankings (and the dense one, with an embedder) by reciprocal rank fusion.
  * A concept drops function words, adds the word forms code spells its words in, and adds the
- * fields' BM25 scores up, each word weighed by how rare it is in the source, plus the BM25 of the
- * chunk's whole file; in the answer's first half each further chunk of a file already listed weighs
+ * fields' BM25 scores up, each word weighed by how rare it is in the source (a chunk holding a
+ * function's or method's code weighs 1.5 times that), plus the BM25 of the chunk's whole file; in
+ * the answer's first half each further chunk of a file already listed weighs
  * less, the second half takes the best chunks left. Boosts apply on top:
  * a chunk that defines a symbol named by the query beats chunks that only use it, test files sink
  * unless the query asks for tests, and chunks near a context file in the import graph rise
