@@ -123,8 +123,8 @@ export class SearchIndex {
   #defines = new DefineColumns();
   readonly #kinds: SymbolKind[] = [];
   readonly #kindCodes = new Map<SymbolKind, number>();
-  /** By kind code: whether the kind is a function, method or constructor. */
-  readonly #callableKinds: boolean[] = [];
+  /** By kind code: 1 when the kind is a function, method or constructor (a kind code fits a byte). */
+  readonly #callableKinds = new Uint8Array(256);
   readonly #files = new Map<string, FileEntry>();
   readonly #slots: Array<FileEntry | undefined> = [];
   readonly #freeSlots: number[] = [];
@@ -234,7 +234,7 @@ export class SearchIndex {
       code = this.#kinds.length;
       this.#kinds.push(kind);
       this.#kindCodes.set(kind, code);
-      this.#callableKinds[code] = CALLABLE_KINDS.has(kind);
+      this.#callableKinds[code] = CALLABLE_KINDS.has(kind) ? 1 : 0;
     }
     return code;
   }
@@ -895,27 +895,23 @@ export class SearchIndex {
       field.score(terms, total, combined, accept);
     });
     const fileScores = this.#fileScores(weighted, accept);
-    const file = this.#chunks.file;
+    // Read into locals: this loop runs once per scored chunk.
+    const { file, ownerKind, defineFirst, defineCount } = this.#chunks;
+    const defineKind = this.#defines.kind;
+    const callable = this.#callableKinds;
+    const { scores, touched } = combined;
     for (let at = 0; at < combined.size; at++) {
-      const id = combined.touched[at]!;
-      const own = this.#holdsCallable(id) ? CALLABLE_FACTOR * combined.scores[id]! : combined.scores[id]!;
-      combined.scores[id] = (own + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
+      const id = touched[at]!;
+      // A chunk holds a function's code when it belongs to one or defines one (a class small enough to be one chunk holds its methods).
+      const owner = ownerKind[id]!;
+      let holds = owner > 0 && callable[owner - 1] === 1;
+      for (let define = defineFirst[id]!, end = define + defineCount[id]!; !holds && define < end; define++) holds = callable[defineKind[define]!] === 1;
+      scores[id] = ((holds ? CALLABLE_FACTOR : 1) * scores[id]! + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
     }
     const ranked = combined.top(FUSION_DEPTH);
     const dense = denseList();
     if (!dense) return new Map(ranked.map((id) => [id, combined.scores[id]!]));
     return fusedWithFiles([{ ranked, scores: ranked.map((id) => combined.scores[id]!) }, dense], fileFactor);
-  }
-
-  /** Whether a chunk holds a function's or method's code: it belongs to one, or defines one (a class small enough to be one chunk holds its methods). */
-  #holdsCallable(id: number): boolean {
-    const owner = this.#chunks.ownerKind[id]!;
-    if (owner > 0 && this.#callableKinds[owner - 1]) return true;
-    const kinds = this.#defines.kind;
-    for (let define = this.#chunks.defineFirst[id]!, end = define + this.#chunks.defineCount[id]!; define < end; define++) {
-      if (this.#callableKinds[kinds[define]!]) return true;
-    }
-    return false;
   }
 
   /** BM25 of whole files (their chunks' source taken together) by slot: evidence spread over a file counts. */
