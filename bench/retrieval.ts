@@ -82,10 +82,10 @@ const PREPARATION = 2;
 const INDEX_TIMEOUT_MS = 20 * 60_000;
 const CALL_TIMEOUT_MS = 60_000;
 
-type Language = "typescript" | "python" | "go";
+export type Language = "typescript" | "python" | "go";
 export type RetrievalTreeId = "effect" | "django" | "go" | "werkzeug" | "xcrypto";
 
-interface RetrievalTree {
+export interface RetrievalTree {
   id: RetrievalTreeId;
   language: Language;
   extension: string;
@@ -102,7 +102,7 @@ const fromMachine = (dir: string) => async () => (existsSync(dir) ? dir : undefi
 const goTest = (path: string) => path.endsWith("_test.go") || path.split(sep).includes("testdata");
 const pythonTest = (path: string) => path.split(sep).some((part) => part === "tests" || /^test_.*\.py$/.test(part));
 
-const TREES: Record<RetrievalTreeId, RetrievalTree> = {
+export const TREES: Record<RetrievalTreeId, RetrievalTree> = {
   effect: { id: "effect", language: "typescript", extension: ".ts", reported: true, source: fromCorpus("ts", "effect-3.22.4"), isTest: () => false },
   django: { id: "django", language: "python", extension: ".py", reported: true, source: fromCorpus("python", ""), isTest: pythonTest },
   go: { id: "go", language: "go", extension: ".go", reported: true, source: fromCorpus("go", "go-1.19/src"), isTest: goTest },
@@ -146,7 +146,7 @@ export function retrievalOptionsFrom(values: Record<string, unknown>): Retrieval
 
 // ---------------------------------------------------------------- tasks
 
-interface Definition {
+export interface Definition {
   path: string;
   name: string;
   startLine: number;
@@ -251,6 +251,23 @@ export function seededSample<T>(items: readonly T[], count: number, seed: number
     .map((index) => items[index]!);
 }
 
+/**
+ * One file of a tree as the bench indexes it (its doc comments blanked), adding its candidate tasks
+ * (documented functions outside test files whose sentence keeps enough words) and every definition
+ * to the lists given.
+ */
+export function blankedFile(tree: RetrievalTree, path: string, text: string, candidates: Task[], definitions: Record<string, Definition[]>): string {
+  const symbols = extractFacts(tree.language, text, undefined, { calls: false }).symbols;
+  for (const symbol of symbols) {
+    const definition = { path, name: symbol.name, startLine: symbol.startLine, endLine: symbol.endLine };
+    (definitions[symbol.name] ??= []).push(definition);
+    if (!CALLABLE.has(symbol.kind) || symbol.doc === undefined || tree.isTest(path)) continue;
+    const query = conceptQuery(symbol.name, symbol.doc);
+    if (query !== undefined) candidates.push({ ...definition, query });
+  }
+  return blankDocs(tree.language, text, symbols);
+}
+
 async function prepare(tree: RetrievalTree, options: RetrievalOptions, progress: (text: string) => void): Promise<Prepared | undefined> {
   const source = await tree.source(progress);
   if (source === undefined || !existsSync(source)) return undefined;
@@ -264,17 +281,8 @@ async function prepare(tree: RetrievalTree, options: RetrievalOptions, progress:
   const candidates: Task[] = [];
   const definitions: Record<string, Definition[]> = Object.create(null);
   for (const path of files) {
-    const text = await readFile(join(source, path), "utf8");
-    const symbols = extractFacts(tree.language, text, undefined, { calls: false }).symbols;
     await mkdir(join(root, path, ".."), { recursive: true });
-    await writeFile(join(root, path), blankDocs(tree.language, text, symbols));
-    for (const symbol of symbols) {
-      const definition = { path, name: symbol.name, startLine: symbol.startLine, endLine: symbol.endLine };
-      (definitions[symbol.name] ??= []).push(definition);
-      if (!CALLABLE.has(symbol.kind) || symbol.doc === undefined || tree.isTest(path)) continue;
-      const query = conceptQuery(symbol.name, symbol.doc);
-      if (query !== undefined) candidates.push({ ...definition, query });
-    }
+    await writeFile(join(root, path), blankedFile(tree, path, await readFile(join(source, path), "utf8"), candidates, definitions));
   }
   const tasks = seededSample(candidates, options.tasks, options.seed);
   const used = new Set(tasks.map((task) => task.name));

@@ -2,7 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import {
   blankDocs,
+  blankedFile,
   conceptQuery,
+  type Definition,
   lookups,
   type Prepared,
   quality,
@@ -12,6 +14,7 @@ import {
   type Relations,
   seededSample,
   type Task,
+  TREES,
 } from "../../bench/retrieval.ts";
 import { extractFacts } from "../../src/intel/facts/extract.ts";
 
@@ -47,6 +50,20 @@ describe("tasks", () => {
     expect(blankedTypescript).not.toContain("Joins");
     expect(blankedTypescript.split("\n")).toHaveLength(typescript.split("\n").length);
     expect(blankedTypescript).toContain("/**");
+  });
+
+  test("a file is blanked as it is indexed, its documented functions outside tests listed as tasks and every definition kept", () => {
+    const go = "package p\n\n// Sum adds every number of the list given and returns the total of them.\nfunc Sum(xs []int) int {\n\treturn 0\n}\n\nfunc helper() {}\n";
+    const candidates: Task[] = [];
+    const definitions: Record<string, Definition[]> = Object.create(null);
+    const blanked = blankedFile(TREES.xcrypto, "sum/sum.go", go, candidates, definitions);
+    expect(blanked).not.toContain("adds");
+    expect(candidates).toEqual([{ path: "sum/sum.go", name: "Sum", startLine: 4, endLine: 6, query: "adds every number of the list given and returns the total of them." }]);
+    expect(Object.keys(definitions).sort()).toEqual(["Sum", "helper"]);
+    // The same file as a test file gives definitions, no task.
+    const fromTest: Task[] = [];
+    blankedFile(TREES.xcrypto, "sum/sum_test.go", go, fromTest, Object.create(null));
+    expect(fromTest).toEqual([]);
   });
 
   test("the sample is the same for the same seed, and in the order of the candidates", () => {

@@ -6,8 +6,9 @@
  * A query is read as an identifier lookup or a concept (query.ts). A lookup ranks each field
  * separately and fuses the rankings (and the dense one, with an embedder) by reciprocal rank fusion.
  * A concept drops function words, adds the word forms code spells its words in, and adds the
- * fields' BM25 scores up, each word weighed by how rare it is in the source, plus the BM25 of the
- * chunk's whole file; in the answer's first half each further chunk of a file already listed weighs
+ * fields' BM25 scores up, each word weighed by how rare it is in the source (a chunk holding a
+ * function's or method's code weighs 1.5 times that), plus the BM25 of the chunk's whole file; in
+ * the answer's first half each further chunk of a file already listed weighs
  * less, the second half takes the best chunks left. Boosts apply on top:
  * a chunk that defines a symbol named by the query beats chunks that only use it, test files sink
  * unless the query asks for tests, and chunks near a context file in the import graph rise
@@ -76,6 +77,12 @@ const FIELD_WEIGHT: Record<Field | "embedding", number> = { name: 1.2, signature
 const CONCEPT_FIELD_WEIGHT: Record<Field, number> = { name: 0.5, signature: 0.5, doc: 1, body: 1 };
 /** How much the whole file's BM25 adds to each of its chunks in concept search. */
 const FILE_SHARE = 1;
+/**
+ * In concept search a chunk holding a function's or method's code weighs this many times its own
+ * score before its file's is added: what prose describes is mostly behaviour (docs/decisions/0044).
+ */
+const CALLABLE_FACTOR = 1.5;
+const CALLABLE_KINDS: ReadonlySet<SymbolKind> = new Set(["function", "method", "constructor"]);
 /** Test files and test data weigh this much unless the query asks for tests. */
 const TEST_FILE_FACTOR = 0.5;
 /** In concept search each further chunk of a file already listed weighs this times the one before. */
@@ -116,6 +123,8 @@ export class SearchIndex {
   #defines = new DefineColumns();
   readonly #kinds: SymbolKind[] = [];
   readonly #kindCodes = new Map<SymbolKind, number>();
+  /** By kind code: 1 when the kind is a function, method or constructor (a kind code fits a byte). */
+  readonly #callableKinds = new Uint8Array(256);
   readonly #files = new Map<string, FileEntry>();
   readonly #slots: Array<FileEntry | undefined> = [];
   readonly #freeSlots: number[] = [];
@@ -225,6 +234,7 @@ export class SearchIndex {
       code = this.#kinds.length;
       this.#kinds.push(kind);
       this.#kindCodes.set(kind, code);
+      this.#callableKinds[code] = CALLABLE_KINDS.has(kind) ? 1 : 0;
     }
     return code;
   }
@@ -885,10 +895,18 @@ export class SearchIndex {
       field.score(terms, total, combined, accept);
     });
     const fileScores = this.#fileScores(weighted, accept);
-    const file = this.#chunks.file;
+    // Read into locals: this loop runs once per scored chunk.
+    const { file, ownerKind, defineFirst, defineCount } = this.#chunks;
+    const defineKind = this.#defines.kind;
+    const callable = this.#callableKinds;
+    const { scores, touched } = combined;
     for (let at = 0; at < combined.size; at++) {
-      const id = combined.touched[at]!;
-      combined.scores[id] = (combined.scores[id]! + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
+      const id = touched[at]!;
+      // A chunk holds a function's code when it belongs to one or defines one (a class small enough to be one chunk holds its methods).
+      const owner = ownerKind[id]!;
+      let holds = owner > 0 && callable[owner - 1] === 1;
+      for (let define = defineFirst[id]!, end = define + defineCount[id]!; !holds && define < end; define++) holds = callable[defineKind[define]!] === 1;
+      scores[id] = ((holds ? CALLABLE_FACTOR : 1) * scores[id]! + FILE_SHARE * fileScores[file[id]!]!) * fileFactor(id);
     }
     const ranked = combined.top(FUSION_DEPTH);
     const dense = denseList();

@@ -180,6 +180,21 @@ describe("query modes", () => {
     expect(wordForms("field")).toContain("fields");
   });
 
+  test("a concept query ranks a function's code above a declaration holding the same words", async () => {
+    const source = new MemorySearchSource();
+    // The same line twice: read as a constant in one file and as a function in the other.
+    const line = "export const scheduleRetry = (attempt: number) => exponentialBackoff(attempt) + randomJitter();\n";
+    source.put("a-table.ts", line, [symbol("scheduleRetry", "constant", 1, 1)]);
+    source.put("b-retry.ts", line, [symbol("scheduleRetry", "function", 1, 1)]);
+    const index = new SearchIndex(source, { embedder: new NullEmbedder() });
+    await index.refresh();
+    const concept = await index.search("wait with exponential backoff and random jitter before the next attempt", { topK: 2 });
+    expect(concept.hits.map((hit) => hit.chunk.display)).toEqual(["b-retry.ts", "a-table.ts"]);
+    expect(concept.hits[0]!.score).toBeGreaterThan(concept.hits[1]!.score);
+    // A name lookup weighs no kind: equal matches keep their order by place.
+    expect((await index.search("scheduleRetry", { topK: 2 })).hits.map((hit) => hit.chunk.display)).toEqual(["a-table.ts", "b-retry.ts"]);
+  });
+
   test("test files rank below the code they test unless the query asks for tests", async () => {
     const source = new MemorySearchSource();
     const body = "export function trimQuotes(text: string) {\n  return text.replace(/^\"|\"$/g, \"\");\n}\n";
