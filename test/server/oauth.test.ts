@@ -135,6 +135,7 @@ describe("the OAuth mode of the HTTP transport", () => {
       input: z.strictObject({}),
       output: z.object({ principal: z.string(), stateless: z.boolean() }),
       annotations: READ_ONLY,
+      errors: [],
       handler: async (_args, call) => ({ principal: call.principal ?? "(none)", stateless: call.stateless }),
       render: (result) => result.principal,
     });
