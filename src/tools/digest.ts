@@ -247,9 +247,15 @@ function topFolders(groups: readonly Group[]): { base: string; folders: Array<Di
 }
 
 interface CursorState {
-  generation: number;
+  /** A hash of the order the folders were listed in: a cursor pages on while that order holds. */
+  order: string;
   key: string;
   offset: number;
+}
+
+/** The listing's order as the cursor holds it: the index changing elsewhere (the first build going on, a file of another folder) does not make it stale. */
+function orderKey(stubs: readonly string[], ranked: readonly Group[]): string {
+  return createHash("sha256").update(JSON.stringify([stubs, ranked.map((group) => group.path)])).digest("hex").slice(0, 8);
 }
 
 function cursorKey(paths: readonly string[], glob: string | undefined): string {
@@ -258,12 +264,12 @@ function cursorKey(paths: readonly string[], glob: string | undefined): string {
 
 /** Opaque to the caller; short, since it is quoted in the answer's next step. */
 function encodeCursor(state: CursorState): string {
-  return `d1.${state.generation.toString(36)}.${state.key}.${state.offset.toString(36)}`;
+  return `d2.${state.order}.${state.key}.${state.offset.toString(36)}`;
 }
 
-/** The position a cursor names, if it was issued for these arguments on this generation of the index. */
+/** The position a cursor names, if it was issued for these arguments on a listing in the same order. */
 function decodeCursor(cursor: string, expected: Omit<CursorState, "offset">, retry: Record<string, unknown>): number {
-  const parts = /^d1\.([0-9a-z]+)\.([0-9a-f]+)\.([0-9a-z]+)$/.exec(cursor);
+  const parts = /^d2\.([0-9a-f]+)\.([0-9a-f]+)\.([0-9a-z]+)$/.exec(cursor);
   const suggestedNextCall = { tool: "digest", arguments: retry };
   if (!parts) {
     throw new ToolError("invalid_input", "cursor is not one a digest answer gave.", {
@@ -277,8 +283,8 @@ function decodeCursor(cursor: string, expected: Omit<CursorState, "offset">, ret
       suggestedNextCall,
     });
   }
-  if (Number.parseInt(parts[1]!, 36) !== expected.generation) {
-    throw new ToolError("invalid_input", "cursor is stale: files changed since it was issued, so its folder order may have changed.", {
+  if (parts[1] !== expected.order) {
+    throw new ToolError("invalid_input", "cursor is stale: the folders changed since it was issued, so the listing is no longer in the order it paged.", {
       hint: "Call digest again without cursor; its first page lists the folders in the current order.",
       suggestedNextCall,
     });
@@ -353,7 +359,7 @@ export const digestTool = defineTool({
     omittedFiles: z.array(z.string()).describe("Files not shown: those of shortened folders, then of folders past this page (first 50)."),
     omittedCount: z.number().int(),
     nextCursor: z.string().nullable().describe(
-      "Pass as cursor (same paths and glob) for the folders after this page; null on the last page. Valid while the indexed files do not change.",
+      "Pass as cursor (same paths and glob) for the folders after this page; null on the last page. Valid while the folders listed and their order do not change.",
     ),
     cut: Cut,
     ...Completeness,
@@ -362,10 +368,8 @@ export const digestTool = defineTool({
   errors: SOURCE_ERRORS,
   handler: async (args, context) => {
     const collected = await collectFiles(context, args.paths, args.glob, LIMITS.intel.outline.digestMaxFiles);
-    const generation = context.services.indexes.forContext(context).generation;
     const key = cursorKey(args.paths, args.glob);
     const retry: Record<string, unknown> = { paths: args.paths, ...(args.glob === undefined ? {} : { glob: args.glob }) };
-    const offset = args.cursor === undefined ? 0 : decodeCursor(args.cursor, { generation, key }, retry);
     const budget = budgetOf(args.maxTokens);
     // Room kept for the closing lines (what was left out, the cursor and the next call).
     budget.maxTokens -= Math.min(FOOTER_TOKENS, Math.floor(args.maxTokens / 4));
@@ -377,6 +381,8 @@ export const digestTool = defineTool({
     const groups = groupFiles(collected.files.map(({ file }) => file));
     const stubs = groups.filter((group) => group.stub).map((group) => group.path).sort(compareDisplay);
     const ranked = groups.filter((group) => !group.stub).sort(compareRank);
+    const order = orderKey(stubs, ranked);
+    const offset = args.cursor === undefined ? 0 : decodeCursor(args.cursor, { order, key }, retry);
     let tokens = lineCost(renderDigestSummary(summary)) + lineCost(ORDER);
     let chars = 0;
     const fits = (lines: readonly string[]) => {
@@ -443,7 +449,7 @@ export const digestTool = defineTool({
     }
     const rest = stop === undefined ? [] : ranked.slice(stop);
     for (const group of rest) omitted.push(...group.files.map((file) => file.display));
-    const nextCursor = stop === undefined ? null : encodeCursor({ generation, key, offset: stop });
+    const nextCursor = stop === undefined ? null : encodeCursor({ order, key, offset: stop });
     const hints: string[] = [];
     if (nextCursor !== null) {
       const names = rest.slice(0, 3).map((group) => JSON.stringify(group.path)).join(", ");

@@ -131,7 +131,7 @@ describe("digest within its budget", () => {
     expect(result.complete).toBe(true);
   });
 
-  test("a cursor for other paths, or one issued before the files changed, is refused with the call to make", async () => {
+  test("a cursor for other paths, or one issued before the folders it pages changed, is refused with the call to make; a change elsewhere leaves it valid", async () => {
     const page = await runTool(digestTool, { paths: ["many"], maxTokens: 300 }, context);
     const other = await toolFailure(runTool(digestTool, { paths: ["lib"], cursor: page.nextCursor }, context));
     expect(other.code).toBe("invalid_input");
@@ -139,7 +139,12 @@ describe("digest within its budget", () => {
     const garbage = await toolFailure(runTool(digestTool, { paths: ["many"], cursor: "not-a-cursor" }, context));
     expect(garbage.code).toBe("invalid_input");
     // Written as a write tool would, which tells the index (an outside write waits for a watch event).
-    context.services.indexes.noteCommitted([await realpath(await temp.write("many/d00/extra.ts", functions("extra", 1)))]);
+    // A file outside the paths paged: the index changed, the listing did not, so the cursor pages on.
+    context.services.indexes.noteCommitted([await realpath(await temp.write("lib/src/small/two.ts", functions("two", 1)))]);
+    const after = await runTool(digestTool, { paths: ["many"], maxTokens: 300, cursor: page.nextCursor }, context);
+    expect(after.directories[0].path).toBe(page.cut.next.match(/next: "([^"]+)"/)![1]);
+    // A folder added among them: the order it paged is gone.
+    context.services.indexes.noteCommitted([await realpath(await temp.write("many/d24/file.ts", functions("extra", 1)))]);
     const stale = await toolFailure(runTool(digestTool, { paths: ["many"], maxTokens: 300, cursor: page.nextCursor }, context));
     expect(stale.code).toBe("invalid_input");
     expect(stale.message).toContain("stale");
