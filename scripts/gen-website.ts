@@ -183,7 +183,7 @@ function effect(tool: AnyTool): string {
   return tool.annotations.destructiveHint ? "writes (destructive)" : "writes";
 }
 
-function toolSlug(tool: AnyTool): string {
+export function toolSlug(tool: Pick<AnyTool, "name">): string {
   const slug = tool.name.replaceAll("_", "-");
   // reference/tools/index.md is the overview of every tool; the `index` tool's own page must not replace it.
   return slug === "index" ? "index-tool" : slug;

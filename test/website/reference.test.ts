@@ -5,7 +5,7 @@ import { ERROR_CODES } from "../../src/core/errors.ts";
 import { CONFIG_LEAVES } from "../../src/config/keys.ts";
 import { TARGETS } from "../../src/hosts/targets.ts";
 import { TOOLS } from "../../src/tools/index.ts";
-import { renderWebsitePages, websiteDrift } from "../../scripts/gen-website.ts";
+import { renderWebsitePages, toolSlug, websiteDrift } from "../../scripts/gen-website.ts";
 
 const pages = renderWebsitePages();
 
@@ -59,7 +59,7 @@ describe("the website's generated reference", () => {
   test("every tool page lists exactly the error codes the tool declares, each linked to its entry on the error page", () => {
     const errors = pages.get("reference/errors.md")!;
     for (const tool of TOOLS) {
-      const page = pages.get(`reference/tools/${tool.name.replaceAll("_", "-")}.md`)!;
+      const page = pages.get(`reference/tools/${toolSlug(tool)}.md`)!;
       const linked = [...page.matchAll(/<a href="\.\.\/errors#([a-z_]+)">/g)].map((match) => match[1]);
       expect({ tool: tool.name, linked }).toEqual({ tool: tool.name, linked: [...tool.errors] });
       for (const code of linked) expect(errors).toContain(`<span id="${code}">`);
