@@ -51,7 +51,8 @@ export function formatValue(key: string, value: unknown): string {
   return value.toLocaleString("en-US");
 }
 
-function docOf(node: ts.Node, text: string): string | undefined {
+/** The `/** … *\/` comment just above a node, as one line (also read by gen-website for the configuration keys). */
+export function docOf(node: ts.Node, text: string): string | undefined {
   const ranges = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
   const doc = ranges.filter((range) => text.startsWith("/**", range.pos)).at(-1);
   if (!doc) return undefined;

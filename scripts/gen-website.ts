@@ -28,7 +28,7 @@ import type { ArtifactSpec, Target } from "../src/hosts/targets.ts";
 import { TARGET_TITLES, TARGETS } from "../src/hosts/targets.ts";
 import type { AnyTool } from "../src/tools/contract.ts";
 import { TOOLS } from "../src/tools/index.ts";
-import { renderLimitsTable } from "./gen-limits.ts";
+import { docOf, renderLimitsTable } from "./gen-limits.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 export const WEBSITE_DIR = path.join(ROOT, "website");
@@ -318,17 +318,6 @@ export function renderErrorPage(codes: Readonly<Record<string, { retryable: bool
 export function configComments(source = readFileSync(path.join(ROOT, "src/config/schema.ts"), "utf8")): Map<string, string> {
   const file = ts.createSourceFile("schema.ts", source, ts.ScriptTarget.Latest, true);
   const comments = new Map<string, string>();
-  const docOf = (node: ts.Node): string | undefined => {
-    const ranges = ts.getLeadingCommentRanges(source, node.getFullStart()) ?? [];
-    const doc = ranges.filter((range) => source.startsWith("/**", range.pos)).at(-1);
-    if (!doc) return undefined;
-    return source
-      .slice(doc.pos + 3, doc.end - 2)
-      .split("\n")
-      .map((line) => line.replace(/^\s*\*\s?/, "").trim())
-      .filter((line) => line !== "")
-      .join(" ");
-  };
   // The schemas a key refers to by name (PathRuleSchema, ExternalFormatterSchema) are walked under the key's name.
   const named = new Map<string, ts.Node>();
   file.forEachChild((node) => {
@@ -340,7 +329,7 @@ export function configComments(source = readFileSync(path.join(ROOT, "src/config
     if (depth > 4) return;
     if (ts.isPropertyAssignment(node)) {
       const key = prefix === "" ? node.name.getText() : `${prefix}.${node.name.getText()}`;
-      const doc = docOf(node);
+      const doc = docOf(node, source);
       if (doc) comments.set(key, doc);
       walk(node.initializer, key, depth + 1);
       return;
