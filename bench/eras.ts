@@ -13,7 +13,6 @@
  * (alternating rounds, default 4), --eras-clients N (default 32), --eras-seconds S (per throughput run,
  * default 5), --eras-baseline-cli PATH.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
@@ -30,6 +29,7 @@ import {
   positiveInt,
   progressFor,
   ratioText,
+  readCpuSeconds,
   type ResultRow,
   runPhaseMain,
   startHttpServer,
@@ -75,19 +75,11 @@ type Wire = { kind: "stdio"; args: string[]; env: Record<string, string> } | { k
 
 const FLOOR_SERVER = join(PROJECT_DIR, "bench", "sdk-floor-server.mjs");
 
-/** CPU milliseconds a process has used (user + system), or undefined where /proc cannot say (not Linux). */
+/** CPU milliseconds a server process has used, or undefined where it cannot be read (no pid, not Linux). */
 function cpuMsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS_PER_SECOND) : undefined;
-  } catch {
-    return undefined;
-  }
+  const seconds = pid === undefined ? undefined : readCpuSeconds(pid);
+  return seconds === undefined ? undefined : seconds * 1000;
 }
-/** Linux reports process times in USER_HZ ticks, 100 per second on every architecture it runs on. */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 async function connect(era: Era, wire: Wire): Promise<Caller> {
   const check = (name: string, answer: unknown) => {
