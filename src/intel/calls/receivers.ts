@@ -534,6 +534,8 @@ export class ReceiverTypes {
    * unknown type; a union for each of its members.
    */
   #declaredIn(declaration: SymbolRef, fileReal: string, language: string, written: string, depth: number): ReceiverType {
+    // A constraint naming itself (`<T extends T>`, `<A extends B, B extends A>`, mid-edit) must not recurse for ever.
+    if (depth > MAX_DEPTH) return unknown("the receiver's type is too far to follow");
     if (!SCRIPT.has(language)) return this.#written(fileReal, language, written, depth);
     const members = scriptUnion(written);
     if (members.length > 1) {
