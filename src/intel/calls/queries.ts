@@ -123,7 +123,10 @@ export function traceCalls(graph: CallGraph, from: SymbolRef[], to: SymbolRef[],
   const byCalls = shortestPaths(graph, from, to, maxDepth, maxPaths, false);
   if (byCalls.paths.length > 0) return byCalls;
   const byDispatch = shortestPaths(graph, from, to, maxDepth, maxPaths, true);
-  return byDispatch.paths.length > 0 ? byDispatch : byCalls;
+  if (byDispatch.paths.length === 0) return byCalls;
+  // A calls-only search that was cut did not show that calls reach no target: the answer keeps its cut.
+  const truncatedBy = byDispatch.truncatedBy ?? byCalls.truncatedBy;
+  return truncatedBy === undefined ? byDispatch : { ...byDispatch, truncatedBy };
 }
 
 function shortestPaths(graph: CallGraph, from: SymbolRef[], to: SymbolRef[], maxDepth: number, maxPaths: number, dispatch: boolean): TraceResult {
