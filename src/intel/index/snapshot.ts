@@ -27,8 +27,8 @@ import { VERSION } from "../../core/version.ts";
 import type { CallFact, ExportedName, FileFacts, ImportFact, ImportKind, SymbolFact, SymbolKind, TypeBinding, Visibility } from "../facts/types.ts";
 import type { IndexedFile } from "./types.ts";
 
-/** Bump when the snapshot layout or the meaning of a field changes (10: TS heritage no longer takes a type parameter's constraint for a parent, a chained call sits at its name's line, bindings carry a call's argument). */
-const SNAPSHOT_FORMAT = 10;
+/** Bump when the snapshot layout or the meaning of a field changes (11: a ternary's `this.a : b` is no binding of the field; 10: TS heritage no longer takes a type parameter's constraint for a parent, a chained call sits at its name's line, bindings carry a call's argument). */
+const SNAPSHOT_FORMAT = 11;
 
 export interface SnapshotEntry {
   real: string;

@@ -85,6 +85,8 @@ export function bindScriptValues(facts: FactsBuilder): void {
     let scope = scopeAt(line);
     const name = match[1] ?? match[2]!;
     if (name.startsWith("this.")) {
+      // A field is typed where it is declared, never as `this.f: T`: a type-only match is a ternary's `this.a : b`.
+      if (!match[3]!.includes("=")) continue;
       // Bound to the class, read from every method: only a method's `this` is the instance.
       if (scope === undefined || !scope.includes(".")) continue;
       scope = scope.slice(0, scope.lastIndexOf("."));
