@@ -313,6 +313,8 @@ const REPO: Record<string, string> = {
     "}",
   ),
   "ts/kit/index.ts": lines("export * from \"./schemas\";"),
+  // Constraints that name each other, as code being edited may hold: the receiver's type cannot be followed to an end.
+  "ts/kit/cyclic.ts": lines("export function looped<A extends B, B extends A>(value: A) {", "  value.email();", "}"),
   "ts/kit/decoy.ts": lines(
     "export class Decoy {",
     "  optional(): void {}",
@@ -390,6 +392,21 @@ const REPO: Record<string, string> = {
     "    return \"\";",
     "  },",
     "};",
+  ),
+  // A ternary's `this.store : other` is no binding of the field: its assignment in another method is.
+  "ts/pick.js": lines(
+    "import { Cache } from \"./repo\";",
+    "export class Picker {",
+    "  pick(flag, other) {",
+    "    return flag ? this.store : other;",
+    "  }",
+    "  fill() {",
+    "    this.store = new Cache();",
+    "  }",
+    "  use() {",
+    "    this.store.add();",
+    "  }",
+    "}",
   ),
   "ts/loose.js": lines("import { Repo } from \"./repo\";", "", "export function loose(thing) {", "  return thing.save();", "}"),
   "pkg/store.py": lines("from pkg.base import Base", "", "", "def keep(item: Base):", "    return item.save()"),
@@ -531,7 +548,7 @@ describe("TypeScript and JavaScript receivers", () => {
     const callees = await runTool(calleesTool, { symbol: "ts/service.ts#direct" }, context);
     expect(callees.calls.map((call: Call & { callee: string }) => call.callee)).not.toContain("table.set");
     // A Set made with new (behind a bundler's annotation) is a standard type: its add is not Cache.add.
-    expect(await callers("ts/repo.ts#Cache.add")).toEqual(["ts/service.ts:36 exact", "ts/service.ts:52 exact"]);
+    expect(await callers("ts/repo.ts#Cache.add")).toEqual(["ts/pick.js:10 exact", "ts/service.ts:36 exact", "ts/service.ts:52 exact"]);
     const result = await runTool(callersTool, { symbol: "ts/repo.ts#Repo.save" }, context);
     expect(result.calls.at(-1).reason).toBe("receiver `thing` has no known type");
   });
@@ -599,6 +616,13 @@ describe("TypeScript receivers through modules and generics", () => {
   test("a union-typed receiver calls the method of each member that declares it", async () => {
     expect((await callers("ts/kit/schemas.ts#Text.email")).filter((call) => call.startsWith("ts/kit/use.ts:17"))).toEqual(["ts/kit/use.ts:17 exact"]);
     expect((await callers("ts/kit/decoy.ts#Decoy.email")).filter((call) => call.startsWith("ts/kit/use.ts:17"))).toEqual(["ts/kit/use.ts:17 exact"]);
+  });
+  test("constraints that name each other end the search with a reason instead of recursing for ever", async () => {
+    // The answer comes (it overflowed the stack before); the call is a candidate that resolves to nothing, said so.
+    const result = await runTool(callersTool, { symbol: "ts/kit/schemas.ts#Text.email" }, context);
+    const looped = result.candidates.filter((call: Call) => call.path === "ts/kit/cyclic.ts");
+    expect(looped.map((call: Call) => `${call.line} ${call.confidence}`)).toEqual(["2 unresolved"]);
+    expect(result.complete).toBe(false);
   });
 });
 
