@@ -32,11 +32,6 @@ export class LruMap<K, V> {
     while (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value as K);
   }
 
-  /** The entries, least recently used first, without touching their order (a copy: deleting while iterating is safe). */
-  entries(): Array<[K, V]> {
-    return [...this.#entries.entries()];
-  }
-
   delete(key: K): boolean {
     return this.#entries.delete(key);
   }

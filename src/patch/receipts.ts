@@ -229,8 +229,8 @@ export class ReceiptBook<FileSummary = unknown, BatchFileSummary = unknown, Batc
   dropSession(sessionId: string): void {
     const pool = this.pools.get(sessionId);
     for (const receipt of pool?.receipts.values() ?? []) this.receipts.delete(receipt.id);
+    // Its spent ids stay in the bounded memory of spent receipts until they age out: nobody can present them now.
     this.pools.delete(sessionId);
-    for (const [id, spent] of this.spent.entries()) if (spent.owner === sessionId) this.spent.delete(id);
   }
 
   private check(
