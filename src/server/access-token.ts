@@ -276,9 +276,12 @@ export function createAccessTokenVerifier(policy: AccessTokenPolicy): (token: st
     if (payload.nbf !== undefined && (typeof payload.nbf !== "number" || seconds + policy.leewaySeconds < payload.nbf)) return invalid("the token is not valid yet (nbf)");
 
     const clientId = typeof payload.client_id === "string" ? payload.client_id : typeof payload.azp === "string" ? payload.azp : "";
+    const subject = typeof payload.sub === "string" && payload.sub !== "" ? payload.sub : undefined;
+    // Sessions and receipt shares belong to the caller a token names: tokens naming nobody would all be one caller.
+    if (subject === undefined && clientId === "") return invalid("the token names neither its subject (sub) nor its client (client_id), which RFC 9068 requires");
     return {
       ok: true,
-      claims: { subject: typeof payload.sub === "string" ? payload.sub : undefined, clientId, scopes: scopesOf(payload), expiresAt: payload.exp },
+      claims: { subject, clientId, scopes: scopesOf(payload), expiresAt: payload.exp },
     };
   };
 }

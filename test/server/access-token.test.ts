@@ -62,6 +62,16 @@ describe("access tokens", () => {
     expect(await verify(signJwt(key, withoutExpiry))).toMatchObject({ ok: false, reason: "the token has no expiry (exp)" });
   });
 
+  test("a token naming neither its subject nor its client is refused: every such token would be one caller, sharing sessions and receipts", async () => {
+    const key = makeKey("k", "ES256");
+    const issuer = await issuerWith(key);
+    const verify = verifierFor(issuer);
+    const { sub: _sub, client_id: _client, ...anonymous } = issuer.claims(RESOURCE);
+    expect(await verify(signJwt(key, anonymous))).toMatchObject({ ok: false, kind: "invalid" });
+    expect((await verify(signJwt(key, { ...anonymous, client_id: "only-a-client" }))).ok).toBe(true);
+    expect((await verify(signJwt(key, { ...anonymous, sub: "only-a-user" }))).ok).toBe(true);
+  });
+
   test("only the configured algorithms are accepted, and a key never verifies another family's algorithm", async () => {
     const rsa = makeKey("rs", "RS256");
     const issuer = await issuerWith(rsa);
